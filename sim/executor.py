@@ -1,0 +1,226 @@
+"""Where chunks of throws run: a local process pool, or a Dask cluster, behind one small interface.
+
+Why this shape: each chunk is a pure function of (scenario inputs, root seed, throw indices), so any
+worker can run any chunk in any order and the records do not change. Each worker process keeps one
+Scenario/Thrower (PyBullet world) per scenario key, built on first use and reused for every later
+chunk (DESIGN §3: one client per process, never passed between processes). Results come back to the
+parent, which alone writes files, so Dask workers on other machines need no shared disk.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+# --------------------------------------------------------------------------------------------
+# the task run in workers
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """Throws [start, stop) of one cell. Everything a worker needs travels in here (picklable)."""
+
+    cell: int
+    chunk: int
+    start: int
+    stop: int
+    seed: int
+    inputs: dict[str, Any]  # Scenario.build keyword arguments
+    key: str  # expected scenario key: a worker that resolves different data refuses to throw
+    columns: dict[str, Any] = field(default_factory=dict)  # constant columns added to every record
+
+
+_local = threading.local()  # per worker thread: scenario key -> Scenario (its Thrower is cached by the engine)
+
+
+def _scenario(task: ChunkTask):
+    cache = getattr(_local, "scenarios", None)
+    if cache is None:
+        cache = _local.scenarios = {}
+    sc = cache.get(task.key)
+    if sc is None:
+        from .scenario import Scenario
+
+        sc = Scenario.build(**task.inputs)
+        if sc.key != task.key:
+            raise RuntimeError(
+                f"worker resolved scenario {sc.key}, expected {task.key}: its data files differ from the "
+                "submitting machine's (install the same dfsim version and data on every worker)"
+            )
+        cache[task.key] = sc
+    return sc
+
+
+def run_chunk(task: ChunkTask) -> pa.Table:
+    """Throw throws start..stop-1 of one cell and return their records as an Arrow table."""
+    thrower = _scenario(task).thrower()
+    rows = []
+    for k in range(task.start, task.stop):
+        rec = thrower.throw(task.seed, k).record()
+        row = dict(task.columns)
+        row.update(rec)
+        rows.append(row)
+    return pa.Table.from_pylist(rows)
+
+
+def _worker_init() -> None:
+    # Ctrl-C goes to the whole process group; only the parent decides what to do about it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# --------------------------------------------------------------------------------------------
+# executors
+
+
+class ChunkFailed(RuntimeError):
+    """A worker raised while running a chunk (a bug, or a worker that died)."""
+
+
+class Executor:
+    """Submit chunk tasks; collect finished ones in completion order with `next_result`."""
+
+    workers: int = 1
+    name: str = "executor"
+
+    def __init__(self) -> None:
+        self._results: queue.Queue = queue.Queue()
+
+    def submit(self, task: ChunkTask, fn: Callable[[ChunkTask], pa.Table] = run_chunk) -> None:
+        raise NotImplementedError
+
+    def next_result(self, timeout: float | None = None) -> tuple[ChunkTask, pa.Table]:
+        """The next finished chunk; raises queue.Empty on timeout and ChunkFailed if it failed."""
+        task, ok, value = self._results.get(timeout=timeout)
+        if not ok:
+            raise ChunkFailed(f"chunk {task.chunk} of cell {task.cell} failed: {value}")
+        return task, value
+
+    def close(self) -> None:
+        """Wait for nothing: stop the workers (running chunks are abandoned)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class LocalExecutor(Executor):
+    """A pool of worker processes on this machine (start method 'spawn': no inherited PyBullet state)."""
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None, start_method: str = "spawn") -> None:
+        super().__init__()
+        self.workers = int(workers or default_workers())
+        if self.workers < 1:
+            raise ValueError("workers must be at least 1")
+        ctx = mp.get_context(start_method)
+        self._pool = ctx.Pool(self.workers, initializer=_worker_init)
+
+    def submit(self, task: ChunkTask, fn: Callable[[ChunkTask], pa.Table] = run_chunk) -> None:
+        self._pool.apply_async(
+            fn,
+            (task,),
+            callback=lambda table, t=task: self._results.put((t, True, table)),
+            error_callback=lambda exc, t=task: self._results.put((t, False, f"{type(exc).__name__}: {exc}")),
+        )
+
+    def close(self) -> None:
+        self._pool.terminate()
+        self._pool.join()
+
+
+class DaskExecutor(Executor):
+    """Chunks on a Dask cluster: the scheduler at `scheduler` (tcp://HOST:PORT) or a new local cluster.
+
+    Each Dask worker should run one thread (`--nthreads 1`): PyBullet worlds are cached per thread,
+    so more threads means more worlds and no speed-up on CPU-bound physics.
+    """
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
+        super().__init__()
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ImportError(
+                "the dask executor needs dask[distributed]: pip install 'dfsim[dask]'"
+            ) from None
+        import logging
+
+        for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        self._cluster = None
+        if scheduler:
+            self._client = Client(scheduler, timeout="20s")
+            info = self._client.scheduler_info()
+            self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+        else:
+            self.workers = int(workers or default_workers())
+            self._cluster = LocalCluster(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            self._client = Client(self._cluster)
+        self._futures: set = set()
+
+    def submit(self, task: ChunkTask, fn: Callable[[ChunkTask], pa.Table] = run_chunk) -> None:
+        fut = self._client.submit(fn, task, pure=False)
+        self._futures.add(fut)
+
+        def done(f, t=task):
+            self._futures.discard(f)
+            if f.status == "finished":
+                try:
+                    self._results.put((t, True, f.result()))
+                except Exception as exc:  # pragma: no cover - result transfer failed
+                    self._results.put((t, False, f"{type(exc).__name__}: {exc}"))
+            elif f.status == "cancelled":
+                return
+            else:
+                try:
+                    exc = f.exception()
+                except Exception as e:  # pragma: no cover
+                    exc = e
+                self._results.put((t, False, f"{type(exc).__name__}: {exc}"))
+
+        fut.add_done_callback(done)
+
+    def close(self) -> None:
+        try:
+            if self._futures:
+                self._client.cancel(list(self._futures))
+            self._client.close()
+        finally:
+            if self._cluster is not None:
+                self._cluster.close()
+
+
+def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Executor:
+    if kind == "local":
+        if scheduler:
+            raise ValueError("--scheduler needs --executor dask")
+        return LocalExecutor(workers)
+    if kind == "dask":
+        return DaskExecutor(scheduler, workers)
+    raise ValueError(f"unknown executor '{kind}' (local or dask)")

@@ -1,0 +1,234 @@
+"""The PyBullet world: table, board with real holes, dice; named read-outs, no game logic.
+
+Modelled on dm_control's Physics: the task (shot, rules) never touches PyBullet handles; it asks
+this object for `die_pose()`, `touching()`, and steps it. One world per process, built once and
+reused: bodies are reset, never reloaded, between throws.
+
+Choices (DESIGN §8):
+- dice are maximal-coordinate rigid bodies with continuous collision detection
+  (`allowedCcdPenetration=0`, swept sphere = 0.4 x the die inradius), zero linear/angular damping;
+- the board is one static triangle mesh (top, bottom and every wall of the outline and of each
+  hole) with `GEOM_CONCAVE_INTERNAL_EDGE`, so dice slide across it without catching internal edges
+  and can drop through a cut-out onto the table;
+- the table is a static plane at z = 0;
+- friction / restitution per body come from the material table via `material.solve_coefficients`;
+- `deterministicOverlappingPairs=1` and a fixed time step make stepping reproducible to the bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pybullet as pb
+import shapely
+from pybullet_utils import bullet_client
+from pydantic import Field
+
+from .board import BoardSpec
+from .die import DieSpec
+from .material import MaterialTable, solve_coefficients
+from .spec import Spec
+
+GRAVITY = 9.81
+
+
+class PhysicsSettings(Spec):
+    """Engine settings; every field can be overridden as `physics.<field>` in a scenario."""
+
+    step_hz: float = Field(default=240.0, ge=60, le=20000)
+    solver_iterations: int = Field(default=50, ge=1, le=1000)
+    max_time_s: float = Field(default=8.0, gt=0, le=120)
+    rest_speed_mps: float = Field(default=0.01, gt=0)
+    rest_spin_radps: float = Field(default=0.6, gt=0)
+    rest_hold_s: float = Field(default=0.15, ge=0)
+    world_radius_m: float = Field(default=4.0, gt=0)
+    ccd: bool = True
+
+
+@dataclass(frozen=True)
+class Contact:
+    """One contact of a die with something, as plain numbers."""
+
+    other: str
+    point_m: tuple[float, float, float]  # contact point on the other body
+    normal_force_n: float
+
+
+class Physics:
+    """A PyBullet world with named bodies."""
+
+    def __init__(self, settings: PhysicsSettings | None = None, materials: MaterialTable | None = None) -> None:
+        self.settings = settings or PhysicsSettings()
+        self.materials = materials or MaterialTable.default()
+        self.client = bullet_client.BulletClient(connection_mode=pb.DIRECT)
+        c = self.client
+        c.setGravity(0, 0, -GRAVITY)
+        c.setPhysicsEngineParameter(
+            fixedTimeStep=1.0 / self.settings.step_hz,
+            numSolverIterations=self.settings.solver_iterations,
+            deterministicOverlappingPairs=1,
+            allowedCcdPenetration=0.0,
+        )
+        self._names: dict[int, str] = {}
+        self._ids: dict[str, int] = {}
+        self._material_of: dict[str, str] = {}
+        self.dt = 1.0 / self.settings.step_hz
+        self.time_s = 0.0
+        self.table_material = "wood"
+
+    # ---------------- building ----------------
+    def _register(self, name: str, body: int, material: str) -> int:
+        self._names[body] = name
+        self._ids[name] = body
+        self._material_of[name] = material
+        return body
+
+    def add_table(self, material: str) -> None:
+        shape = self.client.createCollisionShape(pb.GEOM_PLANE)
+        self.table_material = material
+        self._register("table", self.client.createMultiBody(0, shape), material)
+
+    def add_board(self, board: BoardSpec, name: str = "board") -> None:
+        verts, idx = board_mesh(board)
+        shape = self.client.createCollisionShape(
+            pb.GEOM_MESH, vertices=verts.tolist(), indices=idx.tolist(), flags=pb.GEOM_CONCAVE_INTERNAL_EDGE
+        )
+        self._register(name, self.client.createMultiBody(0, shape), board.material)
+
+    def add_die(self, die: DieSpec, name: str) -> int:
+        c = self.client
+        if die.shape == "cylinder" and die.edge_radius_mm == 0:
+            shape = c.createCollisionShape(pb.GEOM_CYLINDER, radius=die.radius_mm * 1e-3, height=die.height_mm * 1e-3)
+        else:
+            shape = c.createCollisionShape(pb.GEOM_MESH, vertices=die.collision_points_m.tolist())
+        body = c.createMultiBody(
+            die.mass_kg, shape, basePosition=[0, 0, -10 - len(self._ids)], useMaximalCoordinates=True
+        )
+        c.changeDynamics(
+            body,
+            -1,
+            linearDamping=0.0,
+            angularDamping=0.0,
+            localInertiaDiagonal=list(die.inertia_diagonal),
+            ccdSweptSphereRadius=0.4 * die.inradius_m if self.settings.ccd else 0.0,
+            contactProcessingThreshold=0.0,
+        )
+        # changeDynamics(localInertiaDiagonal=...) zeroes a maximal-coordinate body's mass: set it again
+        c.changeDynamics(body, -1, mass=die.mass_kg, localInertiaDiagonal=list(die.inertia_diagonal))
+        info = c.getDynamicsInfo(body, -1)
+        if abs(info[0] - die.mass_kg) > 1e-12 or max(abs(a - b) for a, b in zip(info[2], die.inertia_diagonal)) > 1e-15:
+            raise RuntimeError(f"PyBullet did not take the mass/inertia of {name}: {info[0]}, {info[2]}")
+        return self._register(name, body, die.material)
+
+    def finalize_materials(self) -> float:
+        """Assign per-body friction/restitution so pair products match the material table; returns worst error."""
+        mats = sorted(set(self._material_of.values()))
+        dynamic = {self._material_of[n] for n in self._ids if n.startswith(("die", "template"))}
+        pairs_f: dict[tuple[str, str], float] = {}
+        pairs_e: dict[tuple[str, str], float] = {}
+        weights: dict[tuple[str, str], float] = {}
+        for a in mats:
+            for b in mats:
+                if a > b or (a not in dynamic and b not in dynamic):
+                    continue
+                p = self.materials.require(a, b, "the scene")
+                pairs_f[(a, b)] = p.friction
+                pairs_e[(a, b)] = max(p.restitution, 1e-3)
+                weights[(a, b)] = 1.0 if (a == b and a in dynamic) else 10.0
+        if not pairs_f:
+            return 0.0
+        cf, ef = solve_coefficients(pairs_f, weights)
+        ce, ee = solve_coefficients(pairs_e, weights)
+        for name, body in self._ids.items():
+            m = self._material_of[name]
+            self.client.changeDynamics(body, -1, lateralFriction=cf.get(m, 1.0), restitution=ce.get(m, 1.0))
+        self.material_error = max(ef, ee)
+        return self.material_error
+
+    # ---------------- state ----------------
+    def body(self, name: str) -> int:
+        return self._ids[name]
+
+    def name_of(self, body: int) -> str:
+        return self._names.get(body, f"body:{body}")
+
+    def names(self) -> list[str]:
+        return list(self._ids)
+
+    def set_state(self, name, position_m, orientation_xyzw, velocity_mps=(0, 0, 0), spin_radps=(0, 0, 0)) -> None:
+        b = self._ids[name]
+        self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
+        self.client.resetBaseVelocity(b, list(velocity_mps), list(spin_radps))  # reset zeroed them
+
+    def park(self, name: str) -> None:
+        """Move a body out of the way (far below the table), at rest."""
+        k = list(self._ids).index(name)
+        self.set_state(name, (50.0 + k, 50.0, -5.0), (0, 0, 0, 1))
+
+    def step(self) -> None:
+        self.client.stepSimulation()
+        self.time_s += self.dt
+
+    def reset_clock(self) -> None:
+        self.time_s = 0.0
+
+    # ---------------- read-outs ----------------
+    def die_pose(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        p, q = self.client.getBasePositionAndOrientation(self._ids[name])
+        return np.array(p), np.array(q)
+
+    def die_velocity(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        v, w = self.client.getBaseVelocity(self._ids[name])
+        return np.array(v), np.array(w)
+
+    def contacts(self, name: str) -> list[Contact]:
+        out = []
+        for cp in self.client.getContactPoints(bodyA=self._ids[name]):
+            if cp[8] > 1e-4:  # separated by more than 0.1 mm: not touching
+                continue
+            out.append(Contact(self.name_of(cp[2]), tuple(cp[6]), float(cp[9])))
+        return out
+
+    def touching(self, name: str) -> frozenset[str]:
+        return frozenset(c.other for c in self.contacts(name))
+
+    def close(self) -> None:
+        try:
+            self.client.disconnect()
+        except pb.error:
+            pass
+
+
+def board_mesh(board: BoardSpec) -> tuple[np.ndarray, np.ndarray]:
+    """Closed triangle mesh of the cardboard (outline minus holes), extruded to its thickness."""
+    surf = board.surface
+    t = board.thickness_m
+    tris = shapely.constrained_delaunay_triangles(surf)
+    verts: list[tuple[float, float, float]] = []
+    idx: list[int] = []
+
+    def add(x, y, z) -> int:
+        verts.append((x, y, z))
+        return len(verts) - 1
+
+    for tri in tris.geoms:
+        co = np.asarray(tri.exterior.coords)[:3]
+        if _signed_area(co) < 0:
+            co = co[::-1]
+        top = [add(x, y, t) for x, y in co]
+        bot = [add(x, y, 0.0) for x, y in co]
+        idx += top + bot[::-1]
+    polys = list(surf.geoms) if surf.geom_type == "MultiPolygon" else [surf]
+    for poly in polys:
+        for ring in [poly.exterior, *poly.interiors]:
+            co = np.asarray(ring.coords)
+            for (x0, y0), (x1, y1) in zip(co[:-1], co[1:]):
+                a, b, c, d = add(x0, y0, 0.0), add(x1, y1, 0.0), add(x1, y1, t), add(x0, y0, t)
+                idx += [a, b, c, a, c, d]
+    return np.array(verts), np.array(idx, dtype=np.int64)
+
+
+def _signed_area(co: np.ndarray) -> float:
+    x, y = co[:, 0], co[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))

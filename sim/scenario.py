@@ -1,0 +1,161 @@
+"""A scenario: the resolved, validated set of specs one kind of throw needs (the *task* side).
+
+Built from names or paths plus dotted-path overrides (for sweeps and house rules), hashed into a
+stable key, and turned into a `Thrower` (the physics side) once per process.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from .board import BoardSpec
+from .datafiles import read_toml, resolve
+from .die import DieSpec
+from .errors import SpecError
+from .material import MaterialTable
+from .physics import PhysicsSettings
+from .rules import RuleSet
+from .shot import ShotSpec
+from .skill import SkillSpec
+
+_PROCESS_THROWERS: dict[str, Any] = {}
+
+
+def _load_raw(kind: str, name: str | Path) -> tuple[dict, str]:
+    path = resolve(kind, name)
+    return read_toml(path), str(path)
+
+
+def _set_path(data: dict, path: list[str], value: Any, source: str, full: str) -> None:
+    cur = data
+    for p in path[:-1]:
+        nxt = cur.get(p)
+        if nxt is None:
+            nxt = {}
+            cur[p] = nxt
+        if not isinstance(nxt, dict):
+            raise SpecError(source, full, f"'{p}' is not a table")
+        cur = nxt
+    cur[path[-1]] = value
+
+
+@dataclass
+class Scenario:
+    board: BoardSpec | None
+    dice: tuple[DieSpec, ...]
+    shots: tuple[ShotSpec, ...]
+    skill: SkillSpec
+    rules: RuleSet
+    physics: PhysicsSettings
+    materials: MaterialTable
+    description: dict = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        board: str | Path = "magma",
+        dice: list[str | Path] | tuple = ("hero-d8",),
+        shots: list[str | Path] | tuple = ("standard",),
+        skill: str | Path = "casual",
+        rules: dict | None = None,
+        overrides: dict[str, Any] | None = None,
+        physics: dict | None = None,
+        materials: str | Path = "default",
+        source: str = "<scenario>",
+    ) -> Scenario:
+        if isinstance(dice, (str, Path)):
+            dice = [dice]
+        if isinstance(shots, (str, Path)):
+            shots = [shots]
+        if not dice:
+            raise SpecError(source, "dice", "at least one die is required")
+        if not shots:
+            raise SpecError(source, "shots", "at least one shot is required")
+        raw: dict[str, Any] = {}
+        srcs: dict[str, str] = {}
+        raw["board"], srcs["board"] = _load_raw("board", board)
+        raw["skill"], srcs["skill"] = _load_raw("skill", skill)
+        raw["materials"], srcs["materials"] = _load_raw("material", materials)
+        dice_raw = [_load_raw("die", d) for d in dice]
+        shot_raw = [_load_raw("shot", s) for s in shots]
+        raw["rules"], srcs["rules"] = dict(rules or {}), source
+        raw["physics"], srcs["physics"] = dict(physics or {}), source
+        raw = copy.deepcopy(raw)
+        dice_d = [copy.deepcopy(d) for d, _ in dice_raw]
+        shot_d = [copy.deepcopy(s) for s, _ in shot_raw]
+        for key, value in (overrides or {}).items():
+            parts = key.split(".")
+            head = parts[0]
+            if len(parts) < 2:
+                raise SpecError(source, f"overrides.{key}", "must be a dotted path like shot.release.distance_mm")
+            if head == "shot":
+                _set_path(shot_d[0], parts[1:], value, source, key)
+            elif head == "die":
+                _set_path(dice_d[0], parts[1:], value, source, key)
+            elif head in ("board", "skill", "rules", "physics", "materials"):
+                _set_path(raw[head], parts[1:], value, source, key)
+            else:
+                raise SpecError(source, f"overrides.{key}", f"unknown component '{head}' (board, die, shot, skill, rules, physics)")
+        shot_specs = tuple(ShotSpec.from_dict(s, src) for s, (_, src) in zip(shot_d, shot_raw))
+        board_spec = BoardSpec.from_dict(raw["board"], srcs["board"]) if any(s.board for s in shot_specs) else None
+        sc = cls(
+            board=board_spec,
+            dice=tuple(DieSpec.from_dict(d, src) for d, (_, src) in zip(dice_d, dice_raw)),
+            shots=shot_specs,
+            skill=SkillSpec.from_dict(raw["skill"], srcs["skill"]),
+            rules=RuleSet.from_dict(raw["rules"], f"{source} (rules)"),
+            physics=PhysicsSettings.from_dict(raw["physics"], f"{source} (physics)"),
+            materials=MaterialTable.from_dict(raw["materials"], srcs["materials"]),
+        )
+        sc.description = {
+            "board": raw["board"] if board_spec else None,
+            "dice": dice_d,
+            "shots": shot_d,
+            "skill": raw["skill"],
+            "rules": sc.rules.model_dump(),
+            "physics": sc.physics.model_dump(),
+            "materials": raw["materials"],
+        }
+        from .requirement import REGISTRY
+
+        for s in sc.shots:
+            for i, r in enumerate(s.requirements):
+                if r not in REGISTRY:
+                    raise SpecError(s.source, f"requirements.{i}", f"unknown requirement '{r}' (known: {', '.join(sorted(REGISTRY))})")
+        for d in sc.dice:
+            if sc.materials.pair(d.material, d.material) is None and d.material not in sc.materials.materials:
+                raise SpecError(d.source, "material", f"unknown material '{d.material}'")
+        return sc
+
+    def describe(self) -> dict:
+        return json.loads(json.dumps(self.description, sort_keys=True, default=str))
+
+    @cached_property
+    def key(self) -> str:
+        blob = json.dumps(self.description, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    @property
+    def shot(self) -> ShotSpec:
+        """The primary shot: its release profile is the one thrown."""
+        return self.shots[0]
+
+    @property
+    def requirements(self) -> list[str]:
+        return list(dict.fromkeys(r for s in self.shots for r in s.requirements))
+
+    def thrower(self):
+        """The per-process Thrower for this scenario (built once, reused)."""
+        from .throw import Thrower
+
+        t = _PROCESS_THROWERS.get(self.key)
+        if t is None:
+            t = Thrower(self)
+            _PROCESS_THROWERS[self.key] = t
+        return t

@@ -1,0 +1,337 @@
+"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per process."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from shapely.geometry import LineString
+
+from .classifier import classify
+from .die import quat_mul
+from .outcome import DieRest, Outcome
+from .physics import GRAVITY, Physics
+from .release import Draw, Release, random_quaternion
+from .requirement import RequirementContext
+from .scenario import Scenario
+from .trace import ContactEvent, EventTrace
+
+_NOMINAL_CACHE: dict[tuple, tuple[float, float]] = {}
+
+
+@dataclass
+class ThrowResult:
+    """One throw: what went in (seed, releases) and what came out (per-die outcomes, trace)."""
+
+    scenario_key: str
+    seed: int | None
+    index: int | None
+    releases: list[Release]
+    outcomes: list[Outcome]
+    trace: EventTrace = field(repr=False, default_factory=EventTrace)
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.outcomes[0]
+
+    def to_json(self) -> dict:
+        d = self.outcome.to_json()
+        d["seed"] = self.seed
+        d["index"] = self.index
+        d["release"] = self.releases[0].to_json() if self.releases else None
+        d["events"] = [e.to_json() for e in self.trace.events]
+        if len(self.outcomes) > 1:
+            d["dice"] = [o.to_json() for o in self.outcomes]
+        return d
+
+    def record(self) -> dict:
+        """Flat record of primitives: every input needed to replay the throw, and its outcome."""
+        o = self.outcome
+        r = self.releases[0]
+        rec = {
+            "seed": self.seed,
+            "index": self.index,
+            "rel_x_mm": r.position_m[0] * 1e3,
+            "rel_y_mm": r.position_m[1] * 1e3,
+            "rel_z_mm": r.position_m[2] * 1e3,
+            "rel_vx_mps": r.velocity_mps[0],
+            "rel_vy_mps": r.velocity_mps[1],
+            "rel_vz_mps": r.velocity_mps[2],
+            "rel_qx": r.orientation_xyzw[0],
+            "rel_qy": r.orientation_xyzw[1],
+            "rel_qz": r.orientation_xyzw[2],
+            "rel_qw": r.orientation_xyzw[3],
+            "rel_wx_radps": r.spin_radps[0],
+            "rel_wy_radps": r.spin_radps[1],
+            "rel_wz_radps": r.spin_radps[2],
+            "result": o.result,
+            "reason": o.reason,
+            "section": o.section or "",
+            "value": -1 if o.value is None else int(o.value),
+            "face": o.face or "",
+            "icon": bool(o.icon),
+            "cocked": bool(o.cocked),
+            "tilt_deg": float(o.tilt_deg),
+            "template": o.template or "",
+            "partial_template": bool(o.partial_template),
+            "damage": float(o.damage),
+            "hero_damage": float(o.hero_damage),
+            "insta_kill": bool(o.insta_kill),
+            "bounces_before_board": int(o.bounces_before_board),
+            "x_mm": o.position_mm[0],
+            "y_mm": o.position_mm[1],
+            "z_mm": o.position_mm[2],
+            "touching": ",".join(o.touching),
+            "requirements": ",".join(f"{k}={v}" for k, v in o.requirements.items()),
+            "time_s": float(o.time_s),
+            "n_dice": len(self.outcomes),
+        }
+        return rec
+
+
+class Thrower:
+    """Owns the PyBullet world for one scenario and throws in it."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        sc = scenario
+        self.physics = Physics(sc.physics, sc.materials)
+        table_material = sc.board.table_material if sc.board else "wood"
+        self.physics.add_table(table_material)
+        if sc.board is not None:
+            self.physics.add_board(sc.board)
+        self.die_names = [f"die:{i}" for i in range(len(sc.dice))]
+        for name, die in zip(self.die_names, sc.dice):
+            self.physics.add_die(die, name)
+        self.physics.finalize_materials()
+        self.ctx = RequirementContext(board=sc.board, rules=sc.rules)
+
+    # ---------------- releases ----------------
+    def aim_point(self) -> tuple[float, float] | None:
+        rel = self.scenario.shot.release
+        if rel.aim == "none" or self.scenario.board is None:
+            return None
+        if rel.aim == "bullseye":
+            return self.scenario.board.bullseye_center_m
+        if rel.aim == "center":
+            return (0.0, 0.0)
+        if rel.aim_mm is None:
+            from .errors import SpecError
+
+            raise SpecError(self.scenario.shot.source, "release.aim_mm", "is required when aim = 'point'")
+        return (rel.aim_mm[0] * 1e-3, rel.aim_mm[1] * 1e-3)
+
+    def _geometry(self, distance_m: float, lateral_m: float, aim: tuple[float, float]):
+        hand = np.array([-distance_m, lateral_m])
+        tgt = np.array(aim)
+        d = tgt - hand
+        dist = float(np.linalg.norm(d))
+        u = d / dist
+        line = LineString([tuple(hand), tuple(tgt)])
+        cross = line.intersection(self.scenario.board.outline_geom.exterior)
+        if cross.is_empty:
+            edge_s = dist - self.scenario.board.radius_m
+        else:
+            pts = np.array([[g.x, g.y] for g in getattr(cross, "geoms", [cross])])
+            edge_s = float(np.min((pts - hand) @ u))
+        return hand, u, dist, edge_s
+
+    @staticmethod
+    def _ballistic_speed(D: float, h: float, elev_deg: float) -> float:
+        th = math.radians(elev_deg)
+        denom = 2 * math.cos(th) ** 2 * (D * math.tan(th) + h)
+        if denom <= 0:
+            return float("nan")
+        return math.sqrt(GRAVITY * D * D / denom)
+
+    def nominal(self) -> tuple[float, float]:
+        """(speed, elevation) of the aimed release: first bounce `bounce_gap_mm` before the board edge and
+        the median rest of a fixed set of reference throws at the aim point. Solved once, cached."""
+        sc = self.scenario
+        rel = sc.shot.release
+        aim = self.aim_point()
+        if aim is None:
+            return rel.speed_mps, rel.elevation_deg
+        key = (sc.key,)
+        if key in _NOMINAL_CACHE:
+            return _NOMINAL_CACHE[key]
+        hand, u, dist, edge_s = self._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
+        D = max(0.05, edge_s - rel.bounce_gap_mm * 1e-3)
+        h = rel.height_mm * 1e-3
+        rng = np.random.Generator(np.random.PCG64(12345))
+        refs = [random_quaternion(rng) for _ in range(7)]
+        elevs = np.linspace(-20.0, 60.0, 17)
+        errors = []
+        for el in elevs:
+            v = self._ballistic_speed(D, h, el)
+            if not math.isfinite(v):
+                errors.append(float("nan"))
+                continue
+            ss = []
+            for q in refs:
+                res = self.throw_releases([self._make_release(v, el, rel.azimuth_deg, h, hand, u, q, np.zeros(3))])
+                p = np.array(res.outcome.position_mm[:2]) * 1e-3
+                ss.append(float((p - hand) @ u))
+            errors.append(float(np.median(ss)) - dist)
+        errors = np.array(errors)
+        ok = np.isfinite(errors)
+        # pick the elevation whose median rest is closest to the aim, refine by interpolation
+        i = int(np.nanargmin(np.abs(np.where(ok, errors, np.nan))))
+        el = float(elevs[i])
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(elevs) and ok[j] and np.sign(errors[j]) != np.sign(errors[i]):
+                f = errors[i] / (errors[i] - errors[j])
+                el = float(elevs[i] + f * (elevs[j] - elevs[i]))
+                break
+        result = (self._ballistic_speed(D, h, el), el)
+        _NOMINAL_CACHE[key] = result
+        return result
+
+    def _make_release(self, speed, elev_deg, azim_deg, h, hand, u, q, spin_noise, spin_rps=None) -> Release:
+        rel = self.scenario.shot.release
+        az = math.atan2(u[1], u[0]) + math.radians(azim_deg)
+        th = math.radians(elev_deg)
+        vel = (speed * math.cos(th) * math.cos(az), speed * math.cos(th) * math.sin(az), speed * math.sin(th))
+        rps = rel.spin_rps if spin_rps is None else spin_rps
+        # nominal tumble: forward roll about the horizontal axis perpendicular to the throw
+        axis = np.array([-math.sin(az), math.cos(az), 0.0])
+        w = axis * rps * 2 * math.pi + spin_noise
+        return Release((float(hand[0]), float(hand[1]), float(h)), tuple(float(x) for x in vel), tuple(float(x) for x in q), tuple(float(x) for x in w))
+
+    def release_for(self, draw: Draw) -> list[Release]:
+        sc = self.scenario
+        rel, sk, m = sc.shot.release, sc.skill, sc.shot.noise
+        z = draw.z
+        aim = self.aim_point()
+        if aim is None:
+            aim = (0.0, 0.0)
+            speed, elev = rel.speed_mps, rel.elevation_deg
+        else:
+            speed, elev = self.nominal()
+        dist = rel.distance_mm * 1e-3 + sk.distance_sd_mm * 1e-3 * m.distance * z[5]
+        lat = rel.lateral_mm * 1e-3 + sk.lateral_sd_mm * 1e-3 * m.lateral * z[4]
+        h = max(0.02, rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3])
+        if sc.board is None:
+            hand, u = np.array([-dist, lat]), np.array([1.0, 0.0])
+        else:
+            hand = np.array([-dist, lat])
+            u = np.array(aim) - hand
+            u = u / np.linalg.norm(u)
+        speed = max(0.05, speed * (1 + sk.speed_sd_frac * m.speed * z[0]))
+        elev = elev + sk.elevation_sd_deg * m.elevation * z[1]
+        azim = rel.azimuth_deg + sk.azimuth_sd_deg * m.azimuth * z[2]
+        spin_noise = np.array(z[6:9]) * sk.spin_sd_rps * m.spin * 2 * math.pi
+        releases = [self._make_release(speed, elev, azim, h, hand, u, draw.orientation_xyzw, spin_noise)]
+        for i in range(1, len(sc.dice)):
+            # further dice leave the same hand a few mm apart, each with its own orientation
+            q = quat_mul(draw.orientation_xyzw, random_quaternion(np.random.Generator(np.random.PCG64(int(draw.extra[i] * 2**32)))))
+            off = np.array([0.0, 0.02 * i * (-1) ** i])
+            releases.append(self._make_release(speed, elev, azim, h + 0.005 * i, hand + off, u, q, spin_noise))
+        return releases
+
+    # ---------------- throwing ----------------
+    def throw(self, root_seed: int, index: int) -> ThrowResult:
+        draw = Draw.for_throw(root_seed, index)
+        res = self.throw_releases(self.release_for(draw))
+        res.seed, res.index = int(root_seed), int(index)
+        return res
+
+    def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
+        ph = self.physics
+        if len(releases) > len(self.die_names):
+            raise ValueError(f"{len(releases)} releases for {len(self.die_names)} dice")
+        active = self.die_names[: len(releases)]
+        for name in self.die_names[len(releases):]:
+            ph.park(name)
+        for name, r in zip(active, releases):
+            ph.set_state(name, r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
+        rests, trace = self._run(active)
+        outcomes = [
+            classify(rest, die, self.scenario.board, trace, self.scenario.rules, self.scenario.requirements, self.ctx, placed=placed)
+            for rest, die in zip(rests, self.scenario.dice)
+        ]
+        return ThrowResult(self.scenario.key, None, None, list(releases), outcomes, trace)
+
+    def _run(self, active: list[str]) -> tuple[list[DieRest], EventTrace]:
+        ph = self.physics
+        st = self.scenario.physics
+        ph.reset_clock()
+        trace = EventTrace(paths={n: [] for n in active})
+        prev: dict[str, set[str]] = {n: set() for n in active}
+        still = {n: 0.0 for n in active}
+        status = {n: "not-settled" for n in active}
+        max_steps = int(round(st.max_time_s * st.step_hz))
+        hold = st.rest_hold_s
+        dt = ph.dt
+        diverged = False
+        for _ in range(max_steps):
+            ph.step()
+            t = ph.time_s
+            trace.path_t.append(t)
+            all_still = True
+            for n in active:
+                pos, _ = ph.die_pose(n)
+                v, w = ph.die_velocity(n)
+                trace.paths[n].append((float(pos[0]), float(pos[1]), float(pos[2])))
+                if not (np.all(np.isfinite(pos)) and np.all(np.isfinite(v))) or np.hypot(pos[0], pos[1]) > st.world_radius_m or pos[2] < -0.05:
+                    status[n] = "diverged"
+                    diverged = True
+                    continue
+                cs = ph.contacts(n)
+                now = {c.other for c in cs}
+                for c in cs:
+                    if c.other not in prev[n]:
+                        trace.events.append(ContactEvent(t, n, c.other, c.point_m, float(np.linalg.norm(v))))
+                        prev[n].add(c.other)
+                prev[n] = now
+                if np.linalg.norm(v) < st.rest_speed_mps and np.linalg.norm(w) < st.rest_spin_radps and now:
+                    still[n] += dt
+                else:
+                    still[n] = 0.0
+                if still[n] < hold:
+                    all_still = False
+            if diverged:
+                break
+            if all_still:
+                for n in active:
+                    status[n] = "rest"
+                break
+        rests = []
+        for n in active:
+            pos, q = ph.die_pose(n)
+            touch = ph.touching(n) if status[n] != "diverged" else frozenset()
+            rests.append(DieRest(n, tuple(float(x) for x in pos), tuple(float(x) for x in q), touch, status[n], ph.time_s))
+        return rests, trace
+
+    def place(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0) -> ThrowResult:
+        """Put die 0 at (x, y) with face `up` read (yaw about z), let it settle, classify it."""
+        die = self.scenario.dice[0]
+        if up is None:
+            q = die.orientation_with_face(0, up=die.reading_rule == "top", yaw_deg=yaw_deg)
+        else:
+            try:
+                fi = die.face_index(up)
+            except KeyError:
+                from .errors import SpecError
+
+                raise SpecError(die.source, "faces", f"die has no face labelled '{up}' (faces: {', '.join(die.faces)})") from None
+            q = die.orientation_with_face(fi, up=die.reading_rule == "top", yaw_deg=yaw_deg)
+        from .die import quat_to_matrix
+
+        pts = die.collision_points_m @ quat_to_matrix(q).T
+        board = self.scenario.board
+        z_surface = 0.0
+        if board is not None:
+            foot = pts[:, :2] + np.array([x_m, y_m])
+            if board.surface.buffer(0).intersects(_hull(foot)):
+                z_surface = board.thickness_m
+        z = z_surface - pts[:, 2].min() + drop_mm * 1e-3
+        rel = Release((x_m, y_m, z), (0.0, 0.0, 0.0), tuple(float(t) for t in q), (0.0, 0.0, 0.0))
+        return self.throw_releases([rel], placed=True)
+
+
+def _hull(xy: np.ndarray):
+    from shapely.geometry import MultiPoint
+
+    return MultiPoint([tuple(p) for p in xy]).convex_hull

@@ -1,0 +1,55 @@
+"""The event trace of one throw: ordered contact beginnings and a sampled path.
+
+Every throw requirement (bounce before the board, clear the firewall, pass through the ring) is
+decided from this record, never guessed from the final pose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ContactEvent:
+    """A die started touching something."""
+
+    time_s: float
+    die: str
+    other: str
+    point_m: tuple[float, float, float]
+    speed_mps: float
+
+    def to_json(self) -> dict:
+        return {
+            "time_s": round(self.time_s, 5),
+            "die": self.die,
+            "other": self.other,
+            "point_mm": [round(v * 1e3, 2) for v in self.point_m],
+            "speed_mps": round(self.speed_mps, 4),
+        }
+
+
+@dataclass
+class EventTrace:
+    """Contact events in time order plus each die's path (one sample per step)."""
+
+    events: list[ContactEvent] = field(default_factory=list)
+    path_t: list[float] = field(default_factory=list)
+    paths: dict[str, list[tuple[float, float, float]]] = field(default_factory=dict)
+
+    def of(self, die: str) -> list[ContactEvent]:
+        return [e for e in self.events if e.die == die]
+
+    def first(self, die: str, other_prefix: str) -> ContactEvent | None:
+        for e in self.events:
+            if e.die == die and e.other.startswith(other_prefix):
+                return e
+        return None
+
+    def path(self, die: str) -> np.ndarray:
+        return np.asarray(self.paths.get(die, []), dtype=float).reshape(-1, 3)
+
+    def times(self) -> np.ndarray:
+        return np.asarray(self.path_t, dtype=float)
