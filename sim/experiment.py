@@ -121,7 +121,7 @@ class Sweep(_Model):
         if self.values is not None and any(g is not None for g in grid):
             raise ValueError("give either values or start/stop/num, not both")
         if self.values is None:
-            missing = [k for k, g in zip(("start", "stop", "num"), grid) if g is None]
+            missing = [k for k, g in zip(("start", "stop", "num"), grid, strict=True) if g is None]
             if missing:
                 raise ValueError(f"give values, or all of start, stop and num (missing {', '.join(missing)})")
             if self.start == self.stop:

@@ -22,7 +22,7 @@ class ReleaseProfile(Spec):
     elevation_deg: float = Field(default=15.0, ge=-80, le=80)  # used when aim = "none"
     speed_mps: float = Field(default=2.5, gt=0, le=20)  # used when aim = "none"
     azimuth_deg: float = 0.0
-    spin_rps: float = Field(default=3.0, ge=0, le=60)  # nominal tumble about the lateral (y) axis
+    spin_rps: float = Field(default=3.0, ge=-60, le=60)  # nominal tumble about the lateral axis; negative = backspin
     spin_axis: Literal["lateral", "random"] = "lateral"
 
 

@@ -1,0 +1,223 @@
+"""summary.json and report.md: the statistics of a finished run, in a stable, documented shape.
+
+The summary is computed by reading only the columns it needs, one cell at a time, from the final
+records file, so memory stays small however many throws there are. docs/experiments.md documents
+every key; bump SUMMARY_SCHEMA when a key changes meaning or disappears.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .statistics import (
+    category_rates,
+    mean_interval,
+    paired_mean_difference,
+    paired_rate_difference,
+    wilson,
+)
+from .store import Store, write_json
+
+SUMMARY_SCHEMA = "dfsim-summary/1"
+COLUMNS = ["index", "result", "reason", "section", "face", "damage", "insta_kill", "cocked"]
+RESULT_ORDER = ("hit", "miss")
+
+
+def _none_if_blank(s: pd.Series) -> pd.Series:
+    return s.astype(object).where(~(s.isna() | (s.astype(str) == "")), None)
+
+
+def cell_summary(df: pd.DataFrame, confidence: float) -> dict[str, Any]:
+    """Statistics of one cell's records (any DataFrame with the record columns)."""
+    n = len(df)
+    hit = (df["result"] == "hit").to_numpy(bool)
+    dmg = df["damage"].to_numpy(float)
+    out: dict[str, Any] = {
+        "n": n,
+        "first_index": int(df["index"].min()) if n else None,
+        "last_index": int(df["index"].max()) if n else None,
+        "hit_rate": wilson(int(hit.sum()), n, confidence).as_dict(),
+        "results": {k: r.as_dict() for k, r in category_rates(df["result"], confidence, RESULT_ORDER).items()},
+        "reasons": {k: r.as_dict() for k, r in category_rates(df["reason"], confidence).items()},
+        "sections": {k: r.as_dict() for k, r in category_rates(_none_if_blank(df["section"]), confidence).items()},
+        "faces": {k: r.as_dict() for k, r in category_rates(_none_if_blank(df["face"]), confidence).items()},
+        "insta_kill": wilson(int(df["insta_kill"].fillna(False).astype(bool).sum()), n, confidence).as_dict(),
+        "cocked": wilson(int(df["cocked"].fillna(False).astype(bool).sum()), n, confidence).as_dict(),
+        "damage": mean_interval(dmg, confidence, "t").as_dict(),
+    }
+    return out
+
+
+def summarize(store: Store, exp, stopped: dict[str, str] | None = None) -> dict[str, Any]:
+    """Compute summary.json for a finished run and write it; returns the dict."""
+    spec = exp.spec
+    conf = spec.confidence
+    stopped = stopped or {}
+    cells_out: list[dict[str, Any]] = []
+    paired: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # cell -> (index, hit, damage)
+    for c, table in store.iter_cell_columns(COLUMNS):
+        df = table.to_pandas()
+        cell = exp.cells[c]
+        s = {"name": cell.name, "variant": cell.variant, "sweep_value": cell.sweep_value,
+             "scenario_key": cell.key, "stopped_by": stopped.get(cell.name, "throws")}
+        s.update(cell_summary(df, conf))
+        if spec.stop is not None:
+            from .runner import rate_mask
+
+            m = rate_mask(df, spec.stop.rate)
+            s["stop_rate"] = {"rate": spec.stop.rate, **wilson(int(m.sum()), len(df), conf).as_dict()}
+        cells_out.append(s)
+        paired[c] = (df["index"].to_numpy(np.int64), (df["result"] == "hit").to_numpy(bool),
+                     df["damage"].to_numpy(float))
+
+    differences = _differences(exp, paired, conf)
+    summary: dict[str, Any] = {
+        "schema": SUMMARY_SCHEMA,
+        "experiment": {
+            "name": spec.name,
+            "description": spec.description,
+            "hash": exp.hash,
+            "source": exp.source,
+            "seed": spec.seed,
+            "throws": spec.throws,
+            "max_throws": exp.max_throws,
+            "chunk_throws": spec.chunk_throws,
+            "confidence": conf,
+            "sweep": {"setting": spec.sweep.setting, "values": spec.sweep.grid()} if spec.sweep else None,
+            "stop": spec.stop.model_dump(mode="json") if spec.stop else None,
+        },
+        "total_throws": int(sum(s["n"] for s in cells_out)),
+        "variants": cells_out,
+        "differences": differences,
+        "sweep": _sweep_table(exp, cells_out) if spec.sweep else None,
+    }
+    write_json(store.root / "summary.json", _finite(summary))
+    return _finite(summary)
+
+
+def _differences(exp, paired, conf: float) -> list[dict[str, Any]]:
+    """Each variant minus the first (baseline) variant, at the same sweep value, on common throw indices."""
+    out = []
+    by_key = {(c.variant, c.sweep_value): c for c in exp.cells}
+    variants = exp.variant_names
+    if len(variants) < 2:
+        return out
+    base = variants[0]
+    for cell in exp.cells:
+        if cell.variant == base:
+            continue
+        b = by_key.get((base, cell.sweep_value))
+        if b is None or b.index not in paired or cell.index not in paired:
+            continue
+        ia, ha, da = paired[cell.index]
+        ib, hb, db = paired[b.index]
+        common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
+        out.append({
+            "name": cell.name,
+            "baseline": b.name,
+            "sweep_value": cell.sweep_value,
+            "n_pairs": int(common.size),
+            "hit_rate": paired_rate_difference(ha[xa], hb[xb], conf).as_dict(),
+            "damage": paired_mean_difference(da[xa], db[xb], conf).as_dict(),
+            "discordant": {"hit_only_here": int(np.sum(ha[xa] & ~hb[xb])),
+                           "hit_only_baseline": int(np.sum(~ha[xa] & hb[xb]))},
+        })
+    return out
+
+
+def _sweep_table(exp, cells_out: list[dict[str, Any]]) -> dict[str, Any]:
+    rows = []
+    for s in cells_out:
+        h, d = s["hit_rate"], s["damage"]
+        rows.append({"variant": s["variant"], "value": s["sweep_value"], "n": s["n"],
+                     "hit_rate": h["rate"], "hit_lo": h["lo"], "hit_hi": h["hi"],
+                     "damage_mean": d["value"], "damage_lo": d["lo"], "damage_hi": d["hi"]})
+    return {"setting": exp.spec.sweep.setting, "values": exp.spec.sweep.grid(), "table": rows}
+
+
+def _finite(obj: Any) -> Any:
+    """NaN/inf are not JSON: write them as null."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, np.generic):
+        return _finite(obj.item())
+    return obj
+
+
+# ----------------------------------------------------------------------------------------------
+# report.md
+
+
+def _pct(r: dict) -> str:
+    if not r or r.get("rate") is None:
+        return "–"
+    return f"{100 * r['rate']:.1f} % [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
+
+
+def _num(e: dict, scale: float = 1.0, signed: bool = False) -> str:
+    if not e or e.get("value") is None:
+        return "–"
+    fmt = "{:+.2f}" if signed else "{:.2f}"
+
+    def f(x):
+        return "–" if x is None else fmt.format(scale * x)
+
+    return f"{f(e['value'])} [{f(e.get('lo'))}, {f(e.get('hi'))}]"
+
+
+def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]) -> Path:
+    """A short Markdown report: key table, differences, sweep table and the figures."""
+    spec = exp.spec
+    pc = f"{round(100 * spec.confidence):g} %"
+    lines = [f"# {spec.name}", ""]
+    if spec.description:
+        lines += [spec.description.strip(), ""]
+    lines += [
+        f"Experiment hash `{exp.hash}`, root seed {spec.seed}, {summary['total_throws']} throws in "
+        f"{len(exp.cells)} cell(s). Intervals are {pc}: Wilson for rates, t for mean damage, "
+        "Newcombe (paired) and paired t for differences. Every cell uses the same random draws for "
+        "throw k (common random numbers), so differences are paired.",
+        "",
+        "| cell | n | hit rate | mean damage | insta-kill | top reasons |",
+        "| --- | ---: | --- | --- | --- | --- |",
+    ]
+    for v in summary["variants"]:
+        reasons = sorted(v["reasons"].items(), key=lambda kv: -kv[1]["count"])[:3]
+        top = ", ".join(f"{k} {100 * r['rate']:.0f} %" for k, r in reasons)
+        stop = "" if v["stopped_by"] in ("throws",) else f" ({v['stopped_by']})"
+        lines.append(
+            f"| {v['name']} | {v['n']}{stop} | {_pct(v['hit_rate'])} | {_num(v['damage'])} | "
+            f"{_pct(v['insta_kill'])} | {top} |"
+        )
+    if summary["differences"]:
+        lines += ["", f"## Paired differences against `{summary['differences'][0]['baseline'].split('@')[0]}`", "",
+                  "| cell | pairs | hit rate (points) | mean damage |", "| --- | ---: | --- | --- |"]
+        for d in summary["differences"]:
+            lines.append(f"| {d['name']} | {d['n_pairs']} | {_num(d['hit_rate'], 100, True)} | {_num(d['damage'], 1, True)} |")
+    if summary["sweep"]:
+        sw = summary["sweep"]
+        lines += ["", f"## Sweep of `{sw['setting']}`", "",
+                  "| variant | value | n | hit rate | mean damage |", "| --- | ---: | ---: | --- | --- |"]
+        for r in sw["table"]:
+            hr = {"rate": r["hit_rate"], "lo": r["hit_lo"], "hi": r["hit_hi"]}
+            dm = {"value": r["damage_mean"], "lo": r["damage_lo"], "hi": r["damage_hi"]}
+            lines.append(f"| {r['variant']} | {r['value']:g} | {r['n']} | {_pct(hr)} | {_num(dm)} |")
+    if figures:
+        lines += ["", "## Figures", ""]
+        for f in figures:
+            rel = f.relative_to(store.root)
+            lines += [f"![{f.stem}]({rel.as_posix()})", ""]
+    lines += ["", "Files: `records.parquet` (one row per throw), `summary.json` (see docs/experiments.md), "
+              "`experiment.resolved.json` (every resolved input).", ""]
+    path = store.root / "report.md"
+    path.write_text("\n".join(lines))
+    return path
