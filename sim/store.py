@@ -58,10 +58,10 @@ def write_json(path: Path, obj: Any) -> None:
 class Store:
     """One experiment's output folder. Create it with `Store.prepare` after validating the experiment."""
 
-    def __init__(self, root: Path, experiment_hash: str) -> None:
-        self.root = root
+    def __init__(self, root: str | Path, experiment_hash: str) -> None:
+        self.root = Path(root)
         self.hash = experiment_hash
-        self.chunk_dir = root / CHUNK_DIR
+        self.chunk_dir = self.root / CHUNK_DIR
 
     # ---- opening -----------------------------------------------------------------------------
     @staticmethod
