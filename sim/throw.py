@@ -20,7 +20,7 @@ from .trace import ContactEvent, EventTrace
 _NOMINAL_CACHE: dict[tuple, tuple[float, float]] = {}
 NOMINAL_REFS = 8
 NOMINAL_GAP_FACTORS = (0.5, 1.0, 1.5, 2.0)
-NOMINAL_ELEVATIONS_DEG = (-15.0, 0.0, 15.0, 30.0, 45.0)
+NOMINAL_ELEVATIONS_DEG = (-15.0, 0.0, 20.0, 40.0, 60.0)
 
 
 @dataclass
@@ -258,36 +258,45 @@ class Thrower:
     def _run(self, active: list[str]) -> tuple[list[DieRest], EventTrace]:
         ph = self.physics
         st = self.scenario.physics
+        c = ph.client
         ph.reset_clock()
         trace = EventTrace(paths={n: [] for n in active})
+        bodies = {n: ph.body(n) for n in active}
         prev: dict[str, set[str]] = {n: set() for n in active}
         still = {n: 0.0 for n in active}
         status = {n: "not-settled" for n in active}
         max_steps = int(round(st.max_time_s * st.step_hz))
-        hold = st.rest_hold_s
-        dt = ph.dt
+        hold, dt = st.rest_hold_s, ph.dt
+        v_rest, w_rest, r_max = st.rest_speed_mps, st.rest_spin_radps, st.world_radius_m
+        name_of = ph.name_of
         diverged = False
         for _ in range(max_steps):
-            ph.step()
+            c.stepSimulation()
+            ph.time_s += dt
             t = ph.time_s
             trace.path_t.append(t)
             all_still = True
             for n in active:
-                pos, _ = ph.die_pose(n)
-                v, w = ph.die_velocity(n)
-                trace.paths[n].append((float(pos[0]), float(pos[1]), float(pos[2])))
-                if not (np.all(np.isfinite(pos)) and np.all(np.isfinite(v))) or np.hypot(pos[0], pos[1]) > st.world_radius_m or pos[2] < -0.05:
+                b = bodies[n]
+                pos, _q = c.getBasePositionAndOrientation(b)
+                v, w = c.getBaseVelocity(b)
+                trace.paths[n].append(pos)
+                if not (math.isfinite(pos[0] + pos[1] + pos[2] + v[0] + v[1] + v[2])) or math.hypot(pos[0], pos[1]) > r_max or pos[2] < -0.05:
                     status[n] = "diverged"
                     diverged = True
                     continue
-                cs = ph.contacts(n)
-                now = {c.other for c in cs}
-                for c in cs:
-                    if c.other not in prev[n]:
-                        trace.events.append(ContactEvent(t, n, c.other, c.point_m, float(np.linalg.norm(v))))
-                        prev[n].add(c.other)
+                now = set()
+                for cp in c.getContactPoints(bodyA=b):
+                    if cp[8] > 1e-4:
+                        continue
+                    other = name_of(cp[2])
+                    now.add(other)
+                    if other not in prev[n]:
+                        speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                        trace.events.append(ContactEvent(t, n, other, tuple(cp[6]), speed))
+                        prev[n].add(other)
                 prev[n] = now
-                if np.linalg.norm(v) < st.rest_speed_mps and np.linalg.norm(w) < st.rest_spin_radps and now:
+                if now and (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < v_rest * v_rest and (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) < w_rest * w_rest:
                     still[n] += dt
                 else:
                     still[n] = 0.0
