@@ -1,0 +1,38 @@
+"""dfsim: a physical throw simulator for the Dungeon Fighter dexterity dice game.
+
+Public API (imported lazily so `import sim` stays cheap in worker processes):
+
+- `Scenario.build(board=..., dice=[...], shots=[...], skill=..., rules={...}, overrides={...})`
+- `Scenario.thrower().throw(seed, index)` / `.place(x_m, y_m, yaw_deg, up)`
+- `run_experiment(path_or_spec, ...)` -> results with `.records` (DataFrame) and `.summary`
+- `check_determinism(scenario)`
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "Scenario": ("sim.scenario", "Scenario"),
+    "run_experiment": ("sim.runner", "run_experiment"),
+    "check_determinism": ("sim.determinism", "check_determinism"),
+    "SpecError": ("sim.errors", "SpecError"),
+    "load_board": ("sim.board", "load_board"),
+    "load_die": ("sim.die", "load_die"),
+    "load_shot": ("sim.shot", "load_shot"),
+    "load_skill": ("sim.skill", "load_skill"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        mod, attr = _LAZY[name]
+        return getattr(importlib.import_module(mod), attr)
+    raise AttributeError(f"module 'sim' has no attribute {name!r}")
+
+
+__all__ = list(_LAZY)
