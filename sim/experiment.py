@@ -303,21 +303,42 @@ def _scenario_inputs(settings: dict[str, Any], base_dir: Path | None) -> dict[st
     return inputs
 
 
-def _where(source: str, exc: SpecError, origin: str, settings: Settings | None) -> SpecError:
-    """Re-aim a scenario error at the experiment field it came from, keeping data-file errors as they are."""
-    src = exc.source
-    if src.startswith("<") or src in ("rules", "overrides", "scenario", "<data>"):
-        field = exc.field
-        # an error about an override path or rule option: name it under the experiment's field
-        for k in SETTING_KEYS:
-            if field == k or field.startswith(k + ".") or field.startswith(k + "["):
-                return SpecError(source, f"{origin}.{field}", exc.problem)
-        kind_to_key = {"board": "board", "die": "dice", "shot": "shots", "skill": "skill", "rule": "rules"}
-        for kind, key in kind_to_key.items():
-            if field == kind or src == f"<{kind} name>":
-                return SpecError(source, f"{origin}.{key}", exc.problem)
-        return SpecError(source, f"{origin}.{field}" if field else origin, exc.problem)
-    return exc
+_KINDS = {"board": "board", "skill": "skill", "dice": "die", "shots": "shot"}
+_SETTING_PROBLEMS = ("unknown key", "unknown component", "is not a table", "dotted path")
+
+
+def _check_names(inputs: dict[str, Any], source: str, origin: str) -> None:
+    """Every board/die/shot/skill named in a cell exists (the error names the experiment field)."""
+    for key, kind in _KINDS.items():
+        values = inputs.get(key)
+        if values is None:
+            continue
+        for v in values if isinstance(values, list) else [values]:
+            try:
+                resolve(kind, v)
+            except SpecError as exc:
+                problem = exc.problem if exc.problem != "file not found" else f"file not found: {v}"
+                raise SpecError(source, f"{origin}.{key}", problem) from None
+
+
+def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin: str) -> None:
+    """Build the cell piece by piece so an error is blamed on the field that caused it."""
+    _check_names(inputs, source, origin)
+    base = {k: v for k, v in inputs.items() if k != "overrides"}
+    try:
+        scenario_cls.build(**base, source=source)
+    except SpecError as exc:
+        if exc.source.endswith("(rules)"):
+            raise SpecError(source, f"{origin}.rules.{exc.field}" if exc.field else f"{origin}.rules",
+                            exc.problem) from None
+        if exc.source == source:
+            raise SpecError(source, f"{origin}.{exc.field}" if exc.field else origin, exc.problem) from None
+        raise  # a data file (board, die...) is itself wrong: its own file and field
+    for k, v in (inputs.get("overrides") or {}).items():
+        try:
+            scenario_cls.build(**base, overrides={k: v}, source=source)
+        except SpecError as exc:
+            raise SpecError(source, f"{origin}.overrides.{k}", exc.problem) from None
 
 
 def load_experiment(path_or_name: str | Path) -> tuple[ExperimentSpec, str]:
@@ -376,17 +397,20 @@ def resolve_experiment(
     cells: list[Cell] = []
     for vname, origin, vsettings in variants:
         settings = _merge(spec.defaults, vsettings)
+        base_inputs = _scenario_inputs(settings, base_dir)
+        _validate_variant(Scenario, base_inputs, source, origin)
         for value in sweep_values:
-            inputs = _scenario_inputs(settings, base_dir)
-            cell_origin = origin
+            inputs = dict(base_inputs)
             if value is not None:
                 inputs["overrides"] = {**inputs.get("overrides", {}), spec.sweep.setting: value}
             try:
-                sc = Scenario.build(**inputs)
+                sc = Scenario.build(**inputs, source=source)
             except SpecError as exc:
-                if value is not None and spec.sweep.setting in (exc.field or "") + exc.problem:
-                    raise SpecError(source, "sweep.setting", f"{exc.problem} (value {value:g})") from None
-                raise _where(source, exc, cell_origin, vsettings) from None
+                if value is None:
+                    raise SpecError(source, f"{origin}.overrides", exc.problem) from None
+                bad_setting = any(p in exc.problem for p in _SETTING_PROBLEMS)
+                raise SpecError(source, "sweep.setting" if bad_setting else "sweep.values",
+                                f"{exc.problem} (at {spec.sweep.setting} = {value:g})") from None
             name = vname if value is None else f"{vname}@{value:g}"
             cells.append(
                 Cell(

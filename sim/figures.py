@@ -182,13 +182,14 @@ def outcome_bars(path: Path, summary: dict, conf_label: str) -> Path:
 
 
 def section_bars(path: Path, summary: dict, conf_label: str) -> Path:
-    """Rate of each section (where the die was counted) per cell, with intervals."""
+    """Share of throws counted in a section of each value, per cell, with intervals."""
     cells = _pick(summary["variants"], MAX_BAR_CELLS)
-    cats = _categories(cells, "sections")
-    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(cats) * max(1, len(cells) ** 0.5) + 2), 4.2))
-    _grouped_bars(ax, cells, "sections", cats)
-    ax.set_title(f"Section the die counted in ('none': no section) ({conf_label} Wilson){_shown(summary, cells)}",
-                 fontsize=10)
+    seen = {k for c in cells for k, v in c["values"].items() if v["count"] > 0}
+    cats = sorted((k for k in seen if k != "none"), key=int) + (["none"] if "none" in seen else [])
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(cats) * max(1, len(cells) ** 0.5) + 2), 4.2))
+    _grouped_bars(ax, cells, "values", cats or ["none"])
+    ax.set_xlabel("value of the section the die counted in ('none': no section, e.g. a miss)")
+    ax.set_title(f"Section values ({conf_label} Wilson intervals){_shown(summary, cells)}", fontsize=10)
     fig.savefig(path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path

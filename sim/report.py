@@ -24,7 +24,7 @@ from .statistics import (
 from .store import Store, write_json
 
 SUMMARY_SCHEMA = "dfsim-summary/1"
-COLUMNS = ["index", "result", "reason", "section", "face", "damage", "insta_kill", "cocked"]
+COLUMNS = ["index", "result", "reason", "section", "value", "face", "damage", "insta_kill", "cocked"]
 RESULT_ORDER = ("hit", "miss")
 
 
@@ -45,12 +45,24 @@ def cell_summary(df: pd.DataFrame, confidence: float) -> dict[str, Any]:
         "results": {k: r.as_dict() for k, r in category_rates(df["result"], confidence, RESULT_ORDER).items()},
         "reasons": {k: r.as_dict() for k, r in category_rates(df["reason"], confidence).items()},
         "sections": {k: r.as_dict() for k, r in category_rates(_none_if_blank(df["section"]), confidence).items()},
+        "values": _value_rates(df, confidence),
         "faces": {k: r.as_dict() for k, r in category_rates(_none_if_blank(df["face"]), confidence).items()},
         "insta_kill": wilson(int(df["insta_kill"].fillna(False).astype(bool).sum()), n, confidence).as_dict(),
         "cocked": wilson(int(df["cocked"].fillna(False).astype(bool).sum()), n, confidence).as_dict(),
         "damage": mean_interval(dmg, confidence, "t").as_dict(),
     }
     return out
+
+
+def _value_rates(df: pd.DataFrame, confidence: float) -> dict[str, Any]:
+    """Share of throws counted in a section of each value ('none': not in any section)."""
+    if "value" not in df:
+        return {}
+    v = pd.to_numeric(df["value"], errors="coerce")
+    has = _none_if_blank(df["section"]).notna() & v.notna() & (v >= 0)
+    labels = [str(int(x)) if h else None for x, h in zip(v.fillna(-1), has, strict=True)]
+    order = [str(x) for x in sorted({int(x) for x, h in zip(v.fillna(-1), has, strict=True) if h})]
+    return {k: r.as_dict() for k, r in category_rates(labels, confidence, order).items()}
 
 
 def summarize(store: Store, exp, stopped: dict[str, str] | None = None) -> dict[str, Any]:

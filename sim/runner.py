@@ -310,6 +310,7 @@ def add_experiment_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Run the experiment; SpecError (bad input) propagates to the CLI's main, which prints one line."""
     try:
         if args.scheduler and args.executor != "dask":
             raise SpecError("--scheduler", "scheduler", "needs --executor dask")
@@ -318,9 +319,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             scheduler=args.scheduler, force=args.force, quiet=args.quiet,
             max_throws=args.max_throws, figures=not args.no_figures,
         )
-    except SpecError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
         return 130
@@ -357,7 +355,11 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     add_experiment_commands(sub)
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except SpecError as exc:  # the same one line as dfsim's own main
+        print(f"dfsim: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
