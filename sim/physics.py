@@ -17,13 +17,42 @@ Choices (DESIGN §8):
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet as pb
 import shapely
-from pybullet_utils import bullet_client
 from pydantic import Field
+
+
+@contextlib.contextmanager
+def _silenced_c_output():
+    """PyBullet's C code prints its build time and 'argv[0]=' on import/connect; keep stdout/stderr clean
+    so `--json` output is one JSON object and errors are one line."""
+    saved = []
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            saved.append((fd, os.dup(fd)))
+            os.dup2(devnull, fd)
+        os.close(devnull)
+    except OSError:  # no real file descriptors (embedded interpreters): print as PyBullet likes
+        saved = []
+    try:
+        yield
+    finally:
+        for fd, old in saved:
+            os.dup2(old, fd)
+            os.close(old)
+
+
+with _silenced_c_output():
+    import pybullet as pb
+    from pybullet_utils import bullet_client
 
 from .board import BoardSpec
 from .die import DieSpec
@@ -61,7 +90,8 @@ class Physics:
     def __init__(self, settings: PhysicsSettings | None = None, materials: MaterialTable | None = None) -> None:
         self.settings = settings or PhysicsSettings()
         self.materials = materials or MaterialTable.default()
-        self.client = bullet_client.BulletClient(connection_mode=pb.DIRECT)
+        with _silenced_c_output():
+            self.client = bullet_client.BulletClient(connection_mode=pb.DIRECT)
         c = self.client
         c.setGravity(0, 0, -GRAVITY)
         c.setPhysicsEngineParameter(

@@ -102,3 +102,11 @@ def test_check_builtins_and_listings(capsys):
 def test_console_script_runs():
     r = subprocess.run([sys.executable, "-m", "sim.cli", "boards"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "magma" in r.stdout
+
+
+def test_subprocess_stdout_is_one_json_object_and_errors_one_line():
+    r = subprocess.run([sys.executable, "-m", "sim.cli", "throw", "--seed", "2", "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == ""
+    assert json.loads(r.stdout)["seed"] == 2
+    r = subprocess.run([sys.executable, "-m", "sim.cli", "throw", "--board", "nope", "--seed", "2"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and "unknown board" in r.stderr
