@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Literal
 
 import numpy as np
+import shapely
 from pydantic import Field, model_validator
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
@@ -135,12 +136,18 @@ class BoardSpec(Spec):
         """Region under each point (metres, board frame); painter's order, last layer wins."""
         xy = np.asarray(xy_m, dtype=float).reshape(-1, 2)
         result = [OFF] * len(xy)
-        on = contains_points(self.outline_geom, xy)
+        pts = shapely.points(xy[:, 0], xy[:, 1])
+        on = shapely.covers(self._prepared(self.outline_geom), pts)
         for geom, region in self._layers:
-            inside = contains_points(geom, xy) & on
+            inside = shapely.covers(self._prepared(geom), pts) & on
             for i in np.nonzero(inside)[0]:
                 result[i] = region
         return result
+
+    @staticmethod
+    def _prepared(geom: BaseGeometry) -> BaseGeometry:
+        shapely.prepare(geom)  # idempotent; makes repeated point queries fast
+        return geom
 
     def region_at(self, x_m: float, y_m: float) -> Region:
         return self.regions_at(np.array([[x_m, y_m]]))[0]
@@ -152,7 +159,11 @@ class BoardSpec(Spec):
         xy = np.asarray(xy_m, dtype=float).reshape(-1, 2)
         if not self.hole_geoms:
             return np.zeros(len(xy), bool)
-        return contains_points(unary_union(self.hole_geoms), xy)
+        return contains_points(self._prepared(self._holes_union), xy)
+
+    @cached_property
+    def _holes_union(self) -> BaseGeometry:
+        return unary_union(self.hole_geoms)
 
     @cached_property
     def radius_m(self) -> float:

@@ -258,7 +258,8 @@ class Thrower:
     def _run(self, active: list[str]) -> tuple[list[DieRest], EventTrace]:
         ph = self.physics
         st = self.scenario.physics
-        c = ph.client
+        fast = ph.fast_calls()
+        step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
         ph.reset_clock()
         trace = EventTrace(paths={n: [] for n in active})
         bodies = {n: ph.body(n) for n in active}
@@ -271,22 +272,22 @@ class Thrower:
         name_of = ph.name_of
         diverged = False
         for _ in range(max_steps):
-            c.stepSimulation()
+            step()
             ph.time_s += dt
             t = ph.time_s
             trace.path_t.append(t)
             all_still = True
             for n in active:
                 b = bodies[n]
-                pos, _q = c.getBasePositionAndOrientation(b)
-                v, w = c.getBaseVelocity(b)
+                pos, _q = get_pose(b)
+                v, w = get_vel(b)
                 trace.paths[n].append(pos)
                 if not (math.isfinite(pos[0] + pos[1] + pos[2] + v[0] + v[1] + v[2])) or math.hypot(pos[0], pos[1]) > r_max or pos[2] < -0.05:
                     status[n] = "diverged"
                     diverged = True
                     continue
                 now = set()
-                for cp in c.getContactPoints(bodyA=b):
+                for cp in get_contacts(b):
                     if cp[8] > 1e-4:
                         continue
                     other = name_of(cp[2])
