@@ -181,9 +181,22 @@ class Physics:
             return 0.0
         cf, ef = solve_coefficients(pairs_f, weights)
         ce, ee = solve_coefficients(pairs_e, weights)
+        # Rolling/spinning resistance: Bullet combines it as r_a * f_b + r_b * f_a. Dice get r = 0 and each
+        # surface r = pair_rolling / f_die, so a die on that surface gets exactly the pair's value (for the
+        # first die's material; a scene mixing die materials gets theirs approximately).
+        die_mats = [self._material_of[n] for n in self._ids if n.startswith("die")]
+        die_mat = die_mats[0] if die_mats else None
         for name, body in self._ids.items():
             m = self._material_of[name]
-            self.client.changeDynamics(body, -1, lateralFriction=cf.get(m, 1.0), restitution=ce.get(m, 1.0))
+            rolling = 0.0
+            if die_mat is not None and not name.startswith("die"):
+                pair = self.materials.pair(die_mat, m)
+                if pair is not None:
+                    rolling = pair.rolling_friction / cf.get(die_mat, 1.0)
+            self.client.changeDynamics(
+                body, -1, lateralFriction=cf.get(m, 1.0), restitution=ce.get(m, 1.0),
+                rollingFriction=rolling, spinningFriction=rolling,
+            )
         self.material_error = max(ef, ee)
         return self.material_error
 

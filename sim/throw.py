@@ -18,9 +18,9 @@ from .scenario import Scenario
 from .trace import ContactEvent, EventTrace
 
 _NOMINAL_CACHE: dict[tuple, tuple[float, float]] = {}
-NOMINAL_REFS = 8
-NOMINAL_GAP_FACTORS = (0.5, 1.0, 1.5, 2.0)
-NOMINAL_ELEVATIONS_DEG = (-15.0, 0.0, 20.0, 40.0, 60.0)
+NOMINAL_REFS = 12
+NOMINAL_GAP_FACTORS = (0.5, 1.0, 1.5, 2.5)
+NOMINAL_ELEVATIONS_DEG = (-10.0, 10.0, 25.0, 40.0, 55.0)
 
 
 @dataclass
