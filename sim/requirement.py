@@ -69,3 +69,6 @@ def evaluate(names: list[str], trace: EventTrace, die: str, ctx: RequirementCont
             raise KeyError(n)
         out[n] = REGISTRY[n](trace, die, ctx)
     return out
+
+
+from . import shot_requirements  # noqa: E402,F401  (registers the specific-throw predicates)

@@ -55,6 +55,7 @@ class Scenario:
     physics: PhysicsSettings
     materials: MaterialTable
     description: dict = field(default_factory=dict)
+    props: tuple = ()  # PropSpecs of all shots, each once (sim/prop.py, sim/combine.py)
 
     @classmethod
     def build(
@@ -103,6 +104,10 @@ class Scenario:
             else:
                 raise SpecError(source, f"overrides.{key}", f"unknown component '{head}' (board, die, shot, skill, rules, physics)")
         shot_specs = tuple(ShotSpec.from_dict(s, src) for s, (_, src) in zip(shot_d, shot_raw))
+        from .combine import combine_shots, load_shot_props
+
+        shot_specs = combine_shots(shot_specs)
+        prop_specs, props_raw = load_shot_props(shot_specs)
         board_spec = BoardSpec.from_dict(raw["board"], srcs["board"]) if any(s.board for s in shot_specs) else None
         sc = cls(
             board=board_spec,
@@ -112,6 +117,7 @@ class Scenario:
             rules=RuleSet.from_dict(raw["rules"], f"{source} (rules)"),
             physics=PhysicsSettings.from_dict(raw["physics"], f"{source} (physics)"),
             materials=MaterialTable.from_dict(raw["materials"], srcs["materials"]),
+            props=prop_specs,
         )
         sc.description = {
             "board": raw["board"] if board_spec else None,
@@ -122,6 +128,8 @@ class Scenario:
             "physics": sc.physics.model_dump(),
             "materials": raw["materials"],
         }
+        if props_raw:
+            sc.description["props"] = props_raw
         from .requirement import REGISTRY
 
         for s in sc.shots:

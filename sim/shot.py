@@ -38,6 +38,16 @@ class NoiseMultipliers(Spec):
     spin: float = Field(default=1.0, ge=0)
 
 
+class CombineRules(Spec):
+    """How this shot changes the primary shot's release when it is combined as a secondary one
+    (e.g. `--shot firewall --shot far`: the Far Shot steps back 70 cm). See sim/combine.py."""
+
+    distance_add_mm: float = Field(default=0.0, ge=-2000, le=5000)
+    height_add_mm: float = Field(default=0.0, ge=-2000, le=3000)
+    height_max_mm: float | None = Field(default=None, gt=0)
+    noise: NoiseMultipliers = NoiseMultipliers()  # multiplied into the primary's multipliers
+
+
 class ShotSpec(Spec):
     name: str
     description: str = ""
@@ -47,6 +57,8 @@ class ShotSpec(Spec):
     release: ReleaseProfile
     noise: NoiseMultipliers = NoiseMultipliers()
     requirements: list[str] = Field(default_factory=lambda: ["bounce-before-board"])
+    props: list[str] = Field(default_factory=list)  # prop names or paths (boards/props/), see sim/prop.py
+    combine: CombineRules = CombineRules()
 
 
 def load_shot(name_or_path: str | Path) -> ShotSpec:

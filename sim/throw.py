@@ -46,6 +46,9 @@ class ThrowResult:
         d["events"] = [e.to_json() for e in self.trace.events]
         if len(self.outcomes) > 1:
             d["dice"] = [o.to_json() for o in self.outcomes]
+            from .special_dice import combined_result
+
+            d["combined"] = combined_result(self.outcomes)
         return d
 
     def record(self) -> dict:
@@ -107,8 +110,12 @@ class Thrower:
         self.die_names = [f"die:{i}" for i in range(len(sc.dice))]
         for name, die in zip(self.die_names, sc.dice):
             self.physics.add_die(die, name)
+        from .prop import build_props  # props of the shots (sim/prop.py); none for plain shots
+
+        self.props = build_props(self.physics, sc)
+        self._prop_draw: tuple[int, int] | None = None
         self.physics.finalize_materials()
-        self.ctx = RequirementContext(board=sc.board, rules=sc.rules)
+        self.ctx = RequirementContext(board=sc.board, rules=sc.rules, props=self.props.props)
 
     # ---------------- releases ----------------
     def aim_point(self) -> tuple[float, float] | None:
@@ -235,7 +242,11 @@ class Thrower:
     # ---------------- throwing ----------------
     def throw(self, root_seed: int, index: int) -> ThrowResult:
         draw = Draw.for_throw(root_seed, index)
-        res = self.throw_releases(self.release_for(draw))
+        self._prop_draw = (int(root_seed), int(index))  # hand-held props jitter per throw
+        try:
+            res = self.throw_releases(self.release_for(draw))
+        finally:
+            self._prop_draw = None
         res.seed, res.index = int(root_seed), int(index)
         return res
 
@@ -246,6 +257,7 @@ class Thrower:
         active = self.die_names[: len(releases)]
         for name in self.die_names[len(releases):]:
             ph.park(name)
+        self.props.start(self._prop_draw)
         for name, r in zip(active, releases):
             ph.set_state(name, r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
         rests, trace = self._run(active)
@@ -253,6 +265,9 @@ class Thrower:
             classify(rest, die, self.scenario.board, trace, self.scenario.rules, self.scenario.requirements, self.ctx, placed=placed)
             for rest, die in zip(rests, self.scenario.dice)
         ]
+        from .special_dice import apply_effects  # props' and special dice's effects on the outcomes
+
+        outcomes = apply_effects(outcomes, self.scenario, self.ctx, trace, placed=placed)
         return ThrowResult(self.scenario.key, None, None, list(releases), outcomes, trace)
 
     def _run(self, active: list[str]) -> tuple[list[DieRest], EventTrace]:

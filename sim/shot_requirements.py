@@ -1,0 +1,222 @@
+"""Specific-throw requirements as predicates over the event trace and the die's sampled path.
+
+Each predicate finds its prop in `RequirementContext.props` (sim/prop.py, by shape type), reads the
+die's path in the prop's frame (for the pose the prop had during this throw) and the ordered contact
+events, and answers passed / failed / touched (met, but the die touched the prop). Path crossings are
+linearly interpolated between the 1/step_hz samples and tested with the die's centre: a centre that
+clears a prop while an edge brushes it shows up as a contact event, hence "touched".
+
+- firewall:   a table bounce on the thrower's side before the die crosses the wall's plane, and the
+              crossing above the wall top, within its width (Malevolent Magma, Fire at Will).
+- fire-ring:  the crossing of the ring's plane inside its hole, then a table contact before the
+              first board contact (touching the ring costs nothing: "touched").
+- lava-mat:   a contact with the mat before the first board contact. The mat also counts as the table
+              for the standard bounce rule ("that counts as bouncing on the table").
+- puddle:     a table contact inside the puddle's hole before the first board contact, and no contact
+              with the puddle itself at any time (touching it is a miss).
+- gate:       the crossing of the gate's plane through its opening.
+- stone-wall: the crossing of the wall's plane between its two pieces (below their top, within their
+              width) - the Smash Shot throws the die through the joint.
+- waterfall:  after sliding on the ramp, the die leaves it over the far short edge (not a side, not the
+              near edge; a die that stops on the ramp fails).
+- cup-cast:   the die leaves the cup: its last contact with the cup comes before its first contact
+              with the table or board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .errors import SpecError
+from .requirement import FAILED, PASSED, REGISTRY, TOUCHED, RequirementContext, requirement
+from .trace import EventTrace
+
+REQUIRED_PROP = {
+    "firewall": "wall",
+    "fire-ring": "ring",
+    "lava-mat": "mat",
+    "puddle": "mat",
+    "gate": "gate",
+    "stone-wall": "split-wall",
+    "waterfall": "ramp",
+    "cup-cast": "cup",
+}
+
+
+def _prop(ctx: RequirementContext, kind: str, name: str, hole: bool | None = None):
+    for pp in ctx.props.values():
+        if pp.type != kind:
+            continue
+        if hole is not None and (pp.spec.shape.hole is not None) != hole:
+            continue
+        return pp
+    raise SpecError("<scenario>", f"requirements.{name}", f"needs a '{kind}' prop; add one to the shot's props")
+
+
+def _times_path(trace: EventTrace, die: str) -> tuple[np.ndarray, np.ndarray]:
+    p = trace.path(die)
+    t = trace.times()[: len(p)]
+    return t, p
+
+
+def _crossing(trace: EventTrace, die: str, pp, x0: float = 0.0) -> tuple[float, np.ndarray] | None:
+    """First time the die's centre crosses the prop's local plane x = x0 going +x: (time, local point)."""
+    t, p = _times_path(trace, die)
+    if len(p) < 2:
+        return None
+    loc = pp.to_local(p)
+    x = loc[:, 0] - x0
+    idx = np.nonzero((x[:-1] < 0) & (x[1:] >= 0))[0]
+    if len(idx) == 0:
+        return None
+    i = int(idx[0])
+    f = -x[i] / (x[i + 1] - x[i])
+    return float(t[i] + f * (t[i + 1] - t[i])), loc[i] + f * (loc[i + 1] - loc[i])
+
+
+def _touched(trace: EventTrace, die: str, pp, before: float = np.inf) -> bool:
+    names = set(pp.bodies)
+    return any(e.other in names and e.time_s <= before for e in trace.of(die))
+
+
+def _first_time(trace: EventTrace, die: str, prefixes: tuple[str, ...]) -> float:
+    for e in trace.of(die):
+        if e.other.startswith(prefixes):
+            return e.time_s
+    return np.inf
+
+
+BOARD_PREFIXES = ("board", "template")
+
+
+@requirement("firewall")
+def firewall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    pp = _prop(ctx, "wall", "firewall")
+    s = pp.spec.shape
+    cross = _crossing(trace, die, pp)
+    if cross is None:
+        return FAILED  # never got past the wall
+    tc, loc = cross
+    bounced = any(e.other == "table" and e.time_s < tc and pp.to_local(np.array(e.point_m))[0, 0] < 0 for e in trace.of(die))
+    over = loc[2] > s.height_mm * 1e-3 and abs(loc[1]) <= s.width_mm * 1e-3 / 2
+    if not (bounced and over):
+        return FAILED
+    return TOUCHED if _touched(trace, die, pp) else PASSED
+
+
+@requirement("fire-ring")
+def fire_ring(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    pp = _prop(ctx, "ring", "fire-ring")
+    cross = _crossing(trace, die, pp)
+    if cross is None:
+        return FAILED
+    tc, loc = cross
+    if float(np.hypot(loc[1], loc[2])) >= pp.spec.shape.inner_radius_mm * 1e-3:
+        return FAILED  # went past the ring, not through it
+    tb = _first_time(trace, die, BOARD_PREFIXES)
+    if not any(e.other == "table" and tc < e.time_s < tb for e in trace.of(die)):
+        if np.isfinite(tb):
+            return FAILED  # no table contact between the ring and the board
+    return TOUCHED if _touched(trace, die, pp) else PASSED
+
+
+@requirement("lava-mat")
+def lava_mat(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    pp = _prop(ctx, "mat", "lava-mat", hole=False)
+    tb = _first_time(trace, die, BOARD_PREFIXES)
+    if not np.isfinite(tb):
+        return PASSED  # never reached the board: a landing miss, not a requirement failure
+    return PASSED if _touched(trace, die, pp, before=tb) else FAILED
+
+
+@requirement("puddle")
+def puddle(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    pp = _prop(ctx, "mat", "puddle", hole=True)
+    if _touched(trace, die, pp):
+        return FAILED  # touching the puddle itself is a miss
+    tb = _first_time(trace, die, BOARD_PREFIXES)
+    if not np.isfinite(tb):
+        return PASSED
+    h = pp.spec.shape.hole
+    for e in trace.of(die):
+        if e.time_s >= tb:
+            break
+        if e.other == "table":
+            loc = pp.to_local(np.array(e.point_m))[0]
+            if ((loc[0] * 1e3 - h.x_mm) / h.rx_mm) ** 2 + ((loc[1] * 1e3 - h.y_mm) / h.ry_mm) ** 2 <= 1.0:
+                return PASSED
+    return FAILED
+
+
+@requirement("gate")
+def gate(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    pp = _prop(ctx, "gate", "gate")
+    s = pp.spec.shape
+    cross = _crossing(trace, die, pp)
+    if cross is None:
+        return FAILED
+    _, loc = cross
+    inside = abs(loc[1]) < s.opening_width_mm * 1e-3 / 2 and 0.0 <= loc[2] < s.opening_height_mm * 1e-3
+    if not inside:
+        return FAILED
+    return TOUCHED if _touched(trace, die, pp) else PASSED
+
+
+@requirement("stone-wall")
+def stone_wall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    pp = _prop(ctx, "split-wall", "stone-wall")
+    s = pp.spec.shape
+    cross = _crossing(trace, die, pp)
+    if cross is None:
+        return FAILED
+    _, loc = cross
+    between = abs(loc[1]) < (s.piece_width_mm + s.gap_mm / 2) * 1e-3 and loc[2] < s.height_mm * 1e-3
+    return PASSED if between else FAILED
+
+
+@requirement("waterfall")
+def waterfall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    pp = _prop(ctx, "ramp", "waterfall")
+    s = pp.spec.shape
+    names = set(pp.bodies)
+    first = next((e.time_s for e in trace.of(die) if e.other in names), None)
+    if first is None:
+        return FAILED  # never on the ramp
+    t, p = _times_path(trace, die)
+    loc = pp.to_local(p)
+    L, W2 = s.length_mm * 1e-3, s.width_mm * 1e-3 / 2
+    over = (loc[:, 0] >= 0) & (loc[:, 0] <= L) & (np.abs(loc[:, 1]) <= W2) & (loc[:, 2] > -s.thickness_mm * 1e-3)
+    after = np.nonzero((t >= first) & ~over)[0]
+    if len(after) == 0:
+        return FAILED  # stayed on the ramp
+    i = int(after[0])
+    return PASSED if loc[i, 0] > L and abs(loc[i, 1]) <= W2 + 0.01 else FAILED
+
+
+@requirement("cup-cast")
+def cup_cast(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    pp = _prop(ctx, "cup", "cup-cast")
+    names = set(pp.bodies)
+    evs = trace.of(die)
+    last_cup = max((e.time_s for e in evs if e.other in names), default=-1.0)
+    first_out = _first_time(trace, die, ("table",) + BOARD_PREFIXES)
+    return PASSED if np.isfinite(first_out) and last_cup < first_out else FAILED
+
+
+# The Lava mat "counts as bouncing on the table": with a hole-less mat in the scene, the standard
+# bounce rule sees the die's contacts with it as table contacts. Without one it is unchanged.
+_standard_bounce = REGISTRY["bounce-before-board"]
+
+
+@requirement("bounce-before-board")
+def bounce_before_board(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    mats = {b for pp in ctx.props.values() if pp.type == "mat" and pp.spec.shape.hole is None for b in pp.bodies}
+    if not mats:
+        return _standard_bounce(trace, die, ctx)
+    events = [replace(e, other="table") if e.other in mats else e for e in trace.events]
+    return _standard_bounce(EventTrace(events=events, path_t=trace.path_t, paths=trace.paths), die, ctx)
+
+
+bounce_before_board.__doc__ = (_standard_bounce.__doc__ or "") + " A Lava mat counts as the table."
