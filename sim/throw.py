@@ -293,7 +293,9 @@ class Thrower:
         dt, r_max = ph.dt, st.world_radius_m
         name_of = ph.name_of
         diverged = False
+        before_step = self.props.before_step  # kinematic props (the cup) follow their script
         for i in range(max_steps):
+            before_step(ph.time_s)
             step()
             ph.time_s += dt
             t = ph.time_s
