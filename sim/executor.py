@@ -36,6 +36,22 @@ class ChunkTask:
     inputs: dict[str, Any]  # Scenario.build keyword arguments
     key: str  # expected scenario key: a worker that resolves different data refuses to throw
     columns: dict[str, Any] = field(default_factory=dict)  # constant columns added to every record
+    prepared: dict[str, Any] | None = None  # per-scenario values solved once per run (see PrepareTask)
+
+
+@dataclass(frozen=True)
+class PrepareTask:
+    """Solve, once per run and scenario, what every worker would otherwise solve for itself.
+
+    Today that is the thrower's aimed (nominal) release, a search over reference throws that costs
+    seconds; solving it once and handing the same numbers to every worker saves that cost per worker
+    and per cell, and guarantees that every worker (even on another machine) aims identically.
+    """
+
+    cell: int
+    inputs: dict[str, Any]
+    key: str
+    chunk: int = -1
 
 
 _local = threading.local()  # per worker thread: scenario key -> Scenario (its Thrower is cached by the engine)
@@ -59,9 +75,31 @@ def _scenario(task: ChunkTask):
     return sc
 
 
+def run_prepare(task: PrepareTask) -> dict[str, Any]:
+    """The per-scenario values for PrepareTask (JSON-able, so the run folder can keep them)."""
+    thrower = _scenario(task).thrower()
+    speed, elevation = thrower.nominal()
+    return {"nominal": [float(speed), float(elevation)]}
+
+
+def _apply_prepared(thrower, prepared: dict[str, Any] | None) -> None:
+    if not prepared or "nominal" not in prepared:
+        return
+    value = tuple(float(x) for x in prepared["nominal"])
+    setter = getattr(thrower, "set_nominal", None)
+    if setter is not None:
+        setter(value)
+        return
+    # The engine has no public setter yet: seed its per-process cache, keyed as Thrower.nominal keys it.
+    from . import throw as _throw
+
+    _throw._NOMINAL_CACHE.setdefault((thrower.scenario.key,), value)
+
+
 def run_chunk(task: ChunkTask) -> pa.Table:
     """Throw throws start..stop-1 of one cell and return their records as an Arrow table."""
     thrower = _scenario(task).thrower()
+    _apply_prepared(thrower, task.prepared)
     rows = []
     for k in range(task.start, task.stop):
         rec = thrower.throw(task.seed, k).record()
@@ -85,7 +123,7 @@ class ChunkFailed(RuntimeError):
 
 
 class Executor:
-    """Submit chunk tasks; collect finished ones in completion order with `next_result`."""
+    """Submit tasks (ChunkTask, PrepareTask); collect finished ones in completion order with `next_result`."""
 
     workers: int = 1
     name: str = "executor"
@@ -93,14 +131,15 @@ class Executor:
     def __init__(self) -> None:
         self._results: queue.Queue = queue.Queue()
 
-    def submit(self, task: ChunkTask, fn: Callable[[ChunkTask], pa.Table] = run_chunk) -> None:
+    def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
         raise NotImplementedError
 
-    def next_result(self, timeout: float | None = None) -> tuple[ChunkTask, pa.Table]:
+    def next_result(self, timeout: float | None = None) -> tuple[Any, Any]:
         """The next finished chunk; raises queue.Empty on timeout and ChunkFailed if it failed."""
         task, ok, value = self._results.get(timeout=timeout)
         if not ok:
-            raise ChunkFailed(f"chunk {task.chunk} of cell {task.cell} failed: {value}")
+            what = f"chunk {task.chunk}" if task.chunk >= 0 else "preparing"
+            raise ChunkFailed(f"{what} of cell {task.cell} failed: {value}")
         return task, value
 
     def close(self) -> None:
@@ -133,7 +172,7 @@ class LocalExecutor(Executor):
         ctx = mp.get_context(start_method)
         self._pool = ctx.Pool(self.workers, initializer=_worker_init)
 
-    def submit(self, task: ChunkTask, fn: Callable[[ChunkTask], pa.Table] = run_chunk) -> None:
+    def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
         self._pool.apply_async(
             fn,
             (task,),
@@ -184,7 +223,7 @@ class DaskExecutor(Executor):
             self._client = Client(self._cluster)
         self._futures: set = set()
 
-    def submit(self, task: ChunkTask, fn: Callable[[ChunkTask], pa.Table] = run_chunk) -> None:
+    def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
         fut = self._client.submit(fn, task, pure=False)
         self._futures.add(fut)
 

@@ -9,6 +9,7 @@ stopping rule is decided on whole prefixes of chunks in throw order, so it too i
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import queue
 import sys
@@ -23,10 +24,10 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import SpecError
-from .executor import ChunkFailed, ChunkTask, Executor, make_executor, run_chunk
+from .executor import ChunkFailed, ChunkTask, Executor, PrepareTask, make_executor, run_chunk, run_prepare
 from .experiment import Experiment, ExperimentSpec, resolve_experiment
 from .statistics import interval_width, wilson
-from .store import Store
+from .store import Store, write_json
 
 RATE_COLUMNS = ["result", "reason", "section", "face", "insta_kill", "cocked"]
 
@@ -159,6 +160,7 @@ def run_experiment(
     max_throws: int | None = None,
     figures: bool = True,
     _chunk_fn=run_chunk,
+    _prepare_fn=run_prepare,
 ) -> Results:
     """Run (or resume) an experiment and return its Results.
 
@@ -200,9 +202,10 @@ def run_experiment(
             ex = executor if isinstance(executor, Executor) else make_executor(executor, workers, scheduler)
             limit = max(2, 2 * ex.workers)
             bar.set_postfix_str(f"{ex.name} x{ex.workers}", refresh=False)
+            prepared = _prepare(ex, exp, plans, store, bar, _prepare_fn) if _prepare_fn is not None else {}
             while True:
                 while len(in_flight) < limit:
-                    task = _next_task(exp, plans, in_flight)
+                    task = _next_task(exp, plans, in_flight, prepared)
                     if task is None:
                         break
                     ex.submit(task, _chunk_fn)
@@ -264,7 +267,35 @@ def run_experiment(
     return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_throws)
 
 
-def _next_task(exp: Experiment, plans: list[_CellPlan], in_flight: set[tuple[int, int]]) -> ChunkTask | None:
+def _prepare(ex: Executor, exp: Experiment, plans: list[_CellPlan], store: Store, bar, fn) -> dict[str, dict]:
+    """Solve the per-scenario values (PrepareTask) once per run, in parallel; kept in prepared.json."""
+    path = store.root / "prepared.json"
+    known: dict[str, dict] = json.loads(path.read_text()) if path.is_file() else {}
+    need: dict[str, int] = {}
+    for c, (cell, plan) in enumerate(zip(exp.cells, plans, strict=True)):
+        if not plan.complete and cell.key not in known and cell.key not in need:
+            need[cell.key] = c
+    if not need:
+        return known
+    bar.set_description_str(f"aiming ({len(need)} scenarios)")
+    for key, c in need.items():
+        ex.submit(PrepareTask(cell=c, inputs=exp.cells[c].inputs, key=key), fn)
+    for _ in range(len(need)):
+        while True:
+            try:
+                task, value = ex.next_result(timeout=0.5)
+                break
+            except queue.Empty:
+                continue
+        known[task.key] = value
+    write_json(path, known)
+    bar.set_description_str("")
+    return known
+
+
+def _next_task(
+    exp: Experiment, plans: list[_CellPlan], in_flight: set[tuple[int, int]], prepared: dict[str, dict]
+) -> ChunkTask | None:
     """The lowest chunk index not yet done or running, across cells (cells advance together)."""
     best: tuple[int, int] | None = None
     for c, p in enumerate(plans):
@@ -280,6 +311,7 @@ def _next_task(exp: Experiment, plans: list[_CellPlan], in_flight: set[tuple[int
     start, stop = plans[c].bounds[j]
     return ChunkTask(
         cell=c, chunk=j, start=start, stop=stop, seed=exp.spec.seed, inputs=cell.inputs, key=cell.key,
+        prepared=prepared.get(cell.key),
         columns={"cell": c, "cell_name": cell.name, "variant": cell.variant,
                  "sweep_value": math.nan if cell.sweep_value is None else float(cell.sweep_value),
                  "scenario_key": cell.key},

@@ -10,6 +10,7 @@ Layout::
     OUT/manifest.json                 format, experiment name and hash, state
     OUT/experiment.toml               copy of the experiment file as given (when it was a file)
     OUT/experiment.resolved.json      every cell's resolved scenario (sim.experiment.Experiment.resolved)
+    OUT/prepared.json                 per-scenario values solved once per run (the aimed release)
     OUT/chunks/c0003-k000012.parquet  records of chunk 12 of cell 3
     OUT/records.parquet               all records, cell by cell, in throw order
     OUT/summary.json, OUT/report.md, OUT/figures/*.png
@@ -38,7 +39,7 @@ STORE_FORMAT = 1
 _CHUNK_RE = re.compile(r"^c(\d{4,})-k(\d{6,})\.parquet$")
 # files and folders a run writes; --force removes exactly these, nothing else
 OWNED = (MANIFEST, RECORDS, CHUNK_DIR, "summary.json", "report.md", "figures",
-         "experiment.toml", "experiment.resolved.json")
+         "experiment.toml", "experiment.resolved.json", "prepared.json")
 
 
 def _write_atomic(path: Path, data: bytes | str) -> None:

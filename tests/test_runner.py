@@ -189,7 +189,7 @@ def test_stopping_rule(tmp_path):
         "stop": {"rate": "hit", "width": 0.2, "max_throws": 400},
     })
     res = run_experiment(spec, out=tmp_path / "o", workers=2, quiet=True, figures=False,
-                         _chunk_fn=synthetic_chunk)
+                         _chunk_fn=synthetic_chunk, _prepare_fn=None)
     for c, v in enumerate(res.summary["variants"]):
         n = v["n"]
         assert v["stopped_by"] == "width"
@@ -203,7 +203,7 @@ def test_stopping_rule(tmp_path):
     assert len(list((res.out / "chunks").glob("*.parquet"))) == len(res.records) // 20
     # the same with one worker
     res1 = run_experiment(spec, out=tmp_path / "o1", workers=1, quiet=True, figures=False,
-                          _chunk_fn=synthetic_chunk)
+                          _chunk_fn=synthetic_chunk, _prepare_fn=None)
     _same(res1.records, res.records)
 
 
@@ -211,7 +211,7 @@ def test_stopping_rule_cap(tmp_path):
     spec = parse_experiment({"name": "cap", "seed": 1, "throws": 20, "chunk_throws": 20,
                              "stop": {"rate": "hit", "width": 0.01, "max_throws": 60}})
     res = run_experiment(spec, out=tmp_path / "o", workers=1, quiet=True, figures=False,
-                         _chunk_fn=synthetic_chunk)
+                         _chunk_fn=synthetic_chunk, _prepare_fn=None)
     v = res.summary["variants"][0]
     assert v["n"] == 60 and v["stopped_by"] == "max_throws"
 
@@ -219,11 +219,11 @@ def test_stopping_rule_cap(tmp_path):
 def test_force_replaces_other_experiment(tmp_path):
     spec = parse_experiment({"name": "f", "seed": 1, "throws": 8, "chunk_throws": 4})
     out = tmp_path / "o"
-    run_experiment(spec, out=out, workers=1, quiet=True, figures=False, _chunk_fn=synthetic_chunk)
+    run_experiment(spec, out=out, workers=1, quiet=True, figures=False, _chunk_fn=synthetic_chunk, _prepare_fn=None)
     other = spec.model_copy(update={"seed": 2})
     (out / "mine.txt").write_text("user file")
     res = run_experiment(other, out=out, workers=1, quiet=True, figures=False, force=True,
-                         _chunk_fn=synthetic_chunk)
+                         _chunk_fn=synthetic_chunk, _prepare_fn=None)
     assert (res.records["seed"] == 2).all() and len(res.records) == 8
     assert (out / "mine.txt").read_text() == "user file"  # --force removes only what a run writes
     assert res.experiment.hash == resolve_experiment(other).hash
