@@ -30,6 +30,12 @@ def add_shot_commands(sub) -> None:
     r.add_argument("out", help="the output folder of `dfsim run` (e.g. results/shot-requirements)")
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=_cmd_shot_report)
+    a = sub.add_parser("sda-rolloff", help="Super Dungeon Arena scenario roll and roll-off odds from a free-roll run")
+    a.add_argument("out", help="the output folder of `dfsim run sda-rolloff`")
+    a.add_argument("--stars", help="what each face label counts, e.g. star=1,2-star=2 (default)")
+    a.add_argument("--variant", default="blue-die")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=_cmd_sda)
 
 
 # ------------------------------------------------------------------ shot-report ----
@@ -138,4 +144,100 @@ def _cmd_shot_report(args) -> int:
     for f in rep["far_cost"]:
         d = f["difference"]
         print(f"far cost {f['shot']:<12} {100 * d['value']:+5.1f} pp [{100 * d['lo']:+5.1f}, {100 * d['hi']:+5.1f}]")
+    return 0
+
+
+# ------------------------------------------------------------------ sda-rolloff ----
+SDA_SCENARIOS = {"blank": "Destruction", "star": "King of the Hill", "2-star": "Crystal Capture", "heart": "Crystal Capture"}
+
+
+def sda_rolloff(out_dir, stars: dict[str, int] | None = None, variant: str = "blue-die") -> dict:
+    """Super Dungeon Arena from the free-roll records of one blue die (experiments/sda-rolloff.toml):
+    the scenario roll's odds, and the player-one roll-off played through the recorded faces in throw
+    order (3 dice each, six faces per attempt, ties rerolled), next to the exact answer for
+    independent dice with the measured face frequencies."""
+    from pathlib import Path
+
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from .errors import SpecError
+    from .statistics import mean_interval, wilson
+
+    stars = stars or {"star": 1, "2-star": 2}
+    out = Path(out_dir)
+    try:
+        df = pq.read_table(out / "records.parquet", columns=["variant", "index", "face", "result"]).to_pandas()
+        conf = json.loads((out / "summary.json").read_text())["experiment"].get("confidence", 0.95)
+    except FileNotFoundError as exc:
+        raise SpecError(out, "", f"not a finished run folder ({exc.filename} missing)") from None
+    sub = df[(df["variant"] == variant) & (df["result"] != "void")].sort_values("index")
+    if sub.empty:
+        raise SpecError(out, "variant", f"no settled throws of variant '{variant}'")
+    faces = sub["face"].tolist()
+    n = len(faces)
+    labels = sorted(set(faces))
+    face_rates = {f: wilson(faces.count(f), n, conf).as_dict() for f in labels}
+    scen: dict[str, int] = {}
+    for f in faces:
+        s = SDA_SCENARIOS.get(f, f"unmapped:{f}")
+        scen[s] = scen.get(s, 0) + 1
+    scenario = {k: wilson(c, n, conf).as_dict() for k, c in scen.items()}
+    # roll-off through the recorded faces
+    vals = [stars.get(f, 0) for f in faces]
+    attempts, ties, rolls_needed, rolls = 0, 0, [], 0
+    for k in range(0, n - 5, 6):
+        a, b = sum(vals[k:k + 3]), sum(vals[k + 3:k + 6])
+        attempts += 1
+        rolls += 1
+        if a == b:
+            ties += 1
+            continue
+        rolls_needed.append(rolls)
+        rolls = 0
+    # exact, for independent dice with the measured face frequencies
+    p = {}
+    for f in labels:
+        p[stars.get(f, 0)] = p.get(stars.get(f, 0), 0.0) + faces.count(f) / n
+    one = np.zeros(max(p) + 1)
+    for v, q in p.items():
+        one[v] += q
+    three = np.convolve(np.convolve(one, one), one)
+    p_tie = float(np.sum(three**2))
+    report = {
+        "variant": variant, "n_faces": n, "stars": stars, "faces": face_rates, "scenario_roll": scenario,
+        "rolloff": {
+            "attempts": attempts,
+            "tie_rate": wilson(ties, attempts, conf).as_dict() if attempts else None,
+            "rolls_per_rolloff": mean_interval(np.array(rolls_needed, float), conf, "t").as_dict() if len(rolls_needed) > 1 else None,
+            "exact_tie_probability": p_tie,
+            "exact_rolls_per_rolloff": 1.0 / (1.0 - p_tie) if p_tie < 1 else float("inf"),
+            "star_total_distribution": {str(i): float(x) for i, x in enumerate(three)},
+        },
+    }
+    (out / "sda-rolloff.json").write_text(json.dumps(report, indent=1, default=float))
+    return report
+
+
+def _cmd_sda(args) -> int:
+    stars = None
+    if args.stars:
+        stars = {}
+        for item in args.stars.split(","):
+            k, _, v = item.partition("=")
+            stars[k.strip()] = int(v)
+    rep = sda_rolloff(args.out, stars, args.variant)
+    if args.json:
+        print(json.dumps(rep, default=float))
+        return 0
+    print(f"{rep['n_faces']} settled free rolls of one blue die ({rep['variant']})")
+    for f, r in rep["faces"].items():
+        print(f"  face {f:<8} {100 * r['rate']:5.1f}% [{100 * r['lo']:4.1f}, {100 * r['hi']:4.1f}]")
+    for s, r in rep["scenario_roll"].items():
+        print(f"  scenario {s:<18} {100 * r['rate']:5.1f}% [{100 * r['lo']:4.1f}, {100 * r['hi']:4.1f}]")
+    ro = rep["rolloff"]
+    if ro["tie_rate"]:
+        t = ro["tie_rate"]
+        print(f"  roll-off ties {100 * t['rate']:.1f}% [{100 * t['lo']:.1f}, {100 * t['hi']:.1f}] over {ro['attempts']} attempts"
+              f" (exact for independent dice: {100 * ro['exact_tie_probability']:.1f}%, {ro['exact_rolls_per_rolloff']:.2f} rolls per roll-off)")
     return 0
