@@ -51,6 +51,7 @@ def classify(
     requirements: list[str] | tuple[str, ...] = (),
     ctx: RequirementContext | None = None,
     placed: bool = False,
+    templates: tuple | list = (),
 ) -> Outcome:
     ctx = ctx or RequirementContext(board=board, rules=rules)
     face_i, tilt = die.reading_face(rest.orientation_xyzw)
@@ -112,4 +113,8 @@ def classify(
             out.effects.append("insta-kill")
     if others:
         out.effects.append("leaning-on:" + ",".join(sorted(others)))
+    if templates:  # templates on the board (sim.template.PlacedTemplate): full / partial / stacked, Armor
+        from .template_rules import apply_templates
+
+        out = apply_templates(out, rest, die, board, templates, rules)
     return out

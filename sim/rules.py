@@ -29,12 +29,14 @@ class RuleSet(Spec):
     slow_token_damage: int = 2
     # Extra damage on the section holding a Fire token (Malevolent Magma, Melissa's ability).
     fire_token_bonus: int = 2
-    # Partial-template rule: "base" (Malevolent Magma: resolve as what is below), or "a", "b", "c"
-    # (Fire at Will's three options; see docs/rules.md). Used by templates.
-    partial_template: str = "base"
+    # Partial-template rule (sim/template_rules.py, docs/templates.md): "base" (Malevolent Magma:
+    # resolve as what is below, a lower template included), "expansion" (Fire at Will / Big Wave /
+    # Rock and Roll cases a-b-c: board -> normal, table -> miss, only templates -> the top one), or
+    # the house rules "a" (every partial landing is a normal throw), "b" (a miss), "c" (the template).
+    partial_template: Literal["base", "expansion", "a", "b", "c"] = "base"
     # Armor wording: "base" (Malevolent Magma: a die on Armor is a hit for 0 and removes it) or
     # "rock-and-roll" (deals 1 and removes it).
-    armor: str = "base"
+    armor: Literal["base", "rock-and-roll"] = "base"
     # Slime placement: "best", "worst", or "random" position along the indicated curve.
     slime_choice: Literal["best", "worst", "random"] = "best"
 

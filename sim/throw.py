@@ -262,7 +262,7 @@ class Thrower:
             ph.set_state(name, r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
         rests, trace = self._run(active)
         outcomes = [
-            classify(rest, die, self.scenario.board, trace, self.scenario.rules, self.scenario.requirements, self.ctx, placed=placed)
+            classify(rest, die, self.scenario.board, trace, self.scenario.rules, self.scenario.requirements, self.ctx, placed=placed, templates=getattr(self, "templates", ()))
             for rest, die in zip(rests, self.scenario.dice)
         ]
         from .special_dice import apply_effects  # props' and special dice's effects on the outcomes

@@ -1,0 +1,156 @@
+"""`dfsim place ... --template NAME:X,Y,YAW`: put templates on the board (stacking allowed), then the die.
+
+Templates are laid flat, face up, in the order given, each dropped 1 mm above whatever is under its
+outline (the board, the table, templates placed before it), and left to settle; then the die is put
+at (X, Y) just above the highest surface under it and classified with the templates on the board.
+The world is the scenario's own (table, board mesh, dice) plus one body per template; it is built
+fresh for the command (the per-process thrower of the scenario is left untouched). The board's
+mesh margin is set to 0 in this world so templates and dice rest at their true heights (DESIGN §8).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from shapely.geometry import MultiPoint
+
+from .flip import add_template_body, zero_board_margin
+from .release import Release
+from .template import PlacedTemplate, TemplateSpec, flat_pose, load_template, parse_template_arg
+
+DROP_M = 0.001
+
+
+@dataclass
+class TemplatePose:
+    name: str
+    x_mm: float
+    y_mm: float
+    yaw_deg: float = 0.0
+
+
+def parse_templates(items: list[str]) -> list[TemplatePose]:
+    return [TemplatePose(*parse_template_arg(t)) for t in items]
+
+
+def _ids(specs: list[TemplateSpec]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for s in specs:
+        seen[s.name] = seen.get(s.name, 0) + 1
+        out.append(s.name if seen[s.name] == 1 else f"{s.name}-{seen[s.name]}")
+    return out
+
+
+def settle(ph, names: list[str], max_time_s: float = 3.0, hold_s: float = 0.1) -> None:
+    """Step until every named body is at rest (or the time cap)."""
+    c = ph.client
+    bodies = [ph.body(n) for n in names]
+    still = 0.0
+    for _ in range(int(max_time_s / ph.dt)):
+        ph.step()
+        moving = False
+        for b in bodies:
+            v, w = c.getBaseVelocity(b)
+            if v[0] ** 2 + v[1] ** 2 + v[2] ** 2 > 1e-6 or w[0] ** 2 + w[1] ** 2 + w[2] ** 2 > 0.05:
+                moving = True
+                break
+        still = 0.0 if moving else still + ph.dt
+        if still >= hold_s:
+            return
+
+
+def build_scene(scenario, poses: list[TemplatePose]):
+    """A fresh Thrower for `scenario` with the templates laid on its board; returns (thrower, placed)."""
+    from .throw import Thrower
+
+    specs = [load_template(p.name) for p in poses]
+    th = Thrower(scenario)
+    ph = th.physics
+    board = scenario.board
+    if board is not None:
+        zero_board_margin(ph)
+    ids = _ids(specs)
+    for tid, spec in zip(ids, specs):
+        add_template_body(ph, spec, f"template:{tid}")
+    ph.finalize_materials()
+    for name in th.die_names:
+        ph.park(name)
+    placed: list[PlacedTemplate] = []
+    for tid, spec, pose in zip(ids, specs, poses):
+        pos, q = flat_pose(spec, pose.x_mm, pose.y_mm, pose.yaw_deg, 0.0)
+        local = PlacedTemplate(tid, spec, pos, q)
+        base = 0.0
+        if board is not None and board.surface.intersects(local.footprint):
+            base = board.thickness_m
+        for other in placed:
+            if other.footprint.intersects(local.footprint):
+                base = max(base, other.top_z_m)
+        start = (pos[0], pos[1], base + spec.thickness_m / 2 + DROP_M)
+        ph.set_state(f"template:{tid}", start, q)
+        settle(ph, [f"template:{t.id}" for t in placed] + [f"template:{tid}"])
+        placed = [_read(ph, t.id, t.spec) for t in placed] + [_read(ph, tid, spec)]
+    th.templates = placed
+    return th, placed
+
+
+def _read(ph, tid: str, spec: TemplateSpec) -> PlacedTemplate:
+    p, q = ph.die_pose(f"template:{tid}")
+    return PlacedTemplate(tid, spec, tuple(float(v) for v in p), tuple(float(v) for v in q))
+
+
+def place_die(th, placed: list[PlacedTemplate], x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None,
+              drop_mm: float = 1.0):
+    """Like Thrower.place, but the die starts above the highest template under it."""
+    from .die import quat_to_matrix
+    from .errors import SpecError
+
+    die = th.scenario.dice[0]
+    if up is None:
+        q = die.orientation_with_face(0, up=die.reading_rule == "top", yaw_deg=yaw_deg)
+    else:
+        try:
+            fi = die.face_index(up)
+        except KeyError:
+            raise SpecError(die.source, "faces", f"die has no face labelled '{up}' (faces: {', '.join(die.faces)})") from None
+        q = die.orientation_with_face(fi, up=die.reading_rule == "top", yaw_deg=yaw_deg)
+    pts = die.collision_points_m @ quat_to_matrix(q).T
+    foot = MultiPoint([tuple(p) for p in pts[:, :2] + np.array([x_m, y_m])]).convex_hull
+    board = th.scenario.board
+    z_surface = 0.0
+    if board is not None and board.surface.intersects(foot):
+        z_surface = board.thickness_m
+    for t in placed:
+        if t.footprint.intersects(foot):
+            z_surface = max(z_surface, t.top_z_m)
+    z = z_surface - pts[:, 2].min() + drop_mm * 1e-3
+    rel = Release((x_m, y_m, z), (0.0, 0.0, 0.0), tuple(float(v) for v in q), (0.0, 0.0, 0.0))
+    return th.throw_releases([rel], placed=True)
+
+
+def place_with_templates(scenario, args, template_args: list[str]):
+    """The `dfsim place --template ...` path (called by sim.cli.cmd_place)."""
+    poses = parse_templates(template_args)
+    th, placed = build_scene(scenario, poses)
+    res = place_die(th, placed, args.x * 1e-3, args.y * 1e-3, getattr(args, "yaw", 0.0) or 0.0, getattr(args, "up", None))
+    # where the templates ended up (after settling; the die may have nudged them)
+    out_templates = []
+    for t in placed:
+        p, q = th.physics.die_pose(t.body_name)
+        out_templates.append({
+            "id": t.id, "template": t.spec.name,
+            "position_mm": [round(float(v) * 1e3, 3) for v in p],
+            "yaw_deg": round(math.degrees(2 * math.atan2(q[2], q[3])), 3),
+        })
+    res.templates_json = out_templates
+    _orig = res.to_json
+
+    def to_json() -> dict:
+        d = _orig()
+        d["templates"] = out_templates
+        return d
+
+    res.to_json = to_json
+    return res
