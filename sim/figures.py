@@ -115,7 +115,8 @@ def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str) -> Pat
     n = len(panels)
     cols = min(n, 3)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 4.4 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols + 1.2, 4.0 * rows + 0.4), squeeze=False,
+                             layout="constrained")
     extent = max((p["board"].radius_m * 1e3 if p["board"] is not None else 300.0) for p in panels) * 1.35
     hbs = []
     for ax, p in zip(axes.flat, panels, strict=False):
@@ -141,7 +142,7 @@ def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str) -> Pat
         norm = LogNorm(vmin=1, vmax=max(top, 2.0))
         for h in hbs:
             h.set_norm(norm)
-        cb = fig.colorbar(hbs[-1], ax=axes.ravel().tolist(), shrink=0.8, pad=0.02)
+        cb = fig.colorbar(hbs[-1], ax=axes.ravel().tolist(), shrink=0.8)
         cb.set_label("throws resting in each hexagon (log scale; border hexagons\nalso hold the throws that went farther)",
                      fontsize=8)
     fig.suptitle(title, fontsize=11)
