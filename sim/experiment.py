@@ -26,7 +26,8 @@ from .errors import SpecError, from_validation_error
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 RATE_SIMPLE = ("hit", "miss", "insta_kill", "cocked")
 RATE_PREFIXES = ("result:", "reason:", "section:", "face:")
-SETTING_KEYS = ("board", "dice", "shots", "skill", "rules", "overrides")
+SETTING_KEYS = ("board", "dice", "shots", "skill", "rules", "overrides", "physics", "materials", "templates")
+MERGED_KEYS = ("rules", "overrides", "physics")  # a variant's entries are merged key by key onto the defaults
 FORMAT_VERSION = 1
 
 RuleValue = bool | int | float | str
@@ -61,6 +62,11 @@ class Settings(_Model):
     skill: str | None = None
     rules: dict[str, RuleValue] | None = None
     overrides: dict[str, float] | None = None
+    physics: dict[str, RuleValue] | None = None  # PhysicsSettings options (sim/physics.py), merged like rules
+    materials: str | None = None  # material table: built-in name or path
+    # templates on the board: laid { name, x_mm, y_mm, yaw_deg } or { name, flip = true, ... }
+    # (sim/template_scene.py); a variant's list replaces the defaults' list
+    templates: list[dict[str, Any]] | None = None
 
     _list = field_validator("dice", "shots", mode="before")(_as_list)
 
@@ -79,7 +85,7 @@ class Settings(_Model):
 
 
 class Variant(Settings):
-    """A named change to the defaults; `rules` and `overrides` are merged key by key onto them."""
+    """A named change to the defaults; `rules`, `overrides` and `physics` are merged key by key onto them."""
 
     name: str
     description: str = ""
@@ -269,7 +275,7 @@ def _merge(defaults: Settings, variant: Settings | None) -> dict[str, Any]:
     for k in SETTING_KEYS:
         base = getattr(defaults, k)
         over = getattr(variant, k) if variant is not None else None
-        if k in ("rules", "overrides"):
+        if k in MERGED_KEYS:
             merged = dict(base or {})
             merged.update(over or {})
             out[k] = merged
@@ -297,13 +303,13 @@ def _scenario_inputs(settings: dict[str, Any], base_dir: Path | None) -> dict[st
             continue
         if k in ("dice", "shots"):
             v = [_localise(x, base_dir) for x in v]
-        elif k in ("board", "skill"):
+        elif k in ("board", "skill", "materials"):
             v = _localise(v, base_dir)
         inputs[k] = v
     return inputs
 
 
-_KINDS = {"board": "board", "skill": "skill", "dice": "die", "shots": "shot"}
+_KINDS = {"board": "board", "skill": "skill", "dice": "die", "shots": "shot", "materials": "material"}
 _SETTING_PROBLEMS = ("unknown key", "unknown component", "is not a table", "dotted path")
 
 
@@ -328,8 +334,9 @@ def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin:
     try:
         scenario_cls.build(**base, source=source)
     except SpecError as exc:
-        if exc.source.endswith("(rules)"):
-            raise SpecError(source, f"{origin}.rules.{exc.field}" if exc.field else f"{origin}.rules",
+        if exc.source.startswith(f"{source} (") and exc.source.endswith(")"):  # e.g. "<file> (rules)"
+            part = exc.source[len(source) + 2:-1]
+            raise SpecError(source, f"{origin}.{part}.{exc.field}" if exc.field else f"{origin}.{part}",
                             exc.problem) from None
         if exc.source == source:
             raise SpecError(source, f"{origin}.{exc.field}" if exc.field else origin, exc.problem) from None

@@ -176,9 +176,9 @@ def run_experiment(
     out = Path(out) if out is not None else Path("results") / exp.name
     Store.check(out, exp.hash, force)
     if isinstance(executor, str) and executor not in ("local", "dask"):
-        raise SpecError("--executor", "executor", f"unknown executor '{executor}' (local or dask)")
+        raise SpecError("command line", "--executor", f"unknown executor '{executor}' (local or dask)")
     if workers is not None and workers < 1:
-        raise SpecError("--workers", "workers", "must be at least 1")
+        raise SpecError("command line", "--workers", "must be at least 1")
     store = Store.prepare(out, exp, force)
 
     spec = exp.spec
@@ -345,7 +345,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run the experiment; SpecError (bad input) propagates to the CLI's main, which prints one line."""
     try:
         if args.scheduler and args.executor != "dask":
-            raise SpecError("--scheduler", "scheduler", "needs --executor dask")
+            raise SpecError("command line", "--scheduler", "needs --executor dask")
         res = run_experiment(
             args.experiment, out=args.out, workers=args.workers, executor=args.executor,
             scheduler=args.scheduler, force=args.force, quiet=args.quiet,

@@ -69,6 +69,10 @@ CASES = [
      "variants.0.overrides.shot.release.distance_mm", "greater than 0"),
     ("rule-value", GOOD + '[defaults.rules]\ncocked = "sometimes"\n', "defaults.rules.cocked", "count"),
     ("rule-unknown", GOOD + "[defaults.rules]\nnonsense = 1\n", "defaults.rules.nonsense", "unknown key"),
+    ("physics-range", GOOD + '[[variants]]\nname = "coarse"\nphysics = { step_hz = 5 }\n',
+     "variants.0.physics.step_hz", "greater than or equal to 60"),
+    ("unknown-template", GOOD + '[[variants]]\nname = "t"\ntemplates = [{ name = "nosuch", x_mm = 0, y_mm = 0 }]\n',
+     "variants.0.templates.0.name", "unknown template 'nosuch'"),
     ("sweep-no-setting", GOOD + "[sweep]\nvalues = [1, 2]\n", "sweep.setting", "required"),
     ("sweep-both", GOOD + '[sweep]\nsetting = "shot.release.distance_mm"\nvalues = [600]\nstart = 1\n',
      "sweep", "not both"),
@@ -124,7 +128,8 @@ def test_malformed_experiment_cli(tmp_path, capsys, case, text, field, words):
 
 def test_malformed_subprocess_no_traceback(tmp_path):
     """The installed command line: one line on stderr, exit 2, no traceback, no folder."""
-    path = _write(tmp_path, "variant-unknown-skill", CASES[21][1])
+    text = dict((c[0], c[1]) for c in CASES)["variant-unknown-skill"]
+    path = _write(tmp_path, "variant-unknown-skill", text)
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "sim.cli", "run", str(path), "--out", str(out)],
                        capture_output=True, text=True, timeout=120)

@@ -104,6 +104,28 @@ def test_dask_local_cluster_identical(exp_file, reference, tmp_path):
     _same(res.records, reference.records)
 
 
+def test_dask_scheduler_address_identical(exp_file, reference, tmp_path):
+    """--scheduler: connect to a running cluster (here one started by the test)."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        res = run_experiment(exp_file, out=tmp_path / "addr", executor="dask",
+                             scheduler=cluster.scheduler_address, quiet=True, figures=False)
+    _same(res.records, reference.records)
+
+
+def test_command_line_errors(exp_file, tmp_path, capsys):
+    from sim.cli import main
+
+    for argv, words in ((["--scheduler", "tcp://127.0.0.1:1"], "--scheduler: needs --executor dask"),
+                        (["--workers", "0"], "--workers: must be at least 1")):
+        out = tmp_path / "o"
+        assert main(["run", str(exp_file), "--out", str(out), "--quiet", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and words in err, err
+        assert not out.exists()
+
+
 def _chunks(out: Path) -> int:
     d = out / "chunks"
     return len(list(d.glob("c*.parquet"))) if d.is_dir() else 0
