@@ -181,6 +181,11 @@ class Jitter(Spec):
     yaw_sd_deg: float = Field(default=0.0, ge=0, le=45)
     tilt_sd_deg: float = Field(default=0.0, ge=0, le=45)
     speed_sd_frac: float = Field(default=0.0, ge=0, le=1)  # cup: cast speed
+    # A prop held by the thrower (Waterfall, Cup) is as steady as the thrower: its spreads above are
+    # those of a thrower whose skill has speed_sd_frac = `skill_reference_speed_sd_frac`, and scale
+    # with the scenario's skill (ratio of speed_sd_frac). Off for props held by someone else (Fire Ring).
+    scale_with_skill: bool = False
+    skill_reference_speed_sd_frac: float = Field(default=0.15, gt=0, le=1)
 
 
 class PropSpec(Spec):
@@ -493,6 +498,8 @@ class PropWorld:
         for pp in self.props.values():
             j = pp.spec.jitter
             z = rng.standard_normal(6) if rng is not None else np.zeros(6)
+            if j.scale_with_skill:
+                z = z * (self.scenario.skill.speed_sd_frac / j.skill_reference_speed_sd_frac)
             pp.position = pp.nominal_position + np.array([j.x_sd_mm * z[0], j.y_sd_mm * z[1], j.z_sd_mm * z[2]]) * MM
             pp.yaw_deg = pp.nominal_yaw_deg + j.yaw_sd_deg * z[3]
             pp.tilt_deg = pp.nominal_tilt_deg + j.tilt_sd_deg * z[4]

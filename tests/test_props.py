@@ -143,7 +143,7 @@ def test_smash_between_the_wall_pieces_passes_over_them_fails():
 
 def test_waterfall_die_slides_off_the_far_edge():
     th = Scenario.build(shots=["waterfall"]).thrower()
-    res = th.throw_releases([Release((-0.65, 0.0, 0.25), (0.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))])
+    res = th.throw_releases([Release((-0.60, 0.0, 0.25), (0.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))])
     assert res.outcome.requirements["waterfall"] == PASSED
     assert res.trace.first("die:0", "prop:waterfall") is not None
 
@@ -155,7 +155,7 @@ def test_waterfall_die_that_stops_on_the_ramp_fails(tmp_path):
     shot = shot.replace('props = ["waterfall"]', f'props = ["{tmp_path / "flat-waterfall.toml"}"]')
     (tmp_path / "shot.toml").write_text(shot)
     th = Scenario.build(shots=[str(tmp_path / "shot.toml")]).thrower()
-    o = th.throw_releases([Release((-0.65, 0.0, 0.25), (0.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))]).outcome
+    o = th.throw_releases([Release((-0.60, 0.0, 0.25), (0.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))]).outcome
     assert "prop:waterfall" in o.touching  # it rests on the ramp
     assert o.requirements["waterfall"] == FAILED and o.result == "miss"
 
@@ -278,3 +278,16 @@ def test_math_sanity_of_rotation():
 
     r = rot_matrix(0.0, 30.0)
     assert r @ np.array([1.0, 0, 0]) == pytest.approx([math.cos(math.radians(30)), 0, -math.sin(math.radians(30))])
+
+
+def test_props_held_by_the_thrower_are_as_steady_as_the_thrower():
+    tilts = {}
+    for skill in ("expert", "novice"):
+        th = Scenario.build(shots=["waterfall"], skill=skill).thrower()
+        ramp = th.ctx.props["waterfall"]
+        vals = []
+        for k in range(8):
+            th.props.start((3, k))
+            vals.append(ramp.tilt_deg - ramp.nominal_tilt_deg)
+        tilts[skill] = np.std(vals)
+    assert tilts["novice"] > 2 * tilts["expert"] > 0
