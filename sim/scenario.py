@@ -56,6 +56,7 @@ class Scenario:
     materials: MaterialTable
     description: dict = field(default_factory=dict)
     props: tuple = ()  # PropSpecs of all shots, each once (sim/prop.py, sim/combine.py)
+    templates: tuple = ()  # TemplateSetups: laid or flipped before each throw (sim/template_scene.py)
 
     @classmethod
     def build(
@@ -69,6 +70,7 @@ class Scenario:
         physics: dict | None = None,
         materials: str | Path = "default",
         source: str = "<scenario>",
+        templates: list | None = None,
     ) -> Scenario:
         if isinstance(dice, (str, Path)):
             dice = [dice]
@@ -130,6 +132,15 @@ class Scenario:
         }
         if props_raw:
             sc.description["props"] = props_raw
+        if templates:
+            from .template_scene import parse_setups
+
+            sc.templates = parse_setups(list(templates), source)
+            from .template import load_template
+
+            sc.description["templates"] = [
+                t.model_dump(mode="json") | {"spec": load_template(t.name).model_dump(mode="json")} for t in sc.templates
+            ]
         from .requirement import REGISTRY
 
         for s in sc.shots:
@@ -162,6 +173,8 @@ class Scenario:
         """The per-process Thrower for this scenario (built once, reused)."""
         from .throw import Thrower
 
+        if self.templates:
+            from .template_scene import TemplateThrower as Thrower  # noqa: N814
         t = _PROCESS_THROWERS.get(self.key)
         if t is None:
             t = Thrower(self)

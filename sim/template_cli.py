@@ -70,6 +70,12 @@ def cmd_flip(args) -> int:
     return 0
 
 
+def _template_report(args) -> int:
+    from .template_report import cmd_template_report
+
+    return cmd_template_report(args)
+
+
 def add_template_commands(sub) -> None:
     from . import cli
 
@@ -86,6 +92,12 @@ def add_template_commands(sub) -> None:
     f.add_argument("--aim", help="aim point X,Y in mm (default: the board centre)")
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.set_defaults(func=cmd_flip)
+
+    r = sub.add_parser("template-report", help="template odds of a finished template-odds run (table, JSON, figure)")
+    r.add_argument("out", help="the run's output folder (e.g. results/template-odds)")
+    r.add_argument("--json", action="store_true")
+    r.add_argument("--no-figure", action="store_true")
+    r.set_defaults(func=_template_report)
 
     pl = cli._place_parser[0]
     if pl is not None and not any("--template" in a.option_strings for a in pl._actions):
