@@ -219,7 +219,10 @@ def _load_extensions() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    _load_extensions()
+    from .physics import _silenced_c_output
+
+    with _silenced_c_output():  # extensions may import pybullet, whose C code prints on import
+        _load_extensions()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -200,6 +200,20 @@ class DieSpec(Spec):
         g = _sphere_points(r)
         return np.vstack([p + g for p in shrunk])
 
+    def engine_points_m(self, margin_m: float) -> np.ndarray:
+        """Collision points for an engine that adds `margin_m` all round a convex hull (Bullet does):
+        the hull is inset by the margin so that hull + margin is the die's true shape."""
+        r = self.edge_radius_mm * MM
+        v = self.vertices_m
+        inr = self.inradius_m
+        if r > margin_m:
+            shrunk = v * (inr - r) / inr
+            return np.vstack([p + _sphere_points(r - margin_m) for p in shrunk])
+        if self.shape == "cuboid":
+            half = np.abs(v).max(axis=0)
+            return v * (half - margin_m) / half
+        return v * (inr - margin_m) / inr
+
     @cached_property
     def inradius_m(self) -> float:
         """Smallest distance from the centre of mass to a face plane."""

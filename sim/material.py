@@ -24,7 +24,7 @@ class PairSpec(Spec):
     b: str
     friction: float = Field(gt=0, le=2.0)
     restitution: float = Field(ge=0, le=1.0)
-    rolling_friction: float = Field(default=0.0, ge=0, le=0.1)
+    contact_damping: float = Field(default=0.0, ge=0, le=1.0)  # die velocity damping while touching
 
 
 class MaterialTable(Spec):

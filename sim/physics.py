@@ -114,6 +114,8 @@ class Physics:
         self._names: dict[int, str] = {}
         self._ids: dict[str, int] = {}
         self._material_of: dict[str, str] = {}
+        self._die_specs: dict[str, DieSpec] = {}
+        self._drop_points: dict[str, list[tuple[float, float, float]]] = {}
         self.dt = 1.0 / self.settings.step_hz
         self.time_s = 0.0
         self.table_material = "wood"
@@ -125,30 +127,44 @@ class Physics:
         self._material_of[name] = material
         return body
 
-    def add_table(self, material: str) -> None:
-        shape = self.client.createCollisionShape(pb.GEOM_PLANE)
+    def add_table(self, material: str, half_size_m: float = 5.0, cutout=None) -> None:
+        """The table: a triangle-mesh slab with its top at z = 0, minus the board's footprint (`cutout`).
+
+        A GEOM_PLANE rebounds a die at ~0.25 even with zero restitution (penetration recovery); the mesh
+        follows the restitution asked. Under the board there is no table: the board's collision body
+        reaches down into the slab instead (see `board_mesh`), so a die that sinks into the 2 mm board
+        during a hard impact at 240 Hz is pushed back out by the board alone and never touches the
+        table through it (it did, before: rebounds on the board took the table's restitution).
+        """
+        verts, idx = table_mesh(half_size_m, cutout)
+        shape = self.client.createCollisionShape(pb.GEOM_MESH, vertices=verts.tolist(), indices=idx.tolist(), flags=pb.GEOM_CONCAVE_INTERNAL_EDGE)
         self.table_material = material
-        self._register("table", self.client.createMultiBody(0, shape), material)
+        body = self.client.createMultiBody(0, shape)
+        self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
+        self._register("table", body, material)
 
     def add_board(self, board: BoardSpec, name: str = "board") -> None:
         verts, idx = board_mesh(board)
         shape = self.client.createCollisionShape(
             pb.GEOM_MESH, vertices=verts.tolist(), indices=idx.tolist(), flags=pb.GEOM_CONCAVE_INTERNAL_EDGE
         )
-        self._register(name, self.client.createMultiBody(0, shape), board.material)
+        body = self.client.createMultiBody(0, shape)
+        self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
+        self._register(name, body, board.material)
 
     def add_die(self, die: DieSpec, name: str) -> int:
         c = self.client
         if die.shape == "cylinder" and die.edge_radius_mm == 0:
             shape = c.createCollisionShape(pb.GEOM_CYLINDER, radius=die.radius_mm * 1e-3, height=die.height_mm * 1e-3)
         else:
-            shape = c.createCollisionShape(pb.GEOM_MESH, vertices=die.collision_points_m.tolist())
+            shape = c.createCollisionShape(pb.GEOM_MESH, vertices=die.engine_points_m(COLLISION_MARGIN_M).tolist())
         body = c.createMultiBody(
             die.mass_kg, shape, basePosition=[0, 0, -10 - len(self._ids)], useMaximalCoordinates=True
         )
         c.changeDynamics(
             body,
             -1,
+            collisionMargin=COLLISION_MARGIN_M,
             linearDamping=0.0,
             angularDamping=0.0,
             localInertiaDiagonal=list(die.inertia_diagonal),
@@ -160,6 +176,7 @@ class Physics:
         info = c.getDynamicsInfo(body, -1)
         if abs(info[0] - die.mass_kg) > 1e-12 or max(abs(a - b) for a, b in zip(info[2], die.inertia_diagonal)) > 1e-15:
             raise RuntimeError(f"PyBullet did not take the mass/inertia of {name}: {info[0]}, {info[2]}")
+        self._die_specs[name] = die
         return self._register(name, body, die.material)
 
     def finalize_materials(self) -> float:
@@ -181,24 +198,62 @@ class Physics:
             return 0.0
         cf, ef = solve_coefficients(pairs_f, weights)
         ce, ee = solve_coefficients(pairs_e, weights)
-        # Rolling/spinning resistance: Bullet combines it as r_a * f_b + r_b * f_a. Dice get r = 0 and each
-        # surface r = pair_rolling / f_die, so a die on that surface gets exactly the pair's value (for the
-        # first die's material; a scene mixing die materials gets theirs approximately).
-        die_mats = [self._material_of[n] for n in self._ids if n.startswith("die")]
-        die_mat = die_mats[0] if die_mats else None
         for name, body in self._ids.items():
             m = self._material_of[name]
-            rolling = 0.0
-            if die_mat is not None and not name.startswith("die"):
-                pair = self.materials.pair(die_mat, m)
-                if pair is not None:
-                    rolling = pair.rolling_friction / cf.get(die_mat, 1.0)
-            self.client.changeDynamics(
-                body, -1, lateralFriction=cf.get(m, 1.0), restitution=ce.get(m, 1.0),
-                rollingFriction=rolling, spinningFriction=rolling,
-            )
+            self.client.changeDynamics(body, -1, lateralFriction=cf.get(m, 1.0), restitution=ce.get(m, 1.0))
+        # contact damping of each die against each body (applied by `set_contact_damping` during a throw)
+        self._damping: dict[tuple[str, str], float] = {}
+        for d in (n for n in self._ids if n.startswith("die")):
+            for other in self._ids:
+                pair = self.materials.pair(self._material_of[d], self._material_of[other])
+                if pair is not None and pair.contact_damping > 0 and other != d:
+                    self._damping[(d, other)] = pair.contact_damping
         self.material_error = max(ef, ee)
+        self._calibrate_rebounds()
         return self.material_error
+
+    def set_drop_points(self, name: str, xy_m: list[tuple[float, float]], top_m: float) -> None:
+        """Points over a static body where a die is dropped to calibrate its rebound (averaged: a die
+        landing across triangle edges rebounds differently from one landing inside a triangle)."""
+        self._drop_points[name] = [(float(x), float(y), float(top_m)) for x, y in xy_m]
+
+    def _calibrate_rebounds(self) -> None:
+        """Make each die-on-surface rebound what the material table says (DESIGN §8: nominal restitution is
+        not the rebound you get). For every static body with a drop point, a 10 cm flat drop of the first
+        die is bisected over that body's restitution, in this very world. Results are in `self.rebound`."""
+        self.rebound: dict[str, tuple[float, float]] = {}
+        dice = [n for n in self._ids if n in self._die_specs]
+        if not dice:
+            return
+        die = dice[0]
+        spec = self._die_specs[die]
+        for name, points in sorted(self._drop_points.items()):
+            pair = self.materials.pair(spec.material, self._material_of[name])
+            if pair is None:
+                continue
+            body = self._ids[name]
+            lo, hi = 0.0, 2.0  # restitution above 1 on one body is fine: the pair is a product with the die's
+            for _ in range(13):
+                mid = 0.5 * (lo + hi)
+                self.client.changeDynamics(body, -1, restitution=mid)
+                if self._mean_rebound(die, spec, points) < pair.restitution:
+                    lo = mid
+                else:
+                    hi = mid
+            value = 0.5 * (lo + hi)
+            self.client.changeDynamics(body, -1, restitution=value)
+            self.rebound[name] = (value, self._mean_rebound(die, spec, points))
+        self.park(die)
+
+    def _mean_rebound(self, die: str, spec: DieSpec, points) -> float:
+        return float(np.mean([drop_rebound(self, die, spec, x, y, top) for x, y, top in points]))
+
+    def contact_damping(self, die: str, touching) -> float:
+        """Damping a die gets while touching these bodies (the largest of their pair values)."""
+        return max((self._damping.get((die, o), 0.0) for o in touching), default=0.0)
+
+    def set_damping(self, die: str, value: float) -> None:
+        self.client.changeDynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
 
     # ---------------- state ----------------
     def body(self, name: str) -> int:
@@ -263,11 +318,59 @@ class Physics:
             pass
 
 
+TABLE_SLAB_M = 0.02
+# Bullet pads every shape by a collision margin (1 mm by default). We set it explicitly and build each
+# shape inset by it (die hulls shrunk, board and table tops lowered), so resting heights are true.
+COLLISION_MARGIN_M = 0.0005
+BOARD_CELL_M = 0.04
+DROP_HEIGHT_M = 0.10
+
+
+def drop_rebound(ph: Physics, die: str, spec: DieSpec, x: float, y: float, top: float) -> float:
+    """Rebound speed / impact speed of a flat 10 cm drop of `die` at (x, y) onto a surface at height `top`."""
+    from .die import quat_to_matrix
+
+    q = spec.orientation_with_face(len(spec.faces) - 1, up=False)
+    pts = spec.collision_points_m @ quat_to_matrix(q).T
+    ph.set_state(die, (x, y, top - pts[:, 2].min() + DROP_HEIGHT_M), q, (0, 0, 0), (0, 0, 0))
+    vz = []
+    for _ in range(int(0.3 * ph.settings.step_hz)):
+        ph.client.stepSimulation()
+        vz.append(ph.client.getBaseVelocity(ph.body(die))[0][2])
+    v = np.array(vz)
+    i = int(np.argmax(np.diff(v) > 0.05))
+    return float(v[i : i + int(0.1 * ph.settings.step_hz)].max() / -v[i]) if v[i] < 0 else 0.0
+
+
 def board_mesh(board: BoardSpec) -> tuple[np.ndarray, np.ndarray]:
-    """Closed triangle mesh of the cardboard (outline minus holes), extruded to its thickness."""
-    surf = board.surface
-    t = board.thickness_m
-    tris = shapely.constrained_delaunay_triangles(surf)
+    """Closed triangle mesh of the cardboard (outline minus holes), from inside the table slab up to its
+    thickness (the part below z = 0 fills the table's cut-out; only the 2 mm above it is visible)."""
+    return slab_mesh(board.surface, _grid_cells(board.surface, BOARD_CELL_M), -TABLE_SLAB_M, board.thickness_m - COLLISION_MARGIN_M)
+
+
+def table_mesh(half_size_m: float, cutout=None) -> tuple[np.ndarray, np.ndarray]:
+    """The table slab (top at z = 0, less the margin) minus `cutout`: 10 cm cells within 1 m of the
+    centre, 50 cm cells beyond (see `slab_mesh` for why cells)."""
+    h = half_size_m
+    rect = shapely.box(-h, -h, h, h)
+    region = rect.difference(cutout) if cutout is not None else rect
+    near = shapely.box(-1.0, -1.0, 1.0, 1.0)
+    cells = _grid_cells(near, 0.1) + [c.difference(near) for c in _grid_cells(rect, 0.5)]
+    return slab_mesh(region, cells, -TABLE_SLAB_M, -COLLISION_MARGIN_M)
+
+
+def _grid_cells(area, cell: float) -> list:
+    x0, y0, x1, y1 = area.bounds
+    nx, ny = int(np.ceil((x1 - x0) / cell - 1e-9)), int(np.ceil((y1 - y0) / cell - 1e-9))
+    return [shapely.box(x0 + i * cell, y0 + j * cell, x0 + (i + 1) * cell, y0 + (j + 1) * cell) for i in range(nx) for j in range(ny)]
+
+
+def slab_mesh(region, cells: list, z0: float, z1: float) -> tuple[np.ndarray, np.ndarray]:
+    """Closed triangle mesh of a flat region extruded from z0 to z1, its top and bottom triangulated
+    cell by cell. A constrained triangulation of a whole board or table is all slivers, and contacts on
+    sliver triangles gave rebounds that depended on where the die landed (0.14-0.61 for one value);
+    cells keep every triangle well shaped. Walls are built only along the region's own boundary, never
+    between cells, so nothing inside the slab can catch a die."""
     verts: list[tuple[float, float, float]] = []
     idx: list[int] = []
 
@@ -275,19 +378,25 @@ def board_mesh(board: BoardSpec) -> tuple[np.ndarray, np.ndarray]:
         verts.append((x, y, z))
         return len(verts) - 1
 
-    for tri in tris.geoms:
-        co = np.asarray(tri.exterior.coords)[:3]
-        if _signed_area(co) < 0:
-            co = co[::-1]
-        top = [add(x, y, t) for x, y in co]
-        bot = [add(x, y, 0.0) for x, y in co]
-        idx += top + bot[::-1]
-    polys = list(surf.geoms) if surf.geom_type == "MultiPolygon" else [surf]
+    for cell in cells:
+        piece = cell.intersection(region)
+        if piece.is_empty or piece.area < 1e-10:
+            continue
+        polys = [g for g in getattr(piece, "geoms", [piece]) if g.geom_type == "Polygon" and g.area > 1e-10]
+        for poly in polys:
+            for tri in shapely.constrained_delaunay_triangles(poly).geoms:
+                co = np.asarray(tri.exterior.coords)[:3]
+                if _signed_area(co) < 0:
+                    co = co[::-1]
+                top = [add(x, y, z1) for x, y in co]
+                bot = [add(x, y, z0) for x, y in co]
+                idx += top + bot[::-1]
+    polys = list(region.geoms) if region.geom_type == "MultiPolygon" else [region]
     for poly in polys:
         for ring in [poly.exterior, *poly.interiors]:
             co = np.asarray(ring.coords)
             for (x0, y0), (x1, y1) in zip(co[:-1], co[1:]):
-                a, b, c, d = add(x0, y0, 0.0), add(x1, y1, 0.0), add(x1, y1, t), add(x0, y0, t)
+                a, b, c, d = add(x0, y0, z0), add(x1, y1, z0), add(x1, y1, z1), add(x0, y0, z1)
                 idx += [a, b, c, a, c, d]
     return np.array(verts), np.array(idx, dtype=np.int64)
 

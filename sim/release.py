@@ -35,9 +35,14 @@ class Release:
     orientation_xyzw: tuple[float, float, float, float]
     spin_radps: tuple[float, float, float]
 
+    def __post_init__(self) -> None:
+        # Positions live on a 1 nm grid so that the millimetre form in JSON round-trips to the bit
+        # (`dfsim throw --release` replays a recorded throw exactly).
+        object.__setattr__(self, "position_m", tuple(_nm_grid(v) for v in self.position_m))
+
     def to_json(self) -> dict:
         return {
-            "position_mm": [round(v * 1e3, 9) for v in self.position_m],
+            "position_mm": [_mm(v) for v in self.position_m],
             "velocity_mps": list(self.velocity_mps),
             "orientation_xyzw": list(self.orientation_xyzw),
             "spin_radps": list(self.spin_radps),
@@ -71,11 +76,19 @@ class Release:
             raise SpecError(source, "orientation_xyzw", "quaternion has zero length")
         q = q / np.linalg.norm(q)
         return cls(
-            tuple(v * 1e-3 for v in vals["position_mm"]),
+            tuple(round(v * 1e6) / 1e9 for v in vals["position_mm"]),
             vals["velocity_mps"],
             tuple(float(t) for t in q),
             vals["spin_radps"],
         )
+
+
+def _nm_grid(v_m: float) -> float:
+    return round(float(v_m) * 1e9) / 1e9
+
+
+def _mm(v_m: float) -> float:
+    return round(float(v_m) * 1e9) / 1e6
 
 
 def random_quaternion(rng: np.random.Generator) -> tuple[float, float, float, float]:

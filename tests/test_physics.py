@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from sim.physics import GRAVITY
+from sim.die import quat_to_matrix
+from sim.physics import GRAVITY, drop_rebound
 from sim.release import Release
 from sim.scenario import Scenario
 
@@ -44,22 +45,41 @@ def test_free_flight_conserves_energy_and_spin(world):
     assert die.inertia_diagonal[0] == pytest.approx(die.inertia_diagonal[2])
 
 
-def test_drop_rebound_matches_material_table(world):
-    """A flat drop onto the board rebounds with the pair restitution we calibrated (within 25 %)."""
+@pytest.mark.parametrize("surface", ["cardboard", "wood"])
+def test_drop_rebound_matches_material_table(world, surface):
+    """Flat 10 cm drops rebound, on average, at the pair's stated coefficient of restitution. The engine
+    value is calibrated on 10 points per surface (Physics._calibrate_rebounds); this checks 30 others.
+    Tolerance: the spread between points is ~0.1 on wood (sd), so the mean of 30 is good to ~0.04."""
+    from shapely.geometry import Point
+
+    from sim.throw import calibration_points
+
     ph = world.physics
     die = world.scenario.dice[0]
-    e_pair = world.scenario.materials.pair(die.material, "cardboard").restitution
+    board = world.scenario.board
+    e_pair = world.scenario.materials.pair(die.material, surface).restitution
+    if surface == "cardboard":
+        pts, top = calibration_points(board.surface.buffer(-0.015), 30, seed=7), board.thickness_m
+    else:
+        ring = Point(0, 0).buffer(board.radius_m + 0.6).difference(Point(0, 0).buffer(board.radius_m + 0.05))
+        pts, top = calibration_points(ring, 30, seed=7), 0.0
+    rebounds = [drop_rebound(ph, "die:0", die, x, y, top) for x, y in pts]
+    assert np.mean(rebounds) == pytest.approx(e_pair, abs=0.04)
+
+
+def test_drop_impact_speed_is_free_fall(world):
+    ph = world.physics
+    die = world.scenario.dice[0]
     q = die.orientation_with_face(1)
-    z0 = 0.002 + die.inradius_m + 0.1
-    ph.set_state("die:0", (0.05, -0.05, z0), q, (0, 0, 0), (0, 0, 0))
+    pts = die.collision_points_m @ quat_to_matrix(q).T
+    ph.set_state("die:0", (0.6, 0.6, -pts[:, 2].min() + 0.1), q, (0, 0, 0), (0, 0, 0))
     vz = []
-    for _ in range(200):
+    for _ in range(100):
         ph.step()
         vz.append(ph.die_velocity("die:0")[0][2])
     vz = np.array(vz)
-    k = int(np.argmax(np.diff(vz) > 0.5))
-    ratio = -vz[k + 1] / vz[k]
-    assert ratio == pytest.approx(e_pair, rel=0.25)
+    k = int(np.argmax(np.diff(vz) > 0.05))
+    assert -vz[k] == pytest.approx(math.sqrt(2 * GRAVITY * 0.1), rel=0.02)
 
 
 def test_flat_drop_keeps_face_and_section(world):
@@ -81,8 +101,11 @@ def test_die_placed_over_a_hole_ends_in_it(world):
     res = world.place(hole.x, hole.y, up="blank")
     o = res.outcome
     assert o.result == "miss" and o.reason == "in-hole" and "table" in o.touching
-    # it sank to the table (centre at the inradius above z = 0), not bridging the hole
-    assert o.position_mm[2] < world.scenario.dice[0].inradius_m * 1e3 + 0.5 * board.thickness_mm
+    # it sank to the table: its lowest point is on the table (z = 0), not bridging the hole
+    die = world.scenario.dice[0]
+    low = (die.collision_points_m @ quat_to_matrix(o.orientation_xyzw).T)[:, 2].min() + o.position_mm[2] * 1e-3
+    assert abs(low) < 0.5e-3
+    assert math.dist(o.position_mm[:2], (hole.x * 1e3, hole.y * 1e3)) < 22.0
 
 
 def test_straight_drop_onto_board_is_no_bounce(world):
