@@ -68,7 +68,8 @@ def _human(res: dict) -> str:
     lines = [f"{res['result'].upper()} ({res['reason']})"]
     if res.get("section"):
         lines.append(f"  section {res['section']} (value {res['value']})")
-    lines.append(f"  face {res['face']}{'  [icon]' if res['icon'] else ''}{'  [cocked %.1f deg]' % res['tilt_deg'] if res['cocked'] else ''}")
+    cocked = "  [cocked {:.1f} deg]".format(res["tilt_deg"]) if res["cocked"] else ""
+    lines.append(f"  face {res['face']}{'  [icon]' if res['icon'] else ''}{cocked}")
     lines.append(f"  damage {res['damage']:g}{'  INSTA-KILL' if res.get('insta_kill') else ''}")
     lines.append("  rest at ({:.1f}, {:.1f}) mm, touching {}".format(res["position_mm"][0], res["position_mm"][1], ", ".join(res["touching"]) or "nothing"))
     if res.get("requirements"):

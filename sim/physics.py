@@ -27,6 +27,11 @@ import numpy as np
 import shapely
 from pydantic import Field
 
+from .board import BoardSpec
+from .die import DieSpec
+from .material import MaterialTable, solve_coefficients
+from .spec import Spec
+
 
 @contextlib.contextmanager
 def _silenced_c_output():
@@ -55,10 +60,6 @@ with _silenced_c_output():
     import pybullet as pb
     from pybullet_utils import bullet_client
 
-from .board import BoardSpec
-from .die import DieSpec
-from .material import MaterialTable, solve_coefficients
-from .spec import Spec
 
 GRAVITY = 9.81
 

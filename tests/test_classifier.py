@@ -40,8 +40,8 @@ def rest_at(die, x_mm, y_mm, face=0, yaw=0.0, touching=("board",), tilt_deg=0.0)
     return DieRest("die:0", (x_mm * 1e-3, y_mm * 1e-3, 0.01), tuple(q), frozenset(touching), "rest", 1.0)
 
 
-def go(die, rest, rules=RuleSet(), trace=None):
-    return classify(rest, die, BOARD, trace or bounced(), rules, ["bounce-before-board"])
+def go(die, rest, rules=None, trace=None):
+    return classify(rest, die, BOARD, trace or bounced(), rules or RuleSet(), ["bounce-before-board"])
 
 
 @pytest.mark.parametrize("name", ["d4", "d6", "d8", "d12", "hero-d8"])

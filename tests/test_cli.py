@@ -87,7 +87,7 @@ def test_check_bad_files(tmp_path, content, needle, capsys):
 def test_check_builtins_and_listings(capsys):
     from sim.datafiles import builtin_dir
 
-    for kind, sub in (("board", ""), ("die", "dice"), ("shot", ""), ("skill", "skills"), ("material", "materials")):
+    for kind in ("board", "die", "shot", "skill", "material"):
         d = builtin_dir(kind)
         for f in sorted(d.glob("*.toml")):
             code, out, err = run(["check", str(f)], capsys)
