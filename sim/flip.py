@@ -306,8 +306,11 @@ class FlipAttempt:
     status: str  # ok | turned-too-little | hangs-off | off-board | not-settled
     dice_removed: list[str] = field(default_factory=list)
     on_templates: list[str] = field(default_factory=list)
-    max_penetration_mm: float = 0.0
+    max_penetration_mm: float = 0.0  # deepest contact overlap in any step (transient, at impacts)
     time_s: float = 0.0
+    # lowest height of the centre above the board's top face while over the board: below 0 would mean
+    # the template went into or through the board (None: never over the board)
+    min_clearance_mm: float | None = None
 
     def to_json(self) -> dict:
         return {
@@ -319,6 +322,7 @@ class FlipAttempt:
             "dice_removed": self.dice_removed,
             "on_templates": self.on_templates,
             "max_penetration_mm": round(self.max_penetration_mm, 4),
+            "min_clearance_mm": None if self.min_clearance_mm is None else round(self.min_clearance_mm, 4),
             "time_s": round(self.time_s, 4),
         }
 
@@ -390,6 +394,10 @@ class FlipWorld:
             ph.add_die(die, name)
             self.dice[name] = die
         ph.finalize_materials()
+        from shapely.geometry import Point
+
+        # the centre is over the board inside this radius (the outline's nearest point to the origin)
+        self._inner_r = float(board.outline_geom.exterior.distance(Point(0.0, 0.0))) - 0.002
         self.placed: dict[str, PlacedTemplate] = {}
         for tid in self.specs:
             ph.park(f"template:{tid}")
@@ -517,6 +525,8 @@ class FlipWorld:
         status = "not-settled"
         max_pen = 0.0
         removed: list[str] = []
+        min_clear = math.inf  # lowest centroid height above the board top while over the board
+        inner_r2 = self._inner_r ** 2
         off_r = self.board.radius_m + float(np.max(np.linalg.norm(np.asarray(spec.local_outline.exterior.coords), axis=1))) + 0.01
         steps = int((p.max_time_s - t_flight) * p.step_hz)
         for _ in range(max(0, steps)):
@@ -548,6 +558,8 @@ class FlipWorld:
                     c.changeDynamics(body, -1, angularDamping=p.settle_angular_damping)
             v, w = c.getBaseVelocity(body)
             pos, _ = c.getBasePositionAndOrientation(body)
+            if pos[0] * pos[0] + pos[1] * pos[1] < inner_r2:
+                min_clear = min(min_clear, pos[2] - self.board.thickness_m)
             if not all(map(math.isfinite, (*pos, *v))) or pos[2] < -0.05 or math.hypot(pos[0], pos[1]) > 4.0:
                 status = "diverged"
                 break
@@ -591,7 +603,8 @@ class FlipWorld:
             st_out = "ok"
         if st_out in ("not-settled", "diverged"):
             st_out = "not-settled"
-        return FlipAttempt(math.degrees(turned), [x * 1e3 for x in pos], list(q), touching, st_out, removed, on_templates, max_pen * 1e3, t)
+        return FlipAttempt(math.degrees(turned), [x * 1e3 for x in pos], list(q), touching, st_out, removed, on_templates,
+                           max_pen * 1e3, t, min_clear * 1e3 if math.isfinite(min_clear) else None)
 
     def _touching(self, name: str) -> set[str]:
         return set(self.physics.touching(name)) - {name}
