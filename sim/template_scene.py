@@ -29,9 +29,15 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from .errors import SpecError
-from .flip import FLIP_SKILLS, FlipProfile, add_template_body, flip_template, zero_board_margin
+from .flip import (
+    FLIP_SKILLS,
+    FlipProfile,
+    add_template_body,
+    flip_template,
+    zero_board_margin,
+)
 from .outcome import DieRest
-from .placement import settle
+from .placement import settle, templates_on_prism
 from .spec import Spec
 from .template import PlacedTemplate, TemplateSpec, flat_pose, load_template
 from .template_rules import PARTIAL_OPTIONS, partial_counts
@@ -97,6 +103,8 @@ class TemplateThrower(Thrower):
                 self.pieces.append((tid, spec, setup))
         for tid, spec, _ in self.pieces:
             add_template_body(ph, spec, f"template:{tid}")
+        if scenario.board is not None and self.pieces:
+            templates_on_prism(ph, scenario.board, [f"template:{t}" for t, _, _ in self.pieces], self.die_names)
         ph.finalize_materials()
         for name in self.die_names:
             ph.park(name)

@@ -33,9 +33,9 @@ def test_stacked_templates_top_counts_and_icon_on_weak_point(capsys):
 
 
 def test_partial_on_board_and_rule_options(capsys):
-    # weak point (r = 35 mm) centred at x = 100. A die centred 3 mm beyond its edge tips over the
-    # edge onto the board: partly on the template, touching the board -> the section below.
-    args = ["--x", "138", "--y", "0", "--template", "weak-point:100,0,0"]
+    # weak point (r = 35 mm) centred at x = 100. A d8 centred 6.5 mm beyond its edge has one corner
+    # on it and tips onto the board: partly on the template, touching the board -> the section below.
+    args = ["--x", "141.5", "--y", "0", "--template", "weak-point:100,0,0"]
     base = _place(capsys, *args)
     assert base["partial_template"] is True
     assert "board" in base["touching"] and "template:weak-point" in base["touching"]
