@@ -131,6 +131,14 @@ def memory(n: int, chunk: int, workers: int) -> dict:
     return out
 
 
+def _loadavg() -> str | None:
+    """Other work on the machine skews timings: record the load around the measurements."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--throws", type=int, default=1000, help="throws for the speed measurements")
@@ -146,7 +154,7 @@ def main() -> None:
     if args.memory_child:
         memory_child(args.memory_child, args.chunk, args.workers)
         return
-    result: dict = {"machine_cores": len(__import__("os").sched_getaffinity(0))}
+    result: dict = {"machine_cores": len(__import__("os").sched_getaffinity(0)), "loadavg_before": _loadavg()}
     if not args.skip_speed:
         # alternate the configurations and keep each one's best run: this 2-core machine may be shared,
         # and interference only ever makes a run slower
@@ -175,6 +183,7 @@ def main() -> None:
         })
     if not args.skip_memory:
         result["memory_synthetic_engine"] = memory(args.memory_throws, max(args.chunk, 100), 2)
+    result["loadavg_after"] = _loadavg()
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:

@@ -15,6 +15,7 @@ import queue
 import signal
 import threading
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,6 +113,9 @@ def run_chunk(task: ChunkTask) -> pa.Table:
 def _worker_init() -> None:
     # Ctrl-C goes to the whole process group; only the parent decides what to do about it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # import the engine (PyBullet, numpy, shapely: ~1.5 s) now, in every worker at once, rather than
+    # when each worker gets its first chunk (which, for all but one, waits for the aim solve)
+    import sim.throw  # noqa: F401
 
 
 # --------------------------------------------------------------------------------------------
@@ -160,7 +164,11 @@ def default_workers() -> int:
 
 
 class LocalExecutor(Executor):
-    """A pool of worker processes on this machine (start method 'spawn': no inherited PyBullet state)."""
+    """A pool of worker processes on this machine (start method 'spawn': no inherited PyBullet state).
+
+    Built on concurrent.futures so that a worker that dies (a crash in native code, the OOM killer)
+    fails its chunk with BrokenProcessPool instead of leaving the run waiting forever.
+    """
 
     name = "local"
 
@@ -169,20 +177,33 @@ class LocalExecutor(Executor):
         self.workers = int(workers or default_workers())
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
-        ctx = mp.get_context(start_method)
-        self._pool = ctx.Pool(self.workers, initializer=_worker_init)
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(start_method),
+                                         initializer=_worker_init)
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
-        self._pool.apply_async(
-            fn,
-            (task,),
-            callback=lambda table, t=task: self._results.put((t, True, table)),
-            error_callback=lambda exc, t=task: self._results.put((t, False, f"{type(exc).__name__}: {exc}")),
-        )
+        fut = self._pool.submit(fn, task)
+        fut.add_done_callback(lambda f, t=task: self._done(t, f))
+
+    def _done(self, task: Any, fut) -> None:
+        if fut.cancelled():
+            return
+        exc = fut.exception()
+        if exc is None:
+            self._results.put((task, True, fut.result()))
+        else:
+            self._results.put((task, False, f"{type(exc).__name__}: {exc}"))
 
     def close(self) -> None:
-        self._pool.terminate()
-        self._pool.join()
+        """Stop at once: pending chunks are cancelled and running ones abandoned (workers are killed)."""
+        # concurrent.futures has no public way to stop running work before Python 3.14
+        # (terminate_workers); its process table has been `_processes` since 3.2
+        procs = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+        for p in procs:
+            p.join(timeout=10)
 
 
 class DaskExecutor(Executor):

@@ -141,7 +141,8 @@ def _start(exp_file: Path, out: Path) -> subprocess.Popen:
 def _wait_for_chunks(proc: subprocess.Popen, out: Path, n: int, timeout: float = 120) -> None:
     t0 = time.time()
     while _chunks(out) < n:
-        assert proc.poll() is None, "run ended before it could be interrupted"
+        if proc.poll() is not None:
+            pytest.fail(f"run ended (status {proc.returncode}) before it could be interrupted: {proc.stderr.read()}")
         assert time.time() - t0 < timeout
         time.sleep(0.05)
 
@@ -202,6 +203,26 @@ def synthetic_chunk(task):
                      "value": 10 if hit else -1, "face": "icon", "icon": True, "cocked": False,
                      "damage": 10.0 if hit else 0.0, "insta_kill": False, "x_mm": float(k), "y_mm": 0.0})
     return pa.Table.from_pylist(rows)
+
+
+def dying_chunk(task):
+    """Chunk 1 of cell 0 kills its worker process outright, as a crash in native code would."""
+    if task.cell == 0 and task.chunk == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return synthetic_chunk(task)
+
+
+def test_dead_worker_fails_the_run_instead_of_hanging(tmp_path):
+    from sim.executor import ChunkFailed
+
+    spec = parse_experiment({"name": "dies", "seed": 1, "throws": 40, "chunk_throws": 10})
+    t0 = time.time()
+    with pytest.raises(ChunkFailed, match="cell 0"):
+        run_experiment(spec, out=tmp_path / "o", workers=2, quiet=True, figures=False,
+                       _chunk_fn=dying_chunk, _prepare_fn=None)
+    assert time.time() - t0 < 60
+    assert json.loads((tmp_path / "o" / "manifest.json").read_text())["state"] == "failed"
+    assert not (tmp_path / "o" / "records.parquet").exists()
 
 
 def test_stopping_rule(tmp_path):
