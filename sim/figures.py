@@ -110,23 +110,45 @@ def _label_sections(ax, board) -> None:
 # figures
 
 
-def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str) -> Path:
-    """Rest positions over the board, one panel per cell. panels: name, board, x_mm, y_mm, hit_rate."""
+HEAT_BINS = 64  # square bins across the plotted square
+
+
+def heat_extent(boards: list) -> float:
+    """Half-width (mm) of the square shown around the board: the board and a margin for near misses."""
+    return max((b.radius_m * 1e3 if b is not None else 300.0) for b in boards) * 1.35
+
+
+def landing_counts(xy_batches, extent: float, bins: int = HEAT_BINS) -> np.ndarray:
+    """2-D histogram of rest positions, accumulated batch by batch (flat memory).
+
+    Positions beyond the square are clipped to its border bins, so every throw is counted.
+    """
+    counts = np.zeros((bins, bins))
+    edges = np.linspace(-extent, extent, bins + 1)
+    for x, y in xy_batches:
+        x, y = np.asarray(x, float), np.asarray(y, float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        x = np.clip(x[ok], -extent, extent * (1 - 1e-9))
+        y = np.clip(y[ok], -extent, extent * (1 - 1e-9))
+        counts += np.histogram2d(x, y, bins=[edges, edges])[0]
+    return counts
+
+
+def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str, extent: float) -> Path:
+    """Rest positions over the board, one panel per cell. panels: name, board, n, hit_rate, counts."""
     n = len(panels)
     cols = min(n, 3)
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols + 1.2, 4.0 * rows + 0.4), squeeze=False,
                              layout="constrained")
-    extent = max((p["board"].radius_m * 1e3 if p["board"] is not None else 300.0) for p in panels) * 1.35
-    hbs = []
+    top = max([float(p["counts"].max()) for p in panels] + [2.0])
+    norm = LogNorm(vmin=1, vmax=top)  # one colour scale for every panel, so panels compare
+    mesh = None
     for ax, p in zip(axes.flat, panels, strict=False):
         draw_board(ax, p["board"])
-        x, y = np.asarray(p["x_mm"], float), np.asarray(p["y_mm"], float)
-        ok = np.isfinite(x) & np.isfinite(y)
-        x, y = np.clip(x[ok], -extent, extent), np.clip(y[ok], -extent, extent)
-        if x.size:
-            hbs.append(ax.hexbin(x, y, gridsize=36, extent=(-extent, extent, -extent, extent), mincnt=1,
-                                 cmap="viridis", alpha=0.85, linewidths=0, zorder=4))
+        edges = np.linspace(-extent, extent, p["counts"].shape[0] + 1)
+        c = np.ma.masked_less(p["counts"].T, 1)
+        mesh = ax.pcolormesh(edges, edges, c, cmap="viridis", norm=norm, alpha=0.85, zorder=4, linewidth=0)
         ax.set_xlim(-extent, extent)
         ax.set_ylim(-extent, extent)
         ax.set_aspect("equal")
@@ -136,15 +158,10 @@ def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str) -> Pat
         ax.tick_params(labelsize=7)
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
-    if hbs:
-        # one colour scale for every panel, so panels compare
-        top = max(float(np.max(h.get_array())) for h in hbs)
-        norm = LogNorm(vmin=1, vmax=max(top, 2.0))
-        for h in hbs:
-            h.set_norm(norm)
-        cb = fig.colorbar(hbs[-1], ax=axes.ravel().tolist(), shrink=0.8)
-        cb.set_label("throws resting in each hexagon (log scale; border hexagons\nalso hold the throws that went farther)",
-                     fontsize=8)
+    if mesh is not None:
+        cb = fig.colorbar(mesh, ax=axes.ravel().tolist(), shrink=0.8)
+        cb.set_label(f"throws resting in each {2 * extent / HEAT_BINS:.0f} mm square (log scale; border\n"
+                     "squares also hold the throws that went farther)", fontsize=8)
     fig.suptitle(title, fontsize=11)
     fig.savefig(path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
@@ -282,25 +299,28 @@ def draw_figures(store, exp, summary: dict) -> list[Path]:
     fig_dir.mkdir(exist_ok=True)
     conf_label = f"{round(100 * exp.spec.confidence):g} %"
     out: list[Path] = []
-    picked = {c.index for c in _pick(exp.cells, MAX_PANELS)}
+    picked = [c for c in _pick(exp.cells, MAX_PANELS)]
     boards: dict[str, Any] = {}
-    panels = []
-    by_name = {v["name"]: v for v in summary["variants"]}
-    for c, table in store.iter_cell_columns(["x_mm", "y_mm"]):
-        if c not in picked:
-            continue
-        cell = exp.cells[c]
+    for cell in picked:
         if cell.key not in boards:
             boards[cell.key] = Scenario.build(**cell.inputs).board
+    extent = heat_extent(list(boards.values()))
+    counts = {cell.index: np.zeros((HEAT_BINS, HEAT_BINS)) for cell in picked}
+    for c, table in store.iter_cell_batches(["x_mm", "y_mm"]):
+        if c in counts:
+            xy = (table.column("x_mm").to_numpy(zero_copy_only=False), table.column("y_mm").to_numpy(zero_copy_only=False))
+            counts[c] += landing_counts([xy], extent)
+    by_name = {v["name"]: v for v in summary["variants"]}
+    panels = []
+    for cell in picked:
         s = by_name[cell.name]
         hr = s["hit_rate"]
-        panels.append({"name": cell.name, "board": boards[cell.key], "n": s["n"],
-                       "hit_rate": f"{100 * hr['rate']:.0f} %" if hr["rate"] is not None else "–",
-                       "x_mm": table.column("x_mm").to_numpy(zero_copy_only=False),
-                       "y_mm": table.column("y_mm").to_numpy(zero_copy_only=False)})
+        panels.append({"name": cell.name, "board": boards[cell.key], "n": s["n"], "counts": counts[cell.index],
+                       "hit_rate": f"{100 * hr['rate']:.0f} %" if hr["rate"] is not None else "–"})
     if panels:
         shown = "" if len(panels) == len(exp.cells) else f" — {len(panels)} of {len(exp.cells)} cells"
-        out.append(landing_heatmap(fig_dir / "landing.png", panels, f"{exp.name}: where the die came to rest{shown}"))
+        out.append(landing_heatmap(fig_dir / "landing.png", panels, f"{exp.name}: where the die came to rest{shown}",
+                                   extent))
     out.append(outcome_bars(fig_dir / "outcomes.png", summary, conf_label))
     out.append(section_bars(fig_dir / "sections.png", summary, conf_label))
     if summary["differences"]:

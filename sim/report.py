@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from .statistics import (
-    category_rates,
-    mean_interval,
+    mean_interval_from_moments,
     paired_mean_difference,
     paired_rate_difference,
+    rates_from_counts,
     wilson,
 )
 from .store import Store, write_json
@@ -28,41 +28,103 @@ COLUMNS = ["index", "result", "reason", "section", "value", "face", "damage", "i
 RESULT_ORDER = ("hit", "miss")
 
 
-def _none_if_blank(s: pd.Series) -> pd.Series:
-    return s.astype(object).where(~(s.isna() | (s.astype(str) == "")), None)
+def _labels(col: pd.Series) -> pd.Series:
+    """Category labels: missing or empty values become "none"."""
+    out = col.astype(object).where(col.notna(), "none").astype(str)
+    return out.where(out != "", "none")
 
 
-def cell_summary(df: pd.DataFrame, confidence: float) -> dict[str, Any]:
-    """Statistics of one cell's records (any DataFrame with the record columns)."""
-    n = len(df)
-    hit = (df["result"] == "hit").to_numpy(bool)
-    dmg = df["damage"].to_numpy(float)
-    out: dict[str, Any] = {
-        "n": n,
-        "first_index": int(df["index"].min()) if n else None,
-        "last_index": int(df["index"].max()) if n else None,
-        "hit_rate": wilson(int(hit.sum()), n, confidence).as_dict(),
-        "results": {k: r.as_dict() for k, r in category_rates(df["result"], confidence, RESULT_ORDER).items()},
-        "reasons": {k: r.as_dict() for k, r in category_rates(df["reason"], confidence).items()},
-        "sections": {k: r.as_dict() for k, r in category_rates(_none_if_blank(df["section"]), confidence).items()},
-        "values": _value_rates(df, confidence),
-        "faces": {k: r.as_dict() for k, r in category_rates(_none_if_blank(df["face"]), confidence).items()},
-        "insta_kill": wilson(int(df["insta_kill"].fillna(False).astype(bool).sum()), n, confidence).as_dict(),
-        "cocked": wilson(int(df["cocked"].fillna(False).astype(bool).sum()), n, confidence).as_dict(),
-        "damage": mean_interval(dmg, confidence, "t").as_dict(),
-    }
-    return out
+class CellStats:
+    """Statistics of one cell, accumulated batch by batch: memory does not grow with the number of
+    throws, apart from three small per-throw arrays kept for paired comparisons (index, hit, damage)."""
+
+    def __init__(self, stop_rate: str | None = None) -> None:
+        self.n = 0
+        self.counts: dict[str, dict[str, int]] = {k: {} for k in ("results", "reasons", "sections", "values", "faces")}
+        self.insta_kill = 0
+        self.cocked = 0
+        self.stop_rate = stop_rate
+        self.stop_count = 0
+        self._mean = 0.0
+        self._m2 = 0.0
+        self._index: list[np.ndarray] = []
+        self._hit: list[np.ndarray] = []
+        self._damage: list[np.ndarray] = []
+
+    def add(self, df: pd.DataFrame) -> None:
+        m = len(df)
+        if m == 0:
+            return
+        hit = (df["result"] == "hit").to_numpy(bool)
+        dmg = df["damage"].to_numpy(float)
+        section = _labels(df["section"])
+        value = pd.to_numeric(df["value"], errors="coerce") if "value" in df else pd.Series(np.nan, index=df.index)
+        counted = (section != "none") & value.notna() & (value >= 0)
+        value_label = pd.Series(
+            [str(int(v)) if ok else "none" for v, ok in zip(value.fillna(-1), counted, strict=True)], index=df.index
+        )
+        for key, col in (("results", _labels(df["result"])), ("reasons", _labels(df["reason"])),
+                         ("sections", section), ("values", value_label), ("faces", _labels(df["face"]))):
+            acc = self.counts[key]
+            for label, count in col.value_counts(sort=False).items():
+                acc[label] = acc.get(label, 0) + int(count)
+        self.insta_kill += int(df["insta_kill"].fillna(False).astype(bool).sum())
+        self.cocked += int(df["cocked"].fillna(False).astype(bool).sum())
+        if self.stop_rate is not None:
+            from .runner import rate_mask
+
+            self.stop_count += int(rate_mask(df, self.stop_rate).sum())
+        # pairwise update of the mean and the sum of squared deviations (Chan, Golub & LeVeque)
+        b_mean = float(dmg.mean())
+        b_m2 = float(((dmg - b_mean) ** 2).sum())
+        total = self.n + m
+        delta = b_mean - self._mean
+        self._mean += delta * m / total
+        self._m2 += b_m2 + delta * delta * self.n * m / total
+        self.n = total
+        self._index.append(df["index"].to_numpy(np.int64))
+        self._hit.append(hit)
+        self._damage.append(dmg)
+
+    def paired(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(throw index, hit, damage) of every throw, for paired differences."""
+        if not self._index:
+            return np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0)
+        return np.concatenate(self._index), np.concatenate(self._hit), np.concatenate(self._damage)
+
+    def summary(self, confidence: float) -> dict[str, Any]:
+        n = self.n
+        index = self.paired()[0]
+        values = self.counts["values"]
+        value_order = sorted((k for k in values if k != "none"), key=int)
+        out: dict[str, Any] = {
+            "n": n,
+            "first_index": int(index.min()) if n else None,
+            "last_index": int(index.max()) if n else None,
+            "hit_rate": wilson(self.counts["results"].get("hit", 0), n, confidence).as_dict(),
+            "results": _rates(self.counts["results"], n, confidence, RESULT_ORDER),
+            "reasons": _rates(self.counts["reasons"], n, confidence),
+            "sections": _rates(self.counts["sections"], n, confidence),
+            "values": _rates(values, n, confidence, value_order),
+            "faces": _rates(self.counts["faces"], n, confidence),
+            "insta_kill": wilson(self.insta_kill, n, confidence).as_dict(),
+            "cocked": wilson(self.cocked, n, confidence).as_dict(),
+            "damage": mean_interval_from_moments(n, self._mean, self._m2, confidence).as_dict(),
+        }
+        if self.stop_rate is not None:
+            out["stop_rate"] = {"rate": self.stop_rate, **wilson(self.stop_count, n, confidence).as_dict()}
+        return out
 
 
-def _value_rates(df: pd.DataFrame, confidence: float) -> dict[str, Any]:
-    """Share of throws counted in a section of each value ('none': not in any section)."""
-    if "value" not in df:
-        return {}
-    v = pd.to_numeric(df["value"], errors="coerce")
-    has = _none_if_blank(df["section"]).notna() & v.notna() & (v >= 0)
-    labels = [str(int(x)) if h else None for x, h in zip(v.fillna(-1), has, strict=True)]
-    order = [str(x) for x in sorted({int(x) for x, h in zip(v.fillna(-1), has, strict=True) if h})]
-    return {k: r.as_dict() for k, r in category_rates(labels, confidence, order).items()}
+def _rates(counts: dict[str, int], n: int, confidence: float, order=()) -> dict[str, Any]:
+    return {k: r.as_dict() for k, r in rates_from_counts(counts, n, confidence, order).items()}
+
+
+def cell_summary(df: pd.DataFrame, confidence: float = 0.95) -> dict[str, Any]:
+    """Statistics of one cell's records (any DataFrame with the record columns), as in summary.json."""
+    acc = CellStats()
+    acc.add(df)
+    return acc.summary(confidence)
 
 
 def summarize(store: Store, exp, stopped: dict[str, str] | None = None) -> dict[str, Any]:
@@ -70,22 +132,21 @@ def summarize(store: Store, exp, stopped: dict[str, str] | None = None) -> dict[
     spec = exp.spec
     conf = spec.confidence
     stopped = stopped or {}
+    stats: dict[int, CellStats] = {}
+    for c, table in store.iter_cell_batches(COLUMNS):
+        acc = stats.get(c)
+        if acc is None:
+            acc = stats[c] = CellStats(spec.stop.rate if spec.stop else None)
+        acc.add(table.to_pandas())
     cells_out: list[dict[str, Any]] = []
     paired: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # cell -> (index, hit, damage)
-    for c, table in store.iter_cell_columns(COLUMNS):
-        df = table.to_pandas()
+    for c, acc in stats.items():
         cell = exp.cells[c]
         s = {"name": cell.name, "variant": cell.variant, "sweep_value": cell.sweep_value,
              "scenario_key": cell.key, "stopped_by": stopped.get(cell.name, "throws")}
-        s.update(cell_summary(df, conf))
-        if spec.stop is not None:
-            from .runner import rate_mask
-
-            m = rate_mask(df, spec.stop.rate)
-            s["stop_rate"] = {"rate": spec.stop.rate, **wilson(int(m.sum()), len(df), conf).as_dict()}
+        s.update(acc.summary(conf))
         cells_out.append(s)
-        paired[c] = (df["index"].to_numpy(np.int64), (df["result"] == "hit").to_numpy(bool),
-                     df["damage"].to_numpy(float))
+        paired[c] = acc.paired()
 
     differences = _differences(exp, paired, conf)
     summary: dict[str, Any] = {

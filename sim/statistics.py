@@ -171,13 +171,32 @@ def category_rates(values: Iterable[object], confidence: float = CONFIDENCE, ord
     first (even with zero count); the rest follow by descending count, then name.
     """
     labels = [_label(v) for v in values]
-    n = len(labels)
     counts: dict[str, int] = {}
     for lab in labels:
         counts[lab] = counts.get(lab, 0) + 1
+    return rates_from_counts(counts, len(labels), confidence, order)
+
+
+def rates_from_counts(
+    counts: dict[str, int], n: int, confidence: float = CONFIDENCE, order: Iterable[str] = ()
+) -> dict[str, Rate]:
+    """category_rates for counts gathered elsewhere (e.g. streamed batch by batch)."""
     keys = list(dict.fromkeys(order))
     keys += sorted((k for k in counts if k not in keys), key=lambda k: (-counts[k], k))
     return {k: wilson(counts.get(k, 0), n, confidence) for k in keys}
+
+
+def mean_interval_from_moments(n: int, mean: float, m2: float, confidence: float = CONFIDENCE) -> Estimate:
+    """Student t interval from a count, a mean and the sum of squared deviations (streamed data)."""
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0, "t")
+    if n == 1:
+        return Estimate(mean, math.nan, math.nan, 1, "t")
+    sd = math.sqrt(max(m2, 0.0) / (n - 1))
+    if sd == 0.0:
+        return Estimate(mean, mean, mean, n, "t", sd)
+    half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / math.sqrt(n)
+    return Estimate(mean, mean - half, mean + half, n, "t", sd)
 
 
 def _label(v: object) -> str:

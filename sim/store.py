@@ -27,6 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -192,27 +193,31 @@ class Store:
     def records_path(self) -> Path:
         return self.root / RECORDS
 
-    def iter_cell_columns(self, columns: list[str]) -> Iterator[tuple[int, pa.Table]]:
-        """Yield (cell index, table of the requested columns) from the final records, one cell at a time."""
+    def iter_cell_batches(self, columns: list[str], batch_size: int = 65536) -> Iterator[tuple[int, pa.Table]]:
+        """Yield (cell index, table) pieces of the final records, in order, each within one cell.
+
+        Memory is bounded by batch_size rows whatever the size of the run.
+        """
         pf = pq.ParquetFile(self.records_path)
         have = set(pf.schema_arrow.names)
         cols = ["cell"] + [c for c in columns if c in have and c != "cell"]
-        current: int | None = None
-        parts: list[pa.Table] = []
-        for batch in pf.iter_batches(columns=cols, batch_size=65536):
+        for batch in pf.iter_batches(columns=cols, batch_size=batch_size):
             t = pa.Table.from_batches([batch])
             cells = t.column("cell").to_numpy()
-            start = 0
-            for i in range(1, len(cells) + 1):
-                if i == len(cells) or cells[i] != cells[start]:
-                    cell = int(cells[start])
-                    piece = t.slice(start, i - start)
-                    if current is not None and cell != current:
-                        yield current, pa.concat_tables(parts)
-                        parts = []
-                    current = cell
-                    parts.append(piece)
-                    start = i
+            cuts = np.flatnonzero(np.diff(cells)) + 1
+            for start, stop in zip(np.r_[0, cuts], np.r_[cuts, len(cells)], strict=True):
+                yield int(cells[start]), t.slice(int(start), int(stop - start))
+
+    def iter_cell_columns(self, columns: list[str]) -> Iterator[tuple[int, pa.Table]]:
+        """Yield (cell index, table of the requested columns), one whole cell at a time."""
+        current: int | None = None
+        parts: list[pa.Table] = []
+        for cell, piece in self.iter_cell_batches(columns):
+            if current is not None and cell != current:
+                yield current, pa.concat_tables(parts)
+                parts = []
+            current = cell
+            parts.append(piece)
         if current is not None:
             yield current, pa.concat_tables(parts)
 
