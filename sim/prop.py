@@ -107,6 +107,10 @@ class SplitWallShape(Spec):
     foot_height_mm: float = Field(gt=0, le=1000)
     gap_mm: float = Field(default=0.5, ge=0, le=100)
     mass_g: float = Field(gt=0, le=5000)  # per piece, foot included
+    # free = true: the pieces are loose bodies the die knocks apart. With two loose bodies in contact
+    # with the die, PyBullet's results depend on earlier throws in the same world (solver contact
+    # order; not resolved), so repeats of a throw can differ. free = false: fixed pieces.
+    free: bool = False
 
 
 class RampShape(Spec):
@@ -333,6 +337,8 @@ def static_mesh(spec: PropSpec, board=None) -> list[tuple[np.ndarray, np.ndarray
 
 
 # --------------------------------------------------------------- world ----
+_BUILDING = ("building",)  # start() marker while the world is being built
+
 @dataclass
 class PlacedProp:
     """A prop in the world: its spec and its pose for the current throw (metres, board frame)."""
@@ -391,11 +397,12 @@ class PropWorld:
         self._cups: list[PlacedProp] = []
         # (body name, local position, (parts, mass) to rebuild it per throw, or None) per dynamic piece
         self._dynamic: list[tuple[str, np.ndarray, Any]] = []
+        self._ticks = 0  # broadphase updates so far (steps, and collision detections run here)
         for spec in specs:
             if spec.name in self.props:
                 raise SpecError(spec.source, "name", f"two props are named '{spec.name}'")
             self.props[spec.name] = self._build(spec)
-        self.start(None)
+        self.start(_BUILDING)
 
     # ---- building ----
     def _build(self, spec: PropSpec) -> PlacedProp:
@@ -427,6 +434,20 @@ class PropWorld:
             pp.extra["discs"] = discs
             pp.position = np.zeros(3)
             pp.nominal_position = np.zeros(3)
+            return pp
+        if s.type == "split-wall" and not s.free:
+            t, w, h = s.thickness_mm, s.piece_width_mm, s.height_mm
+            fl, fh, g2 = s.foot_length_mm, s.foot_height_mm, s.gap_mm / 2
+            rot = pp.rotation
+            for k, side in enumerate((-1.0, 1.0)):
+                y0, y1 = sorted((side * g2, side * (g2 + w)))
+                panel = extrude(box(-t / 2, y0, t / 2, y1), 0.0, h)
+                yf0, yf1 = sorted((side * (g2 + w - t), side * (g2 + w)))
+                foot = extrude(box(-fl / 2, yf0, fl / 2, yf1), 0.0, fh)
+                for part, (v, i) in (("", panel), ("f", foot)):
+                    name = f"{base}:{k}{part}"
+                    self._static(name, v * MM, i, pos, matrix_to_quat(rot), spec.material)
+                    pp.bodies.append(name)
             return pp
         if s.type == "split-wall":
             for k, side in enumerate((-1.0, 1.0)):
@@ -493,7 +514,7 @@ class PropWorld:
     def start(self, draw: tuple[int, int] | None) -> None:
         """Put every prop at its placement for a throw: the nominal one (draw None, exact releases),
         or jittered by the throw's prop stream (seed, index)."""
-        rng = rng_for(draw[0], draw[1], STREAM_PROPS) if draw is not None else None
+        rng = rng_for(draw[0], draw[1], STREAM_PROPS) if draw not in (None, _BUILDING) else None
         c = self.physics.client
         for pp in self.props.values():
             j = pp.spec.jitter
@@ -511,25 +532,35 @@ class PropWorld:
             q = matrix_to_quat(pp.rotation)
             for name in pp.bodies:
                 c.resetBasePositionAndOrientation(self.physics.body(name), list(pp.position), list(q))
-        for name, lpos, rebuild in self._dynamic:
+        free = [(name, rebuild) for name, _, rebuild in self._dynamic if rebuild is not None]
+        if free and draw is not _BUILDING and self._ticks % 2:
+            # Bullet's dbvt broadphase alternates between two stages on every update, and the order in
+            # which the die's contacts with the free pieces are found depends on that parity: align
+            # it so every throw starts on the same stage.
+            c.performCollisionDetection()
+            self._ticks += 1
+        if free and draw is not _BUILDING:
+            # Free pieces are rebuilt for every throw: a reset body keeps cached contacts (warm-start
+            # impulses, manifold order) with the table and the die, so the next throw would depend on
+            # this one. All are removed (last first) before any is re-created, so the world's body
+            # array - and the solver's order - is the same for every throw.
+            ph, cl = self.physics, self.physics.client
+            params = {}
+            for name, _ in reversed(free):
+                old = ph.body(name)
+                info = cl.getDynamicsInfo(old, -1)
+                params[name] = (info[1], info[5])
+                cl.removeBody(old)
+                ph._names.pop(old, None)
+            for name, (parts, mass) in free:
+                body = self._compound(parts, mass)
+                cl.changeDynamics(body, -1, lateralFriction=params[name][0], restitution=params[name][1])
+                ph._register(name, body, ph._material_of[name])
+        for name, lpos, _ in self._dynamic:
             pp = self._owner(name)
             rot = pp.rotation
-            if rebuild is not None:
-                # free pieces are rebuilt for every throw: a reset body keeps its cached contacts
-                # (warm-start impulses) with the table, so the next throw would depend on this one
-                self._rebuild(name, *rebuild)
             self.physics.set_state(name, pp.position + rot @ lpos, matrix_to_quat(rot))
         self.before_step(0.0)
-
-    def _rebuild(self, name: str, parts, mass_kg: float) -> None:
-        ph, c = self.physics, self.physics.client
-        old = ph.body(name)
-        info = c.getDynamicsInfo(old, -1)
-        c.removeBody(old)
-        ph._names.pop(old, None)
-        body = self._compound(parts, mass_kg)
-        c.changeDynamics(body, -1, lateralFriction=info[1], restitution=info[5])
-        ph._register(name, body, ph._material_of[name])
 
     def _owner(self, body_name: str) -> PlacedProp:
         return self.props[body_name.split(":")[1]]
@@ -555,6 +586,7 @@ class PropWorld:
 
     def before_step(self, t: float) -> None:
         """Drive kinematic props (the cup) to their scripted pose and velocity at time t."""
+        self._ticks += 1
         for pp in self._cups:
             pos, rot, vel, w = self.cup_pose(pp, t)
             self.physics.set_state(pp.bodies[0], pos, matrix_to_quat(rot), vel, w)

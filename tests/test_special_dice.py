@@ -128,7 +128,7 @@ def test_volcano_crater_is_the_bullseye_and_icon_insta_kills():
 
 def test_volcano_rim_is_a_zero_section():
     # on the volcano's top rim, between the crater (28 mm) and the top edge (40 mm): 34 mm from its axis
-    th, res = _drop("volcano", -100.0 + 34.0, 100.0, 90.0, up=1)
+    th, res = _drop("volcano", -100.0 + 34.0, 100.0, 69.0, up=1)  # set down on the rim (top at 62 mm)
     o = res.outcome
     assert o.touching == ["prop:volcano"]
     assert o.result == "hit" and o.section == "volcano" and o.value == 0 and o.damage == 0
