@@ -4,9 +4,10 @@ Templates are laid flat, face up, in the order given, each dropped 1 mm above wh
 outline (the board, the table, templates placed before it), and left to settle; then the die is put
 at (X, Y) just above the highest surface under it and classified with the templates on the board.
 The world is the scenario's own (table, board mesh, dice) plus one body per template; it is built
-fresh for the command (the per-process thrower of the scenario is left untouched). The board's
-mesh margin is set to 0 in this world so dice rest at their true heights (DESIGN §8); templates
-rest on a convex prism of the board's outline that only they collide with (`templates_on_prism`).
+fresh for the command (the per-process thrower of the scenario is left untouched). Dice meet the
+board exactly as without templates (same mesh, same margin: the engine's own physics); templates
+rest on a convex prism of the board's outline that only they collide with (`templates_on_prism`),
+at their true height.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from shapely.geometry import MultiPoint
 
-from .flip import add_flip_board, add_template_body, zero_board_margin
+from .flip import add_flip_board, add_template_body
 from .release import Release
 from .template import PlacedTemplate, TemplateSpec, flat_pose, load_template, parse_template_arg
 
@@ -58,6 +59,47 @@ def templates_on_prism(ph, board, template_names: list[str], die_names: list[str
         c.setCollisionFilterPair(ph.body(n), prism, -1, -1, 0)
 
 
+def fit_template_materials(ph, names: list[str]) -> None:
+    """Friction / restitution for template bodies added to a world whose other bodies are final.
+
+    `Physics.finalize_materials` solves every body's factor at once (Bullet multiplies the two bodies'
+    values); re-solving with templates in the world would change the dice's and the board's factors
+    and so every throw. Instead each template gets the factor that best fits its own pairs (log least
+    squares) against the others' values as they are, so a throw that never touches a template is the
+    very throw of the same world without templates. Contact damping of the dice against templates
+    follows the material table as for any body."""
+    import math
+
+    c = ph.client
+    fixed = [n for n in ph.names() if n not in names]
+    info = {n: c.getDynamicsInfo(ph.body(n), -1) for n in fixed}
+    for n in names:
+        m = ph._material_of[n]
+        lf, le = [], []
+        self_pair = ph.materials.pair(m, m)
+        if self_pair is not None:
+            lf.append(0.5 * math.log(self_pair.friction))
+            le.append(0.5 * math.log(max(self_pair.restitution, 1e-3)))
+        for o in fixed:
+            if o.startswith("board:under"):
+                continue
+            pair = ph.materials.pair(m, ph._material_of[o])
+            if pair is None:
+                continue
+            w = 10 if o.startswith("die") else 1  # die-on-template pairs matter most
+            lf += [math.log(pair.friction) - math.log(max(info[o][1], 1e-9))] * w
+            le += [math.log(max(pair.restitution, 1e-3)) - math.log(max(info[o][5], 1e-9))] * w
+            if o.startswith("die") and pair.contact_damping > 0:
+                ph._damping[(o, n)] = pair.contact_damping
+        if lf:
+            c.changeDynamics(ph.body(n), -1, lateralFriction=math.exp(sum(lf) / len(lf)),
+                             restitution=math.exp(sum(le) / len(le)))
+    for n in ph.names():
+        if n.startswith("board:under"):  # the prism under templates feels like the board
+            b = info.get("board") or c.getDynamicsInfo(ph.body("board"), -1)
+            c.changeDynamics(ph.body(n), -1, lateralFriction=b[1], restitution=b[5])
+
+
 def settle(ph, names: list[str], max_time_s: float = 3.0, hold_s: float = 0.1) -> None:
     """Step until every named body is at rest (or the time cap)."""
     c = ph.client
@@ -84,14 +126,12 @@ def build_scene(scenario, poses: list[TemplatePose]):
     th = Thrower(scenario)
     ph = th.physics
     board = scenario.board
-    if board is not None:
-        zero_board_margin(ph)
     ids = _ids(specs)
     for tid, spec in zip(ids, specs):
         add_template_body(ph, spec, f"template:{tid}")
     if board is not None:
         templates_on_prism(ph, board, [f"template:{t}" for t in ids], th.die_names)
-    ph.finalize_materials()
+    fit_template_materials(ph, [f"template:{t}" for t in ids])
     for name in th.die_names:
         ph.park(name)
     placed: list[PlacedTemplate] = []

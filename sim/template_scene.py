@@ -34,10 +34,9 @@ from .flip import (
     FlipProfile,
     add_template_body,
     flip_template,
-    zero_board_margin,
 )
 from .outcome import DieRest
-from .placement import settle, templates_on_prism
+from .placement import fit_template_materials, settle, templates_on_prism
 from .spec import Spec
 from .template import PlacedTemplate, TemplateSpec, flat_pose, load_template
 from .template_rules import PARTIAL_OPTIONS, partial_counts
@@ -90,8 +89,6 @@ class TemplateThrower(Thrower):
     def __init__(self, scenario) -> None:
         super().__init__(scenario)
         ph = self.physics
-        if scenario.board is not None:
-            zero_board_margin(ph)
         self.pieces: list[tuple[str, TemplateSpec, TemplateSetup]] = []
         counts: dict[str, int] = {}
         for setup in scenario.templates:
@@ -105,7 +102,7 @@ class TemplateThrower(Thrower):
             add_template_body(ph, spec, f"template:{tid}")
         if scenario.board is not None and self.pieces:
             templates_on_prism(ph, scenario.board, [f"template:{t}" for t, _, _ in self.pieces], self.die_names)
-        ph.finalize_materials()
+        fit_template_materials(ph, [f"template:{t}" for t, _, _ in self.pieces])
         for name in self.die_names:
             ph.park(name)
         self.laid: dict[str, PlacedTemplate] = {}
@@ -129,6 +126,13 @@ class TemplateThrower(Thrower):
         self.templates: list[PlacedTemplate] = list(self.laid.values())
         self.last_flips: list = []
 
+    def _bare_scenario(self):
+        import dataclasses
+
+        sc = self.scenario
+        desc = {k: v for k, v in sc.description.items() if k != "templates"}
+        return dataclasses.replace(sc, templates=(), description=desc)
+
     def _aim_target(self) -> str | None:
         for tid, _spec, setup in self.pieces:
             if setup.aim and tid in self.laid:
@@ -140,7 +144,9 @@ class TemplateThrower(Thrower):
         fully or partly ON it (the board's own search counts board hits instead)."""
         target = self._aim_target()
         if target is None:
-            return super().nominal()
+            # aiming at the board as usual: the same technique as on the board without templates (solved
+            # there, so variants with and without templates throw the very same releases)
+            return self._bare_scenario().thrower().nominal()
         self._aiming_at = self.laid[target].spec.name
         try:
             return super().nominal()

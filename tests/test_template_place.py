@@ -69,3 +69,20 @@ def test_cli_lists_and_flips(capsys):
     assert json.loads(capsys.readouterr().out) == f  # same seed, same flip
     assert main(["place", "--x", "0", "--y", "0", "--template", "fireball:0"]) == 2
     assert "NAME:X,Y" in capsys.readouterr().err
+
+
+def test_templates_do_not_change_throws_that_miss_them(tmp_path):
+    """Paired comparisons: adding template bodies leaves the dice's physics alone (same friction and
+    restitution factors, same board mesh), so a throw that never meets a template is the same throw."""
+    from sim.scenario import Scenario
+
+    shot = tmp_path / "fixed.toml"
+    shot.write_text('name = "fixed"\nrequirements = ["bounce-before-board"]\n[release]\ndistance_mm = 650\n'
+                    'height_mm = 100\naim = "none"\nspeed_mps = 1.634\nelevation_deg = 25.0\nspin_rps = 4.0\n')
+    plain = Scenario.build(board="magma", dice=["hero-d8"], shots=[str(shot)]).thrower()
+    far = Scenario.build(board="magma", dice=["hero-d8"], shots=[str(shot)],
+                         templates=[{"name": "fireball", "x_mm": 0, "y_mm": 1500}]).thrower()
+    for k in range(4):
+        a, b = plain.throw(11, k).outcome, far.throw(11, k).outcome
+        assert "template:fireball" not in b.touching
+        assert a.position_mm == b.position_mm and a.orientation_xyzw == b.orientation_xyzw
