@@ -200,12 +200,6 @@ def add_flip_board(ph: Physics, board: BoardSpec, name: str = "board") -> int:
     return ph._register(name, body, board.material)
 
 
-def zero_board_margin(ph: Physics) -> None:
-    """The board's triangle mesh has a 1 mm collision margin by default (DESIGN §8): a 2 mm template
-    (or a die) would rest 1 mm too high on it. Worlds holding templates set it to 0."""
-    ph.client.changeDynamics(ph.body("board"), -1, collisionMargin=0.0)
-
-
 def lowest_z(spec: TemplateSpec, position_m, rot: np.ndarray) -> float:
     pts = spec.local_outline.exterior.coords
     xy = np.asarray(pts)[:-1]
