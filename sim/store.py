@@ -37,6 +37,7 @@ MANIFEST = "manifest.json"
 RECORDS = "records.parquet"
 CHUNK_DIR = "chunks"
 STORE_FORMAT = 1
+ROW_GROUP = 16384  # rows per row group of records.parquet
 _CHUNK_RE = re.compile(r"^c(\d{4,})-k(\d{6,})\.parquet$")
 # files and folders a run writes; --force removes exactly these, nothing else
 OWNED = (MANIFEST, RECORDS, CHUNK_DIR, "summary.json", "report.md", "figures",
@@ -171,19 +172,31 @@ class Store:
     def finalize(self, chunks: Iterable[tuple[int, int]]) -> Path:
         """Concatenate the given chunks, in the given (throw) order, into records.parquet, streaming."""
         chunks = list(chunks)
-        schemas = [pq.read_schema(self.chunk_path(c, k)) for c, k in chunks]
-        if not schemas:
+        if not chunks:
             raise ValueError("no records to write")
         # a column that is null throughout one chunk (e.g. 'section' when every throw missed) has type null
         # there; unify so every chunk is cast to one schema, keeping the first chunk's column order
-        schema = pa.unify_schemas(schemas, promote_options="permissive")
+        schema = pq.read_schema(self.chunk_path(*chunks[0]))
+        for c, k in chunks[1:]:
+            other = pq.read_schema(self.chunk_path(c, k))
+            if not other.equals(schema):
+                schema = pa.unify_schemas([schema, other], promote_options="permissive")
         target = self.root / RECORDS
         tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+        # gather chunks into row groups of about ROW_GROUP rows: one row group per small chunk would
+        # make the file's metadata (and the writer's memory) grow with the number of chunks
         with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+            pending: list[pa.Table] = []
+            rows = 0
             for c, k in chunks:
-                table = self.read_chunk(c, k)
-                table = _conform(table, schema)
-                writer.write_table(table)
+                table = _conform(self.read_chunk(c, k), schema)
+                pending.append(table)
+                rows += table.num_rows
+                if rows >= ROW_GROUP:
+                    writer.write_table(pa.concat_tables(pending), row_group_size=ROW_GROUP)
+                    pending, rows = [], 0
+            if pending:
+                writer.write_table(pa.concat_tables(pending), row_group_size=ROW_GROUP)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, target)
@@ -193,7 +206,7 @@ class Store:
     def records_path(self) -> Path:
         return self.root / RECORDS
 
-    def iter_cell_batches(self, columns: list[str], batch_size: int = 65536) -> Iterator[tuple[int, pa.Table]]:
+    def iter_cell_batches(self, columns: list[str], batch_size: int = 16384) -> Iterator[tuple[int, pa.Table]]:
         """Yield (cell index, table) pieces of the final records, in order, each within one cell.
 
         Memory is bounded by batch_size rows whatever the size of the run.
