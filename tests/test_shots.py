@@ -10,6 +10,7 @@ import pytest
 from sim.cli import main
 from sim.datafiles import builtin_names
 from sim.determinism import check_determinism
+from sim.release import Release
 from sim.requirement import REGISTRY
 from sim.scenario import Scenario
 from sim.shot import load_shot
@@ -40,7 +41,10 @@ def test_prop_shots_place_their_prop_and_report_every_requirement(shot, prop):
     assert [p.name for p in sc.props] == [prop]
     th = sc.thrower()
     assert any(n.startswith(f"prop:{prop}") for n in th.physics.names())
-    o = th.throw(1, 0).outcome
+    rel = sc.shot.release  # a plain release from the shot's hand position (the aimed solve is slow)
+    hand = (-rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, rel.height_mm * 1e-3)
+    speed = (1.2, 0.0, 0.4) if rel.aim != "none" else (0.0, 0.0, 0.0)
+    o = th.throw_releases([Release(hand, speed, (0, 0, 0, 1), (0, 0, 0))]).outcome
     assert set(o.requirements) == set(sc.requirements)
     assert all(v in ("passed", "failed", "touched") for v in o.requirements.values())
     assert o.result in ("hit", "miss", "void")
@@ -83,11 +87,15 @@ def test_props_are_part_of_the_scenario_key():
 
 
 def test_combined_shot_is_deterministic():
-    check_determinism(Scenario.build(shots=["fire-ring", "far"]), seed=2, throws=1)
+    # the Waterfall's release is not aimed (no aimed-release solve), and both props jitter per throw
+    sc = Scenario.build(shots=["waterfall", "fire-ring"])
+    assert [p.name for p in sc.props] == ["waterfall", "fire-ring"]
+    check_determinism(sc, seed=2, throws=2)
 
 
 def test_cli_combined_shot_and_exact_release(capsys):
-    assert main(["throw", "--shot", "firewall", "--shot", "far", "--seed", "1", "--json"]) == 0
+    over = {"position_mm": [-1450, 0, 300], "velocity_mps": [3.0, 0, 0.5], "orientation_xyzw": [0, 0, 0, 1], "spin_radps": [0, 0, 0]}
+    assert main(["throw", "--shot", "firewall", "--shot", "far", "--release", json.dumps(over), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out["requirements"]) == {"bounce-before-board", "firewall"}
     low = {"position_mm": [-750, 0, 12], "velocity_mps": [2.0, 0, 0], "orientation_xyzw": [0, 0, 0, 1], "spin_radps": [0, 0, 0]}
