@@ -168,8 +168,6 @@ def run_experiment(
     plain dict of the file's content. `out` defaults to results/<experiment name>/. Bad input raises
     sim.errors.SpecError before anything is written; Ctrl-C raises Interrupted with finished chunks kept.
     """
-    from .figures import draw_figures
-    from .report import summarize, write_report
 
     t0 = time.perf_counter()
     exp = resolve_experiment(path_or_spec, max_throws=max_throws)
@@ -180,6 +178,15 @@ def run_experiment(
     if workers is not None and workers < 1:
         raise SpecError("command line", "--workers", "must be at least 1")
     store = Store.prepare(out, exp, force)
+    try:
+        return _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_fn, _prepare_fn, t0)
+    finally:
+        store.close()
+
+
+def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_fn, _prepare_fn, t0) -> Results:
+    from .figures import draw_figures
+    from .report import summarize, write_report
 
     spec = exp.spec
     plans = [_CellPlan(chunk_bounds(spec.throws, exp.max_throws, spec.chunk_throws), spec.throws) for _ in exp.cells]

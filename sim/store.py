@@ -18,6 +18,7 @@ Layout::
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -34,6 +35,7 @@ import pyarrow.parquet as pq
 from .errors import SpecError
 
 MANIFEST = "manifest.json"
+LOCK = ".lock"
 RECORDS = "records.parquet"
 CHUNK_DIR = "chunks"
 STORE_FORMAT = 1
@@ -88,7 +90,7 @@ class Store:
                     f"this one {experiment_hash}); choose another --out or use --force to replace them",
                 )
             return
-        if any(root.iterdir()):
+        if any(not p.name.startswith(".") for p in root.iterdir()):
             raise SpecError(root, "--out", "is not empty and holds no dfsim results; use --force to write into it anyway")
 
     @classmethod
@@ -96,7 +98,10 @@ class Store:
         """Create (or reopen for resuming) the folder for a validated experiment."""
         root = Path(root)
         cls.check(root, experiment.hash, force)
-        if force and root.is_dir():
+        root.mkdir(parents=True, exist_ok=True)
+        store = cls(root, experiment.hash)
+        store._lock()
+        if force:
             old = root / MANIFEST
             same = False
             if old.is_file():
@@ -111,8 +116,6 @@ class Store:
                         shutil.rmtree(p)
                     elif p.exists():
                         p.unlink()
-        root.mkdir(parents=True, exist_ok=True)
-        store = cls(root, experiment.hash)
         store.chunk_dir.mkdir(exist_ok=True)
         for tmp in store.chunk_dir.glob(".*.tmp*"):  # left by a run killed mid-write
             tmp.unlink()
@@ -124,6 +127,23 @@ class Store:
         write_json(root / "experiment.resolved.json", experiment.resolved())
         store.write_manifest(experiment, state="running")
         return store
+
+    def _lock(self) -> None:
+        """Hold an exclusive lock on the folder while this run writes to it (released at exit, even kill -9)."""
+        fd = os.open(self.root / LOCK, os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise SpecError(self.root, "--out", "another dfsim run is writing to this folder") from None
+        self._lock_fd = fd
+
+    def close(self) -> None:
+        """Release the folder lock."""
+        fd = getattr(self, "_lock_fd", None)
+        if fd is not None:
+            os.close(fd)
+            self._lock_fd = None
 
     def write_manifest(self, experiment: Any, state: str, extra: dict | None = None) -> None:
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -73,8 +73,18 @@ def test_refusals(tmp_path):
 
 def test_prepare_cleans_leftover_temporaries(tmp_path):
     st = Store.prepare(tmp_path / "o", _Exp())
+    st.close()
     junk = st.chunk_dir / ".c0000-k000000.parquet.tmp999"
     junk.write_bytes(b"half a file")
-    Store.prepare(tmp_path / "o", _Exp())
+    Store.prepare(tmp_path / "o", _Exp()).close()
     assert not junk.exists()
     assert st.done_chunks() == set()
+
+
+def test_one_run_per_folder(tmp_path):
+    """A second run into a folder another run is writing to is refused; the lock dies with its holder."""
+    first = Store.prepare(tmp_path / "o", _Exp())
+    with pytest.raises(SpecError, match="another dfsim run"):
+        Store.prepare(tmp_path / "o", _Exp())
+    first.close()
+    Store.prepare(tmp_path / "o", _Exp()).close()
