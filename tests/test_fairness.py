@@ -15,12 +15,17 @@ def test_free_roll_faces_are_uniform(die):
     sc = Scenario.build(shots=["roll"], dice=[die])
     th = sc.thrower()
     counts = Counter()
-    cocked = 0
+    cocked = void = 0
     for k in range(N[die]):
         o = th.throw(314, k).outcome
+        if o.result == "void":  # not settled: recorded as its own outcome, never read as a face
+            void += 1
+            continue
         assert o.result == "roll"
         counts[o.face] += 1
         cocked += o.cocked
+    # known engine artefact (docs/physics.md): a tumbling die can wedge into the table mesh and never settle
+    assert void <= 0.01 * N[die]
     faces = sc.dice[0].faces
     obs = [counts[f] for f in faces]
     stat, p = chisquare(obs)
