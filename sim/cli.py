@@ -234,7 +234,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("dfsim: interrupted\n")
         return 130
+    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # `python -m sim.cli`: run the imported module's main, so that extension hooks (which import
+    # sim.cli) see the same parser objects as the command they extend
+    from sim.cli import main as _main
+
+    raise SystemExit(_main())
