@@ -14,7 +14,7 @@ Measures, in one run on this machine:
    while a worker's memory per chunk does not depend on N. Peak RSS of the parent and of the
    largest worker, from getrusage, measured in a fresh subprocess for N/10 and N throws.
 
-    python benchmarks/runner_bench.py                     # defaults: N = 1000, memory N = 100000
+    python benchmarks/runner_bench.py                     # defaults: N = 3000, memory N = 100000
     python benchmarks/runner_bench.py --throws 200 --memory-throws 20000 --json bench.json
 
 The 1-worker and 2-worker runs include the per-run fixed cost (worker start-up and imports, world
@@ -141,7 +141,7 @@ def _loadavg() -> str | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--throws", type=int, default=1000, help="throws for the speed measurements")
+    ap.add_argument("--throws", type=int, default=3000, help="throws for the speed measurements")
     ap.add_argument("--chunk", type=int, default=50)
     ap.add_argument("--memory-throws", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=2, help="runs of each speed measurement (best kept)")
