@@ -87,14 +87,7 @@ def _apply_prepared(thrower, prepared: dict[str, Any] | None) -> None:
     if not prepared or "nominal" not in prepared:
         return
     value = tuple(float(x) for x in prepared["nominal"])
-    setter = getattr(thrower, "set_nominal", None)
-    if setter is not None:
-        setter(value)
-        return
-    # The engine has no public setter yet: seed its per-process cache, keyed as Thrower.nominal keys it.
-    from . import throw as _throw
-
-    _throw._NOMINAL_CACHE.setdefault((thrower.scenario.key,), value)
+    thrower.set_nominal(value)
 
 
 def run_chunk(task: ChunkTask) -> pa.Table:

@@ -156,6 +156,12 @@ class Scenario:
         return json.loads(json.dumps(self.description, sort_keys=True, default=str))
 
     @cached_property
+    def aim_key(self) -> str:
+        """Hash of everything but the skill: what the aimed (nominal) release depends on."""
+        d = {k: v for k, v in self.description.items() if k != "skill"}
+        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    @cached_property
     def key(self) -> str:
         blob = json.dumps(self.description, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]

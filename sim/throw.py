@@ -183,7 +183,7 @@ class Thrower:
         aim = self.aim_point()
         if aim is None:
             return rel.speed_mps, rel.elevation_deg
-        key = (sc.key,)
+        key = self._nominal_key()
         if key in _NOMINAL_CACHE:
             return _NOMINAL_CACHE[key]
         hand, u, dist, edge_s = self._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
@@ -216,6 +216,15 @@ class Thrower:
         result = (best[1], best[2])
         _NOMINAL_CACHE[key] = result
         return result
+
+    def _nominal_key(self) -> tuple:
+        # the aimed release does not depend on the thrower's skill (reference throws are noise-free),
+        # so skill variants share one solve
+        return (self.scenario.aim_key, type(self).__name__, getattr(self, "_aiming_at", None))
+
+    def set_nominal(self, value: tuple[float, float]) -> None:
+        """Install an aimed release solved elsewhere (the runner solves it once per run for all workers)."""
+        _NOMINAL_CACHE[self._nominal_key()] = (float(value[0]), float(value[1]))
 
     def _make_release(self, speed, elev_deg, azim_deg, h, hand, u, q, spin_noise, spin_rps=None) -> Release:
         rel = self.scenario.shot.release
