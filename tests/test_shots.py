@@ -69,7 +69,7 @@ def test_combined_shots_merge_props_requirements_and_release():
     assert both.requirements == ["bounce-before-board", "firewall"]  # identical requirements count once
     assert [p.name for p in both.props] == ["firewall"]
     # the Firewall stands relative to the board, so stepping back does not move it
-    assert both.thrower().ctx.props["firewall"].position[0] == pytest.approx(-0.53)
+    assert both.thrower().ctx.props["firewall"].position[0] == pytest.approx(-0.32)
     twice = Scenario.build(shots=["firewall", "firewall"])
     assert twice.requirements == ["bounce-before-board", "firewall"] and len(twice.props) == 1
     many = Scenario.build(shots=["puddle", "fire-ring", "wrist", "jump"])
