@@ -15,11 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-from shapely.geometry import MultiPoint
-
 from .flip import add_flip_board, add_template_body
-from .release import Release
 from .template import PlacedTemplate, TemplateSpec, flat_pose, load_template, parse_template_arg
 
 DROP_M = 0.001
@@ -160,29 +156,7 @@ def _read(ph, tid: str, spec: TemplateSpec) -> PlacedTemplate:
 def place_die(th, placed: list[PlacedTemplate], x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None,
               drop_mm: float = 1.0):
     """Like Thrower.place, but the die starts above the highest template under it."""
-    from .die import quat_to_matrix
-    from .errors import SpecError
-
-    die = th.scenario.dice[0]
-    if up is None:
-        q = die.orientation_with_face(0, up=die.reading_rule == "top", yaw_deg=yaw_deg)
-    else:
-        try:
-            fi = die.face_index(up)
-        except KeyError:
-            raise SpecError(die.source, "faces", f"die has no face labelled '{up}' (faces: {', '.join(die.faces)})") from None
-        q = die.orientation_with_face(fi, up=die.reading_rule == "top", yaw_deg=yaw_deg)
-    pts = die.collision_points_m @ quat_to_matrix(q).T
-    foot = MultiPoint([tuple(p) for p in pts[:, :2] + np.array([x_m, y_m])]).convex_hull
-    board = th.scenario.board
-    z_surface = 0.0
-    if board is not None and board.surface.intersects(foot):
-        z_surface = board.thickness_m
-    for t in placed:
-        if t.footprint.intersects(foot):
-            z_surface = max(z_surface, t.top_z_m)
-    z = z_surface - pts[:, 2].min() + drop_mm * 1e-3
-    rel = Release((x_m, y_m, z), (0.0, 0.0, 0.0), tuple(float(v) for v in q), (0.0, 0.0, 0.0))
+    rel = th.place_release(x_m, y_m, yaw_deg, up, drop_mm, surfaces=tuple((t.footprint, t.top_z_m) for t in placed))
     return th.throw_releases([rel], placed=True)
 
 

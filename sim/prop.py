@@ -234,31 +234,10 @@ def matrix_to_quat(m: np.ndarray) -> tuple[float, float, float, float]:
 
 def extrude(poly, w0: float, w1: float) -> tuple[np.ndarray, np.ndarray]:
     """Closed triangle mesh of a polygon (with holes) in the (u, v) plane, extruded from w0 to w1.
-    Returns vertices as (u, v, w) and triangle indices."""
-    tris = shapely.constrained_delaunay_triangles(poly)
-    verts: list[tuple[float, float, float]] = []
-    idx: list[int] = []
+    Returns vertices as (u, v, w) and triangle indices (one cell: the board's mesher, uncut)."""
+    from .physics import slab_mesh
 
-    def add(u, v, w) -> int:
-        verts.append((u, v, w))
-        return len(verts) - 1
-
-    for tri in tris.geoms:
-        co = np.asarray(tri.exterior.coords)[:3]
-        x, y = co[:, 0], co[:, 1]
-        if 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) < 0:
-            co = co[::-1]
-        top = [add(u, v, w1) for u, v in co]
-        bot = [add(u, v, w0) for u, v in co]
-        idx += top + bot[::-1]
-    polys = list(poly.geoms) if poly.geom_type == "MultiPolygon" else [poly]
-    for p in polys:
-        for ring in [p.exterior, *p.interiors]:
-            co = np.asarray(ring.coords)
-            for (x0, y0), (x1, y1) in zip(co[:-1], co[1:]):
-                a, b, c, d = add(x0, y0, w0), add(x1, y1, w0), add(x1, y1, w1), add(x0, y0, w1)
-                idx += [a, b, c, a, c, d]
-    return np.array(verts, dtype=float), np.array(idx, dtype=np.int64)
+    return slab_mesh(poly, [poly.envelope.buffer(1e-9)], w0, w1)
 
 
 def revolve(profile_rz: list[tuple[float, float]], segments: int) -> tuple[np.ndarray, np.ndarray]:

@@ -397,29 +397,32 @@ class Thrower:
 
     def place(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0) -> ThrowResult:
         """Put die 0 at (x, y) with face `up` read (yaw about z), let it settle, classify it."""
-        die = self.scenario.dice[0]
-        if up is None:
-            q = die.orientation_with_face(0, up=die.reading_rule == "top", yaw_deg=yaw_deg)
-        else:
-            try:
-                fi = die.face_index(up)
-            except KeyError:
-                from .errors import SpecError
+        return self.throw_releases([self.place_release(x_m, y_m, yaw_deg, up, drop_mm)], placed=True)
 
-                raise SpecError(die.source, "faces", f"die has no face labelled '{up}' (faces: {', '.join(die.faces)})") from None
-            q = die.orientation_with_face(fi, up=die.reading_rule == "top", yaw_deg=yaw_deg)
+    def place_release(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0,
+                      surfaces: tuple = ()) -> Release:
+        """The motionless release `drop_mm` above whatever lies under (x, y): table, board, or any of
+        `surfaces` ((footprint polygon, top z in m) pairs, e.g. laid templates)."""
         from .die import quat_to_matrix
+        from .errors import SpecError
 
+        die = self.scenario.dice[0]
+        face = 0
+        if up is not None:
+            try:
+                face = die.face_index(up)
+            except KeyError:
+                raise SpecError(die.source, "faces", f"die has no face labelled '{up}' (faces: {', '.join(die.faces)})") from None
+        q = die.orientation_with_face(face, up=die.reading_rule == "top", yaw_deg=yaw_deg)
         pts = die.collision_points_m @ quat_to_matrix(q).T
+        foot = _hull(pts[:, :2] + np.array([x_m, y_m]))
         board = self.scenario.board
-        z_surface = 0.0
-        if board is not None:
-            foot = pts[:, :2] + np.array([x_m, y_m])
-            if board.surface.buffer(0).intersects(_hull(foot)):
-                z_surface = board.thickness_m
+        z_surface = board.thickness_m if board is not None and board.surface.intersects(foot) else 0.0
+        for footprint, top in surfaces:
+            if footprint.intersects(foot):
+                z_surface = max(z_surface, top)
         z = z_surface - pts[:, 2].min() + drop_mm * 1e-3
-        rel = Release((x_m, y_m, z), (0.0, 0.0, 0.0), tuple(float(t) for t in q), (0.0, 0.0, 0.0))
-        return self.throw_releases([rel], placed=True)
+        return Release((x_m, y_m, z), (0.0, 0.0, 0.0), tuple(float(t) for t in q), (0.0, 0.0, 0.0))
 
 
 def _hull(xy: np.ndarray):
