@@ -145,3 +145,16 @@ def test_roll_scene_has_no_board():
     assert sc.board is None
     o = sc.thrower().throw(1, 0).outcome
     assert o.result == "roll" and o.face in sc.dice[0].faces and math.isfinite(o.position_mm[0])
+
+
+@pytest.mark.parametrize("name", ["hero-d8", "d6", "d4", "d12"])
+def test_resting_height_is_true(name):
+    """Collision margins are compensated: a die placed flat rests with its true lowest point on the
+    surface (within 0.1 mm), on the board and on the table (Bullet's padding made it 1-2 mm high)."""
+    sc = Scenario.build(dice=[name])
+    th = sc.thrower()
+    die = sc.dice[0]
+    for (x, y), top in (((-0.16, -0.02), sc.board.thickness_m), ((0.6, 0.4), 0.0)):
+        o = th.place(x, y, yaw_deg=20).outcome
+        low = (die.collision_points_m @ quat_to_matrix(o.orientation_xyzw).T)[:, 2].min() + o.position_mm[2] * 1e-3
+        assert abs(low - top) < 1e-4, (name, x, y, low, top)
