@@ -29,7 +29,6 @@ from .geometry import MM
 from .spec import Spec
 
 PHI = (1 + math.sqrt(5)) / 2
-FACE_COUNT = {"d4": 4, "d6": 6, "d8": 8, "d12": 12, "cuboid": 6, "cylinder": 2}
 
 
 @dataclass(frozen=True)

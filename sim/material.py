@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 from pydantic import Field
@@ -66,9 +65,6 @@ class MaterialTable(Spec):
 def _default_table() -> MaterialTable:
     return MaterialTable.load("default", "material")
 
-
-def load_materials(name_or_path: str | Path = "default") -> MaterialTable:
-    return MaterialTable.load(name_or_path, "material")
 
 
 def solve_coefficients(

@@ -202,7 +202,7 @@ class Physics:
         for name, body in self._ids.items():
             m = self._material_of[name]
             self.client.changeDynamics(body, -1, lateralFriction=cf.get(m, 1.0), restitution=ce.get(m, 1.0))
-        # contact damping of each die against each body (applied by `set_contact_damping` during a throw)
+        # contact damping of each die against each body (applied by `set_damping` during a throw)
         self._damping: dict[tuple[str, str], float] = {}
         for d in (n for n in self._ids if n.startswith("die")):
             for other in self._ids:
@@ -304,7 +304,7 @@ class Physics:
     def contacts(self, name: str) -> list[Contact]:
         out = []
         for cp in self.client.getContactPoints(bodyA=self._ids[name]):
-            if cp[8] > 1e-4:  # separated by more than 0.1 mm: not touching
+            if cp[8] > TOUCH_DISTANCE_M:
                 continue
             out.append(Contact(self.name_of(cp[2]), tuple(cp[6]), float(cp[9])))
         return out
@@ -320,6 +320,7 @@ class Physics:
 
 
 TABLE_SLAB_M = 0.02
+TOUCH_DISTANCE_M = 1e-4  # a contact point separated by more than 0.1 mm is not touching
 # Bullet pads every shape by a collision margin (1 mm by default). We set it explicitly and build each
 # shape inset by it (die hulls shrunk, board and table tops lowered), so resting heights are true.
 COLLISION_MARGIN_M = 0.0005

@@ -563,6 +563,11 @@ class PropWorld:
         lateral = base @ np.array([0.0, 1.0, 0.0])
         return pos, rot, vel, lateral * dth
 
+    @property
+    def kinematic(self) -> bool:
+        """True when some prop moves on its own during a throw (needs `before_step`)."""
+        return bool(self._cups)
+
     def before_step(self, t: float) -> None:
         """Drive kinematic props (the cup) to their scripted pose and velocity at time t."""
         self._ticks += 1

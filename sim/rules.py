@@ -40,6 +40,3 @@ class RuleSet(Spec):
     # Slime placement: "best", "worst", or "random" position along the indicated curve.
     slime_choice: Literal["best", "worst", "random"] = "best"
 
-
-def rules_from(options: dict | None, source: str = "rules") -> RuleSet:
-    return RuleSet.from_dict(options or {}, source=source)

@@ -11,7 +11,7 @@ from shapely.geometry import LineString, Point
 from .classifier import classify
 from .die import quat_mul
 from .outcome import DieRest, Outcome
-from .physics import GRAVITY, Physics
+from .physics import GRAVITY, TOUCH_DISTANCE_M, Physics
 from .release import Draw, Release, random_quaternion
 from .requirement import RequirementContext
 from .scenario import Scenario
@@ -329,9 +329,11 @@ class Thrower:
         dt, r_max = ph.dt, st.world_radius_m
         name_of = ph.name_of
         diverged = False
-        before_step = self.props.before_step  # kinematic props (the cup) follow their script
+        # kinematic props (the cup) follow their script; skip the per-step call when there are none
+        before_step = self.props.before_step if self.props.kinematic else None
         for i in range(max_steps):
-            before_step(ph.time_s)
+            if before_step is not None:
+                before_step(ph.time_s)
             step()
             ph.time_s += dt
             t = ph.time_s
@@ -349,7 +351,7 @@ class Thrower:
                 before = prev[n]
                 now = set()
                 for cp in get_contacts(b):
-                    if cp[8] > 1e-4:
+                    if cp[8] > TOUCH_DISTANCE_M:
                         continue
                     other = name_of(cp[2])
                     if other not in before and other not in now:
