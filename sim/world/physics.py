@@ -7,10 +7,9 @@ reused: bodies are reset, never reloaded, between throws.
 Choices (DESIGN §8):
 - dice are maximal-coordinate rigid bodies with continuous collision detection
   (`allowedCcdPenetration=0`, swept sphere = 0.4 x the die inradius), zero linear/angular damping;
-- the board is one static triangle mesh (top, bottom and every wall of the outline and of each
-  hole) with `GEOM_CONCAVE_INTERNAL_EDGE`, so dice slide across it without catching internal edges
-  and can drop through a cut-out onto the table;
-- the table is a static plane at z = 0;
+- every body is a convex polyhedron or a compound of them with polyhedral features (`sim.world.solids`):
+  contacts come from clipping faces, a full manifold in the step a face lands; dice are their true
+  hulls, the board is convex prisms of its cardboard (real holes), the table convex prisms around it;
 - friction / restitution per body come from the material table via `material.solve_coefficients`;
 - `deterministicOverlappingPairs=1` and a fixed time step make stepping reproducible to the bit.
 """
@@ -29,7 +28,8 @@ from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.material import MaterialTable, solve_coefficients
 from sim.specs.physics import GRAVITY, PhysicsSettings
-from sim.world.mesh import COLLISION_MARGIN_M, board_mesh, table_mesh
+from sim.world.mesh import board_pieces, table_pieces
+from sim.world.solids import box_hull, solid_body
 
 
 @contextlib.contextmanager
@@ -111,46 +111,37 @@ class Physics:
         self._material_of[name] = material
         return body
 
-    def add_table(self, material: str, half_size_m: float = 5.0, cutout=None) -> None:
-        """The table: a triangle-mesh slab with its top at z = 0, minus the board's footprint (`cutout`).
+    def add_table(self, material: str, board: BoardSpec | None = None) -> None:
+        """The table, top at z = 0: one solid box, or with a board, convex prisms around the board's
+        footprint (and under its holes).
 
-        A GEOM_PLANE rebounds a die at ~0.25 even with zero restitution (penetration recovery); the mesh
-        follows the restitution asked. Under the board there is no table: the board's collision body
-        reaches down into the slab instead (see `board_mesh`), so a die that sinks into the 2 mm board
-        during a hard impact at 240 Hz is pushed back out by the board alone and never touches the
-        table through it (it did, before: rebounds on the board took the table's restitution).
-        """
-        verts, idx = table_mesh(half_size_m, cutout)
+        Under the board there is no table: the board's solids reach deep instead (`board_pieces`), so
+        a die that sinks into the 2 mm board during a hard impact at 240 Hz is pushed back out by the
+        board alone and never touches the table through it (it did once: rebounds on the board took the
+        table's restitution). A GEOM_PLANE table was rejected: it rebounds a die at ~0.25 even with
+        zero restitution. Triangle meshes were rejected: see `sim.world.solids`."""
         self.table_material = material
-        body = self.add_static_mesh("table", verts, idx, material)
-        self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
+        self.add_static_solid("table", table_pieces(board), material)
 
     def add_board(self, board: BoardSpec, name: str = "board") -> None:
-        verts, idx = board_mesh(board)
-        body = self.add_static_mesh(name, verts, idx, board.material)
-        self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
+        self.add_static_solid(name, board_pieces(board), board.material)
 
     def add_die(self, die: DieSpec, name: str) -> int:
+        """A die: its true hull (rounded edges as the hull of small spheres), exact mass and inertia."""
         c = self.client
-        if die.shape == "cylinder" and die.edge_radius_mm == 0:
-            shape = c.createCollisionShape(pb.GEOM_CYLINDER, radius=die.radius_mm * 1e-3, height=die.height_mm * 1e-3)
-        else:
-            shape = c.createCollisionShape(pb.GEOM_MESH, vertices=die.engine_points_m(COLLISION_MARGIN_M).tolist())
-        body = c.createMultiBody(
-            die.mass_kg, shape, basePosition=[0, 0, -10 - len(self._ids)], useMaximalCoordinates=True
-        )
+        inertia = list(die.inertia_diagonal)
+        body = solid_body(c, [die.collision_points_m], die.mass_kg, position=(0.0, 0.0, -10.0 - len(self._ids)))
         c.changeDynamics(
             body,
             -1,
-            collisionMargin=COLLISION_MARGIN_M,
             linearDamping=0.0,
             angularDamping=0.0,
-            localInertiaDiagonal=list(die.inertia_diagonal),
+            localInertiaDiagonal=inertia,
             ccdSweptSphereRadius=0.4 * die.inradius_m if self.settings.ccd else 0.0,
             contactProcessingThreshold=0.0,
         )
         # changeDynamics(localInertiaDiagonal=...) zeroes a maximal-coordinate body's mass: set it again
-        c.changeDynamics(body, -1, mass=die.mass_kg, localInertiaDiagonal=list(die.inertia_diagonal))
+        c.changeDynamics(body, -1, mass=die.mass_kg, localInertiaDiagonal=inertia)
         info = c.getDynamicsInfo(body, -1)
         if abs(info[0] - die.mass_kg) > 1e-12 or max(abs(a - b) for a, b in zip(info[2], die.inertia_diagonal)) > 1e-15:
             raise RuntimeError(f"PyBullet did not take the mass/inertia of {name}: {info[0]}, {info[2]}")
@@ -191,8 +182,8 @@ class Physics:
         return self.material_error
 
     def set_drop_points(self, name: str, xy_m: list[tuple[float, float]], top_m: float) -> None:
-        """Points over a static body where a die is dropped to calibrate its rebound (averaged: a die
-        landing across triangle edges rebounds differently from one landing inside a triangle)."""
+        """Points over a static body where a die is dropped to calibrate its rebound (averaged over points;
+        on convex solids the rebound no longer depends on where the die lands, sd < 0.001)."""
         self._drop_points[name] = [(float(x), float(y), float(top_m)) for x, y in xy_m]
 
     def _calibrate_rebounds(self) -> None:
@@ -233,54 +224,24 @@ class Physics:
     def set_damping(self, die: str, value: float) -> None:
         self.client.changeDynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
 
-    # ---------------- bodies from vertex arrays (nothing is written to disk) ----------------
-    def add_static_mesh(self, name: str, verts: np.ndarray, idx: np.ndarray, material: str,
-                        position=(0.0, 0.0, 0.0), orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> int:
-        """A static concave triangle mesh (internal-edge smoothing on, as for the board)."""
-        c = self.client
-        shape = c.createCollisionShape(pb.GEOM_MESH, vertices=np.asarray(verts).tolist(), indices=np.asarray(idx).tolist(),
-                                       flags=pb.GEOM_CONCAVE_INTERNAL_EDGE)
-        body = c.createMultiBody(0, shape, basePosition=list(position), baseOrientation=list(orientation_xyzw))
-        return self._register(name, body, material)
-
-    def _hull_shape(self, hulls: list[np.ndarray]) -> int:
-        """A convex hull, or a compound of convex hulls, of vertex arrays.
-
-        PyBullet's compound API (createCollisionShapeArray) takes meshes only as file names, so each
-        hull is handed over as a two-face OBJ prism in a temporary folder that is removed as soon as
-        the shape exists (Bullet keeps the hull in memory). Single hulls go the same way, so one- and
-        many-piece bodies are built by the same code path (identical hulls, identical bits)."""
-        import tempfile
-
-        c = self.client
-        with tempfile.TemporaryDirectory(prefix="dfsim-hull-") as d:
-            files = []
-            for k, h in enumerate(hulls):
-                path = os.path.join(d, f"hull{k}.obj")
-                _write_prism_obj(path, np.asarray(h))
-                files.append(path)
-            if len(files) == 1:
-                return c.createCollisionShape(pb.GEOM_MESH, fileName=files[0], meshScale=[1, 1, 1])
-            return c.createCollisionShapeArray([pb.GEOM_MESH] * len(files), fileNames=files, meshScales=[[1, 1, 1]] * len(files))
-
-    def add_static_hulls(self, name: str, hulls: list[np.ndarray], material: str, margin_m: float) -> int:
-        """A static body made of convex hulls of vertex arrays (one hull, or a compound of several)."""
-        body = self.client.createMultiBody(0, self._hull_shape(hulls))
-        self.client.changeDynamics(body, -1, collisionMargin=margin_m)
+    # ---------------- bodies from convex pieces (sim.world.solids) ----------------
+    def add_static_solid(self, name: str, hulls: list[np.ndarray], material: str,
+                         position=(0.0, 0.0, 0.0), orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> int:
+        """A static body made of the convex hulls of vertex arrays (body frame, metres)."""
+        body = solid_body(self.client, hulls, 0.0, position, orientation_xyzw)
         return self._register(name, body, material)
 
     def add_dynamic_hulls(self, name: str, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal, material: str,
-                          margin_m: float, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
+                          ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
         """A free maximal-coordinate body of convex hulls with its exact mass and inertia, parked below
         the table, never asleep (a sleeping body carries state across resets)."""
         c = self.client
-        body = c.createMultiBody(mass_kg, self._hull_shape(hulls), basePosition=[0, 0, -20 - len(self._ids)],
-                                 useMaximalCoordinates=True)
         inertia = list(inertia_diagonal)
+        body = solid_body(c, hulls, mass_kg, position=(0.0, 0.0, -20.0 - len(self._ids)))
         c.changeDynamics(
             body, -1, linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=inertia,
             ccdSweptSphereRadius=ccd_radius_m if self.settings.ccd else 0.0,
-            contactProcessingThreshold=0.0, collisionMargin=margin_m,
+            contactProcessingThreshold=0.0,
             rollingFriction=rolling_friction, spinningFriction=rolling_friction,
             activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
         )
@@ -293,16 +254,8 @@ class Physics:
     def add_box_compound(self, name: str, parts: list, mass_kg: float, material: str) -> int:
         """A free compound of boxes ((centre, half extents[, yaw]) per part), parked, never asleep."""
         c = self.client
-        types, half, poss, orns = [], [], [], []
-        for p in parts:
-            types.append(pb.GEOM_BOX)
-            poss.append(list(p[0]))
-            half.append(list(p[1]))
-            yaw = p[2] if len(p) > 2 else 0.0
-            orns.append(list(pb.getQuaternionFromEuler((0, 0, yaw))))
-        shape = c.createCollisionShapeArray(shapeTypes=types, halfExtents=half, collisionFramePositions=poss,
-                                            collisionFrameOrientations=orns)
-        body = c.createMultiBody(mass_kg, shape, basePosition=[0, 0, -20 - len(self._ids)], useMaximalCoordinates=True)
+        hulls = [box_hull(p[0], p[1], p[2] if len(p) > 2 else 0.0) for p in parts]
+        body = solid_body(c, hulls, mass_kg, position=(0.0, 0.0, -20.0 - len(self._ids)))
         c.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0,
                          activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING)
         return self._register(name, body, material)
@@ -444,13 +397,3 @@ def drop_rebound(ph: Physics, die: str, spec: DieSpec, x: float, y: float, top: 
     v = np.array(vz)
     i = int(np.argmax(np.diff(v) > 0.05))
     return float(v[i : i + int(0.1 * ph.settings.step_hz)].max() / -v[i]) if v[i] < 0 else 0.0
-
-
-def _write_prism_obj(path: str, verts: np.ndarray) -> None:
-    """A prism given as its bottom ring then its top ring of vertices, as an OBJ with two faces."""
-    n = len(verts) // 2
-    with open(path, "w") as fh:
-        for x, y, z in verts:
-            fh.write(f"v {x:.9f} {y:.9f} {z:.9f}\n")
-        fh.write("f " + " ".join(str(i + 1) for i in reversed(range(n))) + "\n")  # bottom, facing down
-        fh.write("f " + " ".join(str(n + i + 1) for i in range(n)) + "\n")  # top, facing up
