@@ -100,6 +100,7 @@ class Physics:
         self._material_of: dict[str, str] = {}
         self._die_specs: dict[str, DieSpec] = {}
         self._drop_points: dict[str, list[tuple[float, float, float]]] = {}
+        self._surface: dict[str, tuple[float, float]] = {}  # (friction, restitution) as set
         self.dt = 1.0 / self.settings.step_hz
         self.time_s = 0.0
         self.table_material = "wood"
@@ -167,9 +168,9 @@ class Physics:
             return 0.0
         cf, ef = solve_coefficients(pairs_f, weights)
         ce, ee = solve_coefficients(pairs_e, weights)
-        for name, body in self._ids.items():
+        for name in list(self._ids):
             m = self._material_of[name]
-            self.client.changeDynamics(body, -1, lateralFriction=cf.get(m, 1.0), restitution=ce.get(m, 1.0))
+            self.set_surface(name, cf.get(m, 1.0), ce.get(m, 1.0))
         # contact damping of each die against each body (applied by `set_damping` during a throw)
         self._damping: dict[tuple[str, str], float] = {}
         for d in (n for n in self._ids if n.startswith("die")):
@@ -200,17 +201,16 @@ class Physics:
             pair = self.materials.pair(spec.material, self._material_of[name])
             if pair is None:
                 continue
-            body = self._ids[name]
             lo, hi = 0.0, 2.0  # restitution above 1 on one body is fine: the pair is a product with the die's
             for _ in range(13):
                 mid = 0.5 * (lo + hi)
-                self.client.changeDynamics(body, -1, restitution=mid)
+                self.set_surface(name, self._surface[name][0], mid)
                 if self._mean_rebound(die, spec, points) < pair.restitution:
                     lo = mid
                 else:
                     hi = mid
             value = 0.5 * (lo + hi)
-            self.client.changeDynamics(body, -1, restitution=value)
+            self.set_surface(name, self._surface[name][0], value)
             self.rebound[name] = (value, self._mean_rebound(die, spec, points))
         self.park(die)
 
@@ -264,18 +264,24 @@ class Physics:
         """Remove a body from the world (its name can be registered again)."""
         body = self._ids.pop(name)
         self._names.pop(body, None)
+        self._surface.pop(name, None)
         self.client.removeBody(body)
 
     def material_of(self, name: str) -> str:
         return self._material_of[name]
 
     def surface(self, name: str) -> tuple[float, float]:
-        """(friction, restitution) factors the engine holds for a body."""
+        """(friction, restitution) factors the engine holds for a body: as set here (PyBullet's
+        getDynamicsInfo does not report a maximal-coordinate body's restitution: it returns whatever the
+        previous query left), else the engine's friction and Bullet's default restitution 0."""
+        if name in self._surface:
+            return self._surface[name]
         info = self.client.getDynamicsInfo(self._ids[name], -1)
-        return float(info[1]), float(info[5])
+        return float(info[1]), 0.0
 
     def set_surface(self, name: str, friction: float, restitution: float) -> None:
         self.client.changeDynamics(self._ids[name], -1, lateralFriction=friction, restitution=restitution)
+        self._surface[name] = (float(friction), float(restitution))
 
     def set_pair_damping(self, die: str, other: str, value: float) -> None:
         """Contact damping of `die` while it touches `other` (see `contact_damping`)."""
