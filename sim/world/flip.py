@@ -2,7 +2,7 @@
 
 Bodies: a template is one maximal-coordinate PyBullet body whose collision shape is a compound of
 convex prisms (its outline split by `template.convex_decomposition`), with continuous collision
-detection (swept sphere 0.45 x thickness, `allowedCcdPenetration=0` world-wide) and zero damping.
+detection (swept sphere 0.45 x thickness, `allowedCcdPenetration` 0.1 mm world-wide) and zero damping.
 Like every body (`sim.world.solids`) it is loaded with polyhedral features and its prisms are the
 true shape: face clipping ignores the collision margin, so the rest height is the true one
 (tests/world/test_flip.py checks it to 0.2 mm).
