@@ -377,6 +377,7 @@ class PropWorld:
         # (body name, local position, (parts, mass) to rebuild it per throw, or None) per dynamic piece
         self._dynamic: list[tuple[str, np.ndarray, Any]] = []
         self._ticks = 0  # broadphase updates so far (steps, and collision detections run here)
+        self.visuals: dict[str, tuple] = {}  # body name -> ("mesh", verts, idx) or ("boxes", parts), body frame (viewer)
         for spec in specs:
             if spec.name in self.props:
                 raise SpecError(spec.source, "name", f"two props are named '{spec.name}'")
@@ -442,6 +443,7 @@ class PropWorld:
                 com = (np.array([p[0] for p in parts]) * vols[:, None]).sum(0) / vols.sum()
                 parts = [(tuple(np.array(p[0]) - com), p[1]) for p in parts]
                 name = f"{base}:{k}"
+                self.visuals[name] = ("boxes", parts)
                 body = self._compound(parts, s.mass_g * 1e-3)
                 ph._register(name, body, spec.material)
                 pp.bodies.append(name)
@@ -455,6 +457,7 @@ class PropWorld:
             for k in range(n):
                 a = 2 * math.pi * k / n
                 parts.append(((math.cos(a) * (r + wt / 2), math.sin(a) * (r + wt / 2), hh / 2), (wt / 2, half_chord, hh / 2), a))
+            self.visuals[base] = ("boxes", parts)
             body = self._compound(parts, s.mass_g * 1e-3)
             ph._register(base, body, spec.material)
             ph.client.setCollisionFilterPair(body, ph.body("table"), -1, -1, 0)
@@ -473,6 +476,7 @@ class PropWorld:
         shape = c.createCollisionShape(pb.GEOM_MESH, vertices=verts.tolist(), indices=idx.tolist(), flags=pb.GEOM_CONCAVE_INTERNAL_EDGE)
         body = c.createMultiBody(0, shape, basePosition=list(pos), baseOrientation=list(quat))
         self.physics._register(name, body, material)
+        self.visuals[name] = ("mesh", verts, idx)
 
     def _compound(self, parts, mass_kg) -> int:
         c = self.physics.client

@@ -114,6 +114,8 @@ class ThrowResult:
 class Thrower:
     """Owns the PyBullet world for one scenario and throws in it."""
 
+    recorder = None  # viewer hook: an object with start/sample/finish (sim/viewer/recorder.py); None = off
+
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
         sc = scenario
@@ -331,12 +333,17 @@ class Thrower:
         diverged = False
         # kinematic props (the cup) follow their script; skip the per-step call when there are none
         before_step = self.props.before_step if self.props.kinematic else None
+        rec = self.recorder  # viewer hook: reads poses only, never changes the world
+        if rec is not None:
+            rec.start(ph, active)
         for i in range(max_steps):
             if before_step is not None:
                 before_step(ph.time_s)
             step()
             ph.time_s += dt
             t = ph.time_s
+            if rec is not None:  # viewer hook
+                rec.sample(t)
             trace.path_t.append(t)
             check = (i + 1) % window == 0
             all_still = check
@@ -388,6 +395,8 @@ class Thrower:
                 for n in active:
                     status[n] = "rest"
                 break
+        if rec is not None:  # viewer hook
+            rec.finish(ph.time_s, trace)
         for n in active:
             ph.set_damping(n, 0.0)
         rests = []
