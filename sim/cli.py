@@ -86,6 +86,9 @@ def cmd_throw(args) -> int:
 
     sc = _build(args)
     th = sc.thrower()
+    from .viewer_cli import ThrowViews
+
+    views = ThrowViews(args, th)  # --replay / --gif / --mp4: record the throw, write the files after it
     if args.release:
         rel = Release.from_json(args.release)
         res = th.throw_releases([rel])
@@ -94,6 +97,7 @@ def cmd_throw(args) -> int:
         if args.seed is None:
             raise SpecError("command line", "--seed", "is required (or give --release)")
         res = th.throw(args.seed, args.index)
+    views.write(res)
     out = res.to_json()
     if not args.events:
         out.pop("events", None)
@@ -168,6 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--index", type=int, default=0, help="throw index within the seed's stream (default 0)")
     t.add_argument("--release", help="exact release as JSON: position_mm, velocity_mps, orientation_xyzw, spin_radps")
     t.add_argument("--events", action="store_true", help="include the contact event trace")
+    t.add_argument("--replay", metavar="HTML", help="also write a 3-D replay page of the throw (docs/viewer.md)")
+    t.add_argument("--gif", metavar="GIF", help="also write an animated GIF of the throw")
+    t.add_argument("--mp4", metavar="MP4", help="also write an MP4 video of the throw (needs imageio-ffmpeg)")
     t.set_defaults(func=cmd_throw)
 
     pl = sub.add_parser("place", help="put a die on the board, let it settle, classify it")
@@ -207,7 +214,8 @@ def _load_extensions() -> None:
     """Subcommands contributed by the experiment, template and prop layers, when present."""
     import importlib
 
-    for mod, fn in (("sim.runner", "add_experiment_commands"), ("sim.template_cli", "add_template_commands"), ("sim.shot_cli", "add_shot_commands")):
+    for mod, fn in (("sim.runner", "add_experiment_commands"), ("sim.template_cli", "add_template_commands"), ("sim.shot_cli", "add_shot_commands"),
+                    ("sim.viewer_cli", "add_parser")):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

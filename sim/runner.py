@@ -265,6 +265,9 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
     summary = summarize(store, exp, stopped)
     figs = draw_figures(store, exp, summary) if figures else []
     write_report(store, exp, summary, figs)
+    from .viewer.report_html import DEFAULT_SAMPLE, write_report_html
+
+    write_report_html(store.root, DEFAULT_SAMPLE if figures else 0)  # report.html: tables, figures, sample replays
     elapsed = time.perf_counter() - t0
     store.write_manifest(
         exp, "complete",

@@ -50,9 +50,9 @@ def replay_data(entries: Sequence[tuple[Any, Any, Trajectory]]) -> dict[str, Any
     scenes: dict[str, Any] = {}
     throws = []
     for thrower, res, traj in entries:
-        key = thrower.scenario.key
-        if key not in scenes:
-            scenes[key] = scene_json(thrower)
+        scene = scene_json(thrower)
+        key = scene["key"]
+        scenes.setdefault(key, scene)
         t = throw_json(traj, res, label=throw_label(res))
         t["scene"] = key
         throws.append(t)

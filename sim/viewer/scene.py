@@ -8,6 +8,8 @@ Lengths are millimetres (rounded to 0.01 mm), times seconds, orientations quater
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from typing import Any
 
@@ -70,7 +72,7 @@ def _section_colour(t: float) -> str:
     import matplotlib
 
     r, g, b, _ = matplotlib.colormaps["Oranges"](t)
-    return "#{:02x}{:02x}{:02x}".format(int(255 * r), int(255 * g), int(255 * b))
+    return f"#{int(255 * r):02x}{int(255 * g):02x}{int(255 * b):02x}"
 
 
 def board_json(board) -> dict[str, Any] | None:
@@ -194,14 +196,14 @@ def scene_json(thrower) -> dict[str, Any]:
         bodies[name] = die_json(die)
     bodies.update(props_json(thrower))
     bodies.update(templates_json(thrower))
-    return {
+    scene = {
         "board": board_json(sc.board),
         "table": {"colour": "#6b4f35", "half_size_mm": 1500},
         "bodies": bodies,
-        "shots": [s.name for s in sc.shots],
-        "skill": sc.skill.name,
-        "scenario_key": sc.key,
     }
+    # a key of the drawing itself: cells that differ only in skill (same world) share one scene
+    scene["key"] = hashlib.sha256(json.dumps(scene, sort_keys=True).encode()).hexdigest()[:12]
+    return scene
 
 
 EVENT_KINDS = (("table", "table"), ("board", "board"), ("prop:", "prop"), ("template:", "template"), ("die:", "die"))

@@ -265,10 +265,10 @@ export class Viewer {
   }
 
   setScene(scene) {
-    if (this.sceneKey === scene.scenario_key && this.objects.size) return;
+    if (this.sceneKey === scene.key && this.objects.size) return;
     this.world.clear();
     this.objects.clear();
-    this.sceneKey = scene.scenario_key;
+    this.sceneKey = scene.key;
     const table = new THREE.Mesh(new THREE.PlaneGeometry(2 * scene.table.half_size_mm, 2 * scene.table.half_size_mm),
       new THREE.MeshStandardMaterial({ color: scene.table.colour, roughness: 0.85 }));
     table.receiveShadow = true;
