@@ -45,7 +45,7 @@ def throw_label(res) -> str:
     return f"exact release: {what}"
 
 
-def replay_data(entries: Sequence[tuple[Any, Any, Trajectory]]) -> dict[str, Any]:
+def replay_data(entries: Sequence[tuple[Any, Any, Trajectory]], warning: str = "") -> dict[str, Any]:
     """Page data for (thrower, ThrowResult, Trajectory) triples; scenes are shared by key."""
     scenes: dict[str, Any] = {}
     throws = []
@@ -53,16 +53,16 @@ def replay_data(entries: Sequence[tuple[Any, Any, Trajectory]]) -> dict[str, Any
         scene = scene_json(thrower)
         key = scene["key"]
         scenes.setdefault(key, scene)
-        t = throw_json(traj, res, label=throw_label(res))
+        t = throw_json(traj, res, label=throw_label(res), extra={"warning": warning} if warning else None)
         t["scene"] = key
         throws.append(t)
     return {"kind": "replay", "scenes": scenes, "throws": throws}
 
 
-def replay_html(entries: Sequence[tuple[Any, Any, Trajectory]], title: str | None = None) -> str:
+def replay_html(entries: Sequence[tuple[Any, Any, Trajectory]], title: str | None = None, warning: str = "") -> str:
     if not entries:
         raise ValueError("no throws to replay")
-    data = replay_data(entries)
+    data = replay_data(entries, warning)
     sc = entries[0][0].scenario
     shots = " + ".join(s.name for s in sc.shots)
     board = sc.board.name if sc.board is not None else "no board"
@@ -75,8 +75,10 @@ def replay_html(entries: Sequence[tuple[Any, Any, Trajectory]], title: str | Non
     return page_html(title, body, data, subtitle)
 
 
-def write_replay(path: str | Path, entries: Sequence[tuple[Any, Any, Trajectory]], title: str | None = None) -> Path:
-    """Write the replay page of (thrower, ThrowResult, Trajectory) triples to `path`."""
+def write_replay(path: str | Path, entries: Sequence[tuple[Any, Any, Trajectory]], title: str | None = None,
+                 warning: str = "") -> Path:
+    """Write the replay page of (thrower, ThrowResult, Trajectory) triples to `path` (`warning`: shown
+    with the outcome, e.g. that a replay ended differently from its record)."""
     path = Path(path)
-    path.write_text(replay_html(entries, title), encoding="utf-8")
+    path.write_text(replay_html(entries, title, warning), encoding="utf-8")
     return path

@@ -195,8 +195,9 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
             if th is not None:
                 scene = scene_json(th)
                 scenes.setdefault(scene["key"], scene)
+                wanted = [int(df.loc[pos, "index"]) for pos in picks]
                 full = pq.read_table(run.root / "records.parquet", columns=all_cols,
-                                     filters=[("cell", "=", int(cell["index"]))]).to_pandas()
+                                     filters=[("cell", "=", int(cell["index"])), ("index", "in", wanted)]).to_pandas()
                 by_index = full.set_index("index", drop=False)
                 for pos in picks:
                     k = int(df.loc[pos, "index"])
@@ -204,7 +205,9 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
                     try:
                         res, traj = replay_record(th, rec)
                     except ReplayMismatch as exc:
-                        notes.append(f"cell {cell['name']}: {exc}")
+                        cols_ = ", ".join(line.split(":")[0].strip() for line in str(exc).splitlines()[1:])
+                        notes.append(f"cell {cell['name']}: throw {k} replayed differently from its record ({cols_}); "
+                                     "not shown (see docs/viewer.md, 'When a replay differs')")
                         continue
                     tid = f"c{cell['index']}-{k}"
                     t = throw_json(traj, res, label=f"{cell['name']} throw {k}")

@@ -162,10 +162,11 @@ class RunFolder:
             raise SpecError(self.root, "--index", f"cell '{cell['name']}' has no throw {index}")
         return {k: v[0] for k, v in table.to_pydict().items()}
 
-    def replay(self, cell_name: str | int, index: int, fps: float = DEFAULT_FPS) -> tuple[Any, Any, Trajectory]:
-        """(thrower, ThrowResult, Trajectory) of throw `index` of a cell, checked against its record."""
+    def replay(self, cell_name: str | int, index: int, fps: float = DEFAULT_FPS, check: bool = True) -> tuple[Any, Any, Trajectory]:
+        """(thrower, ThrowResult, Trajectory) of throw `index` of a cell, checked against its record
+        (ReplayMismatch) unless `check` is False."""
         cell = self.cell(cell_name)
         rec = self.record(cell, index)
         th = self.thrower(cell)
-        res, traj = replay_record(th, rec, fps)
+        res, traj = replay_record(th, rec, fps, check=check)
         return th, res, traj

@@ -340,9 +340,11 @@ export class Viewer {
     const req = Object.entries(o.requirements || {});
     if (req.length) rows.push(['requirements', req.map(([k, v]) => `${k} ${v}`).join(', ')]);
     if (th.seed !== null && th.seed !== undefined) rows.push(['throw', `seed ${th.seed}, index ${th.index}`]);
-    for (const [k, v] of Object.entries(th.extra || {})) rows.push([k, String(v)]);
+    const { warning, ...extra } = th.extra || {};
+    for (const [k, v] of Object.entries(extra)) rows.push([k, String(v)]);
     this.outcomeBox.replaceChildren(
       el('div', { class: `result ${o.result}` }, res, el('span', { class: 'reason' }, ` ${o.reason}`)),
+      ...(warning ? [el('div', { class: 'warning' }, warning)] : []),
       el('table', {}, ...rows.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, String(v))))));
     this.banner.textContent = `${res} · ${o.reason}${o.section ? ` · section ${o.value}` : ''}${o.face ? ` · face ${o.face}` : ''}`;
     this.banner.className = `banner ${o.result}`;
