@@ -13,19 +13,17 @@ import math
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import shapely
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from mpl_toolkits.mplot3d.art3d import Line3DCollection, Poly3DCollection
+from shapely.geometry import Polygon
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import shapely  # noqa: E402
-from mpl_toolkits.mplot3d.art3d import Line3DCollection, Poly3DCollection  # noqa: E402
-from shapely.geometry import Polygon  # noqa: E402
-
-from ..die import quat_to_matrix  # noqa: E402
-from ..errors import SpecError  # noqa: E402
-from .recorder import Trajectory  # noqa: E402
-from .scene import scene_json  # noqa: E402
+from sim.errors import SpecError
+from sim.specs.die import quat_to_matrix
+from sim.viewer.recorder import Trajectory
+from sim.viewer.scene import scene_json
 
 SIZE_PX = (560, 416)  # both multiples of 16: MP4 encoders need no rescaling
 GIF_FPS = 20
@@ -59,7 +57,9 @@ class _Frame:
         self.scene = scene_json(thrower)
         self.result = result
         w, h = size_px
-        self.fig = plt.figure(figsize=(w / DPI, h / DPI), dpi=DPI)
+        # a Figure with its own Agg canvas: no pyplot, so the caller's matplotlib backend is left alone
+        self.fig = Figure(figsize=(w / DPI, h / DPI), dpi=DPI)
+        FigureCanvasAgg(self.fig)
         ax = self.ax = self.fig.add_axes((0, 0, 1, 0.93), projection="3d", computed_zorder=False)
         ax.set_proj_type("persp", focal_length=0.45)
         ax.set_axis_off()
@@ -147,7 +147,7 @@ class _Frame:
         return np.asarray(self.fig.canvas.buffer_rgba())[:, :, :3].copy()
 
     def close(self) -> None:
-        plt.close(self.fig)
+        self.fig.clear()
 
 
 def frame_times(duration_s: float, fps: float = GIF_FPS, max_s: float = MAX_S) -> np.ndarray:

@@ -4,7 +4,7 @@ Why a separate recorder: the engine keeps one position per physics step for the 
 orientation), which is far more than a viewer needs and not enough to draw a tumbling die. The
 recorder is an optional hook of the throw loop (`Thrower.recorder`): it only *reads* poses, at
 `fps` frames per second of simulated time (independent of the physics step), so a throw recorded
-is bit for bit the throw not recorded (tests/test_viewer.py checks it).
+is bit for bit the throw not recorded (the viewer's tests check it).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..trace import ContactEvent, EventTrace
+from sim.rules.trace import ContactEvent, EventTrace
 
 DEFAULT_FPS = 60.0
 PARKED_Z_M = -1.0  # bodies parked out of the way (Physics.park) sit far below the table
@@ -63,7 +63,6 @@ class TrajectoryRecorder:
         self._frames = 0
 
     def start(self, physics, active: list[str]) -> None:
-        cl = physics.client
         self._pose = physics.fast_calls().pose
         self._dice = list(active)
         moving, static = [], {}
@@ -73,7 +72,7 @@ class TrajectoryRecorder:
                 moving.append(name)
             elif name.startswith("die:"):
                 continue  # dice not thrown stay parked
-            elif cl.getDynamicsInfo(body, -1)[0] > 0:  # templates, loose wall pieces, the cup
+            elif physics.mass_kg(name) > 0:  # templates, loose wall pieces, the cup
                 moving.append(name)
             elif name.startswith("prop:"):
                 static[name] = self._read(body)

@@ -1,7 +1,8 @@
 """A replay page: one self-contained HTML file that plays one or more recorded throws in 3-D.
 
+    from sim.engine.worlds import thrower_for
     from sim.viewer.replay import record_throw, write_replay
-    th = Scenario.build(shots=["firewall"]).thrower()
+    th = thrower_for(Scenario.build(shots=["firewall"]))
     res, traj = record_throw(th, seed=7, index=0)
     write_replay("throw.html", [(th, res, traj)])
 
@@ -17,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .page import page_html
-from .recorder import DEFAULT_FPS, Trajectory, recording
-from .scene import scene_json, throw_json
+from sim.viewer.page import page_html
+from sim.viewer.recorder import DEFAULT_FPS, Trajectory, recording
+from sim.viewer.scene import scene_json, throw_json
 
 
 def record_throw(thrower, seed: int | None = None, index: int | None = None, releases=None,

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 
-from ..errors import SpecError
-from .page import page_html
-from .scene import board_json, scene_json, throw_json
+from sim.errors import SpecError
+from sim.viewer.page import page_html
+from sim.viewer.scene import board_json, scene_json, throw_json
 
 DEFAULT_SAMPLE = 20  # throws replayed and embedded per cell
 MAX_DOTS = 2000  # faint landing dots per cell (evenly spaced in throw order beyond that)
@@ -160,8 +160,8 @@ def _figures(root: Path) -> str:
 
 def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) -> str:
     """The page for a finished run folder (summary.json, experiment.resolved.json, records.parquet)."""
-    from ..scenario import Scenario
-    from .runs import ReplayMismatch, RunFolder, replay_record
+    from sim.specs.scenario import Scenario
+    from sim.viewer.runs import ReplayMismatch, RunFolder, replay_record
 
     root = Path(root)
     try:

@@ -4,16 +4,16 @@ A run folder keeps everything a throw needs: `experiment.resolved.json` (every c
 inputs and scenario key), `prepared.json` (the aimed release solved for the run) and, in
 `records.parquet`, the exact release of every throw (`rel_*` columns: position in mm on the 1 nm
 grid the engine uses, so it converts back to the very same floats) next to its outcome. A replay
-rebuilds the cell's scenario, puts the world in the throw's own per-throw state (props jittered by
-the throw's prop stream, templates flipped or laid as in that throw), throws the stored release with
-`Thrower.throw_releases` and a recorder attached, and checks that the outcome equals the record in
-every outcome column; any difference raises ReplayMismatch (the data files changed since the run, or
-the engine is not deterministic: both worth knowing loudly).
+rebuilds the cell's scenario and throws the stored release with `Thrower.replay(releases, seed,
+index)` - the world in the throw's own per-throw state, as `Thrower.throw` prepares it (props jittered
+by the throw's prop stream, templates flipped or laid as in that throw) - with a recorder attached,
+and checks that the outcome equals the record in every outcome column; any difference raises
+ReplayMismatch (the data files changed since the run, or the engine is not deterministic: both worth
+knowing loudly).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 from dataclasses import dataclass
@@ -22,9 +22,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from ..errors import SpecError
-from ..release import Draw, Release
-from .recorder import DEFAULT_FPS, Trajectory, recording
+from sim.engine.release import Release
+from sim.errors import SpecError
+from sim.seeding import Draw
+from sim.viewer.recorder import DEFAULT_FPS, Trajectory, recording
 
 # outcome columns a replay must reproduce exactly (the inputs, rel_*, are what it starts from)
 OUTCOME_COLUMNS = ("result", "reason", "section", "value", "face", "icon", "cocked", "tilt_deg", "template",
@@ -60,30 +61,17 @@ def _plain(v: Any) -> Any:
 
 
 def compare_outcome(replayed: dict[str, Any], rec: dict[str, Any]) -> list[str]:
-    """Outcome columns that differ, as 'column: recorded X, replayed Y' lines (empty: identical)."""
+    """Outcome columns that differ, as 'column: recorded X, replayed Y' lines (empty: identical). Besides
+    OUTCOME_COLUMNS, every further column of the replayed record (templates' tpl_*, partial_as_*) counts."""
     out = []
-    for c in OUTCOME_COLUMNS:
+    more = sorted(k for k in replayed if k not in OUTCOME_COLUMNS and k not in RELEASE_COLUMNS and k not in ("seed", "index"))
+    for c in (*OUTCOME_COLUMNS, *more):
         if c not in rec:
             continue
         a, b = _plain(rec[c]), _plain(replayed.get(c))
         if not _same(a, b):
             out.append(f"{c}: recorded {a!r}, replayed {b!r}")
     return out
-
-
-@contextlib.contextmanager
-def _throw_state(thrower, seed: int, index: int):
-    """The per-throw state `Thrower.throw(seed, index)` sets up around `throw_releases`: templates laid
-    or flipped for this throw (TemplateThrower) and hand-held props jittered by the throw's prop stream.
-    (Kept in one place so that a change of the engine's per-throw setup is one change here.)"""
-    lay = getattr(thrower, "_lay", None)
-    if lay is not None:
-        lay(seed, index)
-    thrower._prop_draw = (int(seed), int(index))
-    try:
-        yield
-    finally:
-        thrower._prop_draw = None
 
 
 def replay_record(thrower, rec: dict[str, Any], fps: float = DEFAULT_FPS, check: bool = True):
@@ -98,9 +86,8 @@ def replay_record(thrower, rec: dict[str, Any], fps: float = DEFAULT_FPS, check:
         if drawn[0] != releases[0]:
             raise ReplayMismatch(f"throw {index}: the draw of seed {seed} no longer gives the stored release of die 0")
         releases = [releases[0], *drawn[1:n_dice]]
-    with recording(thrower, fps) as rec_hook, _throw_state(thrower, seed, index):
-        res = thrower.throw_releases(releases)
-    res.seed, res.index = seed, index
+    with recording(thrower, fps) as rec_hook:
+        res = thrower.replay(releases, seed, index)  # in the throw's own state, as `throw` would
     if check:
         diff = compare_outcome(res.record(), rec)
         if diff:
@@ -142,14 +129,15 @@ class RunFolder:
 
     def thrower(self, cell: dict[str, Any]):
         """The cell's thrower, rebuilt from its resolved inputs, aimed as in the run."""
-        from ..scenario import Scenario
+        from sim.engine.worlds import thrower_for
+        from sim.specs.scenario import Scenario
 
         sc = Scenario.build(**cell["inputs"], source=str(self.root / "experiment.resolved.json"))
         if sc.key != cell["scenario_key"]:
             raise SpecError(self.root, f"cells.{cell['index']}",
                             f"the data files changed since the run: cell '{cell['name']}' now resolves to scenario "
                             f"{sc.key}, the run threw {cell['scenario_key']}")
-        th = sc.thrower()
+        th = thrower_for(sc)
         prep = self.prepared.get(cell["scenario_key"])
         if prep and "nominal" in prep:
             th.set_nominal(tuple(float(x) for x in prep["nominal"]))

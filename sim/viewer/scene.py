@@ -20,7 +20,7 @@ import shapely.geometry
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel, unary_union
 
-from .recorder import Trajectory
+from sim.viewer.recorder import Trajectory
 
 SIMPLIFY_MM = 0.05  # outline simplification: far below what a page shows, and it halves the points
 MIN_LABEL_AREA_MM2 = 200.0  # pieces smaller than this carry no value label
@@ -154,18 +154,19 @@ PROP_COLOURS = {"wall": "#d35400", "ring": "#e67e22", "mat": "#a04000", "gate": 
 
 
 def props_json(thrower) -> dict[str, Any]:
-    """Every prop body: its mesh in its body frame (what PyBullet was given) and what it is."""
+    """Every prop body: its mesh in its body frame (what PyBullet was given, read back from the world's
+    Physics) and what it is."""
     out: dict[str, Any] = {}
     world = getattr(thrower, "props", None)
     if world is None:
         return out
-    visuals = getattr(world, "visuals", {})
+    ph = thrower.physics
     for pp in world.props.values():
         for name in pp.bodies:
-            vis = visuals.get(name)
-            if vis is None:
+            g = ph.body_geometry(name)
+            if g is None or (g.mesh is None and not g.boxes):
                 continue
-            verts, idx = (vis[1], vis[2]) if vis[0] == "mesh" else _box_mesh(vis[1])
+            verts, idx = g.mesh if g.mesh is not None else _box_mesh(g.boxes)
             out[name] = {"kind": "prop", "prop": pp.name, "type": pp.type,
                          "colour": PROP_COLOURS.get(pp.type, "#888888"), "mesh": _mesh_json(verts, idx)}
     return out
