@@ -159,9 +159,13 @@ class TemplateThrower(Thrower):
                 placed.append(t)
         self.templates = placed
 
-    def throw(self, root_seed: int, index: int):
-        self._lay(root_seed, index)
-        res = super().throw(root_seed, index)
+    def prepare(self, seed: int, index: int) -> None:
+        """Throw (seed, index)'s state: templates laid back, or flipped for this throw, then props."""
+        self._lay(seed, index)
+        super().prepare(seed, index)
+
+    def replay(self, releases, seed: int, index: int):
+        res = super().replay(releases, seed, index)
         return _with_template_record(res, self)
 
 
