@@ -113,6 +113,8 @@ class TemplateThrower(Thrower):
         return super()._nominal_key()
 
     def throw_releases(self, releases, placed: bool = False):
+        """As `Thrower.throw_releases`; while the nominal search aims at a template, a hit anywhere but on
+        that template counts as a miss."""
         res = super().throw_releases(releases, placed)
         name = getattr(self, "_aiming_at", None)
         if name is not None:
@@ -122,6 +124,8 @@ class TemplateThrower(Thrower):
         return res
 
     def aim_point(self):
+        """The laid aimed-at template's centre (m, board frame) when a setup asks to aim at it, else the
+        shot's aim."""
         for tid, _spec, setup in self.pieces:
             if setup.aim and tid in self.laid:
                 return tuple(float(v) for v in self.laid[tid].position_m[:2])
@@ -160,6 +164,7 @@ class TemplateThrower(Thrower):
         self.templates = placed
 
     def throw(self, root_seed: int, index: int):
+        """Lay or flip the templates for (seed, index), throw, and add the template columns to the record."""
         self._lay(root_seed, index)
         res = super().throw(root_seed, index)
         return _with_template_record(res, self)

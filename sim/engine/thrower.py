@@ -64,6 +64,8 @@ class ThrowResult:
         return self.outcomes[0]
 
     def to_json(self) -> dict:
+        """The record of one throw: the first die's outcome plus seed, index, release, events, and per-die
+        outcomes with the combined result when several dice were thrown."""
         d = self.outcome.to_json()
         d["seed"] = self.seed
         d["index"] = self.index
@@ -153,6 +155,8 @@ class Thrower:
 
     # ---------------- releases ----------------
     def aim_point(self) -> tuple[float, float] | None:
+        """Where the shot aims (m, board frame): bullseye, centre or a given point; None for no aim or no
+        board."""
         rel = self.scenario.shot.release
         if rel.aim == "none" or self.scenario.board is None:
             return None
@@ -252,6 +256,8 @@ class Thrower:
         return Release((float(hand[0]), float(hand[1]), float(h)), tuple(float(x) for x in vel), tuple(float(x) for x in q), tuple(float(x) for x in w))
 
     def release_for(self, draw: Draw) -> list[Release]:
+        """The releases (one per die) for a throw's random draw: the shot's nominal release perturbed by
+        the skill's noise. Further dice leave the same hand a few mm apart with their own orientation."""
         sc = self.scenario
         rel, sk, m = sc.shot.release, sc.skill, sc.shot.noise
         z = draw.z
@@ -284,6 +290,7 @@ class Thrower:
 
     # ---------------- throwing ----------------
     def throw(self, root_seed: int, index: int) -> ThrowResult:
+        """Throw number `index` of `root_seed`: its random draws come from the (seed, index) stream alone."""
         draw = Draw.for_throw(root_seed, index)
         self._prop_draw = (int(root_seed), int(index))  # hand-held props jitter per throw
         try:
@@ -294,6 +301,8 @@ class Thrower:
         return res
 
     def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
+        """Throw the dice from exact releases and run the rules pipeline (classify, templates, effects);
+        dice without a release are parked. `placed`: dice set down by hand, no throw requirements."""
         ph = self.physics
         if len(releases) > len(self.die_names):
             raise ValueError(f"{len(releases)} releases for {len(self.die_names)} dice")

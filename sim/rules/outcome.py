@@ -47,6 +47,7 @@ class Outcome:
     time_s: float = 0.0
 
     def to_json(self) -> dict:
+        """The outcome as a record (rounded: positions to 1 um, angles to 1e-3 deg, time to 10 us)."""
         d = asdict(self)
         d["position_mm"] = [round(v, 3) for v in self.position_mm]
         d["orientation_xyzw"] = [round(v, 6) for v in self.orientation_xyzw]

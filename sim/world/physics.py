@@ -128,11 +128,16 @@ class Physics:
         self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
 
     def add_board(self, board: BoardSpec, name: str = "board") -> None:
+        """The board as one static triangle mesh with real holes; its top face is `thickness_mm` above the
+        table (z = 0)."""
         verts, idx = board_mesh(board)
         body = self.add_static_mesh(name, verts, idx, board.material)
         self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
 
     def add_die(self, die: DieSpec, name: str) -> int:
+        """A die as a free maximal-coordinate body with its exact mass and inertia, continuous collision
+        detection and no damping; parked below the table. RuntimeError if PyBullet does not keep the
+        mass."""
         c = self.client
         if die.shape == "cylinder" and die.edge_radius_mm == 0:
             shape = c.createCollisionShape(pb.GEOM_CYLINDER, radius=die.radius_mm * 1e-3, height=die.height_mm * 1e-3)
@@ -233,6 +238,7 @@ class Physics:
         return max((self._damping.get((die, o), 0.0) for o in touching), default=0.0)
 
     def set_damping(self, die: str, value: float) -> None:
+        """Set a die's linear and angular velocity damping (the contact damping it gets while touching)."""
         self.client.changeDynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
 
     # ---------------- bodies from vertex arrays (nothing is written to disk) ----------------
@@ -316,6 +322,7 @@ class Physics:
         self.client.removeBody(body)
 
     def material_of(self, name: str) -> str:
+        """The material a body was registered with."""
         return self._material_of[name]
 
     def surface(self, name: str) -> tuple[float, float]:
@@ -324,6 +331,7 @@ class Physics:
         return float(info[1]), float(info[5])
 
     def set_surface(self, name: str, friction: float, restitution: float) -> None:
+        """Set the friction and restitution factors the engine multiplies per contact for a body."""
         self.client.changeDynamics(self._ids[name], -1, lateralFriction=friction, restitution=restitution)
 
     def set_pair_damping(self, die: str, other: str, value: float) -> None:
@@ -335,6 +343,7 @@ class Physics:
         self.client.setCollisionFilterPair(self._ids[a], self._ids[b], -1, -1, int(enabled))
 
     def set_angular_damping(self, name: str, value: float) -> None:
+        """Set a body's angular velocity damping (linear damping unchanged)."""
         self.client.changeDynamics(self._ids[name], -1, angularDamping=value)
 
     def detect_collisions(self) -> None:
@@ -361,15 +370,19 @@ class Physics:
 
     # ---------------- state ----------------
     def body(self, name: str) -> int:
+        """The PyBullet body id of a name (for calls the facade does not wrap)."""
         return self._ids[name]
 
     def name_of(self, body: int) -> str:
+        """The name of a PyBullet body id; 'body:<id>' for a body this world did not register."""
         return self._names.get(body, f"body:{body}")
 
     def names(self) -> list[str]:
+        """All registered body names, in registration order."""
         return list(self._ids)
 
     def set_state(self, name, position_m, orientation_xyzw, velocity_mps=(0, 0, 0), spin_radps=(0, 0, 0)) -> None:
+        """Put a body at a pose (m, xyzw) with a velocity (m/s) and spin (rad/s), world frame."""
         b = self._ids[name]
         self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
         self.client.resetBaseVelocity(b, list(velocity_mps), list(spin_radps))  # reset zeroed them
@@ -384,13 +397,16 @@ class Physics:
         self.set_state(name, (50.0 + k, 50.0, -5.0), (0, 0, 0, 1))
 
     def step(self) -> None:
+        """Advance the world by one fixed time step and the clock by `dt` (s)."""
         self.client.stepSimulation()
         self.time_s += self.dt
 
     def reset_clock(self) -> None:
+        """Start a new throw's clock at 0 s (event times are relative to it)."""
         self.time_s = 0.0
 
     def fast_calls(self) -> FastCalls:
+        """PyBullet calls bound to this world's client for the throw loop (skips BulletClient's dispatch)."""
         cid = self.client._client
         return FastCalls(
             step=functools.partial(pb.stepSimulation, physicsClientId=cid),
@@ -401,14 +417,17 @@ class Physics:
 
     # ---------------- read-outs ----------------
     def die_pose(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Position (m) and orientation (xyzw) of a body, world frame."""
         p, q = self.client.getBasePositionAndOrientation(self._ids[name])
         return np.array(p), np.array(q)
 
     def die_velocity(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Linear (m/s) and angular (rad/s) velocity of a body, world frame."""
         v, w = self.client.getBaseVelocity(self._ids[name])
         return np.array(v), np.array(w)
 
     def contacts(self, name: str) -> list[Contact]:
+        """Contacts of a body closer than TOUCH_DISTANCE_M (0.1 mm), with the other body's name."""
         out = []
         for cp in self.client.getContactPoints(bodyA=self._ids[name]):
             if cp[8] > TOUCH_DISTANCE_M:
@@ -417,9 +436,11 @@ class Physics:
         return out
 
     def touching(self, name: str) -> frozenset[str]:
+        """Names of the bodies this body is touching now."""
         return frozenset(c.other for c in self.contacts(name))
 
     def close(self) -> None:
+        """Disconnect from PyBullet (harmless if already disconnected)."""
         try:
             self.client.disconnect()
         except pb.error:
