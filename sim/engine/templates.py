@@ -163,10 +163,14 @@ class TemplateThrower(Thrower):
                 placed.append(t)
         self.templates = placed
 
-    def throw(self, root_seed: int, index: int):
-        """Lay or flip the templates for (seed, index), throw, and add the template columns to the record."""
-        self._lay(root_seed, index)
-        res = super().throw(root_seed, index)
+    def prepare(self, seed: int, index: int) -> None:
+        """Throw (seed, index)'s state: templates laid back, or flipped for this throw, then props."""
+        self._lay(seed, index)
+        super().prepare(seed, index)
+
+    def replay(self, releases, seed: int, index: int):
+        """As `Thrower.replay`, then add the template columns (laid or flipped templates, partial counts)."""
+        res = super().replay(releases, seed, index)
         return _with_template_record(res, self)
 
 

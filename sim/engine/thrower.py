@@ -129,6 +129,10 @@ class ThrowResult:
 class Thrower:
     """Owns the PyBullet world for one scenario and throws in it."""
 
+    # optional read-only observer of the throw loop (the viewer's trajectory recorder): an object with
+    # start(physics, dice), sample(t) after every step and finish(t, trace); None = off
+    recorder = None
+
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
         self.templates: list[PlacedTemplate] = []  # templates lying on the board (attached by the engine)
@@ -290,14 +294,26 @@ class Thrower:
 
     # ---------------- throwing ----------------
     def throw(self, root_seed: int, index: int) -> ThrowResult:
-        """Throw number `index` of `root_seed`: its random draws come from the (seed, index) stream alone."""
-        draw = Draw.for_throw(root_seed, index)
-        self._prop_draw = (int(root_seed), int(index))  # hand-held props jitter per throw
+        """Throw k of a seed: its drawn releases, in its own per-throw world state."""
+        return self.replay(None, root_seed, index)
+
+    def prepare(self, seed: int, index: int) -> None:
+        """Put the world in throw (seed, index)'s own per-throw state, exactly as `throw` does: hand-held
+        props are jittered by the throw's prop stream when it starts (subclasses also lay or flip their
+        templates here). The state holds for the next throw `replay` or `throw` runs."""
+        self._prop_draw = (int(seed), int(index))
+
+    def replay(self, releases: list[Release] | None, seed: int, index: int) -> ThrowResult:
+        """Throw (seed, index) in its prepared state; with `releases`, those exact releases instead of the
+        drawn ones (a stored throw thrown again: the same record, bit for bit, when they are its own)."""
+        self.prepare(seed, index)
         try:
-            res = self.throw_releases(self.release_for(draw))
+            if releases is None:
+                releases = self.release_for(Draw.for_throw(seed, index))
+            res = self.throw_releases(list(releases))
         finally:
             self._prop_draw = None
-        res.seed, res.index = int(root_seed), int(index)
+        res.seed, res.index = int(seed), int(index)
         return res
 
     def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
@@ -357,12 +373,17 @@ class Thrower:
         diverged = False
         # kinematic props (the cup) follow their script; skip the per-step call when there are none
         before_step = self.props.before_step if self.props.kinematic else None
+        rec = self.recorder  # viewer hook: reads poses only, never changes the world
+        if rec is not None:
+            rec.start(ph, active)
         for i in range(max_steps):
             if before_step is not None:
                 before_step(ph.time_s)
             step()
             ph.time_s += dt
             t = ph.time_s
+            if rec is not None:  # viewer hook
+                rec.sample(t)
             trace.path_t.append(t)
             check = (i + 1) % window == 0
             all_still = check
@@ -414,6 +435,8 @@ class Thrower:
                 for n in active:
                     status[n] = "rest"
                 break
+        if rec is not None:  # viewer hook
+            rec.finish(ph.time_s, trace)
         for n in active:
             ph.set_damping(n, 0.0)
         rests = []
