@@ -1,4 +1,4 @@
-"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per process."""
+"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread (sim.engine.worlds)."""
 
 from __future__ import annotations
 
