@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .spec import Spec
+from ..spec import Spec
 
 
 class RuleSet(Spec):
