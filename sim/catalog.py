@@ -22,7 +22,8 @@ SPEC_CLASSES: dict[str, Any] = {
 }
 
 _DIR_KIND = {"dice": "die", "materials": "material", "skills": "skill", "templates": "template", "props": "prop",
-             "boards": "board", "shots": "shot", "experiments": "experiment"}
+             "boards": "board", "shots": "shot", "experiments": "experiment",
+             "monsters": "monster", "fights": "fight"}
 
 
 def register_kind(kind: str, spec_class: Any) -> None:
