@@ -65,6 +65,7 @@ class HeroState:
     fainted: bool = False
     damage_taken: int = 0
     eliminated: bool = False
+    key: tuple = ()  # the sheet (abilities, scars) this fight started with: what a policy may cache by
 
     def ability(self, colour: str) -> str | None:
         """The ability the icon of a die of this colour activates (None when scarred)."""
@@ -169,7 +170,8 @@ class FightPlan:
         for h in plan.heroes:
             x = HeroState.from_spec(h, plan.skill)
             plan.hero_rows.append((x.name, x.life, x.max_life, tuple(x.scars), x.abilities, x.skill, x.weapons,
-                                   tuple(x.armors), tuple(x.spendables)))
+                                   tuple(x.armors), tuple(x.spendables),
+                                   (tuple(x.abilities.items()), tuple(x.scars))))
         if len(_PLANS) > 64:
             _PLANS.clear()
         _PLANS[id(spec)] = plan
@@ -215,13 +217,16 @@ class Fight:
         self.spec = spec
         self.monster = spec.monster
         self.throws_spec = spec.throws
+        self.board = spec.throws.board
         self.source = source
         self.policy = resolve_policy(policy, spec.source)
         self.fight = fight
         self.max_turns = max_turns
         self.log: list[dict[str, Any]] | None = [] if log else None
-        self.heroes = [HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp))
-                       for n, life, mx, sc, ab_, sk, w, a, sp in plan.hero_rows]
+        self.heroes = [HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), key=k)
+                       for n, life, mx, sc, ab_, sk, w, a, sp, k in plan.hero_rows]
+        self.standing = len(self.heroes)
+        self.scars: list[tuple[str, str]] = []
         self.monster_life_start = self.monster_life = plan.monster_life
         self.bullseye_damage = BULLSEYE_DAMAGE
         self.retrieval_damage = plan.retrieval_damage
@@ -230,6 +235,7 @@ class Fight:
         self.white_used = 0
         self.retrievals = 0
         self.templates: list[str] = list(plan.templates)
+        self.templates_t: tuple[str, ...] = plan.templates  # what requests carry (sorted)
         self.requirements = plan.requirements
         self.rules = plan.rules
         self.noise = plan.noise
@@ -286,6 +292,7 @@ class Fight:
             self._event("hero-damage", hero=h.name, damage=amount, cause=cause, life=h.life)
         if h.life < 1:  # "Any time a Hero has less than 1 life point, they faint"
             h.fainted = True
+            self.standing -= 1
             self._event("faint", hero=h.name)
 
     def _heal(self, h: HeroState, amount: int, cause: str) -> None:
@@ -297,7 +304,7 @@ class Fight:
             self._event("heal", hero=h.name, amount=amount, cause=cause, life=h.life)
 
     def _all_fainted(self) -> bool:
-        return all(h.fainted for h in self.heroes)
+        return self.standing == 0
 
     def _lose(self, reason: str) -> None:
         self.outcome, self.lost_reason = "lost", reason
@@ -443,8 +450,7 @@ class Fight:
     def _draw(self, h: HeroState, colour: str, kind: str, die: str, shots: tuple, aim: Aim) -> Outcome:
         for _ in range(MAX_RETHROWS + 1):
             req = ThrowRequest(self.fight, self.throws, h.name, colour, kind, die, shots, h.skill,
-                               self.throws_spec.board, tuple(self.templates), self.rules, self.noise, aim,
-                               self.monster_life)
+                               self.board, self.templates_t, self.rules, self.noise, aim, self.monster_life)
             self.throws += 1
             out = self.source.throw(req)
             if self.log is not None:
@@ -560,7 +566,7 @@ class Fight:
         if m.ability == "fury" and self.dice_on_board:
             dmg += self.dice_on_board  # "additional damage equal to the number of dice currently on the Target board"
             self._event("fury", extra=self.dice_on_board)
-        while dmg > 0:
+        while dmg > 0 and (self.beer or h.armors):
             opts = (("beer",) if self.beer else ()) + tuple(f"armor:{a.name}" for a in h.armors)
             if not opts:
                 break
@@ -606,6 +612,7 @@ class Fight:
                 self._hurt(x, every, "template")
         if out.template == "armor" and "armor" in self.templates:
             self.templates.remove("armor")  # "remove the Shield Template from the Target board"
+            self.templates_t = tuple(self.templates)
             self._event("template-removed", template="armor")
 
     # ---- after the combat ----------------------------------------------------------------------
@@ -628,15 +635,14 @@ class Fight:
                 continue
             colour = free[0] if len(free) == 1 else self._ask("scar", h, free)
             h.scars.append(colour)
+            self.scars.append((h.name, colour))
             h.max_life -= 2
             h.life = h.max_life  # "Then, that Hero is restored to full health."
             self._event("scar", hero=h.name, colour=colour, max_life=h.max_life)
 
     def _result(self) -> FightResult:
         fainted = [h.name for h in self.heroes if h.fainted]
-        scars = [(e["hero"], e["colour"]) for e in (self.log or []) if e["event"] == "scar"]
-        if self.log is None:  # scars without a log: compare with the spec
-            scars = [(h.name, c) for h, s in zip(self.heroes, self.spec.party.heroes) for c in h.scars[len(s.scars):]]
+        scars = self.scars
         return FightResult(
             outcome=self.outcome, monster=self.monster.name, monster_life_start=self.monster_life_start,
             monster_life_end=self.monster_life, rounds=self.rounds, turns=self.turns, throws=self.throws,

@@ -101,7 +101,7 @@ class DefaultPolicy:
 
     def _die(self, d: Decision) -> str:
         h, mtype = d.hero, d.fight.monster.type
-        key = (tuple(h.ability(c) for c in ("red", "green", "blue")), mtype)
+        key = (h.key or tuple(h.ability(c) for c in ("red", "green", "blue")), mtype)
         order = self._orders.get(key)
         if order is None:  # colours by rank, red-green-blue among equals
             order = self._orders[key] = sorted(("red", "green", "blue"), key=lambda c: -rank(h.ability(c), mtype))
