@@ -74,4 +74,6 @@ def test_monsters_listing(capsys):
     assert main(["monsters"]) == 0
     out = capsys.readouterr().out
     assert "firewall" in out and "griller-queen" in out
-    assert main(["check", "monsters/firewall.toml"]) == 0
+    from sim.specs.monster import load_monster
+
+    assert main(["check", load_monster("firewall").source]) == 0

@@ -13,7 +13,7 @@ from sim.errors import SpecError
 from sim.outcome import Outcome
 from sim.rules.fight import FightError, run_fight, run_fights
 from sim.rules.policy import ScriptedPolicy
-from sim.rules.throw_source import Aim, ScriptedSource, ThrowRequest, scripted
+from sim.rules.throw_source import AIMS, Aim, ScriptedSource, ThrowRequest, scripted
 from sim.specs.fight import fight_from_dict
 
 TORM = {"name": "Torm", "red": "re-throw", "green": "piercing", "blue": "berserk"}
@@ -394,7 +394,7 @@ def test_resample_win_probability_matches_the_exact_value():
     assert abs(first - p) < 4.5 * math.sqrt(p * (1 - p) / n)
 
 
-def _req(aim=Aim("hit"), life=5, **kw) -> ThrowRequest:
+def _req(aim=AIMS["hit"], life=5, **kw) -> ThrowRequest:
     base = dict(fight=0, throw=0, hero="A", colour="red", kind="colored", die="hero-d8", shots=("standard",),
                 skill="casual", board="magma")
     return ThrowRequest(**(base | kw), aim=aim, monster_life=life)
