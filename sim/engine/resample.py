@@ -39,6 +39,8 @@ STREAM_FIGHT = 16  # spawn-key stream of fight resampling (release draws use str
 FIGHT_BLOCK = 64  # fights per SeedSequence block
 BLOCK_THROWS = 32  # throws per fight drawn from its block
 REQUIRED_COLUMNS = ("result", "reason", "damage")
+RECORD_COLUMNS = ("cell", "result", "reason", "section", "value", "face", "icon", "cocked", "template",
+                  "partial_template", "damage", "hero_damage", "insta_kill", "requirements", "touching", "effects")
 MATCH_FIELDS = ("die", "shots", "skill", "board", "templates", "rules")
 
 
@@ -251,7 +253,10 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
     out = Path(out_dir)
     try:
         resolved = json.loads((out / "experiment.resolved.json").read_text())
-        df = pd.read_parquet(out / "records.parquet")
+        import pyarrow.parquet as pq
+
+        have = set(pq.read_schema(out / "records.parquet").names)
+        df = pd.read_parquet(out / "records.parquet", columns=[c for c in RECORD_COLUMNS if c in have])
     except FileNotFoundError as exc:
         raise SpecError(out, "", f"not a finished run folder ({Path(exc.filename).name} missing)") from None
     notes: list[str] = []
