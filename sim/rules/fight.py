@@ -150,7 +150,7 @@ class FightPlan:
     rules: tuple
     noise: float
     house_rules: dict[str, Any]
-    shots_cache: dict = field(default_factory=dict)  # weapon names used -> shots in force
+    shots_cache: dict = field(default_factory=dict)  # weapon requirements -> shots in force
     hero_rows: list = field(default_factory=list)  # HeroState constructor arguments
 
     @classmethod
@@ -268,7 +268,10 @@ class Fight:
             return chosen
         if kind == "aim":
             if isinstance(choice, Aim):
-                return choice if choice.objective in AIMS and choice.target_mm is None else choice.check()
+                try:
+                    return choice.check()
+                except ValueError as exc:
+                    raise FightError(f"policy answered {choice!r} to 'aim': {exc}") from None
             aim = AIMS.get(choice)
             if aim is None:
                 raise FightError(f"policy answered {choice!r} to 'aim', not one of {AIM_OBJECTIVES} or an Aim")
@@ -278,9 +281,6 @@ class Fight:
         if choice is None and kind in ("die", "dice-out", "scar"):
             raise FightError(f"policy must answer '{kind}' with one of {options}")
         return choice
-
-    def _standing(self) -> list[HeroState]:
-        return [h for h in self.heroes if not h.fainted]
 
     def _hurt(self, h: HeroState, amount: int, cause: str) -> None:
         if amount <= 0 or h.fainted:
@@ -319,7 +319,7 @@ class Fight:
                         miss_damage=self.monster.miss_damage, final_boss=self.monster.final_boss,
                         heroes=[h.name for h in self.heroes], white_dice=self.white_left,
                         requirements=list(self.requirements), templates=list(self.templates),
-                        house_rules=self.plan.house_rules)
+                        house_rules=dict(self.plan.house_rules))
         if room.gold:
             self.gold += room.gold
             self._event("gold", amount=room.gold, cause="room")
@@ -424,14 +424,10 @@ class Fight:
     def _shots(self, weapons: tuple) -> tuple[str, ...]:
         """The specific throws in force, identical ones once ("If the throw requirements of 2 or
         more cards are the same, then they count as one requirement"); the base shot if none."""
-        key = tuple(w.name for w in weapons)
+        key = tuple(r for w in weapons for r in w.requirements)
         s = self._shots_cache.get(key)
         if s is None:
-            reqs = list(self.requirements)
-            for w in weapons:
-                reqs += w.requirements
-            s = tuple(dict.fromkeys(reqs)) or (self.throws_spec.shot,)
-            self._shots_cache[key] = s
+            s = self._shots_cache[key] = tuple(dict.fromkeys(self.requirements + key)) or (self.throws_spec.shot,)
         return s
 
     def _retrieve(self) -> None:
