@@ -415,3 +415,10 @@ def test_resample_table_choice_by_scenario_and_aim():
 
     with pytest.raises(UncoveredThrow):
         src.table_for(_req(shots=("far",)))
+
+
+@pytest.mark.parametrize("value,epic", [(5, True), (4, False)])
+def test_epic_shot_boundary_is_minus_three(value, epic):
+    spec = fight({"life": 2, "reward_gold": 0}, [{"name": "A"}])
+    r = run_fight(spec, ScriptedSource([hit(value)]))
+    assert r.monster_life_end == 2 - value and r.epic_shot is epic and r.gold == int(epic)
