@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import SpecError
-from ..outcome import Outcome
-from ..rules.throw_source import ThrowRequest
+from sim.errors import SpecError
+from sim.rules.outcome import Outcome
+from sim.rules.throw_source import ThrowRequest
 
 STREAM_FIGHT = 16  # spawn-key stream of fight resampling (release draws use streams 0-2)
 FIGHT_BLOCK = 64  # fights per SeedSequence block
@@ -299,14 +299,14 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
 
 def _rule_items(rules: dict[str, Any]) -> list[tuple[str, Any]]:
     """Rule options that differ from the defaults (requests carry only those)."""
-    from ..specs.rules import RuleSet
+    from sim.specs.rules import RuleSet
 
     default = RuleSet().model_dump()
     return sorted((k, v) for k, v in rules.items() if default.get(k, object()) != v)
 
 
 def _same_body(a: str, b: str) -> bool:
-    from ..die import load_die
+    from sim.specs.die import load_die
 
     da, db = load_die(a).model_dump(), load_die(b).model_dump()
     for d in (da, db):

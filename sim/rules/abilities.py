@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..specs.abilities import ABILITIES, parse_ability
+from sim.specs.abilities import ABILITIES, parse_ability
 
 AGILE_DAMAGE = 2  # "still deals 2 damage to the Monster"
 PIERCING_BONUS = 2  # "Add 2 to the value of the section the die lands in"

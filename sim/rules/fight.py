@@ -32,12 +32,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..outcome import Outcome
-from ..specs.fight import FightSpec
-from ..specs.party import COLOURS, HeroSpec
-from . import abilities as ab
-from .policy import DEFAULT, POLICIES, Decision, Policy
-from .throw_source import AIM_OBJECTIVES, AIMS, Aim, ThrowRequest, ThrowSource
+from sim.rules import abilities as ab
+from sim.rules.outcome import Outcome
+from sim.rules.policy import DEFAULT, POLICIES, Decision, Policy
+from sim.rules.throw_source import AIM_OBJECTIVES, AIMS, Aim, ThrowRequest, ThrowSource
+from sim.specs.fight import FightSpec
+from sim.specs.party import COLOURS, HeroSpec
 
 EPIC_LIFE = -3  # "if the last Hit on the Monster managed to reduce its life to -3 or less"
 EPIC_GOLD = 1
@@ -186,7 +186,7 @@ def resolve_policy(policy: Policy | str | None, source: str = "<fight>") -> Poli
         return DEFAULT
     if isinstance(policy, str):
         if policy not in POLICIES:
-            from ..errors import SpecError
+            from sim.errors import SpecError
 
             raise SpecError(source, "policy", f"unknown policy '{policy}' (one of {', '.join(POLICIES)})")
         return POLICIES[policy]

@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .throw_source import AIMS, Aim
+from sim.rules.throw_source import AIMS, Aim
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .fight import Fight, HeroState
+    from sim.rules.fight import Fight, HeroState
 
 Policy = Callable[["Decision"], Any]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from ..outcome import Outcome
+from sim.rules.outcome import Outcome
 
 AIM_OBJECTIVES: tuple[str, ...] = ("hit", "damage", "kill")
 

@@ -31,12 +31,12 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..datafiles import read_toml, resolve
-from ..errors import SpecError
-from ..spec import Spec
-from .house_rules import HouseRules
-from .monster import MonsterSpec, RoomSpec, checked, load_monster
-from .party import PartySpec
+from sim.errors import SpecError
+from sim.specs.base import Spec
+from sim.specs.datafiles import read_toml, resolve
+from sim.specs.house_rules import HouseRules
+from sim.specs.monster import MonsterSpec, RoomSpec, checked, load_monster
+from sim.specs.party import PartySpec
 
 DIFFICULTY_BONUS: dict[str, int] = {"normal": 0, "hard": 3, "inferno": 5}
 

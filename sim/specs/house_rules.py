@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from ..spec import Spec
+from sim.specs.base import Spec
 
 # option -> (the rulebook text it changes, what the house rule does instead)
 RULEBOOK: dict[str, tuple[str, str]] = {

@@ -25,9 +25,9 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..datafiles import builtin_names, read_toml, resolve
-from ..errors import SpecError
-from ..spec import Spec
+from sim.errors import SpecError
+from sim.specs.base import Spec
+from sim.specs.datafiles import builtin_names, read_toml, resolve
 
 NAME = r"^[a-z0-9][a-z0-9-]*$"
 

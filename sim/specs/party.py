@@ -23,9 +23,9 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from ..spec import Spec
-from .abilities import parse_ability
-from .monster import reference_problems
+from sim.specs.abilities import parse_ability
+from sim.specs.base import Spec
+from sim.specs.monster import reference_problems
 
 Colour = Literal["red", "green", "blue"]
 COLOURS: tuple[str, ...] = ("red", "green", "blue")

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..spec import Spec
+from sim.specs.base import Spec
 
 
 class RuleSet(Spec):

@@ -10,8 +10,8 @@ import pytest
 
 from sim.engine.resample import RecordedTable, ResampleSource
 from sim.errors import SpecError
-from sim.outcome import Outcome
 from sim.rules.fight import FightError, run_fight, run_fights
+from sim.rules.outcome import Outcome
 from sim.rules.policy import ScriptedPolicy
 from sim.rules.throw_source import AIMS, Aim, ScriptedSource, ThrowRequest, scripted
 from sim.specs.fight import fight_from_dict

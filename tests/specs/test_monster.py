@@ -140,8 +140,7 @@ def test_house_rules_map_onto_ruleset_fields_or_name_new_ones():
 
 
 def test_monster_check_file_via_catalog(tmp_path):
-    from sim import fight_cli  # noqa: F401  (registers the monster and fight kinds)
-    from sim.catalog import check_file
+    from sim.specs.catalog import check_file
 
     kind, spec = check_file(Path(load_monster("firewall").source))
     assert kind == "monster" and isinstance(spec, MonsterSpec)
