@@ -5,9 +5,8 @@ Three groups, by who has to honour them:
 - *fight rules* (the fight engine applies them): `monster_life_bonus`, `extra_white_dice`,
   `retrieval_half_damage`;
 - *classification rules* (the throw source must classify throws under them; a fight passes them in
-  every throw request as `rules`): `no_bounce`, `two_bounces` and `partial_templates_hit` map onto
-  existing `RuleSet` fields (`ruleset_overrides`); `holes_inactive` and `bones_outer_section` have
-  no `RuleSet` field yet (`classifier_changes` names the fields the classifier must learn);
+  every throw request as `rules`): `no_bounce`, `two_bounces`, `partial_templates_hit`,
+  `holes_inactive` and `bones_outer_section` map onto `RuleSet` fields (`ruleset_overrides`);
 - *release rules* (the physics engine applies them): `eyes_closed` and `off_hand` multiply the
   thrower's release noise (`release_noise_factor`).
 """
@@ -24,12 +23,12 @@ from sim.specs.base import Spec
 RULEBOOK: dict[str, tuple[str, str]] = {
     "holes_inactive": (
         "Miss: \"If the die falls into one of the holes of the Target board (and remains there).\"",
-        "a die in a hole is not a miss: it counts as the section around the hole (new classifier field "
-        "`holes = \"section\"`)."),
+        "a die in a hole is not a miss: it counts as the section the hole is cut into "
+        "(`RuleSet.holes = \"section\"`)."),
     "bones_outer_section": (
         "Miss: \"If the die lands on one of the bones at the edge of the Target board.\"",
-        "a die on the bones counts as the outermost section next to it (new classifier field "
-        "`bones = \"outer-section\"`)."),
+        "a die on the bones counts as the outer section they are printed on "
+        "(`RuleSet.bones = \"outer-section\"`)."),
     "no_bounce": (
         "2.2: \"In order for the throw to be valid, the die must bounce at least once on the table outside "
         "of the Target board before touching the board and landing on it.\"",
@@ -89,7 +88,7 @@ class HouseRules(Spec):
         return []
 
     def ruleset_overrides(self) -> dict[str, Any]:
-        """The house rules that change throw classification, as existing `RuleSet` fields."""
+        """The house rules that change throw classification, as `RuleSet` fields."""
         out: dict[str, Any] = {}
         if self.no_bounce:
             out["min_bounces"] = 0
@@ -97,12 +96,6 @@ class HouseRules(Spec):
             out["min_bounces"] = 2
         if self.partial_templates_hit:
             out["partial_template"] = "c"
-        return out
-
-    def classifier_changes(self) -> dict[str, Any]:
-        """House rules that change classification but have no `RuleSet` field yet: the new fields the
-        classifier must learn (`holes`: "miss" | "section"; `bones`: "miss" | "outer-section")."""
-        out: dict[str, Any] = {}
         if self.holes_inactive:
             out["holes"] = "section"
         if self.bones_outer_section:
@@ -110,8 +103,8 @@ class HouseRules(Spec):
         return out
 
     def throw_rules(self) -> tuple[tuple[str, Any], ...]:
-        """Everything a throw source must classify under, sorted: RuleSet overrides and new fields."""
-        return tuple(sorted((self.ruleset_overrides() | self.classifier_changes()).items()))
+        """Everything a throw source must classify under, sorted (key, value) pairs."""
+        return tuple(sorted(self.ruleset_overrides().items()))
 
     @property
     def release_noise_factor(self) -> float:
