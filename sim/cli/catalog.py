@@ -63,11 +63,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     if kind not in SPEC_CLASSES:
         if kind != "experiment":
             raise SpecError(path, "kind", f"unknown kind '{kind}'")
-        from sim.experiments.spec import load_experiment, resolve_experiment
+        from sim.experiments.fight_spec import FightExperiment, resolve_any
 
-        spec, source = load_experiment(path)
-        exp = resolve_experiment(spec, source)
-        print(f"ok: {args.file} is a valid experiment ({len(exp.cells)} cells, every scenario built)")
+        exp = resolve_any(path)
+        if isinstance(exp, FightExperiment):
+            print(f"ok: {args.file} is a valid fight experiment ({len(exp.cells)} variants, every fight built, "
+                  f"covered by the throws of '{exp.throws_name}')")
+        else:
+            print(f"ok: {args.file} is a valid experiment ({len(exp.cells)} cells, every scenario built)")
         return 0
     kind, spec = check_file(path)
     msg = f"ok: {args.file} is a valid {kind}"

@@ -41,7 +41,9 @@ BLOCK_THROWS = 32  # throws per fight drawn from its block
 REQUIRED_COLUMNS = ("result", "reason", "damage")
 RECORD_COLUMNS = ("cell", "result", "reason", "section", "value", "face", "icon", "cocked", "template",
                   "partial_template", "damage", "hero_damage", "insta_kill", "requirements", "touching", "effects")
-MATCH_FIELDS = ("die", "shots", "skill", "board", "templates", "rules")
+MATCH_FIELDS = ("die", "shots", "skill", "board", "templates", "rules", "noise")
+# rule options that cannot change a throw's classification when no template lies on the board
+TEMPLATE_RULES = ("partial_template",)
 
 
 class UncoveredThrow(LookupError):
@@ -60,6 +62,45 @@ def _split(v: Any) -> list[str]:
     if isinstance(v, str):
         return [x for x in v.split(",") if x]
     return [str(x) for x in v]
+
+
+def relevant_rules(rules: Iterable[tuple[str, Any]], templates: Iterable[str] | None) -> frozenset:
+    """The rule options that can matter: the partial-template rule only decides dice touching a
+    template, so with no template on the board it is left out (tables and requests alike)."""
+    items = frozenset(rules)
+    if templates is not None and not tuple(templates):
+        items = frozenset(kv for kv in items if kv[0] not in TEMPLATE_RULES)
+    return items
+
+
+def table_match(*, die: str | None = None, shots: Iterable[str] | None = None, skill: str | None = None,
+                board: str | None = None, templates: Iterable[str] | None = None,
+                rules: Iterable[tuple[str, Any]] | dict | None = None,
+                noise: float | None = None) -> dict[str, Any]:
+    """What a recorded table answers, field by field (None: any value)."""
+    tpl = None if templates is None else frozenset(templates)
+    return {
+        "die": die,
+        "shots": None if shots is None else frozenset(shots),
+        "skill": skill,
+        "board": board,
+        "templates": tpl,
+        "rules": None if rules is None else relevant_rules(dict(rules).items(), tpl),
+        "noise": None if noise is None else float(noise),
+    }
+
+
+def match_specificity(match: dict[str, Any], req: ThrowRequest) -> int | None:
+    """How many set fields of a table's match equal the request's (None: a set field differs)."""
+    want = _request_fields(req)
+    n = 0
+    for k, v in match.items():
+        if v is None:
+            continue
+        if v != want[k]:
+            return None
+        n += 1
+    return n
 
 
 def outcome_from_row(row: dict[str, Any]) -> Outcome:
@@ -86,19 +127,13 @@ class RecordedTable:
     def __init__(self, records: pd.DataFrame, *, die: str | None = None, shots: Iterable[str] | None = None,
                  skill: str | None = None, board: str | None = None, templates: Iterable[str] | None = None,
                  rules: Iterable[tuple[str, Any]] | dict | None = None, target_mm: tuple[float, float] | None = None,
-                 label: str = "") -> None:
+                 noise: float | None = None, label: str = "") -> None:
         missing = [c for c in REQUIRED_COLUMNS if c not in records.columns]
         if missing:
             raise ValueError(f"records lack column(s) {', '.join(missing)}")
         self.label = label
-        self.match = {
-            "die": die,
-            "shots": None if shots is None else frozenset(shots),
-            "skill": skill,
-            "board": board,
-            "templates": None if templates is None else frozenset(templates),
-            "rules": None if rules is None else frozenset(dict(rules).items()),
-        }
+        self.match = table_match(die=die, shots=shots, skill=skill, board=board, templates=templates, rules=rules,
+                                 noise=noise)
         self.target_mm = target_mm
         n_all = len(records)
         ok = records[records["result"].isin(["hit", "miss"])]
@@ -123,18 +158,10 @@ class RecordedTable:
 
     def specificity(self, req: ThrowRequest) -> int | None:
         """How many set fields match the request (None: a set field differs)."""
-        want = _request_fields(req)
-        n = 0
-        for k, v in self.match.items():
-            if v is None:
-                continue
-            if v != want[k]:
-                return None
-            n += 1
-        return n
+        return match_specificity(self.match, req)
 
     def describe(self) -> dict[str, Any]:
-        m = {k: (sorted(v) if isinstance(v, frozenset) else v) for k, v in self.match.items() if v is not None}
+        m = {k: (sorted(v, key=str) if isinstance(v, frozenset) else v) for k, v in self.match.items() if v is not None}
         return {"label": self.label, **m, "throws": self.n, "void_fraction": round(self.void_fraction, 4),
                 "hit_rate": round(self.hit_rate, 4), "mean_damage": round(self.mean_damage, 4)}
 
@@ -147,6 +174,8 @@ def _scenario_text(m: dict[str, Any]) -> str:
             items = sorted(v, key=str)
             v = "+".join(f"{a}={b}" for a, b in items) if k == "rules" else "+".join(items)
             v = v or "none"
+        elif k == "noise" and v is not None:
+            v = f"x{v:g}" + (" (release-noise house rules need throws recorded with that noise)" if v != 1 else "")
         if v is not None:
             parts.append(f"{k} {v}")
     return ", ".join(parts)
@@ -154,7 +183,8 @@ def _scenario_text(m: dict[str, Any]) -> str:
 
 def _request_fields(req: ThrowRequest) -> dict[str, Any]:
     return {"die": req.die, "shots": frozenset(req.shots), "skill": req.skill, "board": req.board,
-            "templates": frozenset(req.templates), "rules": frozenset(req.rules)}
+            "templates": frozenset(req.templates), "rules": relevant_rules(req.rules, req.templates),
+            "noise": float(req.noise_factor)}
 
 
 class ResampleSource:
@@ -247,9 +277,9 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
                         colored_die: str | None = None) -> tuple[list[RecordedTable], list[str]]:
     """One `RecordedTable` per single-die cell of a finished `dfsim run` folder (records.parquet and
     experiment.resolved.json), matched by the cell's die, shots, skill, board, templates and rule
-    options. Cells with `overrides` or `physics` settings are used only when `variant` names them.
-    If no cell throws `white_die` and its die file differs from `colored_die` only in name and
-    colour, the colored die's tables also answer white throws (noted in the returned notes)."""
+    options (and release noise x1). Cells with `overrides` or `physics` settings are used only when
+    `variant` names them. If no cell throws `white_die` and its die file differs from `colored_die`
+    only in name and colour, the colored die's tables also answer white throws (noted in the notes)."""
     out = Path(out_dir)
     try:
         resolved = json.loads((out / "experiment.resolved.json").read_text())
@@ -259,12 +289,40 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
         df = pd.read_parquet(out / "records.parquet", columns=[c for c in RECORD_COLUMNS if c in have])
     except FileNotFoundError as exc:
         raise SpecError(out, "", f"not a finished run folder ({Path(exc.filename).name} missing)") from None
+    cells, notes = cell_matches(resolved["cells"], out, variant, white_die, colored_die)
+    tables: dict[int, RecordedTable] = {}
+    out_tables = []
+    for index, label, match in cells:
+        t = tables.get(index)
+        if t is None:
+            rows = df[df["cell"] == index]
+            if rows.empty:
+                continue
+            t = tables[index] = RecordedTable(rows, label=label)
+            t.match = match
+            out_tables.append(t)
+        else:  # the same records answering for another die (the white die's alias)
+            alias = RecordedTable.__new__(RecordedTable)
+            alias.__dict__.update(t.__dict__)
+            alias.match, alias.label = match, label
+            out_tables.append(alias)
+    if not out_tables:
+        raise SpecError(out, "records", "no usable cells (single-die cells with hit or miss records)")
+    return out_tables, notes
+
+
+def cell_matches(cells: list[dict[str, Any]], source: str | Path, variant: str | None = None,
+                 white_die: str | None = None, colored_die: str | None = None
+                 ) -> tuple[list[tuple[int, str, dict[str, Any]]], list[str]]:
+    """(cell index, label, table match) of every usable cell of a resolved experiment (its
+    `experiment.resolved.json` "cells"), without reading any records: what `tables_from_results`
+    would answer, so a fight can be checked against a throw experiment before either runs."""
     notes: list[str] = []
-    tables = []
-    variants = sorted({c["variant"] for c in resolved["cells"]})
+    out: list[tuple[int, str, dict[str, Any]]] = []
+    variants = sorted({c["variant"] for c in cells})
     if variant is not None and variant not in variants:
-        raise SpecError(out, "variant", f"no variant '{variant}' in this run (variants: {', '.join(variants)})")
-    for cell in resolved["cells"]:
+        raise SpecError(source, "variant", f"no variant '{variant}' in this run (variants: {', '.join(variants)})")
+    for cell in cells:
         inp = cell["inputs"]
         if variant is not None and cell["variant"] != variant:
             continue
@@ -275,26 +333,29 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
         if len(dice) != 1:
             notes.append(f"cell {cell['name']}: skipped ({len(dice)} dice per throw)")
             continue
-        rows = df[df["cell"] == cell["index"]]
-        if rows.empty:
-            continue
         tpl = [_stem(t["name"]) if isinstance(t, dict) else _stem(t) for t in inp.get("templates") or []]
-        tables.append(RecordedTable(
-            rows, die=_stem(dice[0]), shots=[_stem(s) for s in inp.get("shots") or ["standard"]],
+        out.append((cell["index"], cell["name"], table_match(
+            die=_stem(dice[0]), shots=[_stem(s) for s in inp.get("shots") or ["standard"]],
             skill=_stem(inp.get("skill", "casual")), board=_stem(inp.get("board", "magma")), templates=tpl,
-            rules=_rule_items(inp.get("rules") or {}), label=cell["name"]))
-    if not tables:
-        raise SpecError(out, "records", "no usable cells (single-die cells with hit or miss records)")
-    if white_die and colored_die and white_die != colored_die and not any(t.match["die"] == white_die for t in tables):
+            rules=_rule_items(inp.get("rules") or {}), noise=1.0)))
+    if white_die and colored_die and white_die != colored_die and not any(m["die"] == white_die for _, _, m in out):
         if _same_body(white_die, colored_die):
-            for t in [t for t in tables if t.match["die"] == colored_die]:
-                alias = RecordedTable.__new__(RecordedTable)
-                alias.__dict__.update(t.__dict__)
-                alias.match = {**t.match, "die": white_die}
-                alias.label = f"{t.label} (as {white_die})"
-                tables.append(alias)
+            out += [(i, f"{label} (as {white_die})", {**m, "die": white_die})
+                    for i, label, m in list(out) if m["die"] == colored_die]
             notes.append(f"white die '{white_die}' throws are resampled from '{colored_die}' records (same body)")
-    return tables, notes
+    return out, notes
+
+
+def uncovered(matches: Iterable[dict[str, Any]], requests: Iterable[ThrowRequest]) -> list[str]:
+    """The requests no table match answers, as the scenario each one needs (empty: all covered)."""
+    ms = list(matches)
+    missing = []
+    for req in requests:
+        if not any(match_specificity(m, req) is not None for m in ms):
+            text = _scenario_text(_request_fields(req))
+            if text not in missing:
+                missing.append(text)
+    return missing
 
 
 def _rule_items(rules: dict[str, Any]) -> list[tuple[str, Any]]:

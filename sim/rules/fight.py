@@ -110,6 +110,7 @@ class FightResult:
     lost_reason: str
     heroes_after: list[dict[str, Any]]
     log: list[dict[str, Any]]
+    life_by_throw: list[int] = field(default_factory=list)  # the monster's life after each physical throw
 
     @property
     def won(self) -> bool:
@@ -208,6 +209,31 @@ def run_fights(spec: FightSpec, source: ThrowSource, fights: int | range, policy
     return [Fight(spec, source, pol, i, log).run() for i in idx]
 
 
+def possible_requests(spec: FightSpec) -> list[ThrowRequest]:
+    """The kinds of throw a fight can ask its source for (one request per distinct scenario): every
+    hero with the colored and the white die, under every combination of the hero's weapons, with
+    the board's templates at the start and (the Armor can be knocked off) without the Armor. Used to
+    check, before any fight is played, that a throw source covers the fight."""
+    import itertools
+
+    plan = FightPlan.of(spec)
+    t = spec.throws
+    tpls = {plan.templates} | ({tuple(x for x in plan.templates if x != "armor")} if "armor" in plan.templates else set())
+    seen: dict[tuple, ThrowRequest] = {}
+    for h in spec.party.heroes:
+        weapons = [e for e in h.equipment if e.kind == "weapon"][:6]
+        for k in range(len(weapons) + 1):
+            for used in itertools.combinations(weapons, k):
+                extra = tuple(r for w in used for r in w.requirements)
+                shots = tuple(dict.fromkeys(plan.requirements + extra)) or (t.shot,)
+                for die in (t.colored_die, t.white_die):
+                    for tp in sorted(tpls):
+                        req = ThrowRequest(0, 0, h.name, "red", "colored", die, shots, h.skill or plan.skill, t.board,
+                                           tp, plan.rules, plan.noise)
+                        seen.setdefault((die, shots, req.skill, tp), req)
+    return list(seen.values())
+
+
 class Fight:
     """The state of one combat. Policies read it through `Decision.fight`; only the engine changes it."""
 
@@ -249,6 +275,7 @@ class Fight:
         self.lost_reason = ""
         self.turns = self.rounds = self.throws = self.rethrows = 0
         self.seat = -1
+        self.life_track: list[int] = []
         self._shots_cache = plan.shots_cache
         self.base_shots = self._shots(())
 
@@ -522,6 +549,9 @@ class Fight:
             else:
                 self._miss_damage(h)
         self._outcome_effects(h, out)
+        track = self.life_track
+        track.extend([before] * (self.throws - 1 - len(track)))  # re-thrown and void throws changed nothing
+        track.append(self.monster_life)
         if self.monster_life <= 0:
             self.epic = insta or (hit and self.monster_life <= EPIC_LIFE)
             self.outcome = "won"
@@ -649,5 +679,5 @@ class Fight:
             lost_reason=self.lost_reason,
             heroes_after=[{"name": h.name, "life": h.life, "max_life": h.max_life, "scars": list(h.scars),
                            "eliminated": h.eliminated} for h in self.heroes],
-            log=self.log if self.log is not None else [],
+            log=self.log if self.log is not None else [], life_by_throw=self.life_track,
         )
