@@ -27,6 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--policy", help="named policy (default: the fight file's)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", dest="overrides",
                    help="override a fight setting, e.g. difficulty=hard or house_rules.extra_white_dice=2")
+    p.add_argument("--rule", action="append", metavar="NAME[=VALUE]", dest="house_rules",
+                   help="a house rule (docs/fights.md), e.g. --rule holes_inactive or --rule monster_life_bonus=-3")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_fight)
     m = sub.add_parser("monsters", help="list built-in monsters")
@@ -41,14 +43,23 @@ def _value(text: str) -> Any:
         return text
 
 
-def _overrides(items: list[str] | None) -> dict[str, Any]:
-    out = {}
+def _overrides(items: list[str] | None, rules: list[str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """--set KEY=VALUE and --rule NAME[=VALUE] (a house rule; a bare name turns it on) as overrides,
+    and the flag each key came from."""
+    out: dict[str, Any] = {}
+    flags: dict[str, str] = {}
     for it in items or []:
         if "=" not in it:
             raise SpecError("command line", "--set", f"expected KEY=VALUE, got '{it}'")
         k, v = it.split("=", 1)
-        out[k.strip()] = _value(v.strip())
-    return out
+        out[k.strip()], flags[k.strip()] = _value(v.strip()), "--set"
+    for it in rules or []:
+        k, eq, v = it.partition("=")
+        if not k.strip():
+            raise SpecError("command line", "--rule", f"expected NAME or NAME=VALUE, got '{it}'")
+        key = f"house_rules.{k.strip()}"
+        out[key], flags[key] = (_value(v.strip()) if eq else True), "--rule"
+    return out, flags
 
 
 def cmd_fight(args: argparse.Namespace) -> int:
@@ -56,7 +67,14 @@ def cmd_fight(args: argparse.Namespace) -> int:
     from sim.experiments.fight_report import summarize
     from sim.rules.fight import FightError, resolve_policy, run_fights
 
-    spec = load_fight(args.fight, _overrides(args.overrides))
+    overrides, flags = _overrides(args.overrides, args.house_rules)
+    try:
+        spec = load_fight(args.fight, overrides)
+    except SpecError as exc:  # a bad --set / --rule is the command line's fault, not the fight file's
+        key = next((k for k in overrides if exc.field == k or exc.field.startswith(k + ".")), None)
+        if key is None:
+            raise
+        raise SpecError("command line", flags[key], f"{exc.field}: {exc.problem}") from None
     policy = resolve_policy(args.policy or spec.policy, spec.source if not args.policy else "command line")
     if not args.records:
         raise SpecError("command line", "--records", "is required: give the output folder of a `dfsim run` whose "

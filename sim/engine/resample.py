@@ -64,6 +64,13 @@ def _split(v: Any) -> list[str]:
     return [str(x) for x in v]
 
 
+def _effects(v: Any) -> list[str]:
+    """The records' `effects` column: effects joined by ';' (an effect may hold commas)."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return []
+    return [x for x in str(v).split(";") if x]
+
+
 def relevant_rules(rules: Iterable[tuple[str, Any]], templates: Iterable[str] | None) -> frozenset:
     """The rule options that can matter: the partial-template rule only decides dice touching a
     template, so with no template on the board it is left out (tables and requests alike)."""
@@ -117,7 +124,7 @@ def outcome_from_row(row: dict[str, Any]) -> Outcome:
         template=_none(row.get("template")), partial_template=bool(row.get("partial_template", False)),
         touching=_split(row.get("touching")), requirements=reqs, damage=float(row["damage"]),
         insta_kill=bool(row.get("insta_kill", False)), hero_damage=float(row.get("hero_damage", 0.0) or 0.0),
-        effects=_split(row.get("effects")), die=str(row.get("die", "die:0")),
+        effects=_effects(row.get("effects")), die=str(row.get("die", "die:0")),
     )
 
 

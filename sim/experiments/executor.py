@@ -40,6 +40,7 @@ class ChunkTask:
     key: str  # expected scenario key: a worker that resolves different data refuses to throw
     columns: dict[str, Any] = field(default_factory=dict)  # constant columns added to every record
     prepared: dict[str, Any] | None = None  # per-scenario values solved once per run (see PrepareTask)
+    record: tuple[str, ...] = ()  # opt-in extra record columns (ExperimentSpec.record)
 
 
 @dataclass(frozen=True)
@@ -97,10 +98,13 @@ def run_chunk(task: ChunkTask) -> pa.Table:
     thrower = thrower_for(_scenario(task))
     _apply_prepared(thrower, task.prepared)
     rows = []
+    effects = "effects" in task.record
     for k in range(task.start, task.stop):
-        rec = thrower.throw(task.seed, k).record()
+        res = thrower.throw(task.seed, k)
         row = dict(task.columns)
-        row.update(rec)
+        row.update(res.record())
+        if effects:
+            row["effects"] = ";".join(res.outcome.effects)
         rows.append(row)
     return pa.Table.from_pylist(rows)
 

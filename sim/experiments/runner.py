@@ -392,7 +392,7 @@ def _next_task(
             columns={"cell": c, "cell_name": cell.name, "variant": cell.variant})
     return ChunkTask(
         cell=c, chunk=j, start=start, stop=stop, seed=exp.spec.seed, inputs=cell.inputs, key=cell.key,
-        prepared=prepared.get(cell.key),
+        prepared=prepared.get(cell.key), record=tuple(exp.spec.record or ()),
         columns={"cell": c, "cell_name": cell.name, "variant": cell.variant,
                  "sweep_value": math.nan if cell.sweep_value is None else float(cell.sweep_value),
                  "scenario_key": cell.key},

@@ -77,3 +77,60 @@ def test_monsters_listing(capsys):
     from sim.specs.monster import load_monster
 
     assert main(["check", load_monster("firewall").source]) == 0
+
+
+def test_house_rules_by_name_on_the_command_line(run_dir, capsys):
+    args = ["fight", "reference", "--records", str(run_dir), "--fights", "300", "--json"]
+    assert main(args) == 0
+    base = json.loads(capsys.readouterr().out)["summary"]
+    assert main(args + ["--rule", "monster_life_bonus=-3", "--rule", "extra_white_dice=2"]) == 0
+    easier = json.loads(capsys.readouterr().out)["summary"]
+    assert easier["won"]["count"] > base["won"]["count"]  # same streams: 3 less life and 2 more dice only help
+    assert main(args + ["--rule", "holes_inactive"]) == 2  # the records hold no throws classified that way
+    assert "holes=section" in capsys.readouterr().err
+    assert main(args + ["--rule", "free_lunch"]) == 2
+    err = capsys.readouterr().err
+    assert err == "dfsim: command line: --rule: house_rules.free_lunch: unknown key\n"
+
+
+@pytest.mark.parametrize("text,field", [
+    ('name = "m"\nlife = 0\nmiss_damage = 1\nlevel = 1\n', "life"),
+    ('name = "m"\nlife = 5\nmiss_damage = 1\nlevel = 1\nability = "grumpy"\n', "ability"),
+    ('name = "m"\nlife = 5\nmiss_damage = 1\nlevel = 1\nrequirements = ["nope"]\n', "requirements.0"),
+    ('name = "m"\nlife = 5\nmiss_damage = 1\nlevel = 1\nfinal_boss = true\nreward_gold = 2\n', "reward_gold"),
+    ('name = "m"\nlife = 5\nmiss_damage = 1\nlevel = 1\nwings = 2\n', "wings"),
+])
+def test_bad_monster_files_are_one_line_exit_2(tmp_path, capsys, text, field):
+    f = tmp_path / "monster.toml"
+    f.write_text(text)
+    assert main(["check", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dfsim: {f}: {field}: ") and err.count("\n") == 1
+    fight = tmp_path / "fight.toml"
+    fight.write_text(f'name = "f"\nmonster = "{f.name}"\n[party]\n[[party.heroes]]\nname = "A"\n')
+    assert main(["check", str(fight)]) == 2  # a fight naming it: the monster file's own line
+    assert capsys.readouterr().err == err
+
+
+@pytest.mark.parametrize("text,field", [
+    ('name = "f"\nmonster = "firewall"\ndifficulty = "easy"\n[party]\n[[party.heroes]]\nname = "A"\n', "difficulty"),
+    ('name = "f"\nmonster = "nobody"\n[party]\n[[party.heroes]]\nname = "A"\n', "monster"),
+    ('name = "f"\nmonster = "firewall"\n[party]\nheroes = []\n', "party.heroes"),
+    ('name = "f"\nmonster = "firewall"\n[party]\n[[party.heroes]]\nname = "A"\nred = "flying"\n', "party.heroes.0.red"),
+    ('name = "f"\nmonster = "firewall"\n[house_rules]\nfree_lunch = true\n[party]\n[[party.heroes]]\nname = "A"\n',
+     "house_rules.free_lunch"),
+])
+def test_bad_fight_files_are_one_line_exit_2_and_nothing_is_written(run_dir, tmp_path, capsys, text, field):
+    f = tmp_path / "fight.toml"
+    f.write_text(text)
+    assert main(["check", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dfsim: {f}: {field}: ") and err.count("\n") == 1
+    assert main(["fight", str(f), "--records", str(run_dir)]) == 2
+    assert capsys.readouterr().err == err
+    exp = tmp_path / "exp.toml"
+    exp.write_text(f'name = "e"\nfight = "fight.toml"\nengine = "resample"\nthrows_from = "{run_dir}"\n'
+                   'seed = 1\nfights = 10\n')
+    out = tmp_path / "out"
+    assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 2
+    assert capsys.readouterr().err == err and not out.exists()
