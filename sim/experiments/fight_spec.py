@@ -39,10 +39,10 @@ from sim.errors import SpecError, from_validation_error
 from sim.experiments.spec import (
     Experiment,
     ExperimentSpec,
-    _FieldError,
-    _localise,
-    _Model,
-    _name,
+    FieldError,
+    Model,
+    check_name,
+    localise,
     parse_experiment,
     resolve_experiment,
 )
@@ -54,7 +54,7 @@ FightValue = bool | int | float | str
 NAMED_SETTINGS = {"difficulty": "difficulty", "skill": "throws.skill", "policy": "policy"}
 
 
-class FightSettings(_Model):
+class FightSettings(Model):
     """What a fight variant changes in the fight file. In [defaults] unset keys keep the file's values."""
 
     difficulty: Literal["normal", "hard", "inferno"] | None = None
@@ -88,10 +88,10 @@ class FightVariant(FightSettings):
     @field_validator("name")
     @classmethod
     def _valid_name(cls, v: str) -> str:
-        return _name(v, "variant name")
+        return check_name(v, "variant name")
 
 
-class FightExperimentSpec(_Model):
+class FightExperimentSpec(Model):
     """The whole fight experiment file."""
 
     name: str
@@ -111,19 +111,19 @@ class FightExperimentSpec(_Model):
     @field_validator("name")
     @classmethod
     def _valid_name(cls, v: str) -> str:
-        return _name(v, "experiment name")
+        return check_name(v, "experiment name")
 
     @model_validator(mode="after")
     def _check(self) -> FightExperimentSpec:
         names = [v.name for v in self.variants]
         for i, n in enumerate(names):
             if n in names[:i]:
-                raise _FieldError(f"variants.{i}.name", f"duplicate variant name '{n}'")
+                raise FieldError(f"variants.{i}.name", f"duplicate variant name '{n}'")
         if self.baseline is not None and self.baseline not in (names or ["default"]):
-            raise _FieldError("baseline", f"no variant named '{self.baseline}' (variants: {', '.join(names)})")
+            raise FieldError("baseline", f"no variant named '{self.baseline}' (variants: {', '.join(names)})")
         for i, c in enumerate(self.curves or []):
             if c not in (names or ["default"]):
-                raise _FieldError(f"curves.{i}", f"no variant named '{c}' (variants: {', '.join(names)})")
+                raise FieldError(f"curves.{i}", f"no variant named '{c}' (variants: {', '.join(names)})")
         return self
 
 
@@ -209,7 +209,7 @@ def parse_fight_experiment(data: Mapping[str, Any], source: str = "<experiment>"
     except ValidationError as exc:
         first = exc.errors()[0]
         ctx_err = (first.get("ctx") or {}).get("error")
-        if isinstance(ctx_err, _FieldError):
+        if isinstance(ctx_err, FieldError):
             raise SpecError(source, ctx_err.field, ctx_err.problem) from None
         raise from_validation_error(source, exc) from None
 
@@ -290,7 +290,7 @@ def _throw_source(spec: FightExperimentSpec, source: str, base_dir: Path | None,
             notes = (f"throws from the folder {d}",) + (("--max-throws does not apply to a finished folder",)
                                                        if max_throws is not None else ())
             return None, d, manifest["experiment_hash"], manifest.get("name", d.name), resolved["cells"], notes, None
-    target = _localise(v, base_dir)
+    target = localise(v, base_dir)
     try:
         path = resolve("experiment", target)
     except SpecError:
@@ -321,7 +321,7 @@ def resolve_fight_experiment(spec: FightExperimentSpec, source: str | None = Non
             raise SpecError(source, "max_fights", "must be at least 1")
         fights = min(fights, max_fights)
     try:
-        fight_path = str(resolve("fight", _localise(spec.fight, base_dir)))
+        fight_path = str(resolve("fight", localise(spec.fight, base_dir)))
     except SpecError as exc:
         raise SpecError(source, "fight", exc.problem) from None
     _load_fight(fight_path, {})  # the fight file's own problems name the fight file

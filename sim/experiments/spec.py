@@ -444,3 +444,10 @@ def resolve_experiment(
     if spec.record:  # only when set: the hashes of experiments without it do not move
         ident["record"] = sorted(set(spec.record))
     return Experiment(spec=spec, source=source, cells=cells, hash=_hash(ident))
+
+
+# the pieces fight experiments (sim.experiments.fight_spec) share with throw experiments
+Model = _Model
+FieldError = _FieldError
+check_name = _name
+localise = _localise
