@@ -25,20 +25,20 @@ A user policy handles the kinds it cares about and passes the rest on::
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from sim.rules.throw_source import AIMS, Aim
-
-if TYPE_CHECKING:  # pragma: no cover
-    from sim.rules.fight import Fight, HeroState
 
 Policy = Callable[["Decision"], Any]
 
 
 class Decision(NamedTuple):
     kind: str
-    fight: Fight  # read-only view of the fight state (monster_life, heroes, colored, white_left, ...)
-    hero: HeroState  # the Active Hero (the hero who would suffer the damage, for "prevent")
+    # the policy sees the engine's objects (sim.rules.fight.Fight, HeroState; typed Any because the
+    # engine imports this module): a read-only view of the fight state (monster_life, heroes,
+    # colored, white_left, ...) and the Active Hero (who would suffer the damage, for "prevent")
+    fight: Any
+    hero: Any
     options: tuple
     detail: dict | None = None
 
@@ -94,7 +94,7 @@ class DefaultPolicy:
         self._orders: dict[tuple, list[str]] = {}
 
     def __call__(self, d: Decision) -> Any:
-        return self._handlers[d.kind](self, d)
+        return getattr(self, "_" + d.kind.replace("-", "_"))(d)  # "dice-out" -> self._dice_out(d)
 
     def _back_down(self, d: Decision) -> bool:
         return False
@@ -188,11 +188,6 @@ class ScriptedPolicy:
         return self.fallback(d)
 
 
-DefaultPolicy._handlers = {
-    "back-down": DefaultPolicy._back_down, "die": DefaultPolicy._die, "dice-out": DefaultPolicy._dice_out,
-    "weapons": DefaultPolicy._weapons, "aim": DefaultPolicy._aim, "ability": DefaultPolicy._ability,
-    "prevent": DefaultPolicy._prevent, "spendable": DefaultPolicy._spendable, "scar": DefaultPolicy._scar,
-}
 
 POLICIES: dict[str, Policy] = {
     "default": DefaultPolicy(),
