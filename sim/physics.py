@@ -22,6 +22,7 @@ import functools
 import os
 import sys
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import shapely
@@ -67,7 +68,8 @@ GRAVITY = 9.81
 class PhysicsSettings(Spec):
     """Engine settings; every field can be overridden as `physics.<field>` in a scenario."""
 
-    step_hz: float = Field(default=240.0, ge=60, le=20000)
+    # the step while a die is in or near contact (sim/engine/stepper.py); 480 Hz is converged (docs/physics.md)
+    step_hz: float = Field(default=480.0, ge=60, le=20000)
     solver_iterations: int = Field(default=50, ge=1, le=1000)
     max_time_s: float = Field(default=8.0, gt=0, le=120)
     rest_speed_mps: float = Field(default=0.01, gt=0)
@@ -75,6 +77,15 @@ class PhysicsSettings(Spec):
     rest_hold_s: float = Field(default=0.15, ge=0)
     world_radius_m: float = Field(default=4.0, gt=0)
     ccd: bool = True
+    # free flight: "analytic" moves the dice along their exact parabola until one could touch something
+    # (sim/engine/ballistic.py); "step" steps it at step_hz like the rest of the throw
+    flight: Literal["analytic", "step"] = "analytic"
+    # rest test: "support" = quiet windows of rest_window_s, two for a die lying flat and stable, as many
+    # as fill 2 x rest_hold_s for a leaning die, never for one balanced on an edge (sim/engine/rest.py);
+    # "windows" = two quiet windows of rest_hold_s for every die
+    rest: Literal["support", "windows"] = "support"
+    rest_window_s: float = Field(default=0.025, gt=0)
+    rest_margin_mm: float = Field(default=0.5, ge=0)
 
 
 @dataclass(frozen=True)
@@ -85,6 +96,8 @@ class FastCalls:
     pose: object
     velocity: object
     contacts: object
+    reset_pose: object
+    reset_velocity: object
 
 
 @dataclass(frozen=True)
@@ -283,13 +296,34 @@ class Physics:
     def reset_clock(self) -> None:
         self.time_s = 0.0
 
+    # ---------------- adaptive stepping support (sim/engine/stepper.py) ----------------
+    def aabbs(self, names) -> list[tuple[tuple[float, float, float], tuple[float, float, float]]]:
+        """Bounding boxes (lo, hi) of these bodies as Bullet's broadphase has them now."""
+        out = []
+        for n in names:
+            lo, hi = self.client.getAABB(self._ids[n])
+            out.append((tuple(lo), tuple(hi)))
+        return out
+
+    def bounding_radius(self, name: str) -> float:
+        """Radius of a sphere about the die's centre holding its whole collision shape (margin included)."""
+        spec = self._die_specs[name]
+        return float(np.linalg.norm(spec.collision_points_m, axis=1).max()) + COLLISION_MARGIN_M
+
+    def isotropic(self, name: str) -> bool:
+        """True when the die's inertia is isotropic, so its spin is constant in free flight."""
+        d = self._die_specs[name].inertia_diagonal
+        return max(d) - min(d) <= 1e-9 * max(d)
+
     def fast_calls(self) -> FastCalls:
         cid = self.client._client
         return FastCalls(
             step=functools.partial(pb.stepSimulation, physicsClientId=cid),
             pose=functools.partial(pb.getBasePositionAndOrientation, physicsClientId=cid),
             velocity=functools.partial(pb.getBaseVelocity, physicsClientId=cid),
-            contacts=lambda body: pb.getContactPoints(bodyA=body, physicsClientId=cid),
+            contacts=functools.partial(pb.getContactPoints, physicsClientId=cid),  # (bodyA)
+            reset_pose=functools.partial(pb.resetBasePositionAndOrientation, physicsClientId=cid),
+            reset_velocity=functools.partial(pb.resetBaseVelocity, physicsClientId=cid),
         )
 
     # ---------------- read-outs ----------------

@@ -11,11 +11,11 @@ from shapely.geometry import LineString, Point
 from .classifier import classify
 from .die import quat_mul
 from .outcome import DieRest, Outcome
-from .physics import GRAVITY, TOUCH_DISTANCE_M, Physics
+from .physics import GRAVITY, Physics
 from .release import Draw, Release, random_quaternion
 from .requirement import RequirementContext
 from .scenario import Scenario
-from .trace import ContactEvent, EventTrace
+from .trace import EventTrace
 
 
 def calibration_points(region, n: int, seed: int = 20241129) -> list[tuple[float, float]]:
@@ -299,102 +299,11 @@ class Thrower:
         outcomes = apply_effects(outcomes, self.scenario, self.ctx, trace, placed=placed)
         return ThrowResult(self.scenario.key, None, None, list(releases), outcomes, trace)
 
+    # ---- the stepping loop: sim/engine/stepper.py (adaptive flight, rest test); stats kept for the bench
     def _run(self, active: list[str]) -> tuple[list[DieRest], EventTrace]:
-        ph = self.physics
-        st = self.scenario.physics
-        fast = ph.fast_calls()
-        step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
-        ph.reset_clock()
-        trace = EventTrace(paths={n: [] for n in active})
-        bodies = {n: ph.body(n) for n in active}
-        prev: dict[str, set[str]] = {n: set() for n in active}
-        status = {n: "not-settled" for n in active}
-        max_steps = int(round(st.max_time_s * st.step_hz))
-        # Rest is judged over windows of rest_hold_s: the die must have moved less than
-        # rest_speed * hold and turned less than rest_spin * hold across the window while touching
-        # something. Averaging over a window ignores the solver's one-step velocity spikes on a
-        # resting body (seen every ~30 steps on the triangle-mesh board), which made a per-step
-        # threshold miss dice that had long stopped.
-        window = max(1, int(round(st.rest_hold_s * st.step_hz)))
-        max_disp = st.rest_speed_mps * max(st.rest_hold_s, ph.dt)
-        max_turn = st.rest_spin_radps * max(st.rest_hold_s, ph.dt)
-        anchor: dict[str, tuple] = {}
-        damping = {n: 0.0 for n in active}
-        for n in active:
-            ph.set_damping(n, 0.0)
-        quiet_windows = {n: 0 for n in active}
-        # two consecutive quiet windows, and no more than 5x the thresholds at the window's end: a die
-        # pausing at the top of a topple is not at rest
-        spike_v2, spike_w2 = (5 * st.rest_speed_mps) ** 2, (5 * st.rest_spin_radps) ** 2
-        dt, r_max = ph.dt, st.world_radius_m
-        name_of = ph.name_of
-        diverged = False
-        # kinematic props (the cup) follow their script; skip the per-step call when there are none
-        before_step = self.props.before_step if self.props.kinematic else None
-        for i in range(max_steps):
-            if before_step is not None:
-                before_step(ph.time_s)
-            step()
-            ph.time_s += dt
-            t = ph.time_s
-            trace.path_t.append(t)
-            check = (i + 1) % window == 0
-            all_still = check
-            for n in active:
-                b = bodies[n]
-                pos, q = get_pose(b)
-                trace.paths[n].append(pos)
-                if not math.isfinite(pos[0] + pos[1] + pos[2]) or math.hypot(pos[0], pos[1]) > r_max or pos[2] < -0.05:
-                    status[n] = "diverged"
-                    diverged = True
-                    continue
-                before = prev[n]
-                now = set()
-                for cp in get_contacts(b):
-                    if cp[8] > TOUCH_DISTANCE_M:
-                        continue
-                    other = name_of(cp[2])
-                    if other not in before and other not in now:
-                        v, _w = get_vel(b)
-                        speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-                        trace.events.append(ContactEvent(t, n, other, tuple(cp[6]), speed))
-                    now.add(other)
-                if now != before:
-                    dmp = ph.contact_damping(n, now)
-                    if dmp != damping[n]:
-                        ph.set_damping(n, dmp)
-                        damping[n] = dmp
-                prev[n] = now
-                if check:
-                    a = anchor.get(n)
-                    quiet = False
-                    if a is not None and now:
-                        disp = math.dist(pos, a[0])
-                        dot = abs(sum(x * y for x, y in zip(q, a[1])))
-                        turn = 2 * math.acos(min(1.0, dot))
-                        v, w = get_vel(b)
-                        quiet = (
-                            disp < max_disp
-                            and turn < max_turn
-                            and v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < spike_v2
-                            and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < spike_w2
-                        )
-                    quiet_windows[n] = quiet_windows[n] + 1 if quiet else 0
-                    anchor[n] = (pos, q)
-                    all_still = all_still and quiet_windows[n] >= 2
-            if diverged:
-                break
-            if all_still:
-                for n in active:
-                    status[n] = "rest"
-                break
-        for n in active:
-            ph.set_damping(n, 0.0)
-        rests = []
-        for n in active:
-            pos, q = ph.die_pose(n)
-            touch = ph.touching(n) if status[n] != "diverged" else frozenset()
-            rests.append(DieRest(n, tuple(float(x) for x in pos), tuple(float(x) for x in q), touch, status[n], ph.time_s))
+        from .engine.stepper import run
+
+        rests, trace, self.last_stats = run(self.physics, self.scenario.physics, self.props, active)
         return rests, trace
 
     def place(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0) -> ThrowResult:

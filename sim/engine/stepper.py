@@ -1,0 +1,257 @@
+"""The throw loop: step a world from the release to rest, recording contact events and the path.
+
+Adaptive, and deterministic: every choice depends on the releases and the scene only, never on wall
+time. While no die can touch anything (sim/engine/ballistic.py: its bounding sphere is clear of every
+other body's bounding box along its exact parabola) the dice are moved along their closed-form free
+flight, one contact step short of the first possible contact; everywhere else the world is stepped at
+`step_hz`, the contact step. Path samples of a skipped flight are the exact parabola at the same
+1/step_hz times, so path predicates (firewall, fire ring, ...) see what they always saw.
+
+Rest (sim/engine/rest.py for the support test): quiet windows of `rest_window_s` (moved less than
+rest_speed x window, turned less than rest_spin x window, while touching something, and no more than
+5x the thresholds at the window's end: a die pausing at the top of a topple is not at rest). A die
+lying flat and stable needs two; a leaning die as many as fill 2 x `rest_hold_s`; a die balanced on an
+edge is never at rest. `rest = "windows"` is the older test: two windows of `rest_hold_s` for any die.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..outcome import DieRest
+from ..physics import GRAVITY, TOUCH_DISTANCE_M, Physics, PhysicsSettings
+from ..trace import ContactEvent, EventTrace
+from .ballistic import contact_windows, position_at, quat_after
+from .rest import FLAT_STABLE, FLAT_UNSTABLE, support
+
+FLIGHT_SAFETY_M = 0.002  # added to each die's bounding radius in the flight check
+FREE_STEPS_BEFORE_PLAN = 3  # steps a die must be free before a flight is planned (skips contact flicker)
+MIN_JUMP_STEPS = 4  # shorter flights are stepped
+
+
+@dataclass
+class StepStats:
+    """Where the steps of one throw went."""
+
+    flight: int = 0  # stepped while no die touched anything
+    contact: int = 0  # stepped while some die touched something, before the rest confirmation
+    rest: int = 0  # the final quiet windows that confirmed rest
+    skipped: int = 0  # replaced by exact free flight
+    jumps: int = 0
+    schedule: list = field(default_factory=list, repr=False)  # ("steps", n) / ("reset", states): for a bare replay
+
+    @property
+    def stepped(self) -> int:
+        return self.flight + self.contact + self.rest
+
+
+def _leave_window(p, v, r_max: float, t_max: float) -> list[tuple[float, float]]:
+    """The time from which a die in free flight is further than r_max from the z axis."""
+    a = v[0] * v[0] + v[1] * v[1]
+    if a == 0.0:
+        return []
+    b = 2.0 * (p[0] * v[0] + p[1] * v[1])
+    c = p[0] * p[0] + p[1] * p[1] - r_max * r_max
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return []
+    t_out = (-b + math.sqrt(disc)) / (2 * a)
+    return [(max(t_out, 0.0), t_max)] if t_out < t_max else []
+
+
+def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[list[DieRest], EventTrace, StepStats]:
+    """Step the world until every active die rests (or diverges, or the time cap): rests, trace, stats."""
+    fast = ph.fast_calls()
+    step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
+    reset_pose, reset_vel = fast.reset_pose, fast.reset_velocity
+    ph.reset_clock()
+    dt = ph.dt
+    trace = EventTrace(paths={n: [] for n in active})
+    nd = len(active)
+    bodies = [ph.body(n) for n in active]
+    paths = [trace.paths[n] for n in active]
+    events = trace.events
+    names = ph._names
+    empty: frozenset[str] = frozenset()
+    prev: list = [empty] * nd
+    status = ["not-settled"] * nd
+    max_steps = int(round(st.max_time_s * st.step_hz))
+    r_max = st.world_radius_m
+    r2 = r_max * r_max
+    touch = TOUCH_DISTANCE_M
+    stats = StepStats()
+
+    # ---- rest test settings
+    use_support = st.rest == "support"
+    if use_support:
+        win = max(1, int(round(st.rest_window_s * st.step_hz)))
+        need_other = max(2, math.ceil(2 * st.rest_hold_s / (win * dt) - 1e-9))
+    else:
+        win = max(1, int(round(st.rest_hold_s * st.step_hz)))
+        need_other = 2
+    max_disp = st.rest_speed_mps * win * dt
+    max_turn = st.rest_spin_radps * win * dt
+    spike_v2, spike_w2 = (5 * st.rest_speed_mps) ** 2, (5 * st.rest_spin_radps) ** 2
+    margin = st.rest_margin_mm * 1e-3
+    anchor: list = [None] * nd
+    quiet_windows = [0] * nd
+    need = [2] * nd
+
+    damping = [0.0] * nd
+    for n in active:
+        ph.set_damping(n, 0.0)
+
+    # ---- flight skipping: only with dice whose free spin is constant and no prop moving on its own
+    before_step = props.before_step if props.kinematic else None
+    skip = st.flight == "analytic" and before_step is None and all(ph.isotropic(n) for n in active)
+    if skip:
+        act = set(active)
+        boxes = ph.aabbs([n for n in ph.names() if n not in act])
+        radii = [ph.bounding_radius(n) + FLIGHT_SAFETY_M for n in active]
+    free_run = 0
+    plan_after = 0
+    run_steps = 0  # steps since the last schedule entry
+
+    k = 0
+    diverged = False
+    while k < max_steps:
+        if skip and free_run >= FREE_STEPS_BEFORE_PLAN and k >= plan_after:
+            states = []
+            for b in bodies:
+                p, q = get_pose(b)
+                v, w = get_vel(b)
+                states.append((p, v, q, w))
+            horizon = (max_steps - k) * dt
+            windows = contact_windows([(s[0], s[1]) for s in states], radii, boxes, GRAVITY, horizon)
+            for s in states:
+                windows = windows + _leave_window(s[0], s[1], r_max, horizon)
+            windows.sort()
+            if windows and windows[0][0] <= 0.0:
+                plan_after = k + int(windows[0][1] / dt) + 1  # inside a window: step through it
+            else:
+                t_first = windows[0][0] if windows else horizon
+                n = int(t_first / dt) - 1  # land at least one full step before the first possible touch
+                if windows:
+                    plan_after = k + int(windows[0][1] / dt) + 1
+                if n >= MIN_JUMP_STEPS:
+                    ts = np.arange(1, n + 1) * dt
+                    tau = float(ts[-1])
+                    resets = []
+                    for i, (p, v, q, w) in enumerate(states):
+                        pts = position_at(p, v, GRAVITY, ts)
+                        paths[i].extend(map(tuple, pts.tolist()))
+                        pos = tuple(pts[-1].tolist())
+                        vel = (v[0], v[1], v[2] - GRAVITY * tau)
+                        qn = quat_after(q, w, tau)
+                        reset_pose(bodies[i], pos, qn)
+                        reset_vel(bodies[i], vel, w)
+                        resets.append((bodies[i], pos, qn, vel, w))
+                    if run_steps:
+                        stats.schedule.append(("steps", run_steps))
+                        run_steps = 0
+                    stats.schedule.append(("reset", resets))
+                    k += n
+                    stats.skipped += n
+                    stats.jumps += 1
+                    continue
+        if before_step is not None:
+            before_step(k * dt)
+        step()
+        k += 1
+        run_steps += 1
+        t = k * dt
+        check = k % win == 0
+        all_still = check
+        touching = False
+        for i in range(nd):
+            b = bodies[i]
+            pos, q = get_pose(b)
+            paths[i].append(pos)
+            x, y, z = pos
+            if not (x * x + y * y <= r2 and z >= -0.05):  # also catches NaN
+                status[i] = "diverged"
+                diverged = True
+                continue
+            before = prev[i]
+            cps = get_contacts(b)
+            if cps:
+                now = set()
+                for cp in cps:
+                    if cp[8] > touch:
+                        continue
+                    other = names.get(cp[2]) or f"body:{cp[2]}"
+                    if other not in before and other not in now:
+                        v, _w = get_vel(b)
+                        events.append(ContactEvent(t, active[i], other, tuple(cp[6]), math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])))
+                    now.add(other)
+                if now:
+                    touching = True
+            else:
+                now = empty
+            if now != before:
+                dmp = ph.contact_damping(active[i], now)
+                if dmp != damping[i]:
+                    ph.set_damping(active[i], dmp)
+                    damping[i] = dmp
+                prev[i] = now
+            if check:
+                a = anchor[i]
+                quiet = False
+                if a is not None and now:
+                    disp = math.dist(pos, a[0])
+                    a1 = a[1]
+                    dot = abs(q[0] * a1[0] + q[1] * a1[1] + q[2] * a1[2] + q[3] * a1[3])
+                    turn = 2 * math.acos(min(1.0, dot))
+                    if disp < max_disp and turn < max_turn:
+                        v, w = get_vel(b)
+                        quiet = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < spike_v2 and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < spike_w2
+                    if quiet and use_support:
+                        sup = support(pos, [(cp[6], cp[7]) for cp in cps if cp[8] <= TOUCH_DISTANCE_M], margin)
+                        quiet = sup != FLAT_UNSTABLE
+                        need[i] = 2 if sup == FLAT_STABLE else need_other
+                quiet_windows[i] = quiet_windows[i] + 1 if quiet else 0
+                anchor[i] = (pos, q)
+                all_still = all_still and quiet_windows[i] >= need[i]
+        if touching:
+            stats.contact += 1
+            free_run = 0
+            plan_after = 0
+        else:
+            stats.flight += 1
+            free_run += 1
+        if diverged:
+            break
+        if all_still:
+            status = ["rest"] * nd
+            confirm = min(max(quiet_windows) * win, stats.contact)
+            stats.rest, stats.contact = confirm, stats.contact - confirm
+            break
+    if run_steps:
+        stats.schedule.append(("steps", run_steps))
+    ph.time_s = k * dt
+    trace.path_t = (np.arange(1, k + 1) * dt).tolist()
+    for n in active:
+        ph.set_damping(n, 0.0)
+    rests = []
+    for i, n in enumerate(active):
+        pos, q = ph.die_pose(n)
+        touch = ph.touching(n) if status[i] != "diverged" else frozenset()
+        rests.append(DieRest(n, tuple(float(x) for x in pos), tuple(float(x) for x in q), touch, status[i], ph.time_s))
+    return rests, trace, stats
+
+
+def replay(ph: Physics, stats: StepStats) -> None:
+    """Redo a throw's engine work only (same steps, same resets), for timing the Python share."""
+    fast = ph.fast_calls()
+    step, reset_pose, reset_vel = fast.step, fast.reset_pose, fast.reset_velocity
+    for kind, arg in stats.schedule:
+        if kind == "steps":
+            for _ in range(arg):
+                step()
+        else:
+            for b, pos, q, v, w in arg:
+                reset_pose(b, pos, q)
+                reset_vel(b, v, w)
