@@ -80,6 +80,9 @@ class PhysicsSettings(Spec):
     # free flight: "analytic" moves the dice along their exact parabola until one could touch something
     # (sim/engine/ballistic.py); "step" steps it at step_hz like the rest of the throw
     flight: Literal["analytic", "step"] = "analytic"
+    # how far (beyond its bounding sphere) a die must stay from every other body's box while its flight
+    # is skipped (25 mm, beyond Bullet's 20 mm contact-breaking threshold, changed no outcome)
+    flight_margin_mm: float = Field(default=2.0, ge=0)
     # rest test: "support" = quiet windows of rest_window_s, two for a die lying flat and stable, as many
     # as fill 2 x rest_hold_s for a leaning die, never for one balanced on an edge (sim/engine/rest.py);
     # "windows" = two quiet windows of rest_hold_s for every die
@@ -309,6 +312,10 @@ class Physics:
         """Radius of a sphere about the die's centre holding its whole collision shape (margin included)."""
         spec = self._die_specs[name]
         return float(np.linalg.norm(spec.collision_points_m, axis=1).max()) + COLLISION_MARGIN_M
+
+    def collision_points(self, name: str) -> np.ndarray:
+        """The die's collision points in its body frame (m), as its hull is built from them."""
+        return self._die_specs[name].collision_points_m
 
     def isotropic(self, name: str) -> bool:
         """True when the die's inertia is isotropic, so its spin is constant in free flight."""

@@ -2,9 +2,12 @@
 
 A die is only ever declared at rest after quiet windows (it moved and turned less than the rest
 thresholds across each). The support test decides how long it must stay quiet:
-- "flat-stable": every contact pushes straight up (normal within ~14 degrees of vertical) and the
-  centre of mass lies over the support polygon with a margin. Such a die cannot topple, so two short
-  windows are enough.
+- "flat-stable": every contact pushes straight up (normal within ~14 degrees of vertical), the die's
+  lowest points (those within `LOW_TOL_M` of the lowest: a face lying flat) span a polygon, and the
+  centre of mass lies over it with a margin. Such a die cannot topple, so two short windows are
+  enough. The polygon comes from the die's own shape, not from the engine's contact points: Bullet
+  keeps at most four of those and they often cover only part of the face (a d8 flat on its face had
+  its centre 0.4 mm from the edge of their hull).
 - "flat-unstable": every contact pushes up but the centre of mass is not inside the support (a die
   balanced on an edge or a corner): it is never at rest, however still it looks.
 - "other": it leans on something (a wall, a hole's rim, a tilted prop; cocked dice): the long hold.
@@ -15,8 +18,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 FLAT_STABLE, FLAT_UNSTABLE, OTHER = "flat-stable", "flat-unstable", "other"
 COS_FLAT = math.cos(math.radians(14.0))
+LOW_TOL_M = 1e-4  # a point this close to the lowest one is on the face the die lies on
 
 
 def _hull(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -57,11 +63,26 @@ def inside_margin(xy: tuple[float, float], points: list[tuple[float, float]]) ->
     return best
 
 
-def support(com: Sequence[float], contacts: list[tuple[Sequence[float], Sequence[float]]], margin_m: float) -> str:
-    """Classify a die's support from (point, normal pushing on the die) pairs of its touching contacts."""
-    if not contacts:
+def lowest_points(points_body: np.ndarray, position: Sequence[float], q: Sequence[float]) -> list[tuple[float, float]]:
+    """World xy of the die's collision points within LOW_TOL_M of its lowest point, for pose (position, q)."""
+    x, y, z, w = q
+    rot = np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
+    world = points_body @ rot.T
+    low = world[:, 2] <= world[:, 2].min() + LOW_TOL_M
+    return [(float(a) + position[0], float(b) + position[1]) for a, b in world[low, :2]]
+
+
+def support(position: Sequence[float], q: Sequence[float], points_body: np.ndarray,
+            normals: list[Sequence[float]], margin_m: float) -> str:
+    """Classify a die's support from its pose, its collision points (body frame) and the normals of its
+    touching contacts (pushing on the die)."""
+    if not normals:
         return OTHER
-    if any(n[2] < COS_FLAT for _, n in contacts):
+    if any(n[2] < COS_FLAT for n in normals):
         return OTHER
-    pts = [(p[0], p[1]) for p, _ in contacts]
-    return FLAT_STABLE if inside_margin((com[0], com[1]), pts) >= margin_m else FLAT_UNSTABLE
+    pts = lowest_points(points_body, position, q)
+    return FLAT_STABLE if inside_margin((position[0], position[1]), pts) >= margin_m else FLAT_UNSTABLE

@@ -27,7 +27,6 @@ from ..trace import ContactEvent, EventTrace
 from .ballistic import contact_windows, position_at, quat_after
 from .rest import FLAT_STABLE, FLAT_UNSTABLE, support
 
-FLIGHT_SAFETY_M = 0.002  # added to each die's bounding radius in the flight check
 FREE_STEPS_BEFORE_PLAN = 3  # steps a die must be free before a flight is planned (skips contact flicker)
 MIN_JUMP_STEPS = 4  # shorter flights are stepped
 
@@ -96,6 +95,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     max_turn = st.rest_spin_radps * win * dt
     spike_v2, spike_w2 = (5 * st.rest_speed_mps) ** 2, (5 * st.rest_spin_radps) ** 2
     margin = st.rest_margin_mm * 1e-3
+    shapes = [ph.collision_points(n) for n in active]
     anchor: list = [None] * nd
     quiet_windows = [0] * nd
     need = [2] * nd
@@ -110,7 +110,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     if skip:
         act = set(active)
         boxes = ph.aabbs([n for n in ph.names() if n not in act])
-        radii = [ph.bounding_radius(n) + FLIGHT_SAFETY_M for n in active]
+        radii = [ph.bounding_radius(n) + st.flight_margin_mm * 1e-3 for n in active]
     free_run = 0
     plan_after = 0
     run_steps = 0  # steps since the last schedule entry
@@ -209,7 +209,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
                         v, w = get_vel(b)
                         quiet = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < spike_v2 and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < spike_w2
                     if quiet and use_support:
-                        sup = support(pos, [(cp[6], cp[7]) for cp in cps if cp[8] <= TOUCH_DISTANCE_M], margin)
+                        sup = support(pos, q, shapes[i], [cp[7] for cp in cps if cp[8] <= touch], margin)
                         quiet = sup != FLAT_UNSTABLE
                         need[i] = 2 if sup == FLAT_STABLE else need_other
                 quiet_windows[i] = quiet_windows[i] + 1 if quiet else 0
