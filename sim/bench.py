@@ -63,11 +63,11 @@ def _bare_replay(th, releases, stats) -> float:
     return time.perf_counter() - t0
 
 
-def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024) -> dict:
+def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physics: dict | None = None) -> dict:
     from .engine.convergence import with_physics
     from .throw import Thrower
 
-    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
+    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual", physics=physics)
     t0 = time.perf_counter()
     th = sc.thrower()
     th.nominal()

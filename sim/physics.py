@@ -68,8 +68,8 @@ GRAVITY = 9.81
 class PhysicsSettings(Spec):
     """Engine settings; every field can be overridden as `physics.<field>` in a scenario."""
 
-    # the step while a die is in or near contact (sim/engine/stepper.py); 480 Hz is converged (docs/physics.md)
-    step_hz: float = Field(default=480.0, ge=60, le=20000)
+    # the step while a die is in or near contact (sim/engine/stepper.py); 960 Hz is converged (docs/physics.md)
+    step_hz: float = Field(default=960.0, ge=60, le=20000)
     solver_iterations: int = Field(default=50, ge=1, le=1000)
     max_time_s: float = Field(default=8.0, gt=0, le=120)
     rest_speed_mps: float = Field(default=0.01, gt=0)
@@ -84,11 +84,13 @@ class PhysicsSettings(Spec):
     # is skipped (25 mm, beyond Bullet's 20 mm contact-breaking threshold, changed no outcome)
     flight_margin_mm: float = Field(default=2.0, ge=0)
     # rest test: "support" = quiet windows of rest_window_s, two for a die lying flat and stable, as many
-    # as fill 2 x rest_hold_s for a leaning die, never for one balanced on an edge (sim/engine/rest.py);
+    # as fill 2 x rest_hold_s for a leaning die, rest_balanced_hold_s for one balanced on an edge
+    # (sim/engine/rest.py);
     # "windows" = two quiet windows of rest_hold_s for every die
     rest: Literal["support", "windows"] = "support"
     rest_window_s: float = Field(default=0.025, gt=0)
     rest_margin_mm: float = Field(default=0.5, ge=0)
+    rest_balanced_hold_s: float = Field(default=2.0, gt=0)
 
 
 @dataclass(frozen=True)

@@ -2,14 +2,16 @@
 
 A die is only ever declared at rest after quiet windows (it moved and turned less than the rest
 thresholds across each). The support test decides how long it must stay quiet:
-- "flat-stable": every contact pushes straight up (normal within ~14 degrees of vertical), the die's
+- "flat-stable": every contact pushes straight up (normal within 1.5 degrees of vertical), the die's
   lowest points (those within `LOW_TOL_M` of the lowest: a face lying flat) span a polygon, and the
   centre of mass lies over it with a margin. Such a die cannot topple, so two short windows are
   enough. The polygon comes from the die's own shape, not from the engine's contact points: Bullet
   keeps at most four of those and they often cover only part of the face (a d8 flat on its face had
   its centre 0.4 mm from the edge of their hull).
 - "flat-unstable": every contact pushes up but the centre of mass is not inside the support (a die
-  balanced on an edge or a corner): it is never at rest, however still it looks.
+  balanced on an edge or a corner): only after a long hold (2 s), however still it looks; a d6 stood
+  exactly on an edge topples within ~1.5 s, and a die the contact points show no support for but
+  which stays put (wedged in a template) must still come to rest.
 - "other": it leans on something (a wall, a hole's rim, a tilted prop; cocked dice): the long hold.
 """
 
@@ -21,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 FLAT_STABLE, FLAT_UNSTABLE, OTHER = "flat-stable", "flat-unstable", "other"
-COS_FLAT = math.cos(math.radians(14.0))
+COS_FLAT = math.cos(math.radians(1.5))  # a die cocked in a hole leaned on the rim with normals 2-11 degrees off
 LOW_TOL_M = 1e-4  # a point this close to the lowest one is on the face the die lies on
 
 

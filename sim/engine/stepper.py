@@ -11,7 +11,8 @@ Rest (sim/engine/rest.py for the support test): quiet windows of `rest_window_s`
 rest_speed x window, turned less than rest_spin x window, while touching something, and no more than
 5x the thresholds at the window's end: a die pausing at the top of a topple is not at rest). A die
 lying flat and stable needs two; a leaning die as many as fill 2 x `rest_hold_s`; a die balanced on an
-edge is never at rest. `rest = "windows"` is the older test: two windows of `rest_hold_s` for any die.
+edge as many as fill `rest_balanced_hold_s` (2 s: it topples long before, unless something the contact
+points do not show holds it, e.g. wedged in a template). `rest = "windows"` is the older test: two windows of `rest_hold_s` for any die.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     if use_support:
         win = max(1, int(round(st.rest_window_s * st.step_hz)))
         need_other = max(2, math.ceil(2 * st.rest_hold_s / (win * dt) - 1e-9))
+        need_balanced = max(2, math.ceil(st.rest_balanced_hold_s / (win * dt) - 1e-9))
     else:
         win = max(1, int(round(st.rest_hold_s * st.step_hz)))
         need_other = 2
@@ -210,8 +212,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
                         quiet = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < spike_v2 and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < spike_w2
                     if quiet and use_support:
                         sup = support(pos, q, shapes[i], [cp[7] for cp in cps if cp[8] <= touch], margin)
-                        quiet = sup != FLAT_UNSTABLE
-                        need[i] = 2 if sup == FLAT_STABLE else need_other
+                        need[i] = 2 if sup == FLAT_STABLE else need_balanced if sup == FLAT_UNSTABLE else need_other
                 quiet_windows[i] = quiet_windows[i] + 1 if quiet else 0
                 anchor[i] = (pos, q)
                 all_still = all_still and quiet_windows[i] >= need[i]
