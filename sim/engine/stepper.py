@@ -1,32 +1,30 @@
 """The throw loop: step a world from the release to rest, recording contact events and the path.
 
 Adaptive, and deterministic: every choice depends on the releases and the scene only, never on wall
-time. While no die can touch anything (sim/engine/ballistic.py: its bounding sphere is clear of every
+time. While no die can touch anything (sim/world/ballistic.py: its bounding sphere is clear of every
 other body's bounding box along its exact parabola) the dice are moved along their closed-form free
 flight, one contact step short of the first possible contact; everywhere else the world is stepped at
 `step_hz`, the contact step. Path samples of a skipped flight are the exact parabola at the same
 1/step_hz times, so path predicates (firewall, fire ring, ...) see what they always saw.
 
-Rest (sim/engine/rest.py for the support test): quiet windows of `rest_window_s` (moved less than
-rest_speed x window, turned less than rest_spin x window, while touching something, and no more than
-5x the thresholds at the window's end: a die pausing at the top of a topple is not at rest). A die
-lying flat and stable needs two; a leaning die as many as fill 2 x `rest_hold_s`; a die balanced on an
-edge as many as fill `rest_balanced_hold_s` (2 s: it topples long before, unless something the contact
-points do not show holds it, e.g. wedged in a template). `rest = "windows"` is the older test: two windows of `rest_hold_s` for any die.
+Rest: sim/world/rest.py (the project's one rest detector), fed each die's pose at every window end.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..outcome import DieRest
-from ..physics import GRAVITY, TOUCH_DISTANCE_M, Physics, PhysicsSettings
-from ..trace import ContactEvent, EventTrace
-from .ballistic import contact_windows, position_at, quat_after
-from .rest import FLAT_STABLE, FLAT_UNSTABLE, support
+from sim.rules.outcome import DieRest
+from sim.rules.trace import ContactEvent, EventTrace
+from sim.specs.physics import GRAVITY, PhysicsSettings
+from sim.world.ballistic import contact_windows, position_at, quat_after
+from sim.world.physics import TOUCH_DISTANCE_M, Physics
+from sim.world.rest import RestDetector, RestTest
 
 FREE_STEPS_BEFORE_PLAN = 3  # steps a die must be free before a flight is planned (skips contact flicker)
 MIN_JUMP_STEPS = 4  # shorter flights are stepped
@@ -41,6 +39,7 @@ class StepStats:
     rest: int = 0  # the final quiet windows that confirmed rest
     skipped: int = 0  # replaced by exact free flight
     jumps: int = 0
+    loop_s: float = 0.0  # wall time of the loop (for the bench only: no choice depends on it)
     schedule: list = field(default_factory=list, repr=False)  # ("steps", n) / ("reset", states): for a bare replay
 
     @property
@@ -64,6 +63,7 @@ def _leave_window(p, v, r_max: float, t_max: float) -> list[tuple[float, float]]
 
 def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[list[DieRest], EventTrace, StepStats]:
     """Step the world until every active die rests (or diverges, or the time cap): rests, trace, stats."""
+    wall0 = time.perf_counter()
     fast = ph.fast_calls()
     step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
     reset_pose, reset_vel = fast.reset_pose, fast.reset_velocity
@@ -74,7 +74,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     bodies = [ph.body(n) for n in active]
     paths = [trace.paths[n] for n in active]
     events = trace.events
-    names = ph._names
+    names = ph.names_by_body()
     empty: frozenset[str] = frozenset()
     prev: list = [empty] * nd
     status = ["not-settled"] * nd
@@ -84,23 +84,9 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     touch = TOUCH_DISTANCE_M
     stats = StepStats()
 
-    # ---- rest test settings
-    use_support = st.rest == "support"
-    if use_support:
-        win = max(1, int(round(st.rest_window_s * st.step_hz)))
-        need_other = max(2, math.ceil(2 * st.rest_hold_s / (win * dt) - 1e-9))
-        need_balanced = max(2, math.ceil(st.rest_balanced_hold_s / (win * dt) - 1e-9))
-    else:
-        win = max(1, int(round(st.rest_hold_s * st.step_hz)))
-        need_other = 2
-    max_disp = st.rest_speed_mps * win * dt
-    max_turn = st.rest_spin_radps * win * dt
-    spike_v2, spike_w2 = (5 * st.rest_speed_mps) ** 2, (5 * st.rest_spin_radps) ** 2
-    margin = st.rest_margin_mm * 1e-3
-    shapes = [ph.collision_points(n) for n in active]
-    anchor: list = [None] * nd
-    quiet_windows = [0] * nd
-    need = [2] * nd
+    # ---- rest test (sim/world/rest.py)
+    rest = RestDetector(RestTest.from_settings(st), [ph.collision_points(n) for n in active])
+    win = rest.test.window_steps
 
     damping = [0.0] * nd
     for n in active:
@@ -110,8 +96,10 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     before_step = props.before_step if props.kinematic else None
     skip = st.flight == "analytic" and before_step is None and all(ph.isotropic(n) for n in active)
     if skip:
+        # every body some die can touch (a body no die collides with, e.g. the prism templates rest on,
+        # must not change the schedule: a throw that never nears a template is the same throw)
         act = set(active)
-        boxes = ph.aabbs([n for n in ph.names() if n not in act])
+        boxes = ph.aabbs([n for n in ph.names() if n not in act and any(ph.collides(d, n) for d in active)])
         radii = [ph.bounding_radius(n) + st.flight_margin_mm * 1e-3 for n in active]
     free_run = 0
     plan_after = 0
@@ -200,22 +188,10 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
                     damping[i] = dmp
                 prev[i] = now
             if check:
-                a = anchor[i]
-                quiet = False
-                if a is not None and now:
-                    disp = math.dist(pos, a[0])
-                    a1 = a[1]
-                    dot = abs(q[0] * a1[0] + q[1] * a1[1] + q[2] * a1[2] + q[3] * a1[3])
-                    turn = 2 * math.acos(min(1.0, dot))
-                    if disp < max_disp and turn < max_turn:
-                        v, w = get_vel(b)
-                        quiet = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < spike_v2 and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < spike_w2
-                    if quiet and use_support:
-                        sup = support(pos, q, shapes[i], [cp[7] for cp in cps if cp[8] <= touch], margin)
-                        need[i] = 2 if sup == FLAT_STABLE else need_balanced if sup == FLAT_UNSTABLE else need_other
-                quiet_windows[i] = quiet_windows[i] + 1 if quiet else 0
-                anchor[i] = (pos, q)
-                all_still = all_still and quiet_windows[i] >= need[i]
+                pos_cps = cps
+                still = rest.window(i, pos, q, bool(now), functools.partial(get_vel, b),
+                                    lambda pos_cps=pos_cps: [cp[7] for cp in pos_cps if cp[8] <= touch])
+                all_still = all_still and still
         if touching:
             stats.contact += 1
             free_run = 0
@@ -227,7 +203,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
             break
         if all_still:
             status = ["rest"] * nd
-            confirm = min(max(quiet_windows) * win, stats.contact)
+            confirm = min(max(rest.quiet_windows) * win, stats.contact)
             stats.rest, stats.contact = confirm, stats.contact - confirm
             break
     if run_steps:
@@ -239,8 +215,9 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     rests = []
     for i, n in enumerate(active):
         pos, q = ph.die_pose(n)
-        touch = ph.touching(n) if status[i] != "diverged" else frozenset()
-        rests.append(DieRest(n, tuple(float(x) for x in pos), tuple(float(x) for x in q), touch, status[i], ph.time_s))
+        on = ph.touching(n) if status[i] != "diverged" else frozenset()
+        rests.append(DieRest(n, tuple(float(x) for x in pos), tuple(float(x) for x in q), on, status[i], ph.time_s))
+    stats.loop_s = time.perf_counter() - wall0
     return rests, trace, stats
 
 
