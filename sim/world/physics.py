@@ -221,9 +221,9 @@ class Physics:
                 continue
             body = self._ids[name]
 
-            def miss(e: float) -> float:
+            def miss(e: float, body=body, points=points, target=pair.restitution) -> float:
                 self.client.changeDynamics(body, -1, restitution=e)
-                return self._mean_rebound(die, spec, points) - pair.restitution
+                return self._mean_rebound(die, spec, points) - target
 
             # restitution above 1 on one body is fine: the pair is a product with the die's
             lo, hi = 0.0, 2.0
