@@ -60,7 +60,8 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
     uni = build_thrower(sc.with_physics(flight="step", rest="windows"))
     releases = [th.release_for(Draw.for_throw(seed, k)) for k in range(max(throws, naive_throws))]
 
-    adaptive, uniform = {}, {}
+    adaptive: dict[str, float] = {}
+    uniform: dict[str, float] = {}
     a_stats, u_stats = [], []
     for c in range(0, throws, CHUNK):
         chunk = releases[c : min(throws, c + CHUNK)]

@@ -15,11 +15,12 @@ from __future__ import annotations
 import functools
 import math
 import time
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.rules.outcome import DieRest
+from sim.rules.outcome import DieRest, Status
 from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.physics import GRAVITY, PhysicsSettings
 from sim.world.ballistic import contact_windows, position_at, quat_after
@@ -61,8 +62,19 @@ def _leave_window(p, v, r_max: float, t_max: float) -> list[tuple[float, float]]
     return [(max(t_out, 0.0), t_max)] if t_out < t_max else []
 
 
-def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[list[DieRest], EventTrace, StepStats]:
-    """Step the world until every active die rests (or diverges, or the time cap): rests, trace, stats."""
+def _normals(cps, touch: float) -> list:
+    """Normals (on the die) of the touching contact points."""
+    return [cp[7] for cp in cps if cp[8] <= touch]
+
+
+def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
+    """Step the world until every active die rests (or diverges, or the time cap): rests, trace, stats.
+
+    `recorder` (the viewer's trajectory recorder, or None) is a read-only observer: `start(physics,
+    dice)` before the first step, `sample(t, poses)` after every step, `finish(t, trace)` after the
+    last. It reads poses from the world; through a skipped flight it is called at every skipped step's
+    time with the dice's exact poses (`poses`: name -> (position, quaternion)), as the world holds them
+    only at the flight's end. It never changes the world, so a recorded throw is the throw not recorded."""
     wall0 = time.perf_counter()
     fast = ph.fast_calls()
     step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
@@ -76,8 +88,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     events = trace.events
     names = ph.names_by_body()
     empty: frozenset[str] = frozenset()
-    prev: list = [empty] * nd
-    status = ["not-settled"] * nd
+    prev: list[AbstractSet[str]] = [empty] * nd
+    status: list[Status] = ["not-settled"] * nd
     max_steps = int(round(st.max_time_s * st.step_hz))
     r_max = st.world_radius_m
     r2 = r_max * r_max
@@ -105,6 +117,9 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     plan_after = 0
     run_steps = 0  # steps since the last schedule entry
 
+    rec = recorder  # viewer hook
+    if rec is not None:
+        rec.start(ph, active)
     k = 0
     diverged = False
     while k < max_steps:
@@ -123,15 +138,17 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
                 plan_after = k + int(windows[0][1] / dt) + 1  # inside a window: step through it
             else:
                 t_first = windows[0][0] if windows else horizon
-                n = int(t_first / dt) - 1  # land at least one full step before the first possible touch
+                n_skip = int(t_first / dt) - 1  # land at least one full step before the first possible touch
                 if windows:
                     plan_after = k + int(windows[0][1] / dt) + 1
-                if n >= MIN_JUMP_STEPS:
-                    ts = np.arange(1, n + 1) * dt
+                if n_skip >= MIN_JUMP_STEPS:
+                    ts = np.arange(1, n_skip + 1) * dt
                     tau = float(ts[-1])
                     resets = []
+                    flights = []
                     for i, (p, v, q, w) in enumerate(states):
                         pts = position_at(p, v, GRAVITY, ts)
+                        flights.append(pts)
                         paths[i].extend(map(tuple, pts.tolist()))
                         pos = tuple(pts[-1].tolist())
                         vel = (v[0], v[1], v[2] - GRAVITY * tau)
@@ -139,12 +156,16 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
                         reset_pose(bodies[i], pos, qn)
                         reset_vel(bodies[i], vel, w)
                         resets.append((bodies[i], pos, qn, vel, w))
+                    if rec is not None:  # viewer hook: the exact pose at every skipped step's time
+                        for j in range(n_skip):
+                            rec.sample((k + j + 1) * dt, {active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
+                                                          for i, sd in enumerate(states)})
                     if run_steps:
                         stats.schedule.append(("steps", run_steps))
                         run_steps = 0
                     stats.schedule.append(("reset", resets))
-                    k += n
-                    stats.skipped += n
+                    k += n_skip
+                    stats.skipped += n_skip
                     stats.jumps += 1
                     continue
         if before_step is not None:
@@ -153,6 +174,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
         k += 1
         run_steps += 1
         t = k * dt
+        if rec is not None:  # viewer hook
+            rec.sample(t)
         check = k % win == 0
         all_still = check
         touching = False
@@ -167,6 +190,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
                 continue
             before = prev[i]
             cps = get_contacts(b)
+            now: AbstractSet[str]
             if cps:
                 now = set()
                 for cp in cps:
@@ -188,9 +212,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
                     damping[i] = dmp
                 prev[i] = now
             if check:
-                pos_cps = cps
                 still = rest.window(i, pos, q, bool(now), functools.partial(get_vel, b),
-                                    lambda pos_cps=pos_cps: [cp[7] for cp in pos_cps if cp[8] <= touch])
+                                    functools.partial(_normals, cps, touch))
                 all_still = all_still and still
         if touching:
             stats.contact += 1
@@ -202,7 +225,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
         if diverged:
             break
         if all_still:
-            status = ["rest"] * nd
+            status = ["rest" for _ in range(nd)]
             confirm = min(max(rest.quiet_windows) * win, stats.contact)
             stats.rest, stats.contact = confirm, stats.contact - confirm
             break
@@ -210,13 +233,15 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
         stats.schedule.append(("steps", run_steps))
     ph.time_s = k * dt
     trace.path_t = (np.arange(1, k + 1) * dt).tolist()
+    if rec is not None:  # viewer hook
+        rec.finish(ph.time_s, trace)
     for n in active:
         ph.set_damping(n, 0.0)
     rests = []
     for i, n in enumerate(active):
-        pos, q = ph.die_pose(n)
+        p_end, q_end = ph.die_pose(n)
         on = ph.touching(n) if status[i] != "diverged" else frozenset()
-        rests.append(DieRest(n, tuple(float(x) for x in pos), tuple(float(x) for x in q), on, status[i], ph.time_s))
+        rests.append(DieRest(n, tuple(float(x) for x in p_end), tuple(float(x) for x in q_end), on, status[i], ph.time_s))
     stats.loop_s = time.perf_counter() - wall0
     return rests, trace, stats
 

@@ -12,13 +12,16 @@ from shapely.geometry import LineString, Point
 from sim.engine.release import Release
 from sim.engine.stepper import StepStats, run
 from sim.rules.classifier import classify
+from sim.rules.effects import apply_effects
 from sim.rules.outcome import Outcome
 from sim.rules.requirements import RequirementContext
+from sim.rules.templates import apply_templates
 from sim.rules.trace import EventTrace
 from sim.seeding import Draw, random_quaternion
 from sim.specs.die import quat_mul
 from sim.specs.physics import GRAVITY
 from sim.specs.scenario import Scenario
+from sim.specs.template import PlacedTemplate
 from sim.world.physics import Physics
 
 
@@ -129,8 +132,13 @@ class ThrowResult:
 class Thrower:
     """Owns the PyBullet world for one scenario and throws in it."""
 
+    # optional read-only observer of the throw loop (the viewer's trajectory recorder): an object with
+    # start(physics, dice), sample(t) after every step and finish(t, trace); None = off
+    recorder = None
+
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
+        self.templates: list[PlacedTemplate] = []  # templates lying on the board (attached by the engine)
         sc = scenario
         self.physics = Physics(sc.physics, sc.materials)
         table_material = sc.board.table_material if sc.board else "wood"
@@ -285,17 +293,27 @@ class Thrower:
         return releases
 
     # ---------------- throwing ----------------
-    def throw(self, root_seed: int, index: int, releases: list[Release] | None = None) -> ThrowResult:
-        """Throw (root_seed, index): its releases (or the given ones: a paired comparison throws one
-        world's releases in another), its hand-held props' jitter."""
-        if releases is None:
-            releases = self.release_for(Draw.for_throw(root_seed, index))
-        self._prop_draw = (int(root_seed), int(index))  # hand-held props jitter per throw
+    def throw(self, root_seed: int, index: int) -> ThrowResult:
+        """Throw k of a seed: its drawn releases, in its own per-throw world state."""
+        return self.replay(None, root_seed, index)
+
+    def prepare(self, seed: int, index: int) -> None:
+        """Put the world in throw (seed, index)'s own per-throw state, exactly as `throw` does: hand-held
+        props are jittered by the throw's prop stream when it starts (subclasses also lay or flip their
+        templates here). The state holds for the next throw `replay` or `throw` runs."""
+        self._prop_draw = (int(seed), int(index))
+
+    def replay(self, releases: list[Release] | None, seed: int, index: int) -> ThrowResult:
+        """Throw (seed, index) in its prepared state; with `releases`, those exact releases instead of the
+        drawn ones (a stored throw thrown again: the same record, bit for bit, when they are its own)."""
+        self.prepare(seed, index)
         try:
-            res = self.throw_releases(releases)
+            if releases is None:
+                releases = self.release_for(Draw.for_throw(seed, index))
+            res = self.throw_releases(list(releases))
         finally:
             self._prop_draw = None
-        res.seed, res.index = int(root_seed), int(index)
+        res.seed, res.index = int(seed), int(index)
         return res
 
     def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
@@ -308,15 +326,18 @@ class Thrower:
         self.props.start(self._prop_draw)
         for name, r in zip(active, releases):
             ph.set_state(name, r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
-        # the stepping loop (adaptive flight, rest test); its step counts are kept for the bench
-        rests, trace, self.last_stats = run(ph, self.scenario.physics, self.props, active)
-        outcomes = [
-            classify(rest, die, self.scenario.board, trace, self.scenario.rules, self.scenario.requirements, self.ctx, placed=placed, templates=getattr(self, "templates", ()))
-            for rest, die in zip(rests, self.scenario.dice)
-        ]
-        from sim.rules.effects import apply_effects  # props' and special dice's effects on the outcomes
-
-        outcomes = apply_effects(outcomes, self.scenario, self.ctx, trace, placed=placed)
+        # the throw loop (adaptive flight, rest test; sim/engine/stepper.py); step counts kept for the bench
+        rests, trace, self.last_stats = run(ph, self.scenario.physics, self.props, active, self.recorder)
+        # the rules pipeline: board reading -> templates on the board -> props' and special dice's effects
+        sc = self.scenario
+        templates = self.templates
+        outcomes = []
+        for rest, die in zip(rests, sc.dice):
+            o = classify(rest, die, sc.board, trace, sc.rules, sc.requirements, self.ctx, placed=placed)
+            if templates and o.result != "void":
+                o = apply_templates(o, rest, die, sc.board, templates, sc.rules)
+            outcomes.append(o)
+        outcomes = apply_effects(outcomes, sc, self.ctx, trace, placed=placed)
         return ThrowResult(self.scenario.key, None, None, list(releases), outcomes, trace)
 
     def place(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0) -> ThrowResult:

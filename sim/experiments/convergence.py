@@ -19,6 +19,7 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from sim.engine.worlds import build_thrower
 from sim.experiments.statistics import paired_rate_difference
@@ -105,7 +106,7 @@ def paired_check(scenario_a: Scenario, scenario_b: Scenario, n: int, seed: int =
             t0 = time.perf_counter()
             ra = ta.throw(seed, k)  # the same laid / flipped templates and prop jitter in both worlds
             t1 = time.perf_counter()
-            rb = tb.throw(seed, k, ra.releases)
+            rb = tb.replay(ra.releases, seed, k)
             t2 = time.perf_counter()
             ta_s, tb_s = ta_s + t1 - t0, tb_s + t2 - t1
             la.append(outcome_label(ra.outcome))
@@ -140,7 +141,7 @@ def convergence_check(scenario: Scenario, n: int, seed: int = 2024, factor: floa
     return paired_check(scenario, ref, n, seed, confidence)
 
 
-QUICK_SCENES = {
+QUICK_SCENES: dict[str, dict[str, Any]] = {
     "reference": dict(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual"),
     "firewall": dict(board="magma", dice=["hero-d8"], shots=["firewall"], skill="casual"),
     "template": dict(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual",
@@ -156,34 +157,3 @@ def quick_check(scene: str = "reference", n: int = 40, seed: int = 11, confidenc
     if physics:
         sc = with_physics(sc, **physics)
     return convergence_check(sc, n, seed=seed, confidence=confidence)
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-    import json
-
-    p = argparse.ArgumentParser(prog="python -m sim.experiments.convergence", description=__doc__.split("\n")[0])
-    p.add_argument("scenes", nargs="*", default=list(QUICK_SCENES), help=f"of {', '.join(QUICK_SCENES)}")
-    p.add_argument("-n", type=int, default=200)
-    p.add_argument("--seed", type=int, default=2024)
-    p.add_argument("--step-hz", type=float, default=None)
-    p.add_argument("--factor", type=float, default=4.0)
-    p.add_argument("--reference-flight", choices=["analytic", "step"], default="analytic")
-    p.add_argument("--json", action="store_true")
-    a = p.parse_args(argv)
-    out = {}
-    for scene in a.scenes:
-        sc = Scenario.build(**QUICK_SCENES[scene])
-        if a.step_hz:
-            sc = with_physics(sc, step_hz=a.step_hz)
-        tab = convergence_check(sc, a.n, seed=a.seed, factor=a.factor, reference_flight=a.reference_flight)
-        out[scene] = tab.as_dict()
-        if not a.json:
-            print(f"{scene}: {tab.format()}", flush=True)
-    if a.json:
-        print(json.dumps(out, indent=1))
-    return 0 if all(v["passed"] for v in out.values()) else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -4,7 +4,7 @@ Modelled on dm_control's Physics: the task (shot, rules) never touches PyBullet 
 this object for `die_pose()`, `touching()`, and steps it. One world per process, built once and
 reused: bodies are reset, never reloaded, between throws.
 
-Choices (DESIGN §8):
+Choices (docs/design.md, "Physics"):
 - dice are maximal-coordinate rigid bodies with continuous collision detection
   (`allowedCcdPenetration=0`, swept sphere = 0.4 x the die inradius), zero linear/angular damping;
 - the board is one static triangle mesh (top, bottom and every wall of the outline and of each
@@ -22,7 +22,9 @@ import functools
 import math
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -66,12 +68,24 @@ with _silenced_c_output():
 class FastCalls:
     """Bound PyBullet calls for the hot loop (BulletClient.__getattr__ costs ~10 % per call)."""
 
-    step: object
-    pose: object
-    velocity: object
-    contacts: object
-    reset_pose: object
-    reset_velocity: object
+    step: Callable[[], Any]
+    pose: Callable[[int], Any]
+    velocity: Callable[[int], Any]
+    contacts: Callable[[int], Any]
+    reset_pose: Callable[..., Any]
+    reset_velocity: Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class BodyGeometry:
+    """The shape a body was built from, in its own body frame (metres): what a viewer draws.
+
+    Exactly one of the three is set: a triangle mesh (vertices (n, 3), flat triangle indices), box
+    parts ((centre), (half extents)[, yaw about z]) of a compound, or the vertex arrays of convex hulls."""
+
+    mesh: tuple[np.ndarray, np.ndarray] | None = None
+    boxes: tuple = ()
+    hulls: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -79,7 +93,7 @@ class Contact:
     """One contact of a die with something, as plain numbers."""
 
     other: str
-    point_m: tuple[float, float, float]  # contact point on the other body
+    point_m: tuple[float, ...]  # contact point on the other body
     normal_force_n: float
 
 
@@ -105,7 +119,8 @@ class Physics:
         self._die_specs: dict[str, DieSpec] = {}
         self._apart: set[frozenset[str]] = set()  # pairs whose collisions are switched off
         self._points: dict[str, np.ndarray] = {}  # collision points (body frame) of free bodies, for the rest test
-        self._drop_points: dict[str, list[tuple[float, float, float]]] = {}
+        self._drop_points: dict[str, list[tuple[float, ...]]] = {}
+        self._geometry: dict[str, BodyGeometry] = {}  # what each body was built from (read-out only)
         self.dt = 1.0 / self.settings.step_hz
         self.time_s = 0.0
         self.table_material = "wood"
@@ -205,8 +220,8 @@ class Physics:
         self._drop_points[name] = [(float(x), float(y), float(top_m), (i + 0.5) / n) for i, (x, y) in enumerate(xy_m)]
 
     def _calibrate_rebounds(self) -> None:
-        """Make each die-on-surface rebound what the material table says (DESIGN §8: nominal restitution is
-        not the rebound you get). For every static body with drop points, the mean rebound of flat 10 cm
+        """Make each die-on-surface rebound what the material table says (nominal restitution is not
+        the rebound you get). For every static body with drop points, the mean rebound of flat 10 cm
         drops of the first die is solved for over that body's restitution (regula falsi, Illinois form,
         bracketed in [0, 2]), in this very world. Results are in `self.rebound`."""
         self.rebound: dict[str, tuple[float, float]] = {}
@@ -269,6 +284,7 @@ class Physics:
         shape = c.createCollisionShape(pb.GEOM_MESH, vertices=np.asarray(verts).tolist(), indices=np.asarray(idx).tolist(),
                                        flags=pb.GEOM_CONCAVE_INTERNAL_EDGE)
         body = c.createMultiBody(0, shape, basePosition=list(position), baseOrientation=list(orientation_xyzw))
+        self._geometry[name] = BodyGeometry(mesh=(np.asarray(verts), np.asarray(idx)))
         return self._register(name, body, material)
 
     def _hull_shape(self, hulls: list[np.ndarray]) -> int:
@@ -295,6 +311,7 @@ class Physics:
         """A static body made of convex hulls of vertex arrays (one hull, or a compound of several)."""
         body = self.client.createMultiBody(0, self._hull_shape(hulls))
         self.client.changeDynamics(body, -1, collisionMargin=margin_m)
+        self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
         return self._register(name, body, material)
 
     def add_dynamic_hulls(self, name: str, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal, material: str,
@@ -317,6 +334,7 @@ class Physics:
         if abs(info[0] - mass_kg) > 1e-12:
             raise RuntimeError(f"PyBullet did not take the mass of {name}: {info[0]}")
         self._points[name] = np.vstack([np.asarray(h, dtype=float) for h in hulls])
+        self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
         return self._register(name, body, material)
 
     def add_box_compound(self, name: str, parts: list, mass_kg: float, material: str) -> int:
@@ -334,6 +352,7 @@ class Physics:
         body = c.createMultiBody(mass_kg, shape, basePosition=[0, 0, -20 - len(self._ids)], useMaximalCoordinates=True)
         c.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0,
                          activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING)
+        self._geometry[name] = BodyGeometry(boxes=tuple(tuple(p) for p in parts))
         return self._register(name, body, material)
 
     def remove_body(self, name: str) -> None:
@@ -342,6 +361,7 @@ class Physics:
         self._names.pop(body, None)
         self._points.pop(name, None)
         self._apart = {p for p in self._apart if name not in p}
+        self._geometry.pop(name, None)
         self.client.removeBody(body)
 
     def material_of(self, name: str) -> str:
@@ -395,7 +415,7 @@ class Physics:
                 pos, q = c.getBasePositionAndOrientation(b)
                 cps = [cp for cp in c.getContactPoints(bodyA=b) if cp[8] <= TOUCH_DISTANCE_M]
                 still &= detector.window(i, pos, q, bool(cps), functools.partial(c.getBaseVelocity, b),
-                                         lambda cps=cps: [cp[7] for cp in cps])
+                                         functools.partial(_normals, cps))
             if still:
                 return True
         return False
@@ -471,6 +491,15 @@ class Physics:
         )
 
     # ---------------- read-outs ----------------
+    def body_geometry(self, name: str) -> BodyGeometry | None:
+        """The mesh, box parts or hulls a body was built from (body frame, m); None for dice and
+        bodies built from a primitive shape."""
+        return self._geometry.get(name)
+
+    def mass_kg(self, name: str) -> float:
+        """A body's mass (0 for static bodies: they never move)."""
+        return float(self.client.getDynamicsInfo(self._ids[name], -1)[0])
+
     def die_pose(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         p, q = self.client.getBasePositionAndOrientation(self._ids[name])
         return np.array(p), np.array(q)
@@ -503,6 +532,10 @@ DROP_GAP_M = 0.003  # a calibration drop starts this far above the surface, at i
 REBOUND_WINDOW_S = 0.03  # the rebound is the highest upward speed this long after the impact
 REBOUND_ITERATIONS = 12
 REBOUND_TOLERANCE = 5e-4  # on the mean rebound
+
+
+def _normals(cps) -> list:
+    return [cp[7] for cp in cps]
 
 
 def drop_rebound(ph: Physics, die: str, spec: DieSpec, x: float, y: float, top: float, phase: float = 0.5) -> float:
