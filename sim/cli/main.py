@@ -7,11 +7,23 @@ import argparse
 import os
 import sys
 
-from sim.cli import bench, catalog, determinism, run, shots, templates, throws, validate
+from sim.cli import (
+    bench,
+    catalog,
+    converge,
+    determinism,
+    fight,
+    run,
+    shots,
+    templates,
+    throws,
+    validate,
+    viewer,
+)
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-COMMAND_GROUPS = (throws, catalog, bench, determinism, templates, shots, run, validate)
+COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:

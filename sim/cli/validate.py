@@ -10,7 +10,8 @@ from sim.errors import SpecError
 
 
 def run(args: argparse.Namespace) -> int:
-    from sim.engine.validation import CHECKS, run_validation
+    """Run the checks, print one line each, write the report folder; 1 if any check failed."""
+    from sim.experiments.validation import CHECKS, run_validation
 
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     unknown = [s for s in only or [] if s not in CHECKS]
@@ -28,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add `dfsim validate`."""
     p = sub.add_parser("validate", help="run the physics against known results; writes a report folder")
     p.add_argument("--quick", action="store_true", help="fewer samples per check (CI: well under 2 minutes)")
     p.add_argument("--out", default=None, help="report folder (default results/validate or results/validate-quick)")

@@ -2,7 +2,7 @@
 on the open table and standard throws at the magma board, how many end `not-settled` or `diverged`
 (voids, counted, never dropped) and how far below its true resting height any die ends up.
 
-Used by `dfsim validate` (sim.engine.validation) and benchmarks/not_settled.py.
+Used by `dfsim validate` (sim.experiments.validation) and benchmarks/not_settled.py.
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ class SettleCell:
         return self.not_settled + self.diverged
 
     def to_json(self) -> dict:
+        """The counts as a plain dict, with the void total."""
         return asdict(self) | {"void": self.void}
 
 
@@ -134,6 +135,7 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def markdown_table(cells: list[SettleCell]) -> str:
+    """The matrix as a markdown table (void % with the upper end of its 95 % Wilson interval)."""
     lines = ["| die | shot | N | rest | not-settled | diverged | void % (95 % upper) | sunk > 0.5 mm | max sink (mm) |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for c in cells:

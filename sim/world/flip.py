@@ -1,4 +1,4 @@
-"""The physical thumb flip of a flat template (DESIGN §7, §8; issue 4).
+"""The physical thumb flip of a flat template.
 
 Bodies: a template is one maximal-coordinate PyBullet body whose collision shape is a compound of
 convex prisms (its outline split by `template.convex_decomposition`), with continuous collision
@@ -7,7 +7,7 @@ Like every body (`sim.world.solids`) it is loaded with polyhedral features and i
 true shape: face clipping ignores the collision margin, so the rest height is the true one
 (tests/world/test_flip.py checks it to 0.2 mm).
 
-Flight (why not just PyBullet, DESIGN §8): a maximal-coordinate body ignores the gyroscopic term
+Flight (why not just PyBullet): a maximal-coordinate body ignores the gyroscopic term
 ω x (Iω), and a flipped cardboard disk feels air drag of the order of half its weight. So the flip
 is integrated in two phases:
 
@@ -30,13 +30,14 @@ template settles again where it was), and the templates it lies on (stacking).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from sim.seeding import STREAM_TEMPLATES, rng_for
 from sim.specs.board import BoardSpec
-from sim.specs.die import quat_to_matrix
+from sim.specs.die import DieSpec, quat_to_matrix
 from sim.specs.flip import FLIP_SKILLS, FlipProfile, FlipSkill
 from sim.specs.physics import PhysicsSettings
 from sim.specs.template import PlacedTemplate, TemplateSpec
@@ -96,6 +97,8 @@ def add_flip_board(ph: Physics, board: BoardSpec, name: str = "board") -> int:
 # ---------------------------------------------------------------- the flip world
 @dataclass
 class FlipAttempt:
+    """One landing of a flipped template: where it came to rest and why it counts or not (`status`)."""
+
     turned_deg: float
     position_mm: list[float]
     orientation_xyzw: list[float]
@@ -110,6 +113,7 @@ class FlipAttempt:
     min_clearance_mm: float | None = None
 
     def to_json(self) -> dict:
+        """The attempt as a record (mm to 1 um, degrees to 1e-3)."""
         return {
             "turned_deg": round(self.turned_deg, 3),
             "position_mm": [round(v, 3) for v in self.position_mm],
@@ -126,6 +130,8 @@ class FlipAttempt:
 
 @dataclass
 class FlipResult:
+    """All attempts of one template's flip (re-flipped until it stays) and where it stayed, if it did."""
+
     template: str
     id: str
     attempts: list[FlipAttempt]
@@ -147,6 +153,7 @@ class FlipResult:
         return sum(a.status == "turned-too-little" for a in self.attempts)
 
     def to_json(self) -> dict:
+        """The flip as a record: final pose, counts of flips, damage and failures, and every attempt."""
         last = self.attempts[-1]
         return {
             "template": self.template,
@@ -175,7 +182,7 @@ class FlipWorld:
     Built once and reused: `flip()` resets the flipped body; bodies already placed stay put."""
 
     def __init__(self, board: BoardSpec, templates: list[tuple[str, TemplateSpec]], profile: FlipProfile | None = None,
-                 materials=None, dice: list[tuple[str, object]] = ()) -> None:
+                 materials=None, dice: Sequence[tuple[str, DieSpec]] = ()) -> None:
         self.board = board
         self.profile = profile or FlipProfile()
         settings = PhysicsSettings(step_hz=self.profile.step_hz, ccd=True)
@@ -215,13 +222,9 @@ class FlipWorld:
         self.placed.clear()
 
     def place_die(self, name: str, position_m, orientation_xyzw) -> None:
+        """Put a die at a pose (m, xyzw), at rest, before templates are flipped onto the board."""
         self.physics.set_state(name, position_m, orientation_xyzw)
 
-    def place_template(self, tid: str, position_m, orientation_xyzw) -> None:
-        self.physics.set_state(f"template:{tid}", position_m, orientation_xyzw)
-        self.placed[tid] = PlacedTemplate(tid, self.specs[tid], tuple(position_m), tuple(orientation_xyzw))
-
-    # -------- releases
     def nominal_speed(self, spec: TemplateSpec) -> float:
         """Horizontal speed that lands the nominal flip (with drag) on the aim point."""
         key = (spec.name, self.profile.model_dump_json())
@@ -267,6 +270,8 @@ class FlipWorld:
         return FlightState(np.array([hand[0], hand[1], h]), v, q, L)
 
     def release(self, spec: TemplateSpec, rng: np.random.Generator, skill: FlipSkill) -> FlightState:
+        """A random flip's starting state: the nominal flip perturbed by the skill's noise, with a uniform
+        yaw."""
         p = self.profile
         z = rng.standard_normal(7)
         vh = max(0.05, self.nominal_speed(spec) * (1 + skill.speed_sd_frac * z[0]))
@@ -280,6 +285,8 @@ class FlipWorld:
 
     # -------- one flip (with re-flips)
     def flip(self, tid: str, seed: int, index: int = 0, skill: str | FlipSkill = "casual") -> FlipResult:
+        """Flip template `tid` until it stays (at most max_flips), drawing from the (seed, index) stream;
+        the result is placed in this world."""
         sk = FLIP_SKILLS[skill] if isinstance(skill, str) else skill
         spec = self.specs[tid]
         rng = rng_for(seed, index, STREAM_TEMPLATES)
@@ -363,6 +370,9 @@ class FlipWorld:
             if touched_any and math.hypot(pos[0], pos[1]) > off_r and any(cp[8] <= 1e-4 for cp in cps):
                 status = "off-board"  # on the table clear of the board: it can only roll further away
                 break
+            # Settling: a documented extension of the rest detector (sim/world/rest.py), kept per step at
+            # the flip profile's own thresholds: besides a still card, a card ringing in place within
+            # wobble_tilt_deg of flat (Euler's disk: Bullet has no loss to stop it) has settled.
             w2 = w[0] ** 2 + w[1] ** 2 + w[2] ** 2
             vxy2 = v[0] ** 2 + v[1] ** 2
             if cps and vxy2 < p.rest_speed_mps ** 2 and (

@@ -165,6 +165,28 @@ def revolved_pieces(profile_rz: list[tuple[float, float]], segments: int) -> lis
 
 
 # ---------------------------------------------------------------- loading
+def static_bodies(client, hulls: list[np.ndarray], margin_m: float, position=(0.0, 0.0, 0.0),
+                  orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> list[int]:
+    """One static body per convex hull, all at the same pose, each with collision margin `margin_m`.
+
+    Why not one compound: the collision margin of a compound's children cannot be set (PyBullet leaves
+    them at 1 mm), and a static margin of 1 mm cost thin dice their bounce: contact points found within
+    the margin before the impact step had aged into "resting" contacts, which Bullet gives no
+    restitution, by the time the die hit (a 20 x 4 mm cylinder's flat drops rebounded at 0 for 22 of 40
+    step phases, and the rebound calibration then pushed the table's restitution to 1.5)."""
+    out = []
+    with tempfile.TemporaryDirectory(prefix="dfsim-solid-") as d:
+        for k, h in enumerate(hulls):
+            path = os.path.join(d, f"piece{k}.obj")
+            write_hull_obj(path, np.asarray(h, dtype=float))
+            shape = client.createCollisionShape(SHAPE_MESH, fileName=path, meshScale=[1, 1, 1], flags=SAT_FLAGS)
+            body = client.createMultiBody(0.0, shape, basePosition=list(position), baseOrientation=list(orientation_xyzw),
+                                          useMaximalCoordinates=True)
+            client.changeDynamics(body, -1, collisionMargin=margin_m)
+            out.append(body)
+    return out
+
+
 def solid_body(client, hulls: list[np.ndarray], mass_kg: float = 0.0, position=(0.0, 0.0, 0.0),
                orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> int:
     """A maximal-coordinate body (static when `mass_kg` is 0) whose shape is the convex hulls of vertex
@@ -174,8 +196,8 @@ def solid_body(client, hulls: list[np.ndarray], mass_kg: float = 0.0, position=(
     hull goes over as an OBJ in a temporary folder removed once the body exists (Bullet keeps the hulls
     in memory). One hull becomes a convex shape (continuous collision detection works only on convex
     shapes: dice); several become a compound through a URDF, because `createCollisionShapeArray` takes
-    at most 16 meshes (the board has ~150 pieces). A compound's inertia is its bounding box's, as
-    Bullet assigns a compound; callers that know better set it afterwards."""
+    at most 16 meshes (the cup has 17 parts). A compound's inertia is its bounding box's, as Bullet
+    assigns a compound; callers that know better set it afterwards."""
     with tempfile.TemporaryDirectory(prefix="dfsim-solid-") as d:
         files = []
         for k, h in enumerate(hulls):

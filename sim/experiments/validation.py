@@ -54,9 +54,11 @@ class Context:
     seed: int = SEED
 
     def size(self, key: str) -> int:
+        """The sample size of `key` in this mode."""
         return SIZES[key][0 if self.quick else 1]
 
     def figure(self, name: str) -> str:
+        """Where a figure of this run goes."""
         return os.path.join(self.out_dir, name)
 
 
@@ -65,10 +67,10 @@ SIZES: dict[str, tuple[int, int]] = {
     "rebound_points": (1, 5),
     "energy_bounces": (60, 600),
     "same_side_catches": (4000, 40000),
-    "faces_per_die": (400, 6000),
-    "coin_rolls": (200, 2000),
-    "settle_roll": (100, 2000),
-    "settle_board": (60, 2000),
+    "faces_per_die": (300, 6000),
+    "coin_rolls": (150, 2000),
+    "settle_roll": (80, 2000),
+    "settle_board": (40, 2000),
     "tunnel_throws": (40, 400),
 }
 
@@ -138,6 +140,7 @@ def check_ballistic(ctx: Context, world=None) -> Check:
 
 
 def judge_ballistic(err, bound, dt: float) -> Check:
+    """Pass when every sample lies within the Euler bound."""
     ok = bool(np.all(np.asarray(err) <= np.asarray(bound)))
     return Check("ballistic", "Ballistic flight", ok,
                  f"max error {max(err) * 1e3:.3f} mm over 0.5 s (allowed: the Euler term g dt t/2, {max(bound) * 1e3:.3f} mm)",
@@ -204,6 +207,7 @@ def check_rebound(ctx: Context, world=None) -> Check:
 
 
 def judge_rebound(heights, measured: dict, expected: dict, tol: float = REBOUND_TOLERANCE) -> Check:
+    """Pass when every height's mean rebound is within `tol` of the pair restitution."""
     worst = max(abs(e - expected[s]) for s, row in measured.items() for e in row)
     ok = worst <= tol
     rows = "; ".join(f"{s}: " + ", ".join(f"{e:.3f}" for e in row) for s, row in measured.items())
@@ -289,6 +293,7 @@ def check_energy(ctx: Context, world=None) -> Check:
 
 
 def judge_energy(ratios, stayed: int, tol: float = ENERGY_TOLERANCE) -> Check:
+    """Pass when some bounces were measured and none gained more than `tol` of the energy."""
     worst = max(ratios) if ratios else float("nan")
     ok = bool(ratios) and worst <= 1 + tol
     return Check("energy", "No energy gain across a bounce", ok,
@@ -381,6 +386,7 @@ def _bullet_precession(spec, st, prof):
 
 
 def judge_precession(ang, ang_bullet=None, tol: float = PRECESSION_TOLERANCE_DEG) -> Check:
+    """Pass when the angle between normal and angular momentum varies by at most `tol` degrees."""
     spread = float(np.ptp(ang))
     ok = spread <= tol
     extra = f"; PyBullet alone drifts {float(np.ptp(ang_bullet)):.1f} deg" if ang_bullet is not None else ""
@@ -447,6 +453,7 @@ def check_same_side(ctx: Context, integrator: Callable | None = None) -> Check:
 
 
 def judge_same_side(rows: list[dict]) -> Check:
+    """Pass when every angle's fraction is within 4 binomial sd plus the window-cut term of the formula."""
     worst, ok = 0.0, True
     for r in rows:
         p, n = r["formula"], r["catches"]
@@ -504,6 +511,7 @@ def check_faces(ctx: Context) -> Check:
 
 
 def judge_faces(rows: list[dict], level: float = CHI2_LEVEL) -> Check:
+    """Pass when every die passes the chi-square test at `level` and none rests cocked."""
     ok = all(r["p"] > level and r["cocked"] == 0 for r in rows)
     txt = ", ".join(f"{r['die']} p={r['p']:.3f} (void {r['void']}, cocked {r['cocked']})" for r in rows)
     return Check("faces", "Fair dice: chi-square of free rolls", ok, f"N={rows[0]['n']} each: {txt}",
@@ -598,6 +606,7 @@ def fair_ratio(ratios, fractions) -> float | None:
 
 
 def judge_coin_edge(rows: list[dict]) -> Check:
+    """Pass when side landings rise with thickness and the fair ratio lies between the no-bounce limits."""
     main = [r for r in rows if r["contact_damping"] == 0.99]
     fr = [r["p_side"] for r in sorted(main, key=lambda r: r["ratio"])]
     rising = all(b > a for a, b in zip(fr, fr[1:]))
@@ -653,6 +662,7 @@ def check_settling(ctx: Context) -> Check:
 
 
 def judge_settling(cells: list[dict], max_void: float = SETTLE_MAX_VOID_FRACTION, max_sink: float = SETTLE_MAX_SINK_MM) -> Check:
+    """Pass when no cell has more than `max_void` voids or a rest deeper than `max_sink` mm."""
     bad = [c for c in cells if c["void"] > max_void * c["n"] or c["max_sink_mm"] > max_sink]
     total = sum(c["n"] for c in cells)
     voids = sum(c["void"] for c in cells)
@@ -669,12 +679,20 @@ def judge_settling(cells: list[dict], max_void: float = SETTLE_MAX_VOID_FRACTION
 TUNNEL_SIGMAS = 3.0
 
 
+def ballistic_speed(distance_m: float, height_m: float, elevation_deg: float) -> float:
+    """Launch speed that carries a point from `height_m` to the table `distance_m` away at this elevation
+    (nan when it cannot), as the aimed-release search computes it."""
+    th = math.radians(elevation_deg)
+    denom = 2 * math.cos(th) ** 2 * (distance_m * math.tan(th) + height_m)
+    return math.sqrt(GRAVITY * distance_m * distance_m / denom) if denom > 0 else float("nan")
+
+
 def fastest_release_mps(board_radius_m: float = 0.28) -> dict:
     """The fastest impact any built-in shot makes: the largest speed the aimed-release search may pick
     (ballistic speeds over its grid of bounce points and elevations, capped at 15 m/s as it is) or a
     shot's fixed speed, raised by 3 standard deviations of the sloppiest skill's speed spread and the
     shot's speed multiplier, plus the speed gained falling from the release height."""
-    from sim.engine.thrower import NOMINAL_ELEVATIONS_DEG, NOMINAL_GAP_FACTORS, Thrower
+    from sim.engine.thrower import NOMINAL_ELEVATIONS_DEG, NOMINAL_GAP_FACTORS
     from sim.specs.catalog import list_kind
 
     sd = max(s.speed_sd_frac for s in list_kind("skill"))
@@ -689,7 +707,7 @@ def fastest_release_mps(board_radius_m: float = 0.28) -> dict:
             for f in NOMINAL_GAP_FACTORS:
                 d = max(0.05, edge - r.bounce_gap_mm * 1e-3 * f)
                 for el in NOMINAL_ELEVATIONS_DEG:
-                    v = Thrower._ballistic_speed(d, r.height_mm * 1e-3, el)
+                    v = ballistic_speed(d, r.height_mm * 1e-3, el)
                     if math.isfinite(v) and v <= 15:
                         speeds.append(v)
         v = max(speeds) * (1 + TUNNEL_SIGMAS * sd * shot.noise.speed)
@@ -737,6 +755,7 @@ def check_tunnelling(ctx: Context) -> Check:
 
 
 def judge_tunnelling(rows: list[dict], fast: dict) -> Check:
+    """Pass when no die centre passed below the board's top."""
     ok = all(r["below_top"] == 0 for r in rows)
     txt = ", ".join(f"{r['die']}: {r['below_top']} of {r['throws']} below the top (closest centre {r['min_centre_gap_mm']:.2f} mm above)" for r in rows)
     return Check("tunnelling", "No tunnelling through the 2 mm board", ok,
@@ -744,28 +763,36 @@ def judge_tunnelling(rows: list[dict], fast: dict) -> Check:
                  "a rigid 2 mm board stops every die", {"rows": rows, "fastest": fast}, [])
 
 
-# ---------------------------------------------------------------- 10. numerical convergence (slot)
-def check_convergence(ctx: Context) -> Check:
-    """Slot for the step-size convergence check (hit rates at the default step against a 4x finer one),
-    which lives in `sim.engine.convergence`. When that module exists and has
-    `validation_check(quick: bool, out_dir: str) -> dict` returning {"passed", "summary", "reference",
-    "details", "figures"}, it is run here; otherwise the check is reported as skipped."""
-    import importlib
+# ---------------------------------------------------------------- 10. numerical convergence
+CONVERGENCE_QUICK = ("roll-d6", 40)
+CONVERGENCE_FULL_N = 300
 
-    try:
-        mod = importlib.import_module("sim.engine.convergence")
-    except ModuleNotFoundError as exc:
-        if exc.name != "sim.engine.convergence":
-            raise
-        return Check("convergence", "Numerical convergence (step size)", None,
-                     "skipped: sim.engine.convergence is not in this build", "hit rates at dt vs dt/4")
-    fn = getattr(mod, "validation_check", None)
-    if fn is None:
-        return Check("convergence", "Numerical convergence (step size)", None,
-                     "skipped: sim.engine.convergence has no validation_check(quick, out_dir)", "hit rates at dt vs dt/4")
-    r = fn(quick=ctx.quick, out_dir=ctx.out_dir)
-    return Check("convergence", "Numerical convergence (step size)", r.get("passed"), r.get("summary", ""),
-                 r.get("reference", "hit rates at dt vs dt/4"), r.get("details", {}), list(r.get("figures", [])))
+
+def check_convergence(ctx: Context) -> Check:
+    """Step-size convergence, run by `sim.experiments.convergence` (this check only calls it): identical
+    releases at the default contact step and at a 4x finer one, outcome shares compared pairwise with
+    Bonferroni-widened Newcombe intervals. Quick mode: free d6 rolls, 40 throws; full mode: every scene
+    of its QUICK_SCENES at 300 throws."""
+    from sim.experiments import convergence as conv
+
+    if ctx.quick:
+        scene, n = CONVERGENCE_QUICK
+        tables = {scene: conv.quick_check(scene, n=n)}
+    else:
+        from sim.specs.scenario import Scenario
+
+        tables = {s: conv.convergence_check(Scenario.build(**kw), CONVERGENCE_FULL_N) for s, kw in conv.QUICK_SCENES.items()}
+    details = {s: t.as_dict() for s, t in tables.items()}
+    return judge_convergence(details)
+
+
+def judge_convergence(details: dict) -> Check:
+    """Pass when every scene's table passes (every category's interval holds 0)."""
+    ok = all(d["passed"] for d in details.values())
+    txt = ", ".join(f"{s}: {'pass' if d['passed'] else 'FAIL'} (n={d['n']}, {d['changed_throws']} throws changed)"
+                    for s, d in details.items())
+    return Check("convergence", "Numerical convergence (step size)", ok, txt,
+                 "the same releases at a 4x finer contact step (sim/experiments/convergence.py)", details)
 
 
 # ---------------------------------------------------------------- running and reporting
@@ -802,12 +829,10 @@ def run_validation(out_dir: str, quick: bool = False, only: list[str] | None = N
 
 
 def write_report(out_dir: str, checks: list[Check], quick: bool) -> None:
-    import pybullet
-
+    """results.json (every number), report.md (one row per check, then the figures)."""
     mode = "quick" if quick else "full"
     meta = {"mode": mode, "seed": SEED, "sizes": {k: v[0 if quick else 1] for k, v in SIZES.items()},
-            "python": platform.python_version(), "pybullet_api": pybullet.getAPIVersion(),
-            "passed": all(c.passed is not False for c in checks)}
+            "python": platform.python_version(), "passed": all(c.passed is not False for c in checks)}
     with open(os.path.join(out_dir, "results.json"), "w") as fh:
         json.dump({"meta": meta, "checks": [asdict(c) | {"status": c.status} for c in checks]}, fh, indent=1, default=float)
     lines = [f"# Physics validation ({mode})", "",
