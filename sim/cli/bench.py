@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from sim.cli.common import integer
+
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from sim.engine.bench import run_bench
@@ -16,7 +18,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     b = sub.add_parser("bench", help="throughput of the reference scene vs a naive loop")
-    b.add_argument("--throws", type=int, default=300)
-    b.add_argument("--naive-throws", type=int, default=10)
+    b.add_argument("--throws", type=integer(1, 100_000), default=300)
+    b.add_argument("--naive-throws", type=integer(1, 1000), default=10)
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench)

@@ -10,6 +10,9 @@ import numpy as np
 
 from sim.errors import SpecError
 
+# what a hand can do: within 5 m of the board centre, 50 m/s, 1000 rad/s (a fast flick is ~100 rad/s)
+LIMITS = {"position_mm": 5000.0, "velocity_mps": 50.0, "orientation_xyzw": 1e6, "spin_radps": 1000.0}
+
 
 @dataclass(frozen=True)
 class Release:
@@ -55,6 +58,8 @@ class Release:
                 raise SpecError(source, k, f"must be a list of {n} numbers")
             if not all(math.isfinite(t) for t in v):
                 raise SpecError(source, k, "must be finite")
+            if max(abs(t) for t in v) > LIMITS[k]:
+                raise SpecError(source, k, f"each value must lie within +-{LIMITS[k]:g}")
             vals[k] = tuple(float(t) for t in v)
         q = np.array(vals["orientation_xyzw"])
         if np.linalg.norm(q) < 1e-9:

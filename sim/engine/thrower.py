@@ -29,6 +29,8 @@ def calibration_points(region, n: int, seed: int = 20241129) -> list[tuple[float
     varies with where the die meets the mesh's triangles (sd ~0.1 on the table), so the calibration
     matches the *mean* over points, as dice land anywhere."""
     rng = np.random.Generator(np.random.PCG64(seed))
+    if region.is_empty or region.area <= 0:
+        raise ValueError("no area to drop calibration dice on")  # BoardSpec refuses boards without room
     x0, y0, x1, y1 = region.bounds
     pts: list[tuple[float, float]] = []
     while len(pts) < n:
@@ -325,8 +327,9 @@ class Thrower:
         trace = EventTrace(paths={n: [] for n in active})
         bodies = {n: ph.body(n) for n in active}
         prev: dict[str, set[str]] = {n: set() for n in active}
-        status: dict[str, Status] = {n: "not-settled" for n in active}
-        max_steps = int(round(st.max_time_s * st.step_hz))
+        # the step budget (sim/specs/physics.py): a throw ends void after max_steps, never hangs
+        status: dict[str, Status] = {n: st.out_of_steps for n in active}
+        max_steps = st.max_steps
         # Rest is judged over windows of rest_hold_s: the die must have moved less than
         # rest_speed * hold and turned less than rest_spin * hold across the window while touching
         # something. Averaging over a window ignores the solver's one-step velocity spikes on a

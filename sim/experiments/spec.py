@@ -15,12 +15,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
-from sim.errors import SpecError, from_validation_error
+from sim.errors import FieldError, SpecError, from_validation_error
+from sim.specs.base import Name, Spec
 from sim.specs.datafiles import read_toml, resolve
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -29,6 +30,12 @@ RATE_PREFIXES = ("result:", "reason:", "section:", "face:")
 SETTING_KEYS = ("board", "dice", "shots", "skill", "rules", "overrides", "physics", "materials", "templates")
 MERGED_KEYS = ("rules", "overrides", "physics")  # a variant's entries are merged key by key onto the defaults
 FORMAT_VERSION = 1
+# Cells (variants x sweep values) of one experiment: each is validated by building its scenario before
+# anything runs (~20 ms a cell), so the cap keeps `dfsim check` and a run's start within seconds.
+MAX_CELLS = 200
+MAX_DICE = 8  # the scenario's own limits (sim/specs/scenario.py), checked here so the error names the field
+MAX_SHOTS = 8
+SWEEP_BOUND = 1e9  # sweep values are checked against the swept setting's own range; this only keeps them finite
 
 RuleValue = bool | int | float | str
 
@@ -49,24 +56,21 @@ def _check_override_keys(d: Mapping[str, float] | None) -> None:
             raise ValueError(f"override '{k}' is not a dotted path like 'shot.release.distance_mm'")
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Settings(_Model):
+class Settings(Spec):
     """What one throw is made of. In [defaults] unset keys take the built-in defaults."""
 
-    board: str | None = None
-    dice: list[str] | None = Field(default=None, min_length=1)
-    shots: list[str] | None = Field(default=None, min_length=1)
-    skill: str | None = None
-    rules: dict[str, RuleValue] | None = None
-    overrides: dict[str, float] | None = None
-    physics: dict[str, RuleValue] | None = None  # PhysicsSettings options (sim/physics.py), merged like rules
-    materials: str | None = None  # material table: built-in name or path
+    board: Name | None = None
+    dice: list[Name] | None = Field(default=None, min_length=1, max_length=MAX_DICE)
+    shots: list[Name] | None = Field(default=None, min_length=1, max_length=MAX_SHOTS)
+    skill: Name | None = None
+    rules: dict[str, RuleValue] | None = Field(default=None, max_length=100)
+    overrides: dict[str, float] | None = Field(default=None, max_length=100)
+    # PhysicsSettings options (sim/specs/physics.py), merged like rules
+    physics: dict[str, RuleValue] | None = Field(default=None, max_length=100)
+    materials: Name | None = None  # material table: built-in name or path
     # templates on the board: laid { name, x_mm, y_mm, yaw_deg } or { name, flip = true, ... }
-    # (sim/template_scene.py); a variant's list replaces the defaults' list
-    templates: list[dict[str, Any]] | None = None
+    # (sim/specs/template_setup.py); a variant's list replaces the defaults' list
+    templates: list[dict[str, Any]] | None = Field(default=None, max_length=20)
 
     _list = field_validator("dice", "shots", mode="before")(_as_list)
 
@@ -87,7 +91,7 @@ class Settings(_Model):
 class Variant(Settings):
     """A named change to the defaults; `rules`, `overrides` and `physics` are merged key by key onto them."""
 
-    name: str
+    name: str = Field(max_length=100)
     description: str = ""
 
     @field_validator("name")
@@ -96,13 +100,16 @@ class Variant(Settings):
         return _name(v, "variant name")
 
 
-class Sweep(_Model):
+SweepValue = Annotated[float, Field(ge=-SWEEP_BOUND, le=SWEEP_BOUND)]
+
+
+class Sweep(Spec):
     """A grid over one numeric setting (a dotted override path), given as values or start/stop/num."""
 
-    setting: str
-    values: list[float] | None = Field(default=None, min_length=1)
-    start: float | None = None
-    stop: float | None = None
+    setting: str = Field(max_length=200)
+    values: list[SweepValue] | None = Field(default=None, min_length=1, max_length=1000)
+    start: SweepValue | None = None
+    stop: SweepValue | None = None
     num: int | None = Field(default=None, ge=2, le=1000)
 
     @field_validator("setting")
@@ -140,7 +147,7 @@ class Sweep(_Model):
         return [float(v) for v in np.linspace(self.start, self.stop, self.num)]
 
 
-class StopRule(_Model):
+class StopRule(Spec):
     """Throw until the 95 % interval on `rate` is at most `width` wide in every cell (or max_throws)."""
 
     rate: str = "hit"
@@ -160,17 +167,17 @@ class StopRule(_Model):
         )
 
 
-class ExperimentSpec(_Model):
+class ExperimentSpec(Spec):
     """The whole experiment file."""
 
-    name: str
+    name: str = Field(max_length=200)
     description: str = ""
     seed: int = Field(ge=0, le=2**63 - 1)
     throws: int = Field(ge=1, le=100_000_000)
     chunk_throws: int = Field(default=100, ge=1, le=100_000)
     confidence: float = Field(default=0.95, gt=0.5, lt=1)
     defaults: Settings = Settings()
-    variants: list[Variant] = Field(default_factory=list)
+    variants: list[Variant] = Field(default_factory=list, max_length=MAX_CELLS)
     sweep: Sweep | None = None
     stop: StopRule | None = None
 
@@ -181,24 +188,22 @@ class ExperimentSpec(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> ExperimentSpec:
-        names = [v.name for v in self.variants]
-        for i, n in enumerate(names):
-            if n in names[:i]:
-                raise _FieldError(f"variants.{i}.name", f"duplicate variant name '{n}'")
+        seen: set[str] = set()
+        for i, v in enumerate(self.variants):
+            if v.name in seen:
+                raise FieldError(f"variants.{i}.name", f"duplicate variant name '{v.name}'")
+            seen.add(v.name)
         if self.stop is not None and self.stop.max_throws < self.throws:
-            raise _FieldError(
+            raise FieldError(
                 "stop.max_throws", f"must be at least throws ({self.throws}), the minimum before the rule is checked"
             )
+        n_variants = max(1, len(self.variants))
+        n_values = len(self.sweep.values) if self.sweep and self.sweep.values else (self.sweep.num if self.sweep else 1)
+        if n_variants * (n_values or 1) > MAX_CELLS:
+            raise FieldError("sweep" if self.sweep else "variants",
+                             f"{n_variants} variant(s) x {n_values} sweep value(s) = {n_variants * (n_values or 1)} cells; "
+                             f"an experiment has at most {MAX_CELLS} cells (split it into several experiments)")
         return self
-
-
-class _FieldError(ValueError):
-    """A model-level check that knows its exact field (pydantic would report it at the model root)."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(problem)
-        self.field = field
-        self.problem = problem
 
 
 # ----------------------------------------------------------------------------------------------
@@ -352,14 +357,15 @@ def load_experiment(path_or_name: str | Path) -> tuple[ExperimentSpec, str]:
 
 
 def parse_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> ExperimentSpec:
+    if not isinstance(data, Mapping):
+        raise SpecError(source, "", "expected a table of keys and values")
+    data = dict(data)
+    if data.get("kind") == "experiment":
+        data.pop("kind")
     try:
-        return ExperimentSpec.model_validate(dict(data))
+        return ExperimentSpec.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        ctx_err = (first.get("ctx") or {}).get("error")
-        if isinstance(ctx_err, _FieldError):
-            raise SpecError(source, ctx_err.field, ctx_err.problem) from None
-        raise from_validation_error(source, exc) from None
+        raise from_validation_error(source, exc, data=data) from None
 
 
 def _hash(obj: Any) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-Status = Literal["rest", "not-settled", "diverged"]
+# "step-budget": the throw used its step budget (sim/specs/physics.py) before max_time_s
+Status = Literal["rest", "not-settled", "diverged", "step-budget"]
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,8 @@ class DieRest:
 
 @dataclass
 class Outcome:
-    """The game meaning of one die's throw. `result` is hit / miss, or void (not settled, diverged)."""
+    """The game meaning of one die's throw. `result` is hit / miss, or void (not settled, diverged,
+    out of steps)."""
 
     result: str
     reason: str

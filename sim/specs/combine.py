@@ -18,7 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from sim.errors import SpecError
+from sim.specs.base import validated
 from sim.specs.datafiles import read_toml, resolve
+from sim.specs.requirements import REQUIRED_PROP
 from sim.specs.shot import NoiseMultipliers, ShotSpec
 
 
@@ -41,9 +43,27 @@ def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
         rel["height_mm"] = min(rel["height_mm"], cap)
     if rel["distance_mm"] <= 0 or rel["height_mm"] <= 0:
         raise SpecError(primary.source, "release", "combined shots give a non-positive release distance or height")
-    merged = primary.model_copy(update={"release": type(primary.release).model_validate(rel),
-                                        "noise": NoiseMultipliers.model_validate(noise)})
+    where = f"{primary.source} (combined with {', '.join(s.name for s in shots[1:])})"
+    merged = primary.model_copy(update={"release": validated(type(primary.release), rel, where, "release"),
+                                        "noise": validated(NoiseMultipliers, noise, where, "noise")})
     return (merged.with_source(primary.source), *shots[1:])
+
+
+def check_requirements(shots: tuple[ShotSpec, ...], props: tuple) -> None:
+    """Every requirement of every shot has the prop it reads among `props` (the props of all the shots),
+    and a shot thrown without a board has no prop anchored to the board."""
+    prop_types = {p.shape.type for p in props}
+    for s in shots:
+        for i, r in enumerate(s.requirements):
+            need = REQUIRED_PROP.get(r)
+            if need is not None and need not in prop_types:
+                raise SpecError(s.source, f"requirements.{i}", f"'{r}' needs a '{need}' prop; add one to the shot's props")
+    if shots and not any(s.board for s in shots):
+        for p in props:
+            if p.placement.anchor in ("board", "board-edge") or p.shape.type == "slow-tokens":
+                what = "slow tokens need" if p.shape.type == "slow-tokens" else f"anchor '{p.placement.anchor}' needs"
+                raise SpecError(p.source, "placement.anchor" if "anchor" in what else "shape",
+                                f"{what} a board (the shot has board = false)")
 
 
 def load_shot_props(shots: tuple[ShotSpec, ...]) -> tuple[tuple, dict]:

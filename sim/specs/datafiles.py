@@ -47,16 +47,47 @@ def builtin_names(kind: str) -> list[str]:
     return sorted(p.stem for p in d.glob("*.toml"))
 
 
+MAX_FILE_BYTES = 1_000_000  # the largest data file read (built-in files are under 10 kB)
+MAX_DEPTH = 32  # tables and arrays nested deeper than this are refused
+
+
 def read_toml(path: Path) -> dict[str, Any]:
+    """A data file's content; anything that is not a small UTF-8 TOML file is one SpecError."""
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise SpecError(path, "", "file not found") from None
+    except OSError as exc:
+        raise SpecError(path, "", f"cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise SpecError(path, "", f"file is larger than {MAX_FILE_BYTES // 1000} kB (data files are small TOML files)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(path, "", f"not UTF-8 text (byte {exc.start}); data files are TOML text") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(path, "", f"not valid TOML ({exc})") from None
-    except OSError as exc:
-        raise SpecError(path, "", f"cannot read ({exc.strerror})") from None
+    except RecursionError:
+        raise SpecError(path, "", f"tables or arrays nested too deeply (at most {MAX_DEPTH} levels)") from None
+    if _depth(data) > MAX_DEPTH:
+        raise SpecError(path, "", f"tables or arrays nested too deeply (at most {MAX_DEPTH} levels)")
+    return data
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth of parsed TOML, without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if isinstance(node, dict):
+            stack.extend((v, d + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, d + 1) for v in node)
+    return deepest
 
 
 def resolve(kind: str, name_or_path: str | Path) -> Path:

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+import math
+from typing import Literal
 
+from pydantic import Field, model_validator
+
+from sim.errors import FieldError
 from sim.specs.base import Spec
 
 GRAVITY = 9.81  # m/s^2, standard gravity; the world's -z
+# The step budget of one throw: max_time_s x step_hz steps at most. A throw that has not come to rest
+# within its budget ends void ("not-settled"); the cap keeps any settings from making one throw (and
+# the aim solve's reference throws) run for hours: 240 Hz x 8 s is 1,920 steps, 960 Hz x 60 s 57,600.
+MAX_STEPS_PER_THROW = 100_000
 
 
 class PhysicsSettings(Spec):
@@ -15,8 +23,28 @@ class PhysicsSettings(Spec):
     step_hz: float = Field(default=240.0, ge=60, le=20000)
     solver_iterations: int = Field(default=50, ge=1, le=1000)
     max_time_s: float = Field(default=8.0, gt=0, le=120)
-    rest_speed_mps: float = Field(default=0.01, gt=0)
-    rest_spin_radps: float = Field(default=0.6, gt=0)
-    rest_hold_s: float = Field(default=0.15, ge=0)
-    world_radius_m: float = Field(default=4.0, gt=0)
+    rest_speed_mps: float = Field(default=0.01, gt=0, le=10)
+    rest_spin_radps: float = Field(default=0.6, gt=0, le=100)
+    rest_hold_s: float = Field(default=0.15, ge=0, le=10)
+    world_radius_m: float = Field(default=4.0, gt=0, le=100)
     ccd: bool = True
+
+    @model_validator(mode="after")
+    def _budget(self) -> PhysicsSettings:
+        if self.max_time_s * self.step_hz > MAX_STEPS_PER_THROW:
+            raise FieldError("max_time_s", f"max_time_s x step_hz is {self.max_time_s * self.step_hz:.0f} steps; "
+                                           f"a throw may take at most {MAX_STEPS_PER_THROW} (lower one of them)")
+        return self
+
+    @property
+    def max_steps(self) -> int:
+        """The step budget of one throw: its simulated time in steps, never above MAX_STEPS_PER_THROW
+        (also for settings that were never validated, e.g. made with model_copy)."""
+        steps = self.max_time_s * self.step_hz
+        return int(round(steps)) if math.isfinite(steps) and steps <= MAX_STEPS_PER_THROW else MAX_STEPS_PER_THROW
+
+    @property
+    def out_of_steps(self) -> Literal["not-settled", "step-budget"]:
+        """Why a throw that used all its steps is void: its simulated time ran out ("not-settled"), or
+        the step budget cut it shorter than max_time_s ("step-budget")."""
+        return "not-settled" if self.max_steps == int(round(self.max_time_s * self.step_hz)) else "step-budget"
