@@ -63,14 +63,14 @@ class Settings(Spec):
     dice: list[Name] | None = Field(default=None, min_length=1, max_length=MAX_DICE)
     shots: list[Name] | None = Field(default=None, min_length=1, max_length=MAX_SHOTS)
     skill: Name | None = None
-    rules: dict[str, RuleValue] | None = Field(default=None, max_length=100)
-    overrides: dict[str, float] | None = Field(default=None, max_length=100)
+    rules: dict[str, RuleValue] | None = Field(default=None, max_length=50)
+    overrides: dict[str, float] | None = Field(default=None, max_length=50)
     # PhysicsSettings options (sim/specs/physics.py), merged like rules
-    physics: dict[str, RuleValue] | None = Field(default=None, max_length=100)
+    physics: dict[str, RuleValue] | None = Field(default=None, max_length=50)
     materials: Name | None = None  # material table: built-in name or path
     # templates on the board: laid { name, x_mm, y_mm, yaw_deg } or { name, flip = true, ... }
     # (sim/specs/template_setup.py); a variant's list replaces the defaults' list
-    templates: list[dict[str, Any]] | None = Field(default=None, max_length=20)
+    templates: list[Annotated[dict[str, Any], Field(max_length=20)]] | None = Field(default=None, max_length=20)
 
     _list = field_validator("dice", "shots", mode="before")(_as_list)
 
@@ -328,8 +328,17 @@ def _check_names(inputs: dict[str, Any], source: str, origin: str) -> None:
                 raise SpecError(source, f"{origin}.{key}", problem) from None
 
 
-def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin: str) -> None:
-    """Build the cell piece by piece so an error is blamed on the field that caused it."""
+def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin: str,
+                      variant: Settings | None = None) -> None:
+    """Build the cell piece by piece so an error is blamed on the field that caused it: in the variant's
+    own table, or in [defaults] when the variant does not set that key."""
+
+    def where(key: str, sub: str = "") -> str:
+        own = getattr(variant, key, None) if variant is not None else None
+        from_variant = own is not None and (key not in MERGED_KEYS or not sub or sub.split(".")[0] in own
+                                            or sub in own)
+        return origin if from_variant or variant is None else "defaults"
+
     _check_names(inputs, source, origin)
     base = {k: v for k, v in inputs.items() if k != "overrides"}
     try:
@@ -337,16 +346,18 @@ def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin:
     except SpecError as exc:
         if exc.source.startswith(f"{source} (") and exc.source.endswith(")"):  # e.g. "<file> (rules)"
             part = exc.source[len(source) + 2:-1]
-            raise SpecError(source, f"{origin}.{part}.{exc.field}" if exc.field else f"{origin}.{part}",
-                            exc.problem) from None
+            key = part.split(".")[0]
+            at = where(key, exc.field)
+            raise SpecError(source, f"{at}.{part}.{exc.field}" if exc.field else f"{at}.{part}", exc.problem) from None
         if exc.source == source:
-            raise SpecError(source, f"{origin}.{exc.field}" if exc.field else origin, exc.problem) from None
+            at = where(exc.field.split(".")[0]) if exc.field else origin
+            raise SpecError(source, f"{at}.{exc.field}" if exc.field else origin, exc.problem) from None
         raise  # a data file (board, die...) is itself wrong: its own file and field
     for k, v in (inputs.get("overrides") or {}).items():
         try:
             scenario_cls.build(**base, overrides={k: v}, source=source)
         except SpecError as exc:
-            raise SpecError(source, f"{origin}.overrides.{k}", exc.problem) from None
+            raise SpecError(source, f"{where('overrides', k)}.overrides.{k}", exc.problem) from None
 
 
 def load_experiment(path_or_name: str | Path) -> tuple[ExperimentSpec, str]:
@@ -407,7 +418,7 @@ def resolve_experiment(
     for vname, origin, vsettings in variants:
         settings = _merge(spec.defaults, vsettings)
         base_inputs = _scenario_inputs(settings, base_dir)
-        _validate_variant(Scenario, base_inputs, source, origin)
+        _check_names(base_inputs, source, origin)
         for value in sweep_values:
             inputs = dict(base_inputs)
             if value is not None:
@@ -415,6 +426,8 @@ def resolve_experiment(
             try:
                 sc = Scenario.build(**inputs, source=source)
             except SpecError as exc:
+                # one build per cell while all is well; on an error, find the field to blame
+                _validate_variant(Scenario, base_inputs, source, origin, vsettings)
                 if value is None:
                     raise SpecError(source, f"{origin}.overrides", exc.problem) from None
                 bad_setting = any(p in exc.problem for p in _SETTING_PROBLEMS)

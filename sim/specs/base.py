@@ -13,7 +13,9 @@ numeric field lacks one), every list a maximum length.
 
 from __future__ import annotations
 
+import json
 import types
+from collections import OrderedDict
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
@@ -62,6 +64,10 @@ class Spec(BaseModel):
         kind = data.pop("kind", None)
         if kind is not None and not isinstance(kind, str):
             raise SpecError(source, "kind", "must be text naming the kind of file, e.g. kind = \"board\"")
+        key = _cache_key(cls, data, source)
+        if key is not None and key in _VALIDATED:
+            _VALIDATED.move_to_end(key)
+            return _VALIDATED[key]  # type: ignore[return-value]
         try:
             obj = cls.model_validate(data)
         except ValidationError as exc:
@@ -73,6 +79,10 @@ class Spec(BaseModel):
         except (ValueError, ArithmeticError) as exc:
             raise SpecError(source, "", str(exc)) from None
         obj._source = str(source)
+        if key is not None:
+            _VALIDATED[key] = obj
+            if len(_VALIDATED) > _CACHE_SIZE:
+                _VALIDATED.popitem(last=False)
         return obj
 
     @classmethod
@@ -101,6 +111,27 @@ def validated(cls: type[S], data: dict[str, Any], source: str | Path, field: str
         return cls.model_validate(data)
     except ValidationError as exc:
         raise from_validation_error(source, exc, prefix=field, data=data) from None
+
+
+# ---------------------------------------------------------------- validated specs, reused ----
+# A sweep builds one scenario per cell from the same board, die and skill files: validating each once
+# (a board's geometry checks take ~10 ms) keeps an experiment's validation fast. Specs are frozen, so
+# one instance can serve every scenario that reads the same data from the same source.
+_CACHE_SIZE = 256
+_VALIDATED: OrderedDict[tuple, Spec] = OrderedDict()
+
+
+def _cache_key(cls: type, data: dict[str, Any], source: str | Path) -> tuple | None:
+    """(class, source, canonical JSON of the data), or None for data that is not plain JSON."""
+    try:
+        blob = json.dumps(data, sort_keys=True, allow_nan=True, default=_not_json)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return (cls, str(source), blob)
+
+
+def _not_json(obj: Any) -> Any:
+    raise TypeError(type(obj).__name__)  # e.g. a TOML date: validated every time, never cached
 
 
 # ---------------------------------------------------------------- no silent conversions ----

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import os
+import stat
 import sys
 from importlib import resources
 from pathlib import Path
@@ -51,9 +55,15 @@ MAX_FILE_BYTES = 1_000_000  # the largest data file read (built-in files are und
 MAX_DEPTH = 32  # tables and arrays nested deeper than this are refused
 
 
+_PARSED: dict[bytes, dict[str, Any]] = {}  # content digest -> parsed: a sweep reads the same files per cell
+
+
 def read_toml(path: Path) -> dict[str, Any]:
-    """A data file's content; anything that is not a small UTF-8 TOML file is one SpecError."""
+    """A data file's content (a fresh copy the caller may change); anything that is not a small UTF-8
+    TOML file is one SpecError."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a folder, a pipe or a device (which could block)
+            raise SpecError(path, "", "cannot read (not a regular file)")
         with open(path, "rb") as fh:
             raw = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
@@ -62,6 +72,15 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise SpecError(path, "", f"cannot read ({exc.strerror or exc})") from None
     if len(raw) > MAX_FILE_BYTES:
         raise SpecError(path, "", f"file is larger than {MAX_FILE_BYTES // 1000} kB (data files are small TOML files)")
+    key = hashlib.blake2b(raw, digest_size=20).digest()
+    if key not in _PARSED:
+        if len(_PARSED) >= 256:
+            _PARSED.clear()
+        _PARSED[key] = _parse(raw, path)
+    return copy.deepcopy(_PARSED[key])
+
+
+def _parse(raw: bytes, path: Path) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

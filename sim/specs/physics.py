@@ -47,4 +47,5 @@ class PhysicsSettings(Spec):
     def out_of_steps(self) -> Literal["not-settled", "step-budget"]:
         """Why a throw that used all its steps is void: its simulated time ran out ("not-settled"), or
         the step budget cut it shorter than max_time_s ("step-budget")."""
-        return "not-settled" if self.max_steps == int(round(self.max_time_s * self.step_hz)) else "step-budget"
+        steps = self.max_time_s * self.step_hz
+        return "not-settled" if math.isfinite(steps) and self.max_steps == int(round(steps)) else "step-budget"
