@@ -40,6 +40,26 @@ def _check_slow_tokens(props: tuple, board: BoardSpec | None) -> None:
                 raise SpecError(p.source, f"shape.holes.{i}", f"board '{board.name}' has no hole '{hid}' (holes: {', '.join(ids) or 'none'})")
 
 
+def _check_material_pairs(sc: Scenario, template_specs: list) -> None:
+    """The material table has a pair for every contact the world will have: each moving body (dice,
+    templates) against every material in the scene. The world would refuse a missing pair only when it
+    is built, inside a run's worker."""
+    board = sc.board
+    users: list[tuple[str, str, str]] = []  # (material, file, field) in the order a user reads them
+    users += [(d.material, d.source, "material") for d in sc.dice]
+    users += [(t.material, t.source, "material") for t in template_specs]
+    if board is not None:
+        users += [(board.material, board.source, "material"), (board.table_material, board.source, "table_material")]
+    else:
+        users.append(("wood", "<table>", "material"))
+    users += [(p.material, p.source, "material") for p in sc.props]
+    moving = {m for m, _, _ in users[: len(sc.dice) + len(template_specs)]}
+    for m, where, fld in users:
+        for a in sorted(moving):
+            if sc.materials.pair(a, m) is None:
+                raise SpecError(where, fld, f"material '{m}' has no pair with '{a}' in the material table {sc.materials.source}")
+
+
 def _load_raw(kind: str, name: str | Path) -> tuple[dict, str]:
     path = resolve(kind, name)
     return read_toml(path), str(path)
@@ -149,20 +169,23 @@ class Scenario:
         }
         if props_raw:
             sc.description["props"] = props_raw
+        template_specs: list = []
         if templates:
             from sim.specs.template_setup import parse_setups
 
             sc.templates = parse_setups(list(templates), source)
             from sim.specs.template import load_template
 
+            template_specs = [load_template(t.name) for t in sc.templates]
             sc.description["templates"] = [
-                t.model_dump(mode="json") | {"spec": load_template(t.name).model_dump(mode="json")} for t in sc.templates
+                t.model_dump(mode="json") | {"spec": spec.model_dump(mode="json")} for t, spec in zip(sc.templates, template_specs)
             ]
         check_requirements(sc.shots, prop_specs)
         _check_slow_tokens(prop_specs, board_spec)
         for d in sc.dice:
             if sc.materials.pair(d.material, d.material) is None and d.material not in sc.materials.materials:
                 raise SpecError(d.source, "material", f"unknown material '{d.material}'")
+        _check_material_pairs(sc, template_specs)
         return sc
 
     def describe(self) -> dict:

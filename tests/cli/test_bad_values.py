@@ -124,6 +124,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("run-template-10-km", ["run", "{tmp}/tplfar.toml", "--out", "{out}"], "templates.0.x_mm"),
     ("run-rule-string-for-number", ["run", "{tmp}/rulestr.toml", "--out", "{out}"], "cocked_tolerance_deg"),
     ("run-seed-negative", ["run", "{tmp}/seed.toml", "--out", "{out}"], "seed"),
+    ("run-board-material-unpaired", ["run", "{tmp}/goldexp.toml", "--out", "{out}"], "no pair"),
+    ("run-slow-tokens-unknown-hole", ["run", "{tmp}/tokensexp.toml", "--out", "{out}"], "no hole 'hole-9'"),
+    ("set-board-material-unpaired", ["throw", *SEED, SET, "board.material=gold"], "no pair"),
     # dfsim check
     ("check-binary", ["check", "{tmp}/binary.toml"], "UTF-8"),
     ("check-deep", ["check", "{tmp}/deep.toml"], "deep"),
@@ -147,6 +150,15 @@ def _inputs(tmp: Path) -> None:
     _write(tmp, "tplfar.toml", _experiment(defaults={"templates": [{"name": "fireball", "x_mm": 1e7, "y_mm": 0}]}))
     _write(tmp, "rulestr.toml", _experiment(defaults={"rules": {"cocked_tolerance_deg": "10"}}))
     _write(tmp, "seed.toml", _experiment(seed=-5))
+    gold = _write(tmp, "gold.toml", {**read_toml(builtin_dir("board") / "magma.toml"), "material": "gold"})
+    _write(tmp, "goldexp.toml", _experiment(defaults={"board": gold}))
+    tokens = read_toml(builtin_dir("prop") / "slow-tokens.toml")
+    tokens["shape"]["holes"] = ["hole-9"]
+    tok = _write(tmp, "tokens.toml", {"kind": "prop", **tokens})
+    shot = read_toml(builtin_dir("shot") / "slow-tokens.toml")
+    shot["props"] = [tok]
+    _write(tmp, "tokshot.toml", {"kind": "shot", **shot})
+    _write(tmp, "tokensexp.toml", _experiment(defaults={"shots": [str(tmp / "tokshot.toml")]}))
     (tmp / "binary.toml").write_bytes(bytes(range(256)))
     (tmp / "deep.toml").write_text('name = "x"\nnotes = ' + "[" * 20_000 + "]" * 20_000 + "\n")
     _write(tmp, "kind5.toml", {**read_toml(builtin_dir("board") / "magma.toml"), "kind": 5})
