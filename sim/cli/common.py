@@ -35,8 +35,10 @@ def integer(lo: int, hi: int) -> Callable[[str], int]:
             v = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, not {text[:30]!r}") from None
-        if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi} (got {text[:30]})")
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo} (got {text[:30]})")
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi} (got {text[:30]})")
         return v
 
     parse.__name__ = "integer"

@@ -28,7 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     import matplotlib
 
     matplotlib.use("Agg")  # the CLI draws files, never windows; the library leaves the backend alone
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (already one line on stderr) or --help: its status, returned
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     try:
         return int(args.func(args) or 0)
     except SpecError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED
+from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, integer
 from sim.errors import SpecError
 
 
@@ -17,12 +17,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("experiment", help="experiment TOML file, or a built-in name such as 'quickstart'")
     p.add_argument("--out", help="output folder (default: results/<experiment name>/)")
-    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=integer(1, 1024), help="worker processes (default: all cores)")
     p.add_argument("--executor", choices=["local", "dask"], default="local")
     p.add_argument("--scheduler", help="Dask scheduler address tcp://HOST:PORT (default: a local Dask cluster)")
     p.add_argument("--force", action="store_true", help="replace results of a different experiment in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
-    p.add_argument("--max-throws", type=int, help="cap throws per cell (a quick preview; a different experiment hash)")
+    p.add_argument("--max-throws", type=integer(1, 100_000_000),
+                   help="cap throws per cell (a quick preview; a different experiment hash)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     p.set_defaults(func=cmd_run)
 

@@ -116,7 +116,8 @@ CASES: list[tuple[str, list[str], str]] = [
     # reports and runs
     ("sda-stars-not-a-number", ["sda-rolloff", "{tmp}", "--stars", "star=x"], "--stars"),
     ("run-zero-workers", ["run", "quickstart", "--out", "{out}", "--workers", "0"], "--workers"),
-    ("run-zero-max-throws", ["run", "quickstart", "--out", "{out}", "--max-throws", "0"], "max_throws"),
+    ("run-zero-max-throws", ["run", "quickstart", "--out", "{out}", "--max-throws", "0"], "--max-throws"),
+    ("run-a-million-workers", ["run", "quickstart", "--out", "{out}", "--workers", "1000000"], "--workers"),
     ("run-override-nan", ["run", "{tmp}/nan.toml", "--out", "{out}"], "overrides"),
     ("run-sweep-1000-cells", ["run", "{tmp}/sweep.toml", "--out", "{out}"], "cells"),
     ("run-physics-steps", ["run", "{tmp}/steps.toml", "--out", "{out}"], "physics"),
