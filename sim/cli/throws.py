@@ -16,13 +16,14 @@ def cmd_throw(args: argparse.Namespace) -> int:
     from sim.engine.release import Release
     from sim.engine.worlds import thrower_for
 
+    release = Release.from_json(args.release) if args.release else None  # checked before a world is built
+    if release is None and args.seed is None:
+        raise SpecError("command line", "--seed", "is required (or give --release)")
     th = thrower_for(scenario_from(args))
-    if args.release:
-        res = th.throw_releases([Release.from_json(args.release)])
+    if release is not None:
+        res = th.throw_releases([release])
         res.seed, res.index = args.seed, args.index
     else:
-        if args.seed is None:
-            raise SpecError("command line", "--seed", "is required (or give --release)")
         res = th.throw(args.seed, args.index)
     out = res.to_json()
     if not args.events:
