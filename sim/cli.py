@@ -207,7 +207,8 @@ def _load_extensions() -> None:
     """Subcommands contributed by the experiment, template and prop layers, when present."""
     import importlib
 
-    for mod, fn in (("sim.runner", "add_experiment_commands"), ("sim.template_cli", "add_template_commands"), ("sim.shot_cli", "add_shot_commands")):
+    for mod, fn in (("sim.runner", "add_experiment_commands"), ("sim.template_cli", "add_template_commands"), ("sim.shot_cli", "add_shot_commands"),
+                    ("sim.tune_cli", "add_parser")):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:
