@@ -23,6 +23,10 @@ def add_parser(sub) -> None:
 
     p = sub.add_parser("tune", help="find the value of a setting that gives a target hit rate, with an interval")
     _scenario_args(p)
+    for action in p._actions:  # the shared --set, explained for tuning
+        if action.dest == "overrides":
+            action.metavar = "PATH=LO:HI | PATH=VALUE"
+            action.help = "the tuned setting and its range (exactly one), e.g. skill.speed_sd_frac=0:1; or a fixed override"
     p.add_argument("--target", type=float, required=True, help="the wanted rate, strictly between 0 and 1")
     p.add_argument("--integer", action="store_true", help="the setting takes integer values (answer: the closest integer)")
     p.add_argument("--metric", default="hit", choices=sorted(SHOT_METRICS), help="what counts as a success (default: hit)")

@@ -19,9 +19,11 @@ that, and this is the whole design:
   target), *plausible* (it contains the target) or *above*. The confidence interval on the answer is
   the hull of the values that are not excluded: from the largest excluded value on the low side to
   the smallest excluded value on the high side (test inversion). The search bisects the gaps at the
-  two ends of that hull while they dominate its width, and doubles N (extending the values in the
-  hull) once the plausible stretch itself dominates; it stops when the interval is within
-  answer +- tolerance or when the next step would overspend the budget.
+  two ends of that hull while they dominate its width, and doubles N once the plausible stretch
+  itself dominates, extending the hull's ends and the outermost values inside it (values further
+  in cannot widen the hull, whatever their n). It stops when the interval is within
+  answer +- tolerance, its ends measured at the current N, or before a step would overspend the
+  budget.
 - The answer is the crossing of an isotonic (pool-adjacent-violators) fit of the rates, linearly
   interpolated between the two explored values around the target; for an integer setting, the
   integer next to that crossing whose fitted rate is closest to the target.
@@ -269,7 +271,7 @@ class _Search:
 
     def check_bracket(self) -> None:
         a, b = self.raw_side(self.lo), self.raw_side(self.hi)
-        if self.increasing is None and a == b != _PLAUSIBLE:
+        if a == b != _PLAUSIBLE:
             self._not_bracketed("both range ends are {} it".format("below" if a == _BELOW else "above"))
         if self.increasing is not None and (self.side(self.lo) == _ABOVE or self.side(self.hi) == _BELOW):
             word = "increasing" if self.increasing else "decreasing"
@@ -295,7 +297,7 @@ class _Search:
 
     def bounds(self) -> tuple[Any, Any, list]:
         """(L, U, inside): the excluded values that bound the hull of the non-excluded ones (None: the
-        range edge is not excluded), and the explored values strictly between them."""
+        range edge is not excluded), and the explored values between them (with such an edge)."""
         xs = sorted(self.points)
         sides = {x: self.side(x) for x in xs}
         first_not_low = min(x for x in xs if sides[x] != _BELOW)
@@ -383,9 +385,9 @@ class _Search:
         return self.result(stop)
 
     def key_values(self, low, high, inside: list, ans) -> list:
-        """The values that must share the current N: the two ends of the non-excluded stretch (they
-        decide where the hull ends) and the two values straddling the answer (they decide the answer).
-        Values further in need not: they cannot widen the hull, whatever their n."""
+        """The values that must share the current N: the hull's ends (the coverage argument compares
+        them with the crossing on the same draws) and the outermost values inside (the next ends if
+        they turn out excluded). Values further in need not: they cannot widen the hull."""
         keys = [x for x in (low, high) if x is not None]
         if not inside:
             return keys
@@ -494,13 +496,13 @@ def tune_figure(result: TuneResult, ax=None):
     n = np.array([p.rate.n for p in pts], dtype=float)
     lo, hi = result.interval
     ax.axvspan(lo, hi, color="#1b9e77", alpha=0.15, lw=0,
-               label=f"{100 * result.confidence:g} % interval [{lo:g}, {hi:g}]")
+               label=f"{100 * result.confidence:g} % interval [{lo:.4g}, {hi:.4g}]")
     ax.axhline(result.target, color="#d95f02", ls="--", lw=1, label=f"target {result.target:g}")
     ax.errorbar(x, y, yerr=err, fmt="none", ecolor="0.35", lw=1, capsize=2)
     ax.plot(x, [p.fit for p in pts], color="#7570b3", lw=1, alpha=0.6, label="isotonic fit")
     sizes = 12 + 60 * np.sqrt(n / n.max())
     ax.scatter(x, y, s=sizes, color="#7570b3", zorder=3, label="explored (size ~ trials)")
-    ax.axvline(result.answer, color="#1b9e77", lw=1.5, label=f"answer {result.answer:g}")
+    ax.axvline(result.answer, color="#1b9e77", lw=1.5, label=f"answer {result.answer:.4g}")
     ax.set_xlim(result.range[0] - 0.02 * (result.range[1] - result.range[0]),
                 result.range[1] + 0.02 * (result.range[1] - result.range[0]))
     ax.set_ylim(-0.02, 1.02)
