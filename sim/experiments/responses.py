@@ -8,6 +8,7 @@ value of a setting, trial k is "the same hand" throwing under the changed settin
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -19,17 +20,23 @@ SHOT_METRICS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def shot_response(recipe: dict[str, Any], path: str, metric: str = "hit") -> Callable[[Any, int, int], tuple[int, int]]:
+def shot_response(
+    recipe: dict[str, Any], path: str, metric: str = "hit", max_worlds: int = 6
+) -> Callable[[Any, int, int], tuple[int, int]]:
     """The rate of `metric` over physical throws of a scenario, as a function of one override.
 
     `recipe` holds the keyword arguments of `Scenario.build` (board, dice, shots, skill, rules,
     overrides, ...); `path` is a dotted override path such as `shot.release.distance_mm` or
     `skill.speed_sd_frac`, set to the tuned value on top of the recipe's own overrides. Trial k of
-    a call is `Scenario.thrower().throw(seed, k)`. The scenario of each value is built once and kept.
+    a call is throw k of the seed, `throw(seed, k)`, exactly as `Scenario.thrower().throw(seed, k)`.
 
-    Cost: a new value builds a new physics world; a setting the aimed release depends on (anything
-    but the skill) also re-solves the aimed release at each new value (a few hundred reference
-    throws), so tuning such a setting costs that much more per explored value.
+    Memory: each value needs its own physics world (about 36 MB). `Scenario.thrower()` keeps every
+    world for the life of the process, so this keeps its own at most `max_worlds` most recently
+    used ones and closes the others; a value that comes back gets a freshly built world, which
+    throws bit-identically (the determinism checker tests exactly that).
+
+    Cost: a new world takes about half a second; a setting the aimed release depends on (anything
+    but the skill) also solves the aimed release once per new value (a few hundred reference throws).
     """
     from ..scenario import Scenario
 
@@ -40,14 +47,31 @@ def shot_response(recipe: dict[str, Any], path: str, metric: str = "hit") -> Cal
     success = SHOT_METRICS[metric]
     base = dict(recipe)
     fixed = dict(base.pop("overrides", None) or {})
-    scenarios: dict[Any, Scenario] = {}
+    worlds: OrderedDict[Any, Any] = OrderedDict()
+
+    def thrower(value):
+        th = worlds.pop(value, None)
+        if th is None:
+            th = _new_thrower(Scenario.build(**base, overrides={**fixed, path: value}))
+        worlds[value] = th
+        while len(worlds) > max(1, max_worlds):
+            worlds.popitem(last=False)[1].physics.close()
+        return th
 
     def evaluate(value, n: int, seed: int) -> tuple[int, int]:
-        sc = scenarios.get(value)
-        if sc is None:
-            sc = scenarios[value] = Scenario.build(**base, overrides={**fixed, path: value})
-        thrower = sc.thrower()
-        hits = sum(bool(success(thrower.throw(seed, k).outcome)) for k in range(int(n)))
+        th = thrower(value)
+        hits = sum(bool(success(th.throw(seed, k).outcome)) for k in range(int(n)))
         return hits, int(n)
 
     return evaluate
+
+
+def _new_thrower(sc):
+    """A Thrower of the scenario's kind (as `Scenario.thrower()` picks it), owned by the caller."""
+    if sc.templates:
+        from ..template_scene import TemplateThrower
+
+        return TemplateThrower(sc)
+    from ..throw import Thrower
+
+    return Thrower(sc)
