@@ -10,7 +10,8 @@ import math
 import sys
 from collections import Counter
 
-from sim.scenario import Scenario
+from sim.engine.worlds import thrower_for
+from sim.specs.scenario import Scenario
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -23,7 +24,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def main(n: int = 400, board: str = "magma", die: str = "hero-d8") -> None:
     for skill in ("novice", "casual", "expert"):
-        th = Scenario.build(board=board, dice=[die], skill=skill).thrower()
+        th = thrower_for(Scenario.build(board=board, dice=[die], skill=skill))
         reasons = Counter(th.throw(2024, k).outcome.reason for k in range(n))
         hits = reasons["hit"]
         lo, hi = wilson(hits, n)

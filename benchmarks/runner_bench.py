@@ -2,7 +2,7 @@
 
 Measures, in one run on this machine:
 
-1. bare engine loop: `Scenario.thrower().throw(seed, k)` for k < N in this process (after a warm-up);
+1. bare engine loop: `thrower_for(Scenario).throw(seed, k)` for k < N in this process (after a warm-up);
 2. the runner with 1 worker on the same N throws (same seed, same indices, so the same physics):
    runner throughput as a fraction of the bare loop, end to end (process start-up, world build,
    Parquet writes, records file and summary included; figures off) and in steady state;
@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from sim.engine.worlds import thrower_for
+
 SEED = 20240601
 
 
@@ -45,9 +47,9 @@ def _spec(n: int, chunk: int, name: str = "bench") -> dict:
 
 
 def bare_loop(n: int) -> dict:
-    from sim.scenario import Scenario
+    from sim.specs.scenario import Scenario
 
-    thrower = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual").thrower()
+    thrower = thrower_for(Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual"))
     for k in range(3):  # warm-up: first throws solve and cache the nominal release
         thrower.throw(SEED + 1, k)
     t0 = time.perf_counter()
@@ -58,7 +60,7 @@ def bare_loop(n: int) -> dict:
 
 
 def runner(n: int, workers: int, chunk: int) -> dict:
-    from sim.runner import run_experiment
+    from sim.experiments.runner import run_experiment
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
@@ -79,9 +81,9 @@ _TEMPLATE: dict = {}
 
 def _template() -> dict:
     if not _TEMPLATE:
-        from sim.scenario import Scenario
+        from sim.specs.scenario import Scenario
 
-        t = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual").thrower()
+        t = thrower_for(Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual"))
         _TEMPLATE.update(t.throw(SEED, 0).record())
     return _TEMPLATE
 
@@ -107,7 +109,7 @@ def synthetic_chunk(task) -> pa.Table:
 
 def memory_child(n: int, chunk: int, workers: int) -> None:
     """Run in a fresh process: a full runner pass over n synthetic throws; print peak RSS (MB)."""
-    from sim.runner import run_experiment
+    from sim.experiments.runner import run_experiment
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()

@@ -15,14 +15,14 @@ from typing import Any
 __version__ = "0.1.0"
 
 _LAZY = {
-    "Scenario": ("sim.scenario", "Scenario"),
-    "run_experiment": ("sim.runner", "run_experiment"),
-    "check_determinism": ("sim.determinism", "check_determinism"),
+    "Scenario": ("sim.specs.scenario", "Scenario"),
+    "run_experiment": ("sim.experiments.runner", "run_experiment"),
+    "check_determinism": ("sim.engine.determinism", "check_determinism"),
     "SpecError": ("sim.errors", "SpecError"),
-    "load_board": ("sim.board", "load_board"),
-    "load_die": ("sim.die", "load_die"),
-    "load_shot": ("sim.shot", "load_shot"),
-    "load_skill": ("sim.skill", "load_skill"),
+    "load_board": ("sim.specs.board", "load_board"),
+    "load_die": ("sim.specs.die", "load_die"),
+    "load_shot": ("sim.specs.shot", "load_shot"),
+    "load_skill": ("sim.specs.skill", "load_skill"),
 }
 
 

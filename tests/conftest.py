@@ -1,6 +1,6 @@
 import pytest
 
-from sim.scenario import Scenario
+from sim.specs.scenario import Scenario
 
 
 @pytest.fixture(scope="session")

@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SpecError
-from ..statistics import CONFIDENCE, Rate, wilson
+from sim.errors import SpecError
+from sim.experiments.statistics import CONFIDENCE, Rate, wilson
 
 Evaluate = Callable[[Any, int, int], tuple[int, int]]
 

@@ -1,0 +1,22 @@
+"""`dfsim bench`: throughput of the reference scene against a naive loop, measured in the same run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from sim.engine.bench import run_bench
+
+    out = run_bench(throws=args.throws, naive_throws=args.naive_throws)
+    print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    b = sub.add_parser("bench", help="throughput of the reference scene vs a naive loop")
+    b.add_argument("--throws", type=int, default=300)
+    b.add_argument("--naive-throws", type=int, default=10)
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=cmd_bench)

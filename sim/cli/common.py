@@ -1,0 +1,88 @@
+"""What every command shares: the one-line-error parser, scenario options, value parsing, output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from sim.errors import SpecError
+from sim.specs.scenario import Scenario
+
+EXIT_BAD_INPUT = 2
+EXIT_FAULT = 1
+EXIT_INTERRUPTED = 130
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"dfsim: {message}\n")
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value as the number or boolean it spells, else the text itself."""
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def pairs(items: list[str] | None, flag: str) -> dict[str, Any]:
+    """KEY=VALUE options as a dict."""
+    out: dict[str, Any] = {}
+    for it in items or []:
+        if "=" not in it:
+            raise SpecError(flag, it, "expected KEY=VALUE")
+        k, v = it.split("=", 1)
+        out[k.strip()] = parse_value(v.strip())
+    return out
+
+
+def add_scenario_options(p: argparse.ArgumentParser, with_shot: bool = True) -> None:
+    """--board, --die, --shot, --skill, --rule, --set and --json."""
+    p.add_argument("--board", default="magma", help="board name or TOML path (default: magma)")
+    p.add_argument("--die", action="append", dest="dice", help="die name or path; repeat for several dice (default: hero-d8)")
+    if with_shot:
+        p.add_argument("--shot", action="append", dest="shots", help="shot profile; repeat to combine requirements (default: standard)")
+        p.add_argument("--skill", default="casual", help="skill level: novice, casual, expert or a path (default: casual)")
+    p.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option, e.g. cocked=miss")
+    p.add_argument("--set", action="append", metavar="PATH=VALUE", dest="overrides", help="override a setting, e.g. shot.release.distance_mm=900")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def scenario_from(args: argparse.Namespace, shots: list[str] | None = None) -> Scenario:
+    """The scenario the scenario options describe (argparse stops here: domain code gets specs)."""
+    return Scenario.build(
+        board=args.board,
+        dice=args.dice or ["hero-d8"],
+        shots=shots or getattr(args, "shots", None) or ["standard"],
+        skill=getattr(args, "skill", "casual"),
+        rules=pairs(args.rule, "--rule"),
+        overrides=pairs(args.overrides, "--set"),
+        source="command line",
+    )
+
+
+def human(res: dict) -> str:
+    """A throw's JSON as a few readable lines."""
+    lines = [f"{res['result'].upper()} ({res['reason']})"]
+    if res.get("section"):
+        lines.append(f"  section {res['section']} (value {res['value']})")
+    cocked = "  [cocked {:.1f} deg]".format(res["tilt_deg"]) if res["cocked"] else ""
+    lines.append(f"  face {res['face']}{'  [icon]' if res['icon'] else ''}{cocked}")
+    lines.append(f"  damage {res['damage']:g}{'  INSTA-KILL' if res.get('insta_kill') else ''}")
+    lines.append("  rest at ({:.1f}, {:.1f}) mm, touching {}".format(res["position_mm"][0], res["position_mm"][1], ", ".join(res["touching"]) or "nothing"))
+    if res.get("requirements"):
+        lines.append("  requirements: " + ", ".join(f"{k} {v}" for k, v in res["requirements"].items()))
+    if res.get("template"):
+        lines.append(f"  template {res['template']}{' (partial)' if res.get('partial_template') else ''}")
+    if res.get("seed") is not None:
+        lines.append(f"  seed {res['seed']} throw {res['index']}")
+    return "\n".join(lines)

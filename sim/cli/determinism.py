@@ -1,0 +1,27 @@
+"""`dfsim determinism`: the determinism checker for any shot, board and dice."""
+
+from __future__ import annotations
+
+import argparse
+
+from sim.cli.common import add_scenario_options, scenario_from
+
+
+def cmd_determinism(args: argparse.Namespace) -> int:
+    from sim.engine.determinism import NondeterminismError, check_determinism
+
+    try:
+        check_determinism(scenario_from(args), args.seed, args.throws)
+    except NondeterminismError as exc:
+        print(f"NOT deterministic: {exc}")
+        return 1
+    print("deterministic")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("determinism", help="throw the same draws twice and in a fresh world; compare to the bit")
+    add_scenario_options(p)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--throws", type=int, default=3)
+    p.set_defaults(func=cmd_determinism)

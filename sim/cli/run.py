@@ -1,0 +1,72 @@
+"""`dfsim run EXPERIMENT`: run (or resume) a Monte Carlo experiment and print its summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED
+from sim.errors import SpecError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "run",
+        help="run (or resume) a Monte Carlo experiment",
+        description="Run an experiment file (or a built-in experiment by name); re-running resumes.",
+    )
+    p.add_argument("experiment", help="experiment TOML file, or a built-in name such as 'quickstart'")
+    p.add_argument("--out", help="output folder (default: results/<experiment name>/)")
+    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--executor", choices=["local", "dask"], default="local")
+    p.add_argument("--scheduler", help="Dask scheduler address tcp://HOST:PORT (default: a local Dask cluster)")
+    p.add_argument("--force", action="store_true", help="replace results of a different experiment in --out")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
+    p.add_argument("--max-throws", type=int, help="cap throws per cell (a quick preview; a different experiment hash)")
+    p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the experiment; SpecError (bad input) propagates to the CLI's main, which prints one line."""
+    from sim.experiments.executor import ChunkFailed
+    from sim.experiments.runner import Interrupted, run_experiment
+
+    try:
+        if args.scheduler and args.executor != "dask":
+            raise SpecError("command line", "--scheduler", "needs --executor dask")
+        res = run_experiment(
+            args.experiment, out=args.out, workers=args.workers, executor=args.executor,
+            scheduler=args.scheduler, force=args.force, quiet=args.quiet,
+            max_throws=args.max_throws, figures=not args.no_figures,
+        )
+    except Interrupted as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except ImportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ChunkFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAULT
+    if not args.quiet:
+        print(format_table(res.summary))
+        print(f"results: {res.out}  (report: {res.report})")
+    return 0
+
+
+def format_table(summary: dict) -> str:
+    """A short plain-text table of the summary, one line per cell."""
+    lines = [f"{'cell':<28} {'n':>7}  {'hit rate (95% CI)':<24} {'mean damage (95% CI)':<24}"]
+    for v in summary["variants"]:
+        h, d = v["hit_rate"], v["damage"]
+        hr = f"{100 * h['rate']:.1f}% [{100 * h['lo']:.1f}, {100 * h['hi']:.1f}]" if h["n"] else "-"
+        dm = f"{d['value']:.2f} [{_f(d['lo'])}, {_f(d['hi'])}]" if d["n"] else "-"
+        lines.append(f"{v['name']:<28} {v['n']:>7}  {hr:<24} {dm:<24}")
+    return "\n".join(lines)
+
+
+def _f(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+

@@ -1,0 +1,203 @@
+"""Templates in experiments: laid at fixed poses, or flipped before every throw.
+
+A scenario (and so an experiment variant) may carry `templates = [...]`, each entry a table:
+
+    { name = "fireball", x_mm = 0, y_mm = 0, yaw_deg = 0 }        # laid flat there, face up
+    { name = "weak-point", flip = true, skill = "casual" }        # flipped before every throw
+    { name = "weak-point", flip = true, aim_mm = [100, 0] }       # ... aimed at a point
+    aim = true                                                     # the thrower aims at this one
+
+A laid template is settled once and put back at exactly its settled pose before every throw.
+A flipped template is flipped (sim/flip.py: a fresh flip world, re-flips included) before every
+throw; throw k of seed s uses flip 8k + j of seed s for its j-th flipped template (random stream
+STREAM_TEMPLATES, independent of the throw's own stream), so a variant with and without the template throw the same dice releases.
+With `aim = true` on a laid template the thrower aims at its centre instead of the shot's aim point
+(a flipped template's aim is where it was meant to land, `aim_mm` or the board centre: the thrower's
+technique is solved once per scenario, not per throw).
+
+Each throw's record gains: `tpl_flips`, `tpl_flip_damage` (1 per landing touching the table),
+`tpl_turned_too_little`, `tpl_hangs_off`, `tpl_stayed` (every flipped piece stayed), `tpl_on_board`
+(templates lying on the board at the throw), `tpl_full` (the die was fully on a template), and
+`partial_as_<option>` for every partial-template option (what this landing would count as:
+"", "none", "normal", "miss" or "template:<name>").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim.engine.thrower import Thrower
+from sim.engine.worlds import thrower_for
+from sim.rules.outcome import DieRest
+from sim.rules.templates import PARTIAL_OPTIONS, partial_counts
+from sim.specs.flip import FlipProfile
+from sim.specs.template import PlacedTemplate, TemplateSpec, flat_pose, load_template
+from sim.specs.template_setup import TemplateSetup
+from sim.world.flip import add_template_body, flip_template
+from sim.world.templates import fit_template_materials, templates_on_prism
+
+
+class TemplateThrower(Thrower):
+    """A Thrower whose board carries templates (laid once, or flipped before each throw)."""
+
+    def __init__(self, scenario) -> None:
+        super().__init__(scenario)
+        ph = self.physics
+        self.pieces: list[tuple[str, TemplateSpec, TemplateSetup]] = []
+        counts: dict[str, int] = {}
+        for setup in scenario.templates:
+            spec = load_template(setup.name)
+            n = spec.count if setup.flip else 1
+            for _ in range(n):
+                counts[spec.name] = counts.get(spec.name, 0) + 1
+                tid = spec.name if counts[spec.name] == 1 else f"{spec.name}-{counts[spec.name]}"
+                self.pieces.append((tid, spec, setup))
+        for tid, spec, _ in self.pieces:
+            add_template_body(ph, spec, f"template:{tid}")
+        if scenario.board is not None and self.pieces:
+            templates_on_prism(ph, scenario.board, [f"template:{t}" for t, _, _ in self.pieces], self.die_names)
+        fit_template_materials(ph, [f"template:{t}" for t, _, _ in self.pieces])
+        for name in self.die_names:
+            ph.park(name)
+        self.laid: dict[str, PlacedTemplate] = {}
+        for tid, _spec, _setup in self.pieces:
+            ph.park(f"template:{tid}")
+        for tid, spec, setup in self.pieces:
+            if setup.flip:
+                continue
+            pos, q = flat_pose(spec, setup.x_mm, setup.y_mm, setup.yaw_deg, 0.0)
+            local = PlacedTemplate(tid, spec, pos, q)
+            base = scenario.board.thickness_m if scenario.board is not None and scenario.board.surface.intersects(local.footprint) else 0.0
+            for other in self.laid.values():
+                if other.footprint.intersects(local.footprint):
+                    base = max(base, other.top_z_m)
+            ph.set_state(f"template:{tid}", (pos[0], pos[1], base + spec.thickness_m / 2 + 0.001), q)
+            ph.settle([f"template:{t}" for t in self.laid] + [f"template:{tid}"])
+            for t in [*self.laid, tid]:
+                p, qq = ph.die_pose(f"template:{t}")
+                sp = spec if t == tid else self.laid[t].spec
+                self.laid[t] = PlacedTemplate(t, sp, tuple(float(v) for v in p), tuple(float(v) for v in qq))
+        self.templates: list[PlacedTemplate] = list(self.laid.values())
+        self.last_flips: list = []
+
+    def _bare_scenario(self):
+        import dataclasses
+
+        sc = self.scenario
+        desc = {k: v for k, v in sc.description.items() if k != "templates"}
+        return dataclasses.replace(sc, templates=(), description=desc)
+
+    def _aim_target(self) -> str | None:
+        for tid, _spec, setup in self.pieces:
+            if setup.aim and tid in self.laid:
+                return tid
+        return None
+
+    def nominal(self):
+        """Aimed at a template, the thrower's technique is the one that lands most reference throws
+        fully or partly ON it (the board's own search counts board hits instead)."""
+        target = self._aim_target()
+        if target is None:
+            # aiming at the board as usual: the same technique as on the board without templates (solved
+            # there, so variants with and without templates throw the very same releases)
+            return thrower_for(self._bare_scenario()).nominal()
+        self._aiming_at = self.laid[target].spec.name
+        try:
+            return super().nominal()
+        finally:
+            self._aiming_at = None
+
+    def throw_releases(self, releases, placed: bool = False):
+        res = super().throw_releases(releases, placed)
+        name = getattr(self, "_aiming_at", None)
+        if name is not None:
+            for o in res.outcomes:
+                if o.result == "hit" and o.template != name:
+                    o.result = "miss"  # seen by the nominal search only: not on the aimed template
+        return res
+
+    def aim_point(self):
+        for tid, _spec, setup in self.pieces:
+            if setup.aim and tid in self.laid:
+                return tuple(float(v) for v in self.laid[tid].position_m[:2])
+        return super().aim_point()
+
+    def _lay(self, seed: int | None, index: int | None) -> None:
+        ph = self.physics
+        placed = []
+        self.last_flips = []
+        for tid, _spec, setup in self.pieces:
+            if not setup.flip:
+                t = self.laid[tid]
+                ph.set_state(t.body_name, t.position_m, t.orientation_xyzw)
+                placed.append(t)
+        flipped_done: set[int] = set()
+        for _tid, spec, setup in self.pieces:
+            if not setup.flip or id(setup) in flipped_done:
+                continue
+            flipped_done.add(id(setup))
+            if seed is None:
+                continue
+            prof = FlipProfile(aim_mm=setup.aim_mm) if setup.aim_mm is not None else None
+            # the j-th flipped template of throw k: flip stream index 8k + j (each its own draws)
+            j = len(flipped_done) - 1
+            results = flip_template(self.scenario.board, spec, int(seed), 8 * int(index or 0) + j, setup.skill, prof)
+            ids = [t for t, _s, st in self.pieces if st is setup]
+            for tid2, r in zip(ids, results):
+                self.last_flips.append(r)
+                name = f"template:{tid2}"
+                if r.placed is None:
+                    ph.park(name)
+                    continue
+                t = PlacedTemplate(tid2, spec, r.placed.position_m, r.placed.orientation_xyzw)
+                ph.set_state(name, t.position_m, t.orientation_xyzw)
+                placed.append(t)
+        self.templates = placed
+
+    def throw(self, root_seed: int, index: int):
+        self._lay(root_seed, index)
+        res = super().throw(root_seed, index)
+        return _with_template_record(res, self)
+
+
+def _with_template_record(res, th: TemplateThrower):
+    flips = th.last_flips
+    o = res.outcome
+    rest = DieRest(o.die, tuple(v * 1e-3 for v in o.position_mm), tuple(o.orientation_xyzw), frozenset(o.touching),
+                   "rest" if o.result != "void" else "not-settled", o.time_s)
+    die = th.scenario.dice[0]
+    counts = partial_counts(rest, die, th.templates) if th.templates and o.result != "void" else {}
+    extra = {
+        "tpl_flips": int(sum(f.flips for f in flips)),
+        "tpl_flip_damage": int(sum(f.damage for f in flips)),
+        "tpl_turned_too_little": int(sum(f.too_little for f in flips)),
+        "tpl_flip_ok": int(sum(sum(a.status == "ok" for a in f.attempts) for f in flips)),
+        "tpl_pieces": len(flips),
+        "tpl_hangs_off": int(sum(sum(a.status in ("hangs-off", "off-board") for a in f.attempts) for f in flips)),
+        "tpl_stayed": bool(all(f.placed is not None for f in flips)),
+        "tpl_on_board": ",".join(t.id for t in th.templates),
+        "tpl_full": bool(o.template is not None and not o.partial_template),
+    }
+    for opt in PARTIAL_OPTIONS:
+        extra[f"partial_as_{opt}"] = counts.get(opt, "")
+    res.extra.update(extra)
+    return res
+
+
+def flip_summary(records) -> dict[str, Any]:
+    """Flip statistics from records (a pandas DataFrame with the tpl_ columns of flipped variants)."""
+    n = len(records)
+    flips = float(records["tpl_flips"].sum()) if n else 0.0
+    pieces = float(records["tpl_pieces"].sum()) if n else 0.0
+    if n == 0 or flips == 0:
+        return {"n": n, "flips": 0}
+    return {
+        "n": n,
+        "flips": int(flips),
+        "p_lands_on_board": float(records["tpl_flip_ok"].sum() / flips),
+        "p_hangs_off": float(records["tpl_hangs_off"].sum() / flips),
+        "p_turned_too_little": float(records["tpl_turned_too_little"].sum() / flips),
+        "mean_flips_until_it_stays": float(flips / pieces),
+        "mean_flip_damage": float(records["tpl_flip_damage"].sum() / pieces),
+        "p_never_stayed": float(1 - records["tpl_stayed"].mean()),
+    }

@@ -1,0 +1,41 @@
+"""Which world a scenario throws in: one Thrower (one PyBullet world) per scenario per thread.
+
+A scenario is specs plus a key and builds nothing; the engine gives it a world here. Worlds are cached
+per thread, not per process: a Dask worker runs tasks on several threads, and a PyBullet world must
+never be stepped from two threads at once.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from sim.engine.thrower import Thrower
+from sim.specs.scenario import Scenario
+
+_LOCAL = threading.local()
+
+
+def thrower_for(scenario: Scenario) -> Thrower:
+    """The calling thread's Thrower for this scenario (built once per thread, then reused)."""
+    cache: dict[str, Thrower] | None = getattr(_LOCAL, "throwers", None)
+    if cache is None:
+        cache = _LOCAL.throwers = {}
+    th = cache.get(scenario.key)
+    if th is None:
+        th = build_thrower(scenario)
+        cache[scenario.key] = th
+    return th
+
+
+def build_thrower(scenario: Scenario) -> Thrower:
+    """A fresh Thrower (its own world) for a scenario, with its templates attached if it has any."""
+    if scenario.templates:
+        from sim.engine.templates import TemplateThrower
+
+        return TemplateThrower(scenario)
+    return Thrower(scenario)
+
+
+def clear_worlds() -> None:
+    """Drop this thread's worlds (tests; long-lived processes that change scenarios often)."""
+    _LOCAL.throwers = {}

@@ -1,0 +1,281 @@
+"""Where chunks of throws run: a local process pool, or a Dask cluster, behind one small interface.
+
+Why this shape: each chunk is a pure function of (scenario inputs, root seed, throw indices), so any
+worker can run any chunk in any order and the records do not change. Each worker process keeps one
+Scenario/Thrower (PyBullet world) per scenario key, built on first use and reused for every later
+chunk (DESIGN §3: one client per process, never passed between processes). Results come back to the
+parent, which alone writes files, so Dask workers on other machines need no shared disk.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from sim.engine.worlds import thrower_for
+
+# --------------------------------------------------------------------------------------------
+# the task run in workers
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """Throws [start, stop) of one cell. Everything a worker needs travels in here (picklable)."""
+
+    cell: int
+    chunk: int
+    start: int
+    stop: int
+    seed: int
+    inputs: dict[str, Any]  # Scenario.build keyword arguments
+    key: str  # expected scenario key: a worker that resolves different data refuses to throw
+    columns: dict[str, Any] = field(default_factory=dict)  # constant columns added to every record
+    prepared: dict[str, Any] | None = None  # per-scenario values solved once per run (see PrepareTask)
+
+
+@dataclass(frozen=True)
+class PrepareTask:
+    """Solve, once per run and scenario, what every worker would otherwise solve for itself.
+
+    Today that is the thrower's aimed (nominal) release, a search over reference throws that costs
+    seconds; solving it once and handing the same numbers to every worker saves that cost per worker
+    and per cell, and guarantees that every worker (even on another machine) aims identically.
+    """
+
+    cell: int
+    inputs: dict[str, Any]
+    key: str
+    chunk: int = -1
+
+
+_local = threading.local()  # per worker thread: scenario key -> Scenario (its Thrower is cached by the engine)
+
+
+def _scenario(task: ChunkTask):
+    cache = getattr(_local, "scenarios", None)
+    if cache is None:
+        cache = _local.scenarios = {}
+    sc = cache.get(task.key)
+    if sc is None:
+        from sim.specs.scenario import Scenario
+
+        sc = Scenario.build(**task.inputs)
+        if sc.key != task.key:
+            raise RuntimeError(
+                f"worker resolved scenario {sc.key}, expected {task.key}: its data files differ from the "
+                "submitting machine's (install the same dfsim version and data on every worker)"
+            )
+        cache[task.key] = sc
+    return sc
+
+
+def run_prepare(task: PrepareTask) -> dict[str, Any]:
+    """The per-scenario values for PrepareTask (JSON-able, so the run folder can keep them)."""
+    thrower = thrower_for(_scenario(task))
+    speed, elevation = thrower.nominal()
+    return {"nominal": [float(speed), float(elevation)]}
+
+
+def _apply_prepared(thrower, prepared: dict[str, Any] | None) -> None:
+    if not prepared or "nominal" not in prepared:
+        return
+    value = tuple(float(x) for x in prepared["nominal"])
+    thrower.set_nominal(value)
+
+
+def run_chunk(task: ChunkTask) -> pa.Table:
+    """Throw throws start..stop-1 of one cell and return their records as an Arrow table."""
+    thrower = thrower_for(_scenario(task))
+    _apply_prepared(thrower, task.prepared)
+    rows = []
+    for k in range(task.start, task.stop):
+        rec = thrower.throw(task.seed, k).record()
+        row = dict(task.columns)
+        row.update(rec)
+        rows.append(row)
+    return pa.Table.from_pylist(rows)
+
+
+def _worker_init() -> None:
+    # Ctrl-C goes to the whole process group; only the parent decides what to do about it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # import the engine (PyBullet, numpy, shapely: ~1.5 s) now, in every worker at once, rather than
+    # when each worker gets its first chunk (which, for all but one, waits for the aim solve)
+    import sim.engine.thrower  # noqa: F401
+
+
+# --------------------------------------------------------------------------------------------
+# executors
+
+
+class ChunkFailed(RuntimeError):
+    """A worker raised while running a chunk (a bug, or a worker that died)."""
+
+
+class Executor:
+    """Submit tasks (ChunkTask, PrepareTask); collect finished ones in completion order with `next_result`."""
+
+    workers: int = 1
+    name: str = "executor"
+
+    def __init__(self) -> None:
+        self._results: queue.Queue = queue.Queue()
+
+    def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        raise NotImplementedError
+
+    def next_result(self, timeout: float | None = None) -> tuple[Any, Any]:
+        """The next finished chunk; raises queue.Empty on timeout and ChunkFailed if it failed."""
+        task, ok, value = self._results.get(timeout=timeout)
+        if not ok:
+            what = f"chunk {task.chunk}" if task.chunk >= 0 else "preparing"
+            raise ChunkFailed(f"{what} of cell {task.cell} failed: {value}")
+        return task, value
+
+    def close(self) -> None:
+        """Wait for nothing: stop the workers (running chunks are abandoned)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class LocalExecutor(Executor):
+    """A pool of worker processes on this machine (start method 'spawn': no inherited PyBullet state).
+
+    Built on concurrent.futures so that a worker that dies (a crash in native code, the OOM killer)
+    fails its chunk with BrokenProcessPool instead of leaving the run waiting forever.
+    """
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None, start_method: str = "spawn") -> None:
+        super().__init__()
+        self.workers = int(workers or default_workers())
+        if self.workers < 1:
+            raise ValueError("workers must be at least 1")
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(start_method),
+                                         initializer=_worker_init)
+
+    def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        fut = self._pool.submit(fn, task)
+        fut.add_done_callback(lambda f, t=task: self._done(t, f))
+
+    def _done(self, task: Any, fut) -> None:
+        if fut.cancelled():
+            return
+        exc = fut.exception()
+        if exc is None:
+            self._results.put((task, True, fut.result()))
+        else:
+            self._results.put((task, False, f"{type(exc).__name__}: {exc}"))
+
+    def close(self) -> None:
+        """Stop at once: pending chunks are cancelled and running ones abandoned (workers are killed)."""
+        # concurrent.futures has no public way to stop running work before Python 3.14
+        # (terminate_workers); its process table has been `_processes` since 3.2
+        procs = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+        for p in procs:
+            p.join(timeout=10)
+
+
+class DaskExecutor(Executor):
+    """Chunks on a Dask cluster: the scheduler at `scheduler` (tcp://HOST:PORT) or a new local cluster.
+
+    Each Dask worker should run one thread (`--nthreads 1`): PyBullet worlds are cached per thread,
+    so more threads means more worlds and no speed-up on CPU-bound physics.
+    """
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
+        super().__init__()
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ImportError(
+                "the dask executor needs dask[distributed]: pip install 'dfsim[dask]'"
+            ) from None
+        import logging
+
+        for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        self._cluster = None
+        if scheduler:
+            self._client = Client(scheduler, timeout="20s")
+            info = self._client.scheduler_info()
+            self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+        else:
+            self.workers = int(workers or default_workers())
+            self._cluster = LocalCluster(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            self._client = Client(self._cluster)
+        self._futures: set = set()
+
+    def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        fut = self._client.submit(fn, task, pure=False)
+        self._futures.add(fut)
+
+        def done(f, t=task):
+            self._futures.discard(f)
+            if f.status == "finished":
+                try:
+                    self._results.put((t, True, f.result()))
+                except Exception as exc:  # pragma: no cover - result transfer failed
+                    self._results.put((t, False, f"{type(exc).__name__}: {exc}"))
+            elif f.status == "cancelled":
+                return
+            else:
+                try:
+                    exc = f.exception()
+                except Exception as e:  # pragma: no cover
+                    exc = e
+                self._results.put((t, False, f"{type(exc).__name__}: {exc}"))
+
+        fut.add_done_callback(done)
+
+    def close(self) -> None:
+        try:
+            if self._futures:
+                self._client.cancel(list(self._futures))
+            self._client.close()
+        finally:
+            if self._cluster is not None:
+                self._cluster.close()
+
+
+def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Executor:
+    if kind == "local":
+        if scheduler:
+            raise ValueError("--scheduler needs --executor dask")
+        return LocalExecutor(workers)
+    if kind == "dask":
+        return DaskExecutor(scheduler, workers)
+    raise ValueError(f"unknown executor '{kind}' (local or dask)")

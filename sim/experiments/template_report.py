@@ -1,0 +1,124 @@
+"""`dfsim template-report OUT`: the template odds of a finished run (experiments/template-odds.toml).
+
+Reads OUT/records.parquet (the runner's records with the tpl_ / partial_as_ columns of
+sim/template_scene.py) and writes OUT/template-odds.json and one comparison figure,
+OUT/figures/template-odds.png. Per variant: hit rate, the chance the die lands fully / partly on a
+template (95 % Wilson intervals), what the partial landings count as under each partial-template
+option, mean damage per throw (and, paired on the same throws, its difference to the variant
+"none-<skill>" without a template), and for flipped templates the flip statistics.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sim.engine.templates import flip_summary
+from sim.errors import SpecError
+from sim.experiments.statistics import wilson
+from sim.rules.templates import PARTIAL_OPTIONS
+
+
+def _rate(k: int, n: int) -> dict[str, float]:
+    iv = wilson(int(k), int(n), 0.95)
+    d = iv.as_dict() if hasattr(iv, "as_dict") else dict(iv)
+    return {"value": k / n if n else float("nan"), "lo": d.get("lo"), "hi": d.get("hi")}
+
+
+def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
+    out = Path(out)
+    path = out / "records.parquet"
+    if not path.is_file():
+        raise SpecError(str(out), "records.parquet", "not found (run the experiment first: dfsim run template-odds)")
+    df = pd.read_parquet(path)
+    for col in ("tpl_full", "partial_template", "template"):
+        if col not in df.columns:
+            df[col] = np.nan
+    variants: dict[str, Any] = {}
+    for name, g in df.groupby("variant", sort=False):
+        g = g.sort_values("index")
+        n = len(g)
+        has_tpl = "tpl_on_board" in g.columns and g["tpl_on_board"].notna().any()
+        on_tpl = g["template"].fillna("").astype(str) != ""
+        full = g["tpl_full"].fillna(False).astype(bool) if has_tpl else pd.Series(False, index=g.index)
+        partial = g["partial_template"].fillna(False).astype(bool)
+        row: dict[str, Any] = {
+            "n": n,
+            "templates": sorted({t for v in g.get("tpl_on_board", pd.Series(dtype=str)).dropna() for t in str(v).split(",") if t}),
+            "hit_rate": _rate(int((g["result"] == "hit").sum()), n),
+            "counted_on_template": _rate(int(on_tpl.sum()), n),
+            "fully_on_template": _rate(int(full.sum()), n),
+            "partly_on_template": _rate(int(partial.sum()), n),
+            "mean_damage": float(g["damage"].mean()),
+            "mean_hero_damage": float(g["hero_damage"].mean()),
+            "insta_kill_rate": float(g["insta_kill"].astype(bool).mean()),
+        }
+        if has_tpl:
+            part = g[partial]
+            row["partial_counted_as"] = {
+                opt: part[f"partial_as_{opt}"].fillna("").astype(str).value_counts().to_dict() for opt in PARTIAL_OPTIONS
+            }
+            if g["tpl_pieces"].fillna(0).sum() > 0:
+                row["flips"] = flip_summary(g)
+        variants[str(name)] = row
+    # paired damage differences: "<tpl>.<kind>-<skill>..." vs "none-<skill>"
+    for name, row in variants.items():
+        if name.startswith("none-") or not row.get("templates"):
+            continue
+        skill = "expert" if "expert" in name else "casual"
+        base = df[df["variant"] == f"none-{skill}"]
+        if base.empty:
+            continue
+        a = df[df["variant"] == name].set_index("index")["damage"]
+        b = base.set_index("index")["damage"]
+        common = a.index.intersection(b.index)
+        diff = (a.loc[common] - b.loc[common]).to_numpy(float)
+        if len(diff):
+            sd = float(diff.std(ddof=1)) if len(diff) > 1 else float("nan")
+            row["damage_vs_none"] = {"baseline": f"none-{skill}", "pairs": len(diff), "mean": float(diff.mean()),
+                                     "half_width_95": float(1.96 * sd / np.sqrt(len(diff))) if len(diff) > 1 else None}
+    result = {"run": str(out), "variants": variants}
+    (out / "template-odds.json").write_text(json.dumps(result, indent=2, default=float))
+    if figure:
+        result["figure"] = str(_figure(out, variants))
+    return result
+
+
+def _figure(out: Path, variants: dict[str, Any]) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(variants)
+    y = np.arange(len(names))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 0.45 * len(names) + 1.8), sharey=True)
+    for ax, key, title in ((axes[0], "fully_on_template", "die fully on the template"),
+                           (axes[1], "partly_on_template", "die partly on the template")):
+        v = np.array([variants[n][key]["value"] for n in names], float) * 100
+        lo = np.array([variants[n][key]["lo"] or 0 for n in names], float) * 100
+        hi = np.array([variants[n][key]["hi"] or 0 for n in names], float) * 100
+        ax.barh(y, v, xerr=[np.clip(v - lo, 0, None), np.clip(hi - v, 0, None)], color="tab:orange", alpha=0.8)
+        ax.set_xlabel("% of throws (95 % Wilson)")
+        ax.set_title(title)
+    dm = np.array([variants[n]["mean_damage"] for n in names], float)
+    axes[2].barh(y, dm, color="tab:blue", alpha=0.8, label="mean damage per throw")
+    hw = [variants[n].get("damage_vs_none", {}) for n in names]
+    base = [variants.get(h.get("baseline", ""), {}).get("mean_damage", np.nan) if h else np.nan for h in hw]
+    axes[2].scatter(base, y, color="k", marker="|", s=200, label="same throws, no template")
+    axes[2].set_xlabel("damage to the monster")
+    axes[2].set_title("mean damage per throw")
+    axes[2].legend(loc="lower right", fontsize=8)
+    axes[0].set_yticks(y, names)
+    axes[0].invert_yaxis()
+    fig.suptitle("Template odds (flipped or laid templates; same dice releases in every variant)")
+    fig.tight_layout()
+    (out / "figures").mkdir(exist_ok=True)
+    path = out / "figures" / "template-odds.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,120 @@
+"""The classifier: resting die + contacts + event trace + scene spec -> Outcome. Pure, no PyBullet.
+
+Rulebook readings (docs/rules.md):
+- miss: no bounce outside the board first; any other failed requirement; rest off the board; in a
+  hole (touching the table through a cut-out); on the bones;
+- section: the one holding the most corners of the die's bottom face; a tie goes to the lower
+  value, with off-board < hole < bones < any section;
+- bullseye deals `rules.bullseye_damage`; the icon on the bullseye is an insta-kill;
+- cocked: the read face is tilted more than `rules.cocked_tolerance_deg` from level; what it
+  counts as is `rules.cocked`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from sim.rules.outcome import DieRest, Outcome
+from sim.rules.requirements import FAILED, RequirementContext, bounces_before_board, evaluate
+from sim.rules.trace import EventTrace
+from sim.specs.board import BoardSpec, Region
+from sim.specs.die import DieSpec, quat_to_matrix
+from sim.specs.rules import RuleSet
+
+
+def bottom_corners_xy(die: DieSpec, position_m, orientation_xyzw) -> np.ndarray:
+    """World xy of the corners of the face the die rests on (its lowest face)."""
+    rot = quat_to_matrix(orientation_xyzw)
+    face = die.face_geometry[die.bottom_face(orientation_xyzw)]
+    world = face.corners @ rot.T + np.asarray(position_m)
+    if die.shape == "cylinder":
+        world = world[:: max(1, len(world) // 8)]  # 8 rim points stand for the 'corners' of a disc
+    return world[:, :2]
+
+
+def winning_region(board: BoardSpec, corners_xy: np.ndarray) -> Region:
+    regions = board.regions_at(corners_xy)
+    counts = Counter(regions)
+    best = max(counts.values())
+    tied = [r for r, c in counts.items() if c == best]
+    return min(tied, key=lambda r: r.rank)
+
+
+def classify(
+    rest: DieRest,
+    die: DieSpec,
+    board: BoardSpec | None,
+    trace: EventTrace,
+    rules: RuleSet,
+    requirements: list[str] | tuple[str, ...] = (),
+    ctx: RequirementContext | None = None,
+    placed: bool = False,
+    templates: tuple | list = (),
+) -> Outcome:
+    ctx = ctx or RequirementContext(board=board, rules=rules)
+    face_i, tilt = die.reading_face(rest.orientation_xyzw)
+    label = die.faces[face_i]
+    touching = sorted(rest.touching)
+    others = {t for t in rest.touching if t not in ("table", "board")}
+    cocked = tilt > rules.cocked_tolerance_deg
+    out = Outcome(
+        result="miss",
+        reason="",
+        face=label,
+        icon=die.is_icon(label),
+        cocked=cocked,
+        tilt_deg=tilt,
+        touching=touching,
+        position_mm=[v * 1e3 for v in rest.position_m],
+        orientation_xyzw=list(rest.orientation_xyzw),
+        die=rest.name,
+        time_s=rest.time_s,
+    )
+    if rest.status != "rest":
+        out.result, out.reason = "void", rest.status
+        return out
+    if not placed:
+        out.requirements = evaluate(list(requirements), trace, rest.name, ctx)
+        out.bounces_before_board = bounces_before_board(trace, rest.name, board)
+    if board is None:
+        out.result, out.reason = "roll", "free-roll"
+        return out
+    corners = bottom_corners_xy(die, rest.position_m, rest.orientation_xyzw)
+    region = winning_region(board, corners)
+    centre_in_hole = bool(board.in_hole(np.array([rest.position_m[:2]]))[0])
+    if region.kind == "section":
+        out.section, out.value = region.id, region.value
+    failed = [n for n, v in out.requirements.items() if v == FAILED]
+    if "bounce-before-board" in failed:
+        out.reason = "no-bounce"
+    elif failed:
+        out.reason = f"requirement:{failed[0]}"
+    elif "table" in rest.touching and (centre_in_hole or region.kind == "hole"):
+        out.reason = "in-hole"
+    elif region.kind == "off":
+        out.reason = "off-board"
+    elif region.kind == "hole":
+        out.reason = "in-hole"
+    elif region.kind == "bones":
+        out.reason = "on-bones"
+    elif cocked and rules.cocked == "miss":
+        out.reason = "cocked"
+    elif cocked and rules.cocked == "rethrow":
+        out.result, out.reason = "void", "cocked-rethrow"
+        return out
+    else:
+        out.result, out.reason = "hit", "hit"
+        bullseye = board.section(region.id).bullseye
+        out.damage = float(rules.bullseye_damage if bullseye else region.value)
+        if bullseye and out.icon and rules.icon_insta_kill:
+            out.insta_kill = True
+            out.effects.append("insta-kill")
+    if others:
+        out.effects.append("leaning-on:" + ",".join(sorted(others)))
+    if templates:  # templates on the board (sim.template.PlacedTemplate): full / partial / stacked, Armor
+        from sim.rules.templates import apply_templates
+
+        out = apply_templates(out, rest, die, board, templates, rules)
+    return out

@@ -1,0 +1,260 @@
+"""Classification on templates (DESIGN §7; pure: no PyBullet). Applied after the board classifier.
+
+Readings of the rulebooks (docs/templates.md):
+
+- A die *touches* a template when the physics reports a contact with body "template:<id>". It is
+  *on* the top one of the templates it touches (the highest; "what is on top is on top") when at
+  least one corner of its bottom face lies over that template's outline; a die merely leaning on a
+  template's edge with every corner outside it is not on it (the template is ignored).
+- **Fully** on: every bottom corner over the top template and the die touches nothing else (board,
+  table, a lower template) -> the template's effect. Any other landing on it is **partial**.
+- Partial landings, rule option `partial_template`:
+  * "base" (Chambers of Malevolent Magma, the default): "resolve the die as if it wasn't touching
+    the Template at all, only the object below it": table -> miss; board -> the normal section;
+    only a lower template -> that lower template (resolved again the same way); nothing else ->
+    the template.
+  * "expansion" (Fire at Will / The Big Wave / Rock and Roll, cases a, b, c checked in order):
+    a) touching the board -> normal throw, template ignored; b) touching the table -> miss;
+    c) touching only templates -> the top template ("what is on top is on top"). The printed
+    difference from "base": a die partly on a template and partly on a lower one counts the TOP one
+    here and the LOWER one in the base game; and "board" wins over "table" here.
+  * "a", "b", "c": house rules applying one case to every partial landing: "a" always resolves
+    normally (section under the die, template ignored), "b" always misses, "c" always counts the
+    template.
+- Effects: damage regions (most corners, tie -> lower, like board sections), hero damage, healing,
+  gold, the icon insta-kill (Weak Point). Armor: while an Armor template is on the board every
+  other hit deals 1 less (not below 0; an insta-kill is unaffected); a die on it removes it and
+  deals 0 (`armor = "base"`, Malevolent Magma) or 1 (`armor = "rock-and-roll"`). Slime: the die is
+  moved onto the board touching the curve the arrow points to, at the best / worst / a random
+  position along it (`slime_choice`); "random" draws from the die's rest position unless an rng
+  is given, so it replays exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.rules.outcome import DieRest, Outcome
+from sim.specs.board import BoardSpec
+from sim.specs.die import DieSpec
+from sim.specs.rules import RuleSet
+from sim.specs.template import PlacedTemplate
+
+PARTIAL_OPTIONS = ("base", "expansion", "a", "b", "c")
+ARMOR_OPTIONS = ("base", "rock-and-roll")
+_UNCHANGEABLE = ("no-bounce", "cocked", "cocked-rethrow")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a landing on templates counts as: 'none' (template not involved), 'normal' (board
+    classification, template ignored), 'miss', or 'template' (with the template resolved)."""
+
+    kind: str
+    template: PlacedTemplate | None = None
+    partial: bool = False
+    reason: str = ""
+
+
+def _corners(die: DieSpec, rest: DieRest) -> np.ndarray:
+    from sim.rules.classifier import bottom_corners_xy
+
+    return bottom_corners_xy(die, rest.position_m, rest.orientation_xyzw)
+
+
+def resolve(rest: DieRest, die: DieSpec, templates: Sequence[PlacedTemplate], option: str) -> Resolution:
+    """Which template (if any) a resting die counts on, under partial-template rule `option`."""
+    if option not in PARTIAL_OPTIONS:
+        raise ValueError(f"partial_template must be one of {', '.join(PARTIAL_OPTIONS)}")
+    touched = [t for t in templates if t.body_name in rest.touching]
+    if not touched:
+        return Resolution("none")
+    corners = _corners(die, rest)
+    touched.sort(key=lambda t: t.top_z_m, reverse=True)
+    top = touched[0]
+    n_on = int(top.covers(corners).sum())
+    if n_on == 0:
+        return Resolution("none", reason="leaning-on-template")
+    lower = touched[1:]
+    board, table = "board" in rest.touching, "table" in rest.touching
+    if n_on == len(corners) and not (board or table or lower):
+        return Resolution("template", top, False, "on-template")
+    if option == "a":
+        return Resolution("normal", None, True, "partial-template:a")
+    if option == "b":
+        return Resolution("miss", None, True, "partial-template:b")
+    if option == "c":
+        return Resolution("template", top, True, "partial-template:c")
+    if option == "expansion":
+        if board:
+            return Resolution("normal", None, True, "partial-template:board")
+        if table:
+            return Resolution("miss", None, True, "partial-template:table")
+        return Resolution("template", top, True, "partial-template:only-templates")
+    # base: only what is below counts
+    if table and not board:
+        return Resolution("miss", None, True, "partial-template:table")
+    if board:
+        return Resolution("normal", None, True, "partial-template:board")
+    if lower:
+        sub = resolve(rest, die, lower, option)
+        if sub.kind == "template":
+            return Resolution("template", sub.template, True, "partial-template:below")
+        if sub.kind == "none":  # only brushing the lower one: it is still what is below
+            return Resolution("template", lower[0], True, "partial-template:below")
+        return Resolution(sub.kind, sub.template, True, sub.reason)
+    return Resolution("template", top, True, "partial-template:only-template")
+
+
+def slime_positions(die: DieSpec, rest: DieRest, board: BoardSpec, slime: PlacedTemplate, step_m: float = 0.002):
+    """Candidate die placements touching the slime's curve, on the board: [(corners_xy, region)]."""
+    from sim.rules.classifier import winning_region
+
+    curve = slime.spec.slime_curve_local
+    corners = _corners(die, rest)
+    offsets = corners - np.asarray(rest.position_m[:2])
+    # resample the curve every step_m
+    seg = np.linalg.norm(np.diff(curve, axis=0), axis=1)
+    s = np.concatenate([[0.0], np.cumsum(seg)])
+    ts = np.arange(0.0, s[-1] + 1e-12, step_m)
+    pts_local = np.column_stack([np.interp(ts, s, curve[:, 0]), np.interp(ts, s, curve[:, 1])])
+    pts = slime.to_world(pts_local)
+    centre = slime.to_world(np.zeros((1, 2)))[0]
+    out = []
+    for p in pts:
+        n = p - centre
+        n = n / max(np.linalg.norm(n), 1e-12)
+        reach = float(np.max(offsets @ (-n)))  # how far the footprint extends toward the slime
+        c = p + n * (reach + 1e-4)
+        cxy = c + offsets
+        if not bool(np.all(board.on_board(cxy))):
+            continue
+        out.append((cxy, winning_region(board, cxy)))
+    return out
+
+
+def _region_damage(region, board: BoardSpec, rules: RuleSet) -> float:
+    if region.kind != "section":
+        return -1.0
+    return float(rules.bullseye_damage if region.bullseye else region.value)
+
+
+def apply_templates(
+    out: Outcome,
+    rest: DieRest,
+    die: DieSpec,
+    board: BoardSpec | None,
+    templates: Sequence[PlacedTemplate],
+    rules: RuleSet,
+    rng: np.random.Generator | None = None,
+) -> Outcome:
+    """Turn the board classification `out` into the classification with `templates` on the board."""
+    if not templates or out.result == "void" or board is None:
+        return out
+    if out.reason in _UNCHANGEABLE or out.reason.startswith("requirement:"):
+        return out
+    # the board classifier lists every non-board contact as leaning-on; templates are handled here
+    names = {t.body_name for t in templates}
+    kept = []
+    for e in out.effects:
+        if e.startswith("leaning-on:"):
+            rest_names = [n for n in e[len("leaning-on:"):].split(",") if n not in names]
+            if not rest_names:
+                continue
+            e = "leaning-on:" + ",".join(rest_names)
+        kept.append(e)
+    out.effects = kept
+    res = resolve(rest, die, templates, rules.partial_template)
+    armor_on_board = [t for t in templates if t.spec.effect == "armor"]
+    if res.kind != "none":
+        out.partial_template = res.partial
+        if res.partial:
+            out.effects.append(f"partial-counted-as:{res.kind}")
+    if res.reason == "leaning-on-template":
+        out.effects.append("leaning-on-template")
+    if res.kind == "miss":
+        out.result, out.reason, out.damage, out.insta_kill = "miss", res.reason, 0.0, False
+        out.section, out.value = None, None
+        out.effects = [e for e in out.effects if e != "insta-kill"]
+        return out
+    if res.kind == "template":
+        _apply_effect(out, rest, die, board, res.template, rules, rng)
+        out.reason = res.reason if res.partial else "template"
+        if res.template.spec.effect == "armor":
+            return out
+    if out.result == "hit" and armor_on_board and not out.insta_kill and out.damage > 0:
+        out.damage = max(0.0, out.damage - 1.0)
+        out.effects.append("armor:-1")
+    return out
+
+
+def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: RuleSet, rng) -> None:
+    spec = t.spec
+    out.template = spec.name
+    out.result = "hit"
+    out.insta_kill = False
+    out.effects = [e for e in out.effects if e != "insta-kill"]
+    out.section, out.value = None, None
+    corners = _corners(die, rest)
+    if spec.effect == "armor":
+        out.damage = 0.0 if rules.armor == "base" else 1.0
+        out.value = int(out.damage)
+        out.effects.append(f"remove-template:{t.id}")
+        return
+    if spec.effect == "slime":
+        cands = slime_positions(die, rest, board, t)
+        if not cands:
+            out.result, out.reason, out.damage = "miss", "slime-no-room", 0.0
+            return
+        dmg = [_region_damage(r, board, rules) for _, r in cands]
+        if rules.slime_choice == "best":
+            k = int(np.argmax(dmg))
+        elif rules.slime_choice == "worst":
+            k = int(np.argmin(dmg))
+        else:
+            if rng is None:
+                key = np.asarray(rest.position_m, float).round(9).tobytes()
+                rng = np.random.Generator(np.random.PCG64(int.from_bytes(hashlib.sha256(key).digest()[:8], "little")))
+            k = int(rng.integers(len(cands)))
+        cxy, region = cands[k]
+        out.effects.append("slime-moved-to:{:.1f},{:.1f}".format(*(cxy.mean(axis=0) * 1e3)))
+        if region.kind != "section":
+            out.result, out.damage = "miss", 0.0
+            out.effects.append(f"slime-on-{region.kind}")
+            return
+        out.section, out.value = region.id, region.value
+        out.damage = float(rules.bullseye_damage if region.bullseye else region.value)
+        if region.bullseye and out.icon and rules.icon_insta_kill:
+            out.insta_kill = True
+            out.effects.append("insta-kill")
+        return
+    rid, dmg = t.region_for(corners)
+    out.value = int(dmg)
+    out.damage = float(dmg)
+    if rid != "body":
+        out.effects.append(f"template-region:{rid}")
+    if spec.hero_damage:
+        out.hero_damage += float(spec.hero_damage)
+        out.effects.append(f"every-hero-suffers:{spec.hero_damage}")
+    if spec.heal:
+        out.effects.append(f"every-hero-heals:{spec.heal}")
+    if spec.gold:
+        out.effects.append(f"gold:{spec.gold}")
+    if spec.effect == "healing":
+        out.effects.append("equipment-bonus-only")
+    if spec.icon_insta_kill and out.icon and rules.icon_insta_kill:
+        out.insta_kill = True
+        out.effects.append("insta-kill")
+
+
+def partial_counts(rest: DieRest, die: DieSpec, templates: Sequence[PlacedTemplate]) -> dict[str, str]:
+    """What one landing counts as under every partial-template option (for the odds experiment)."""
+    out = {}
+    for opt in PARTIAL_OPTIONS:
+        r = resolve(rest, die, templates, opt)
+        out[opt] = r.kind if r.kind != "template" else f"template:{r.template.spec.name}"
+    return out

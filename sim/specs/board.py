@@ -1,0 +1,190 @@
+"""The target board: outline, scoring sections, real holes and printed bones, as plain geometry.
+
+Geometry queries live here (not in the physics) so the classifier can ask "what is under this
+point" without PyBullet. Regions are layered: later sections paint over earlier ones; bones paint
+over sections and holes over everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+import shapely
+from pydantic import Field, model_validator
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import unary_union
+
+from sim.specs.base import Spec
+from sim.specs.geometry import MM, Circle, PolygonShape, Shape, contains_points
+
+
+class Outline(Spec):
+    shape: Literal["circle", "polygon"]
+    radius_mm: float | None = Field(default=None, gt=0)
+    points_mm: list[tuple[float, float]] | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Outline:
+        if self.shape == "circle" and self.radius_mm is None:
+            raise ValueError("radius_mm is required for a circle outline")
+        if self.shape == "polygon":
+            if not self.points_mm:
+                raise ValueError("points_mm is required for a polygon outline")
+            PolygonShape(kind="polygon", points_mm=self.points_mm)
+        return self
+
+    def geometry(self) -> BaseGeometry:
+        if self.shape == "circle":
+            return Circle(kind="circle", radius_mm=self.radius_mm).geometry()
+        return PolygonShape(kind="polygon", points_mm=self.points_mm).geometry()
+
+
+class SectionSpec(Spec):
+    id: str = Field(min_length=1)
+    value: int
+    bullseye: bool = False
+    shape: Shape
+
+
+class HoleSpec(Spec):
+    id: str = ""
+    shape: Shape
+
+
+class BonesSpec(Spec):
+    id: str = ""
+    shape: Shape
+
+
+@dataclass(frozen=True)
+class Region:
+    """What lies under a point: a scoring section, printed bones, a hole, or nothing (off the board)."""
+
+    kind: Literal["section", "bones", "hole", "off"]
+    id: str
+    value: int = 0
+    bullseye: bool = False
+
+    @property
+    def rank(self) -> tuple[int, int]:
+        """Order for the 'tie goes to the lower value' rule: off < hole < bones < sections by value."""
+        order = {"off": 0, "hole": 1, "bones": 2, "section": 3}[self.kind]
+        return (order, self.value if self.kind == "section" else 0)
+
+
+OFF = Region("off", "off")
+
+
+class BoardSpec(Spec):
+    name: str
+    estimated: bool = False
+    notes: str = ""
+    thickness_mm: float = Field(gt=0, le=50)
+    material: str = "cardboard"
+    table_material: str = "wood"
+    outline: Outline
+    sections: list[SectionSpec] = Field(min_length=1)
+    holes: list[HoleSpec] = Field(default_factory=list)
+    bones: list[BonesSpec] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _inside(self) -> BoardSpec:
+        out = self.outline.geometry()
+        for i, h in enumerate(self.holes):
+            g = h.shape.geometry()
+            if not out.buffer(1e-9).contains(g):
+                raise ValueError(f"holes.{i}.shape: hole lies (partly) outside the board outline")
+        for i, s in enumerate(self.sections):
+            if not out.intersects(s.shape.geometry()):
+                raise ValueError(f"sections.{i}.shape: section '{s.id}' lies entirely outside the board outline")
+        ids = [s.id for s in self.sections]
+        dup = {i for i in ids if ids.count(i) > 1}
+        if dup:
+            raise ValueError(f"sections: duplicate section id '{sorted(dup)[0]}'")
+        return self
+
+    # ---- geometry (metres) ----
+    @property
+    def thickness_m(self) -> float:
+        return self.thickness_mm * MM
+
+    @cached_property
+    def outline_geom(self) -> BaseGeometry:
+        return self.outline.geometry()
+
+    @cached_property
+    def hole_geoms(self) -> list[BaseGeometry]:
+        return [h.shape.geometry() for h in self.holes]
+
+    @cached_property
+    def surface(self) -> Polygon:
+        """The cardboard itself: outline minus the cut-out holes (what the physics builds)."""
+        return self.outline_geom.difference(unary_union(self.hole_geoms)) if self.holes else self.outline_geom
+
+    @cached_property
+    def _layers(self) -> list[tuple[BaseGeometry, Region]]:
+        layers = [(s.shape.geometry(), Region("section", s.id, s.value, s.bullseye)) for s in self.sections]
+        layers += [(b.shape.geometry(), Region("bones", b.id or f"bones-{i}")) for i, b in enumerate(self.bones)]
+        layers += [(g, Region("hole", h.id or f"hole-{i}")) for i, (g, h) in enumerate(zip(self.hole_geoms, self.holes))]
+        return layers
+
+    def regions_at(self, xy_m: np.ndarray) -> list[Region]:
+        """Region under each point (metres, board frame); painter's order, last layer wins."""
+        xy = np.asarray(xy_m, dtype=float).reshape(-1, 2)
+        result = [OFF] * len(xy)
+        pts = shapely.points(xy[:, 0], xy[:, 1])
+        on = shapely.covers(self._prepared(self.outline_geom), pts)
+        for geom, region in self._layers:
+            inside = shapely.covers(self._prepared(geom), pts) & on
+            for i in np.nonzero(inside)[0]:
+                result[i] = region
+        return result
+
+    @staticmethod
+    def _prepared(geom: BaseGeometry) -> BaseGeometry:
+        shapely.prepare(geom)  # idempotent; makes repeated point queries fast
+        return geom
+
+    def region_at(self, x_m: float, y_m: float) -> Region:
+        return self.regions_at(np.array([[x_m, y_m]]))[0]
+
+    def on_board(self, xy_m: np.ndarray) -> np.ndarray:
+        return contains_points(self.outline_geom, xy_m)
+
+    def in_hole(self, xy_m: np.ndarray) -> np.ndarray:
+        xy = np.asarray(xy_m, dtype=float).reshape(-1, 2)
+        if not self.hole_geoms:
+            return np.zeros(len(xy), bool)
+        return contains_points(self._prepared(self._holes_union), xy)
+
+    @cached_property
+    def _holes_union(self) -> BaseGeometry:
+        return unary_union(self.hole_geoms)
+
+    @cached_property
+    def radius_m(self) -> float:
+        """Distance from the board centre to its farthest outline point."""
+        pts = np.asarray(self.outline_geom.exterior.coords)
+        return float(np.max(np.hypot(pts[:, 0], pts[:, 1])))
+
+    @cached_property
+    def bullseye_center_m(self) -> tuple[float, float]:
+        for s in self.sections:
+            if s.bullseye:
+                c = s.shape.geometry().centroid
+                return (float(c.x), float(c.y))
+        return (0.0, 0.0)
+
+    def section(self, section_id: str) -> SectionSpec:
+        for s in self.sections:
+            if s.id == section_id:
+                return s
+        raise KeyError(section_id)
+
+
+def load_board(name_or_path) -> BoardSpec:
+    return BoardSpec.load(name_or_path, "board")

@@ -1,0 +1,76 @@
+"""The built-in data, by kind: list names, load by name or path, validate any file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sim.errors import SpecError
+from sim.specs.board import BoardSpec
+from sim.specs.datafiles import KINDS, builtin_dir, builtin_names, read_toml
+from sim.specs.die import DieSpec
+from sim.specs.material import MaterialTable
+from sim.specs.prop import PropSpec
+from sim.specs.shot import ShotSpec
+from sim.specs.skill import SkillSpec
+from sim.specs.template import TemplateSpec
+
+SPEC_CLASSES: dict[str, Any] = {
+    "board": BoardSpec,
+    "die": DieSpec,
+    "material": MaterialTable,
+    "shot": ShotSpec,
+    "skill": SkillSpec,
+    "template": TemplateSpec,
+    "prop": PropSpec,
+}
+
+_DIR_KIND = {"dice": "die", "materials": "material", "skills": "skill", "templates": "template", "props": "prop",
+             "boards": "board", "shots": "shot", "experiments": "experiment"}
+
+
+def list_kind(kind: str) -> list[Any]:
+    """Every built-in spec of a kind, loaded and validated."""
+    cls = SPEC_CLASSES[kind]
+    return [cls.load(n, kind) for n in builtin_names(kind)]
+
+
+def infer_kind(path: Path, data: dict) -> str:
+    """The kind of a data file: its `kind` key, its folder, or its tell-tale keys."""
+    k = data.get("kind")
+    if isinstance(k, str):
+        if k not in KINDS:
+            raise SpecError(path, "kind", f"unknown kind '{k}' (one of {', '.join(KINDS)})")
+        return k
+    parent = path.resolve().parent.name
+    if parent in _DIR_KIND:
+        return _DIR_KIND[parent]
+    if "sections" in data or "outline" in data:
+        return "board"
+    if "faces" in data:
+        return "die"
+    if "pairs" in data:
+        return "material"
+    if "release" in data:
+        return "shot"
+    if "speed_sd_frac" in data:
+        return "skill"
+    if "variants" in data or "throws" in data:
+        return "experiment"
+    raise SpecError(path, "kind", "cannot tell what kind of file this is; add kind = \"board\" (or die, shot, ...)")
+
+
+def check_file(path: str | Path) -> tuple[str, Any]:
+    """Validate one data file; returns (kind, spec). Raises SpecError on the first problem."""
+    p = Path(path)
+    data = read_toml(p)
+    kind = infer_kind(p, data)
+    cls = SPEC_CLASSES.get(kind)
+    if cls is None:
+        raise SpecError(p, "kind", f"'{kind}' files are checked by `dfsim check` itself, not by the spec catalog")
+    if hasattr(cls, "check_file"):
+        return kind, cls.check_file(p, data)
+    return kind, cls.from_dict(data, p)
+
+
+__all__ = ["list_kind", "check_file", "infer_kind", "builtin_dir", "builtin_names", "SPEC_CLASSES"]

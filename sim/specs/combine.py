@@ -1,0 +1,67 @@
+"""Combining specific throws (a monster, a room and a weapon can each demand one).
+
+Merge rules, applied by `Scenario.build` when several shots are given (`--shot firewall --shot far`,
+or `shots = [...]` in an experiment):
+
+- the **first** shot is the primary one: its release profile is the one thrown;
+- every further shot's `[combine]` table adjusts that release: `distance_add_mm` and
+  `height_add_mm` add (the Far Shot's step back adds 700 mm), `height_max_mm` caps the release
+  height (Wrist on the Table), and its `noise` multipliers multiply into the primary's (a Friendly
+  or Jump shot makes any other throw sloppier);
+- props are the union over all shots, each prop once (by its name);
+- requirements are the union over all shots, identical ones counted once (the rulebook: "If the
+  throw requirements of 2 or more cards are the same, then they count as one requirement").
+"""
+
+from __future__ import annotations
+
+from sim.errors import SpecError
+from sim.specs.datafiles import read_toml, resolve
+from sim.specs.shot import NoiseMultipliers, ShotSpec
+
+
+def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
+    if len(shots) < 2:
+        return shots
+    primary = shots[0]
+    rel = primary.release.model_dump()
+    noise = primary.noise.model_dump()
+    cap = None
+    for s in shots[1:]:
+        c = s.combine
+        rel["distance_mm"] += c.distance_add_mm
+        rel["height_mm"] += c.height_add_mm
+        if c.height_max_mm is not None:
+            cap = c.height_max_mm if cap is None else min(cap, c.height_max_mm)
+        for k, v in c.noise.model_dump().items():
+            noise[k] *= v
+    if cap is not None:
+        rel["height_mm"] = min(rel["height_mm"], cap)
+    if rel["distance_mm"] <= 0 or rel["height_mm"] <= 0:
+        raise SpecError(primary.source, "release", "combined shots give a non-positive release distance or height")
+    merged = primary.model_copy(update={"release": type(primary.release).model_validate(rel),
+                                        "noise": NoiseMultipliers.model_validate(noise)})
+    merged._source = primary.source
+    return (merged, *shots[1:])
+
+
+def load_shot_props(shots: tuple[ShotSpec, ...]) -> tuple[tuple, dict]:
+    """The props of all shots, each once: (PropSpecs, {name: raw file data} for the scenario key)."""
+    from sim.specs.prop import PropSpec
+
+    specs, raw = [], {}
+    for s in shots:
+        for i, ref in enumerate(s.props):
+            try:
+                path = resolve("prop", ref)
+            except SpecError as exc:
+                raise SpecError(s.source, f"props.{i}", exc.problem) from None
+            data = read_toml(path)
+            spec = PropSpec.from_dict(data, path)
+            if spec.name in raw:
+                if raw[spec.name] != data:
+                    raise SpecError(path, "name", f"a different prop named '{spec.name}' is already in the scene")
+                continue
+            raw[spec.name] = data
+            specs.append(spec)
+    return tuple(specs), raw

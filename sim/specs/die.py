@@ -1,0 +1,368 @@
+"""Dice: shape, size, mass, faces and the reading rule, with exact polyhedral geometry.
+
+Each shape has a documented canonical face order (the order of the `faces` label list):
+
+- d6 and cuboid: +x, -x, +y, -y, +z, -z (body frame).
+- d4: faces opposite the vertices (1,1,1), (1,-1,-1), (-1,1,-1), (-1,-1,1), in that order.
+  A d4 is read from its bottom face (the face it rests on) by default.
+- d8: faces with outward normals (sx, sy, sz)/sqrt(3) for sx, sy, sz in (+, -), x slowest:
+  (+,+,+), (+,+,-), (+,-,+), (+,-,-), (-,+,+), (-,+,-), (-,-,+), (-,-,-).
+- d12: faces with outward normals along (0, ±1, ±phi), (±1, ±phi, 0), (±phi, 0, ±1), each group
+  with signs (+,+), (+,-), (-,+), (-,-).
+- cylinder: +z (top cap), -z (bottom cap).
+- polyhedron: the faces of the convex hull of `vertices_mm`, ordered by descending normal z, then
+  by azimuth of the normal from +x counter-clockwise (`dfsim dice NAME` prints the order).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+from scipy.spatial import ConvexHull
+
+from sim.specs.base import Spec
+from sim.specs.geometry import MM
+
+PHI = (1 + math.sqrt(5)) / 2
+
+
+@dataclass(frozen=True)
+class Face:
+    """One flat face in the body frame (metres): outward unit normal and its corner points."""
+
+    normal: np.ndarray
+    corners: np.ndarray  # (k, 3)
+
+
+class DieSpec(Spec):
+    name: str
+    estimated: bool = False
+    notes: str = ""
+    shape: Literal["d4", "d6", "d8", "d12", "cuboid", "cylinder", "polyhedron"]
+    size_mm: float | None = Field(default=None, gt=0, le=200)
+    dims_mm: tuple[float, float, float] | None = None
+    radius_mm: float | None = Field(default=None, gt=0)
+    height_mm: float | None = Field(default=None, gt=0)
+    vertices_mm: list[tuple[float, float, float]] | None = None
+    mass_g: float = Field(gt=0, le=2000)
+    edge_radius_mm: float = Field(default=0.0, ge=0)
+    material: str = "plastic"
+    faces: list[str] = Field(min_length=1)
+    reading: Literal["top", "bottom"] | None = None
+    icon_labels: list[str] = Field(default_factory=lambda: ["icon"])
+    color: str = "white"
+
+    @model_validator(mode="after")
+    def _check(self) -> DieSpec:
+        s = self.shape
+        if s in ("d4", "d6", "d8", "d12") and self.size_mm is None:
+            raise ValueError(f"size_mm (edge length) is required for a {s}")
+        if s == "cuboid" and (self.dims_mm is None or min(self.dims_mm) <= 0):
+            raise ValueError("dims_mm = [x, y, z] with positive lengths is required for a cuboid")
+        if s == "cylinder" and (self.radius_mm is None or self.height_mm is None):
+            raise ValueError("radius_mm and height_mm are required for a cylinder")
+        if s == "polyhedron":
+            if not self.vertices_mm or len(self.vertices_mm) < 4:
+                raise ValueError("vertices_mm with at least 4 points is required for a polyhedron")
+        n = len(self._faces_raw())
+        if len(self.faces) != n:
+            raise ValueError(f"faces: a {s} has {n} faces but {len(self.faces)} labels were given")
+        if self.edge_radius_mm > 0.3 * self.min_extent_mm:
+            raise ValueError("edge_radius_mm is too large for the die size")
+        if s == "polyhedron":
+            inertia = self._inertia_tensor_unit()
+            off = np.abs(inertia - np.diag(np.diag(inertia))).max()
+            if off > 0.01 * np.abs(np.diag(inertia)).max():
+                raise ValueError("vertices_mm: give the polyhedron in its principal axes (products of inertia are not zero)")
+        return self
+
+    # ---- geometry ----
+    @property
+    def reading_rule(self) -> str:
+        return self.reading or ("bottom" if self.shape == "d4" else "top")
+
+    @property
+    def min_extent_mm(self) -> float:
+        v = self.vertices_m / MM if self.shape != "cylinder" else None
+        if v is None:
+            return 2 * min(self.radius_mm, self.height_mm / 2)
+        return float(np.min(v.max(axis=0) - v.min(axis=0)))
+
+    @cached_property
+    def vertices_m(self) -> np.ndarray:
+        """Sharp-cornered vertices in the body frame, centred on the centre of mass."""
+        s = self.shape
+        if s == "d6":
+            a = self.size_mm * MM / 2
+            v = np.array([[x, y, z] for x in (a, -a) for y in (a, -a) for z in (a, -a)])
+        elif s == "cuboid":
+            hx, hy, hz = (d * MM / 2 for d in self.dims_mm)
+            v = np.array([[x, y, z] for x in (hx, -hx) for y in (hy, -hy) for z in (hz, -hz)])
+        elif s == "d4":
+            k = self.size_mm * MM / (2 * math.sqrt(2))
+            v = k * np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], float)
+        elif s == "d8":
+            k = self.size_mm * MM / math.sqrt(2)
+            v = k * np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], float)
+        elif s == "d12":
+            k = self.size_mm * MM / (2 / PHI)
+            b = 1 / PHI
+            pts = [[x, y, z] for x in (1, -1) for y in (1, -1) for z in (1, -1)]
+            for sa in (1, -1):
+                for sb in (1, -1):
+                    pts += [[0, sa * b, sb * PHI], [sa * b, sb * PHI, 0], [sa * PHI, 0, sb * b]]
+            v = k * np.array(pts, float)
+        elif s == "cylinder":
+            r, h = self.radius_mm * MM, self.height_mm * MM / 2
+            t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+            ring = np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
+            v = np.vstack([np.c_[ring, np.full(24, h)], np.c_[ring, np.full(24, -h)]])
+        else:
+            v = np.array(self.vertices_mm, float) * MM
+            v = v - _polyhedron_centroid(v)
+        return v
+
+    def _canonical_normals(self) -> np.ndarray | None:
+        s = self.shape
+        if s in ("d6", "cuboid"):
+            return np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], float)
+        if s == "d4":
+            return -np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], float) / math.sqrt(3)
+        if s == "d8":
+            return np.array([[x, y, z] for x in (1, -1) for y in (1, -1) for z in (1, -1)], float) / math.sqrt(3)
+        if s == "d12":
+            n = []
+            for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+                n.append([0, a, b * PHI])
+            for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+                n.append([a, b * PHI, 0])
+            for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+                n.append([a * PHI, 0, b])
+            n = np.array(n, float)
+            return n / np.linalg.norm(n, axis=1, keepdims=True)
+        if s == "cylinder":
+            return np.array([[0, 0, 1], [0, 0, -1]], float)
+        return None
+
+    def _faces_raw(self) -> list[Face]:
+        v = self.vertices_m
+        if self.shape == "cylinder":
+            top = v[v[:, 2] > 0]
+            bot = v[v[:, 2] < 0]
+            return [Face(np.array([0, 0, 1.0]), top), Face(np.array([0, 0, -1.0]), bot)]
+        hull = ConvexHull(v)
+        groups: list[tuple[np.ndarray, set[int]]] = []
+        for simplex, eq in zip(hull.simplices, hull.equations):
+            n = eq[:3]
+            for gn, gidx in groups:
+                if np.dot(gn, n) > 1 - 1e-9:
+                    gidx.update(simplex.tolist())
+                    break
+            else:
+                groups.append((n.copy(), set(simplex.tolist())))
+        faces = []
+        for n, idx in groups:
+            pts = v[sorted(idx)]
+            faces.append(Face(n / np.linalg.norm(n), _order_polygon(pts, n)))
+        canon = self._canonical_normals()
+        if canon is not None:
+            ordered = []
+            for cn in canon:
+                best = max(faces, key=lambda f: float(np.dot(f.normal, cn)))
+                ordered.append(best)
+            return ordered
+        faces.sort(key=lambda f: (-round(f.normal[2], 9), round(math.atan2(f.normal[1], f.normal[0]) % (2 * math.pi), 9)))
+        return faces
+
+    @cached_property
+    def face_geometry(self) -> tuple[Face, ...]:
+        return tuple(self._faces_raw())
+
+    @cached_property
+    def face_normals(self) -> np.ndarray:
+        return np.array([f.normal for f in self.face_geometry])
+
+    @cached_property
+    def collision_points_m(self) -> np.ndarray:
+        """Points whose convex hull is the (optionally rounded) collision shape."""
+        r = self.edge_radius_mm * MM
+        v = self.vertices_m
+        if r <= 0:
+            return v
+        inr = self.inradius_m
+        shrunk = v * (inr - r) / inr
+        g = _sphere_points(r)
+        return np.vstack([p + g for p in shrunk])
+
+    def engine_points_m(self, margin_m: float) -> np.ndarray:
+        """Collision points for an engine that adds `margin_m` all round a convex hull (Bullet does):
+        the hull is inset by the margin so that hull + margin is the die's true shape."""
+        r = self.edge_radius_mm * MM
+        v = self.vertices_m
+        inr = self.inradius_m
+        if r > margin_m:
+            shrunk = v * (inr - r) / inr
+            return np.vstack([p + _sphere_points(r - margin_m) for p in shrunk])
+        if self.shape == "cuboid":
+            half = np.abs(v).max(axis=0)
+            return v * (half - margin_m) / half
+        return v * (inr - margin_m) / inr
+
+    @cached_property
+    def inradius_m(self) -> float:
+        """Smallest distance from the centre of mass to a face plane."""
+        return float(min(np.dot(f.corners[0], f.normal) for f in self.face_geometry))
+
+    @property
+    def mass_kg(self) -> float:
+        return self.mass_g * 1e-3
+
+    def _inertia_tensor_unit(self) -> np.ndarray:
+        if self.shape == "cylinder":
+            r, h = self.radius_mm * MM, self.height_mm * MM
+            ixx = (3 * r * r + h * h) / 12
+            return np.diag([ixx, ixx, r * r / 2])
+        return _polyhedron_inertia(self.vertices_m)
+
+    @cached_property
+    def inertia_diagonal(self) -> tuple[float, float, float]:
+        """Principal moments (kg m^2) of the solid of uniform density; the rounding is ignored (< 1 %)."""
+        d = np.diag(self._inertia_tensor_unit()) * self.mass_kg
+        return (float(d[0]), float(d[1]), float(d[2]))
+
+    # ---- reading ----
+    def reading_face(self, orientation_xyzw) -> tuple[int, float]:
+        """Index of the face that is read and its tilt (deg) from the ideal, for a rest orientation."""
+        rot = quat_to_matrix(orientation_xyzw)
+        nz = (self.face_normals @ rot.T)[:, 2]
+        i = int(np.argmin(nz)) if self.reading_rule == "bottom" else int(np.argmax(nz))
+        tilt = math.degrees(math.acos(min(1.0, abs(float(nz[i])))))
+        return i, tilt
+
+    def bottom_face(self, orientation_xyzw) -> int:
+        rot = quat_to_matrix(orientation_xyzw)
+        return int(np.argmin((self.face_normals @ rot.T)[:, 2]))
+
+    def orientation_with_face(self, face: int, up: bool = True, yaw_deg: float = 0.0) -> np.ndarray:
+        """Quaternion (xyzw) that puts face `face`'s normal straight up (or down), then yaws about z."""
+        n = self.face_normals[face]
+        target = np.array([0, 0, 1.0 if up else -1.0])
+        q = quat_between(n, target)
+        y = math.radians(yaw_deg)
+        qz = np.array([0, 0, math.sin(y / 2), math.cos(y / 2)])
+        return quat_mul(qz, q)
+
+    def face_index(self, label: str) -> int:
+        if label in self.faces:
+            return self.faces.index(label)
+        if label.isdigit() and 1 <= int(label) <= len(self.faces) and label not in self.faces:
+            return int(label) - 1
+        raise KeyError(label)
+
+    def is_icon(self, label: str) -> bool:
+        return label in self.icon_labels
+
+
+def _order_polygon(pts: np.ndarray, n: np.ndarray) -> np.ndarray:
+    c = pts.mean(axis=0)
+    u = pts[0] - c
+    u /= np.linalg.norm(u)
+    w = np.cross(n, u)
+    ang = np.arctan2((pts - c) @ w, (pts - c) @ u)
+    return pts[np.argsort(ang)]
+
+
+def _tets(v: np.ndarray):
+    hull = ConvexHull(v)
+    c = v.mean(axis=0)
+    for simplex in hull.simplices:
+        yield c, v[simplex[0]], v[simplex[1]], v[simplex[2]]
+
+
+def _polyhedron_centroid(v: np.ndarray) -> np.ndarray:
+    vol, acc = 0.0, np.zeros(3)
+    for a, b, c, d in _tets(v):
+        tv = abs(np.dot(b - a, np.cross(c - a, d - a))) / 6
+        vol += tv
+        acc += tv * (a + b + c + d) / 4
+    return acc / vol
+
+
+def _polyhedron_inertia(v: np.ndarray) -> np.ndarray:
+    """Inertia tensor per unit mass about the origin, exact for a uniform convex polyhedron."""
+    total_vol = 0.0
+    cov = np.zeros((3, 3))
+    canon = np.array([[2, 1, 1], [1, 2, 1], [1, 1, 2]]) / 120.0
+    for a, b, c, d in _tets(v):
+        A = np.stack([b - a, c - a, d - a], axis=1)
+        det = abs(np.linalg.det(A))
+        vol = det / 6
+        # second moment of the tetrahedron about origin: integral x x^T
+        s = a + b + c + d
+        cov_t = det * (A @ canon @ A.T)  # about vertex a
+        e = s - 4 * a  # sum of the three edge vectors
+        cov_t += vol * (np.outer(a, e) + np.outer(e, a)) / 4 + vol * np.outer(a, a)
+        cov += cov_t
+        total_vol += vol
+    cov /= total_vol
+    return np.trace(cov) * np.eye(3) - cov
+
+
+def _sphere_points(r: float) -> np.ndarray:
+    pts = [[0, 0, 1], [0, 0, -1]]
+    for lat in (-45, 0, 45):
+        for lon in range(0, 360, 45):
+            la, lo = math.radians(lat), math.radians(lon)
+            pts.append([math.cos(la) * math.cos(lo), math.cos(la) * math.sin(lo), math.sin(la)])
+    return r * np.array(pts)
+
+
+def quat_to_matrix(q) -> np.ndarray:
+    x, y, z, w = (float(t) for t in q)
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / n, y / n, z / n, w / n
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def quat_mul(a, b) -> np.ndarray:
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ]
+    )
+
+
+def quat_between(u, v) -> np.ndarray:
+    """Shortest rotation taking unit vector u to unit vector v, as xyzw."""
+    u = np.asarray(u, float) / np.linalg.norm(u)
+    v = np.asarray(v, float) / np.linalg.norm(v)
+    d = float(np.dot(u, v))
+    if d < -1 + 1e-12:
+        axis = np.cross(u, [1, 0, 0])
+        if np.linalg.norm(axis) < 1e-6:
+            axis = np.cross(u, [0, 1, 0])
+        axis /= np.linalg.norm(axis)
+        return np.array([*axis, 0.0])
+    c = np.cross(u, v)
+    q = np.array([c[0], c[1], c[2], 1 + d])
+    return q / np.linalg.norm(q)
+
+
+def load_die(name_or_path) -> DieSpec:
+    return DieSpec.load(name_or_path, "die")

@@ -1,0 +1,56 @@
+"""Thumb flips as specs: the nominal flip of a template and the spread of a flipper's skill (estimated)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from sim.specs.base import Spec
+
+
+class FlipSkill(Spec):
+    """Spread of a thumb flip around the nominal one (standard deviations)."""
+
+    name: str
+    speed_sd_frac: float = Field(ge=0, le=1)  # horizontal speed
+    up_sd_frac: float = Field(ge=0, le=1)  # upward speed
+    azimuth_sd_deg: float = Field(ge=0, le=45)
+    spin_sd_frac: float = Field(ge=0, le=1)
+    wobble_sd_deg: float = Field(ge=0, le=45)  # spin axis out of the template's plane
+    height_sd_mm: float = Field(ge=0, le=200)
+
+
+# Estimated: nobody publishes flip statistics. A casual flip lands within roughly +-15 cm of where it
+# was meant to; an expert's within about half that.
+FLIP_SKILLS = {
+    "novice": FlipSkill(name="novice", speed_sd_frac=0.35, up_sd_frac=0.3, azimuth_sd_deg=12, spin_sd_frac=0.35, wobble_sd_deg=20, height_sd_mm=40),
+    "casual": FlipSkill(name="casual", speed_sd_frac=0.22, up_sd_frac=0.2, azimuth_sd_deg=8, spin_sd_frac=0.25, wobble_sd_deg=12, height_sd_mm=25),
+    "expert": FlipSkill(name="expert", speed_sd_frac=0.1, up_sd_frac=0.1, azimuth_sd_deg=4, spin_sd_frac=0.15, wobble_sd_deg=6, height_sd_mm=10),
+}
+
+
+class FlipProfile(Spec):
+    """The nominal thumb flip (estimated): from the edge of the table, toward an aim point."""
+
+    distance_mm: float = Field(default=380.0, gt=0)  # hand from the board centre, on the -x side
+    lateral_mm: float = 0.0
+    height_mm: float = Field(default=150.0, gt=0)  # thumb above the table
+    aim_mm: tuple[float, float] = (0.0, 0.0)
+    up_speed_mps: float = Field(default=1.6, gt=0, le=10)
+    spin_rps: float = Field(default=5.0, gt=0, le=40)
+    min_turn_deg: float = Field(default=180.0, ge=0)
+    max_flips: int = Field(default=25, ge=1, le=1000)
+    drag: bool = True
+    cd_face: float = Field(default=1.17, ge=0)  # flat plate broadside (Hoerner)
+    cd_edge: float = Field(default=1.0, ge=0)
+    flight_hz: float = Field(default=2000.0, ge=100)
+    step_hz: float = Field(default=2000.0, ge=240)
+    handover_mm: float = Field(default=60.0, gt=0)
+    max_time_s: float = Field(default=6.0, gt=0)
+    rest_speed_mps: float = Field(default=0.01, gt=0)
+    rest_spin_radps: float = Field(default=0.5, gt=0)
+    rest_hold_s: float = Field(default=0.08, ge=0)
+    # A template lying within this tilt of flat and only wobbling in place (Euler's disk: no damping
+    # in the engine would make it ring for seconds) has settled where and which side up it lies.
+    wobble_tilt_deg: float = Field(default=8.0, ge=0, le=30)
+    wobble_spin_radps: float = Field(default=15.0, ge=0)
+    settle_angular_damping: float = Field(default=0.9, ge=0, lt=1)

@@ -1,0 +1,89 @@
+"""Materials and contact pairs, and how to get intended pair values out of Bullet's product rule.
+
+Bullet combines two bodies' friction and restitution by *multiplying* them. A pair table (die
+plastic on cardboard, on wood, on plastic ...) is therefore only reachable exactly when it is a
+rank-one product. We solve per-material body coefficients by weighted least squares in log space
+over the pairs a scene actually uses and report the worst relative error, so a user who writes an
+inconsistent table is told how far from it the engine will be.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from pydantic import Field
+
+from sim.specs.base import Spec
+
+
+class PairSpec(Spec):
+    a: str
+    b: str
+    friction: float = Field(gt=0, le=2.0)
+    restitution: float = Field(ge=0, le=1.0)
+    contact_damping: float = Field(default=0.0, ge=0, le=1.0)  # die velocity damping while touching
+
+
+class MaterialTable(Spec):
+    """The table of material pairs: what friction / restitution a contact between two materials has."""
+
+    name: str = "materials"
+    estimated: bool = True
+    notes: str = ""
+    materials: list[str] = Field(min_length=1)
+    pairs: list[PairSpec] = Field(min_length=1)
+
+    def model_post_init(self, _ctx) -> None:
+        known = set(self.materials)
+        for i, p in enumerate(self.pairs):
+            for side in ("a", "b"):
+                if getattr(p, side) not in known:
+                    raise ValueError(f"pairs.{i}.{side}: material '{getattr(p, side)}' is not in materials")
+
+    def pair(self, a: str, b: str) -> PairSpec | None:
+        for p in self.pairs:
+            if {p.a, p.b} == {a, b} and (a == b) == (p.a == p.b):
+                return p
+        return None
+
+    def require(self, a: str, b: str, where: str) -> PairSpec:
+        p = self.pair(a, b)
+        if p is None:
+            from sim.errors import SpecError
+
+            raise SpecError(self.source, "pairs", f"no pair for materials '{a}' and '{b}' (needed by {where})")
+        return p
+
+    @classmethod
+    def default(cls) -> MaterialTable:
+        return _default_table()
+
+
+@lru_cache(maxsize=1)
+def _default_table() -> MaterialTable:
+    return MaterialTable.load("default", "material")
+
+
+
+def solve_coefficients(
+    pairs: dict[tuple[str, str], float], weights: dict[tuple[str, str], float] | None = None
+) -> tuple[dict[str, float], float]:
+    """Per-material factors c with c_a * c_b ~= value for every pair; returns (factors, worst relative error)."""
+    mats = sorted({m for ab in pairs for m in ab})
+    idx = {m: i for i, m in enumerate(mats)}
+    rows, rhs, w = [], [], []
+    for (a, b), v in pairs.items():
+        r = np.zeros(len(mats))
+        r[idx[a]] += 1
+        r[idx[b]] += 1
+        rows.append(r)
+        rhs.append(math.log(max(v, 1e-9)))
+        w.append((weights or {}).get((a, b), 1.0))
+    A = np.array(rows) * np.sqrt(np.array(w))[:, None]
+    y = np.array(rhs) * np.sqrt(np.array(w))
+    sol, *_ = np.linalg.lstsq(A, y, rcond=None)
+    coef = {m: float(math.exp(sol[idx[m]])) for m in mats}
+    worst = max(abs(coef[a] * coef[b] - v) / max(v, 1e-9) for (a, b), v in pairs.items())
+    return coef, float(worst)

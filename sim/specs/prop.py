@@ -1,0 +1,255 @@
+"""Props: the physical gadgets of specific throws and board modifiers (Firewall, Fire Ring, Lava mat,
+Volcano, Waterfall ramp, Puddle, Gate, Stone Wall, Cup, Slow tokens, Fire token).
+
+A prop file (boards/props/NAME.toml) gives the prop's estimated geometry (`[shape]`, one of the
+types below), its material, where it stands (`[placement]`, relative to the board, the near board
+edge or the thrower's hand) and, for props held by a hand, a per-throw placement noise
+(`[jitter]`, drawn from the throw's own prop stream, so it is reproducible per (seed, throw)).
+
+Placement anchors (board frame of DESIGN §4: board centre at the origin, thrower on -x, z up):
+- "board":      the board centre on the board's top surface (Volcano, Fire token);
+- "board-edge": the point of the board outline nearest the thrower (min x), on the table
+                (Firewall, Lava mat, Puddle: "between the thrower and the board");
+- "hand":       the aimed release point of the (combined) shot: hand distance, lateral offset and
+                height (Fire Ring, Waterfall, Cup);
+- "thrower":    the point on the table below the hand (Gate, Stone Wall: "in front of him");
+- "table":      the board centre on the table.
+`x_mm`, `y_mm`, `z_mm` offset the prop's reference point from the anchor; `yaw_deg` turns it about
+z, `tilt_deg` pitches its +x end down (the Waterfall ramp).
+
+Shapes (local frame: +x toward the board), reference point in brackets:
+- wall       [foot centre]      a standing slab width (y) x height (z) x thickness (x)
+- ring       [ring centre]      a flat annulus standing in the y-z plane (the die flies through along x)
+- mat        [centre, on table] a slab length (x) x width (y) x thickness, optional elliptic hole
+- gate       [foot centre]      two posts and a lintel around an opening
+- split-wall [joint, on table]  two free-standing pieces with feet at their outer ends, touching at
+                                the middle (dynamic: the die smashes them apart)
+- ramp       [near short edge, top surface centre]  a slab extending along +x
+- volcano    [base centre]      a truncated cone with a crater (a surface of revolution)
+- slow-tokens                   discs lying on the table inside the listed board holes, as thick as
+                                the board (they fill the hole)
+- fire-token [centre]           a thin disc lying on the board
+- cup        [floor centre, inside]  a cup, driven along a scripted casting motion (kinematic)
+
+Static props are triangle meshes (GEOM_CONCAVE_INTERNAL_EDGE, as the board); dynamic ones
+(split-wall, cup) are compounds of boxes. Bodies are registered as "prop:NAME" (pieces
+"prop:NAME:k"), so every contact with them is an event in the throw's trace.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from sim.specs.base import Spec
+
+MM = 1e-3
+
+
+# ---------------------------------------------------------------- spec ----
+class WallShape(Spec):
+    type: Literal["wall"]
+    width_mm: float = Field(gt=0, le=2000)
+    height_mm: float = Field(gt=0, le=1000)
+    thickness_mm: float = Field(gt=0, le=200)
+
+
+class RingShape(Spec):
+    type: Literal["ring"]
+    inner_radius_mm: float = Field(gt=0, le=500)
+    band_mm: float = Field(gt=0, le=200)  # radial width of the ring
+    thickness_mm: float = Field(gt=0, le=100)
+    segments: int = Field(default=32, ge=8, le=256)
+
+
+class EllipseHole(Spec):
+    x_mm: float = 0.0
+    y_mm: float = 0.0
+    rx_mm: float = Field(gt=0)
+    ry_mm: float = Field(gt=0)
+
+
+class MatShape(Spec):
+    type: Literal["mat"]
+    outline: Literal["rectangle", "ellipse"] = "rectangle"
+    length_mm: float = Field(gt=0, le=2000)
+    width_mm: float = Field(gt=0, le=2000)
+    thickness_mm: float = Field(gt=0, le=50)
+    hole: EllipseHole | None = None
+
+
+class GateShape(Spec):
+    type: Literal["gate"]
+    opening_width_mm: float = Field(gt=0, le=1000)
+    opening_height_mm: float = Field(gt=0, le=1000)
+    post_width_mm: float = Field(gt=0, le=500)
+    lintel_mm: float = Field(gt=0, le=500)
+    thickness_mm: float = Field(gt=0, le=100)
+
+
+class SplitWallShape(Spec):
+    type: Literal["split-wall"]
+    piece_width_mm: float = Field(gt=0, le=1000)
+    height_mm: float = Field(gt=0, le=1000)
+    thickness_mm: float = Field(gt=0, le=100)
+    foot_length_mm: float = Field(gt=0, le=500)  # along x, at the outer end of each piece
+    foot_height_mm: float = Field(gt=0, le=1000)
+    gap_mm: float = Field(default=0.5, ge=0, le=100)
+    mass_g: float = Field(gt=0, le=5000)  # per piece, foot included
+    # free = true: the pieces are loose bodies the die knocks apart. With two loose bodies in contact
+    # with the die, PyBullet's results depend on earlier throws in the same world (solver contact
+    # order; not resolved), so repeats of a throw can differ. free = false: fixed pieces.
+    free: bool = False
+
+
+class RampShape(Spec):
+    type: Literal["ramp"]
+    length_mm: float = Field(gt=0, le=2000)
+    width_mm: float = Field(gt=0, le=2000)
+    thickness_mm: float = Field(gt=0, le=100)
+
+
+class VolcanoShape(Spec):
+    type: Literal["volcano"]
+    base_radius_mm: float = Field(gt=0, le=500)
+    top_radius_mm: float = Field(gt=0, le=500)
+    height_mm: float = Field(gt=0, le=500)
+    crater_radius_mm: float = Field(gt=0, le=500)
+    crater_depth_mm: float = Field(gt=0, le=500)
+    segments: int = Field(default=32, ge=8, le=256)
+
+
+class SlowTokensShape(Spec):
+    type: Literal["slow-tokens"]
+    holes: list[str] | Literal["all"] = "all"
+    clearance_mm: float = Field(default=1.0, ge=0, le=20)  # token radius = hole radius - clearance
+    thickness_mm: float | None = Field(default=None, gt=0, le=20)  # default: the board's thickness
+
+
+class FireTokenShape(Spec):
+    type: Literal["fire-token"]
+    radius_mm: float = Field(gt=0, le=200)
+    thickness_mm: float = Field(gt=0, le=20)
+
+
+class CupShape(Spec):
+    type: Literal["cup"]
+    inner_radius_mm: float = Field(gt=0, le=200)
+    inner_height_mm: float = Field(gt=0, le=300)
+    wall_mm: float = Field(gt=0, le=20)
+    mass_g: float = Field(default=1000.0, gt=0)  # the hand drives it: effectively unmovable by a die
+    wall_segments: int = Field(default=16, ge=6, le=64)
+    # the cast: after `delay_s` (the die settles in the cup), the cup moves forward with a
+    # half-sine speed profile peaking at `cast_speed_mps` over `cast_time_s`, rising at
+    # `lift_fraction` of the forward speed, while it tips its mouth forward by `tip_deg`; then it is
+    # held still.
+    delay_s: float = Field(default=0.15, ge=0, le=2)
+    cast_speed_mps: float = Field(gt=0, le=10)
+    cast_time_s: float = Field(gt=0, le=2)
+    tip_deg: float = Field(ge=0, le=180)
+    lift_fraction: float = Field(default=0.3, ge=-2, le=2)
+
+
+Shape = Annotated[
+    WallShape | RingShape | MatShape | GateShape | SplitWallShape | RampShape | VolcanoShape | SlowTokensShape | FireTokenShape | CupShape,
+    Field(discriminator="type"),
+]
+
+
+class Placement(Spec):
+    anchor: Literal["board", "board-edge", "hand", "thrower", "table"] = "board-edge"
+    x_mm: float = 0.0
+    y_mm: float = 0.0
+    z_mm: float = 0.0
+    yaw_deg: float = 0.0
+    tilt_deg: float = Field(default=0.0, ge=-89, le=89)
+
+
+class Jitter(Spec):
+    """Per-throw placement noise (standard deviations) of a prop held by a hand."""
+
+    x_sd_mm: float = Field(default=0.0, ge=0, le=500)
+    y_sd_mm: float = Field(default=0.0, ge=0, le=500)
+    z_sd_mm: float = Field(default=0.0, ge=0, le=500)
+    yaw_sd_deg: float = Field(default=0.0, ge=0, le=45)
+    tilt_sd_deg: float = Field(default=0.0, ge=0, le=45)
+    speed_sd_frac: float = Field(default=0.0, ge=0, le=1)  # cup: cast speed
+    # A prop held by the thrower (Waterfall, Cup) is as steady as the thrower: its spreads above are
+    # those of a thrower whose skill has speed_sd_frac = `skill_reference_speed_sd_frac`, and scale
+    # with the scenario's skill (ratio of speed_sd_frac). Off for props held by someone else (Fire Ring).
+    scale_with_skill: bool = False
+    skill_reference_speed_sd_frac: float = Field(default=0.15, gt=0, le=1)
+
+
+class PropSpec(Spec):
+    name: str
+    estimated: bool = True
+    notes: str = ""
+    description: str = ""
+    material: str = "cardboard"
+    touch_hero_damage: int = Field(default=0, ge=0, le=20)  # Firewall (Fire at Will): touching it costs 1
+    shape: Shape
+    placement: Placement = Placement()
+    jitter: Jitter = Jitter()
+
+    @property
+    def type(self) -> str:
+        return self.shape.type
+
+
+
+
+def load_prop(name_or_path) -> PropSpec:
+    return PropSpec.load(name_or_path, "prop")
+
+
+def rot_matrix(yaw_deg: float, tilt_deg: float) -> np.ndarray:
+    """Rz(yaw) @ Ry(tilt): a positive tilt pitches the local +x end down."""
+    cy, sy = math.cos(math.radians(yaw_deg)), math.sin(math.radians(yaw_deg))
+    ct, st = math.cos(math.radians(tilt_deg)), math.sin(math.radians(tilt_deg))
+    rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1.0]])
+    ry = np.array([[ct, 0, st], [0, 1.0, 0], [-st, 0, ct]])
+    return rz @ ry
+
+
+def matrix_to_quat(m: np.ndarray) -> tuple[float, float, float, float]:
+    from scipy.spatial.transform import Rotation
+
+    q = Rotation.from_matrix(m).as_quat()
+    return tuple(float(v) for v in q)
+
+
+@dataclass
+class PlacedProp:
+    """A prop in the world: its spec and its pose for the current throw (metres, board frame)."""
+
+    spec: PropSpec
+    bodies: list[str] = field(default_factory=list)
+    nominal_position: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    nominal_yaw_deg: float = 0.0
+    nominal_tilt_deg: float = 0.0
+    position: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    yaw_deg: float = 0.0
+    tilt_deg: float = 0.0
+    speed_factor: float = 1.0  # cup cast speed factor for this throw
+    extra: dict[str, Any] = field(default_factory=dict)  # per-type data (slow-token discs, ...)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def type(self) -> str:
+        return self.spec.shape.type
+
+    @property
+    def rotation(self) -> np.ndarray:
+        return rot_matrix(self.yaw_deg, self.tilt_deg)
+
+    def to_local(self, pts_m: np.ndarray) -> np.ndarray:
+        """World points -> this prop's local frame (metres)."""
+        return (np.asarray(pts_m, dtype=float).reshape(-1, 3) - self.position) @ self.rotation

@@ -1,0 +1,42 @@
+"""Rule set and house rules: named, documented options, never if-statements buried in the physics.
+
+Every option has a default that matches the printed rulebook reading we chose (docs/rules.md).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from sim.specs.base import Spec
+
+
+class RuleSet(Spec):
+    """Rule options. Pass as `rules = {...}` in an experiment, or `--rule KEY=VALUE` on the command line."""
+
+    # A die resting tilted beyond this (deg between the read face and horizontal) is flagged cocked.
+    cocked_tolerance_deg: float = Field(default=10.0, gt=0, le=60)
+    # What a cocked die counts as: "count" (read the face most nearly up/down and count normally),
+    # "miss" (a cocked die is a miss), "rethrow" (void: the throw is taken again).
+    cocked: Literal["count", "miss", "rethrow"] = "count"
+    # Minimum number of table bounces outside the board before the board is touched.
+    min_bounces: int = Field(default=1, ge=0, le=10)
+    bullseye_damage: int = Field(default=10, ge=0)
+    # Icon on the bullseye: instantly defeats the monster (rulebook "Insta-Kill Effect").
+    icon_insta_kill: bool = True
+    # Damage a hit deals when the die is in a hole filled by a Slow token (Rock and Roll).
+    slow_token_damage: int = 2
+    # Extra damage on the section holding a Fire token (Malevolent Magma, Melissa's ability).
+    fire_token_bonus: int = 2
+    # Partial-template rule (sim/template_rules.py, docs/templates.md): "base" (Malevolent Magma:
+    # resolve as what is below, a lower template included), "expansion" (Fire at Will / Big Wave /
+    # Rock and Roll cases a-b-c: board -> normal, table -> miss, only templates -> the top one), or
+    # the house rules "a" (every partial landing is a normal throw), "b" (a miss), "c" (the template).
+    partial_template: Literal["base", "expansion", "a", "b", "c"] = "base"
+    # Armor wording: "base" (Malevolent Magma: a die on Armor is a hit for 0 and removes it) or
+    # "rock-and-roll" (deals 1 and removes it).
+    armor: Literal["base", "rock-and-roll"] = "base"
+    # Slime placement: "best", "worst", or "random" position along the indicated curve.
+    slime_choice: Literal["best", "worst", "random"] = "best"
+

@@ -1,0 +1,177 @@
+"""A scenario: the resolved, validated set of specs one kind of throw needs (the *task* side).
+
+Built from names or paths plus dotted-path overrides (for sweeps and house rules), hashed into a
+stable key, and turned into a `Thrower` (the physics side) once per process.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from sim.errors import SpecError
+from sim.specs.board import BoardSpec
+from sim.specs.datafiles import read_toml, resolve
+from sim.specs.die import DieSpec
+from sim.specs.material import MaterialTable
+from sim.specs.physics import PhysicsSettings
+from sim.specs.requirements import REQUIRED_PROP, REQUIREMENT_NAMES
+from sim.specs.rules import RuleSet
+from sim.specs.shot import ShotSpec
+from sim.specs.skill import SkillSpec
+
+
+def _load_raw(kind: str, name: str | Path) -> tuple[dict, str]:
+    path = resolve(kind, name)
+    return read_toml(path), str(path)
+
+
+def _set_path(data: dict, path: list[str], value: Any, source: str, full: str) -> None:
+    cur = data
+    for p in path[:-1]:
+        nxt = cur.get(p)
+        if nxt is None:
+            nxt = {}
+            cur[p] = nxt
+        if not isinstance(nxt, dict):
+            raise SpecError(source, full, f"'{p}' is not a table")
+        cur = nxt
+    cur[path[-1]] = value
+
+
+@dataclass
+class Scenario:
+    board: BoardSpec | None
+    dice: tuple[DieSpec, ...]
+    shots: tuple[ShotSpec, ...]
+    skill: SkillSpec
+    rules: RuleSet
+    physics: PhysicsSettings
+    materials: MaterialTable
+    description: dict = field(default_factory=dict)
+    props: tuple = ()  # PropSpecs of all shots, each once (sim/prop.py, sim/combine.py)
+    templates: tuple = ()  # TemplateSetups: laid or flipped before each throw (sim/template_scene.py)
+
+    @classmethod
+    def build(
+        cls,
+        board: str | Path = "magma",
+        dice: list[str | Path] | tuple = ("hero-d8",),
+        shots: list[str | Path] | tuple = ("standard",),
+        skill: str | Path = "casual",
+        rules: dict | None = None,
+        overrides: dict[str, Any] | None = None,
+        physics: dict | None = None,
+        materials: str | Path = "default",
+        source: str = "<scenario>",
+        templates: list | None = None,
+    ) -> Scenario:
+        if isinstance(dice, (str, Path)):
+            dice = [dice]
+        if isinstance(shots, (str, Path)):
+            shots = [shots]
+        if not dice:
+            raise SpecError(source, "dice", "at least one die is required")
+        if not shots:
+            raise SpecError(source, "shots", "at least one shot is required")
+        raw: dict[str, Any] = {}
+        srcs: dict[str, str] = {}
+        raw["board"], srcs["board"] = _load_raw("board", board)
+        raw["skill"], srcs["skill"] = _load_raw("skill", skill)
+        raw["materials"], srcs["materials"] = _load_raw("material", materials)
+        dice_raw = [_load_raw("die", d) for d in dice]
+        shot_raw = [_load_raw("shot", s) for s in shots]
+        raw["rules"], srcs["rules"] = dict(rules or {}), source
+        raw["physics"], srcs["physics"] = dict(physics or {}), source
+        raw = copy.deepcopy(raw)
+        dice_d = [copy.deepcopy(d) for d, _ in dice_raw]
+        shot_d = [copy.deepcopy(s) for s, _ in shot_raw]
+        for key, value in (overrides or {}).items():
+            parts = key.split(".")
+            head = parts[0]
+            if len(parts) < 2:
+                raise SpecError(source, f"overrides.{key}", "must be a dotted path like shot.release.distance_mm")
+            if head == "shot":
+                _set_path(shot_d[0], parts[1:], value, source, key)
+            elif head == "die":
+                _set_path(dice_d[0], parts[1:], value, source, key)
+            elif head in ("board", "skill", "rules", "physics", "materials"):
+                _set_path(raw[head], parts[1:], value, source, key)
+            else:
+                raise SpecError(source, f"overrides.{key}", f"unknown component '{head}' (board, die, shot, skill, rules, physics)")
+        shot_specs = tuple(ShotSpec.from_dict(s, src) for s, (_, src) in zip(shot_d, shot_raw))
+        from sim.specs.combine import combine_shots, load_shot_props
+
+        shot_specs = combine_shots(shot_specs)
+        prop_specs, props_raw = load_shot_props(shot_specs)
+        board_spec = BoardSpec.from_dict(raw["board"], srcs["board"]) if any(s.board for s in shot_specs) else None
+        sc = cls(
+            board=board_spec,
+            dice=tuple(DieSpec.from_dict(d, src) for d, (_, src) in zip(dice_d, dice_raw)),
+            shots=shot_specs,
+            skill=SkillSpec.from_dict(raw["skill"], srcs["skill"]),
+            rules=RuleSet.from_dict(raw["rules"], f"{source} (rules)"),
+            physics=PhysicsSettings.from_dict(raw["physics"], f"{source} (physics)"),
+            materials=MaterialTable.from_dict(raw["materials"], srcs["materials"]),
+            props=prop_specs,
+        )
+        sc.description = {
+            "board": raw["board"] if board_spec else None,
+            "dice": dice_d,
+            "shots": shot_d,
+            "skill": raw["skill"],
+            "rules": sc.rules.model_dump(),
+            "physics": sc.physics.model_dump(),
+            "materials": raw["materials"],
+        }
+        if props_raw:
+            sc.description["props"] = props_raw
+        if templates:
+            from sim.specs.template_setup import parse_setups
+
+            sc.templates = parse_setups(list(templates), source)
+            from sim.specs.template import load_template
+
+            sc.description["templates"] = [
+                t.model_dump(mode="json") | {"spec": load_template(t.name).model_dump(mode="json")} for t in sc.templates
+            ]
+        prop_types = {p.shape.type for p in prop_specs}
+        for s in sc.shots:
+            for i, r in enumerate(s.requirements):
+                if r not in REQUIREMENT_NAMES:
+                    raise SpecError(s.source, f"requirements.{i}", f"unknown requirement '{r}' (known: {', '.join(sorted(REQUIREMENT_NAMES))})")
+                need = REQUIRED_PROP.get(r)
+                if need is not None and need not in prop_types:
+                    raise SpecError(s.source, f"requirements.{i}", f"'{r}' needs a '{need}' prop; add one to the shot's props")
+        for d in sc.dice:
+            if sc.materials.pair(d.material, d.material) is None and d.material not in sc.materials.materials:
+                raise SpecError(d.source, "material", f"unknown material '{d.material}'")
+        return sc
+
+    def describe(self) -> dict:
+        return json.loads(json.dumps(self.description, sort_keys=True, default=str))
+
+    @cached_property
+    def aim_key(self) -> str:
+        """Hash of everything but the skill: what the aimed (nominal) release depends on."""
+        d = {k: v for k, v in self.description.items() if k != "skill"}
+        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    @cached_property
+    def key(self) -> str:
+        blob = json.dumps(self.description, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    @property
+    def shot(self) -> ShotSpec:
+        """The primary shot: its release profile is the one thrown."""
+        return self.shots[0]
+
+    @property
+    def requirements(self) -> list[str]:
+        return list(dict.fromkeys(r for s in self.shots for r in s.requirements))

@@ -1,0 +1,63 @@
+"""Templates in a scenario: which templates lie on the board for every throw, laid at a pose or flipped.
+
+A scenario (and so an experiment variant) may carry `templates = [...]`, each entry a table:
+
+    { name = "fireball", x_mm = 0, y_mm = 0, yaw_deg = 0 }        # laid flat there, face up
+    { name = "weak-point", flip = true, skill = "casual" }        # flipped before every throw
+    { name = "weak-point", flip = true, aim_mm = [100, 0] }       # ... aimed at a point
+    aim = true                                                     # the thrower aims at this one
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from sim.errors import SpecError
+from sim.specs.base import Spec
+from sim.specs.flip import FLIP_SKILLS
+from sim.specs.template import load_template
+
+
+class TemplateSetup(Spec):
+    """One template of a scenario: laid at (x_mm, y_mm, yaw_deg), or flipped before every throw."""
+
+    name: str = Field(min_length=1)
+    x_mm: float | None = None
+    y_mm: float | None = None
+    yaw_deg: float = 0.0
+    flip: bool = False
+    skill: str = "casual"
+    aim_mm: tuple[float, float] | None = None
+    aim: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> TemplateSetup:
+        if self.flip:
+            if self.x_mm is not None or self.y_mm is not None:
+                raise ValueError("give either flip = true or x_mm/y_mm, not both")
+            if self.skill not in FLIP_SKILLS:
+                raise ValueError(f"skill: unknown flip skill '{self.skill}' (one of {', '.join(FLIP_SKILLS)})")
+            if self.aim:
+                raise ValueError("aim = true is for laid templates (a flipped one is aimed with aim_mm)")
+        elif self.x_mm is None or self.y_mm is None:
+            raise ValueError("a laid template needs x_mm and y_mm (or flip = true)")
+        return self
+
+
+def parse_setups(items: list[Any], source: str) -> tuple[TemplateSetup, ...]:
+    """Validate a scenario's `templates` list (each name must be a known template)."""
+    out = []
+    for i, it in enumerate(items):
+        if not isinstance(it, dict):
+            raise SpecError(source, f"templates.{i}", "expected a table like { name = \"fireball\", x_mm = 0, y_mm = 0 }")
+        setup = TemplateSetup.from_dict(it, f"{source} (templates.{i})")
+        try:
+            load_template(setup.name)
+        except SpecError as exc:
+            raise SpecError(source, f"templates.{i}.name", exc.problem) from None
+        out.append(setup)
+    if sum(s.aim for s in out) > 1:
+        raise SpecError(source, "templates", "at most one template can have aim = true")
+    return tuple(out)

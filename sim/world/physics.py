@@ -1,0 +1,456 @@
+"""The PyBullet world: table, board with real holes, dice; named read-outs, no game logic.
+
+Modelled on dm_control's Physics: the task (shot, rules) never touches PyBullet handles; it asks
+this object for `die_pose()`, `touching()`, and steps it. One world per process, built once and
+reused: bodies are reset, never reloaded, between throws.
+
+Choices (DESIGN §8):
+- dice are maximal-coordinate rigid bodies with continuous collision detection
+  (`allowedCcdPenetration=0`, swept sphere = 0.4 x the die inradius), zero linear/angular damping;
+- the board is one static triangle mesh (top, bottom and every wall of the outline and of each
+  hole) with `GEOM_CONCAVE_INTERNAL_EDGE`, so dice slide across it without catching internal edges
+  and can drop through a cut-out onto the table;
+- the table is a static plane at z = 0;
+- friction / restitution per body come from the material table via `material.solve_coefficients`;
+- `deterministicOverlappingPairs=1` and a fixed time step make stepping reproducible to the bit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.specs.board import BoardSpec
+from sim.specs.die import DieSpec
+from sim.specs.material import MaterialTable, solve_coefficients
+from sim.specs.physics import GRAVITY, PhysicsSettings
+from sim.world.mesh import COLLISION_MARGIN_M, board_mesh, table_mesh
+
+
+@contextlib.contextmanager
+def _silenced_c_output():
+    """PyBullet's C code prints its build time and 'argv[0]=' on import/connect; keep stdout/stderr clean
+    so `--json` output is one JSON object and errors are one line."""
+    saved = []
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            saved.append((fd, os.dup(fd)))
+            os.dup2(devnull, fd)
+        os.close(devnull)
+    except OSError:  # no real file descriptors (embedded interpreters): print as PyBullet likes
+        saved = []
+    try:
+        yield
+    finally:
+        for fd, old in saved:
+            os.dup2(old, fd)
+            os.close(old)
+
+
+with _silenced_c_output():
+    import pybullet as pb
+    from pybullet_utils import bullet_client
+
+
+@dataclass(frozen=True)
+class FastCalls:
+    """Bound PyBullet calls for the hot loop (BulletClient.__getattr__ costs ~10 % per call)."""
+
+    step: object
+    pose: object
+    velocity: object
+    contacts: object
+
+
+@dataclass(frozen=True)
+class Contact:
+    """One contact of a die with something, as plain numbers."""
+
+    other: str
+    point_m: tuple[float, float, float]  # contact point on the other body
+    normal_force_n: float
+
+
+class Physics:
+    """A PyBullet world with named bodies."""
+
+    def __init__(self, settings: PhysicsSettings | None = None, materials: MaterialTable | None = None) -> None:
+        self.settings = settings or PhysicsSettings()
+        self.materials = materials or MaterialTable.default()
+        with _silenced_c_output():
+            self.client = bullet_client.BulletClient(connection_mode=pb.DIRECT)
+        c = self.client
+        c.setGravity(0, 0, -GRAVITY)
+        c.setPhysicsEngineParameter(
+            fixedTimeStep=1.0 / self.settings.step_hz,
+            numSolverIterations=self.settings.solver_iterations,
+            deterministicOverlappingPairs=1,
+            allowedCcdPenetration=0.0,
+        )
+        self._names: dict[int, str] = {}
+        self._ids: dict[str, int] = {}
+        self._material_of: dict[str, str] = {}
+        self._die_specs: dict[str, DieSpec] = {}
+        self._drop_points: dict[str, list[tuple[float, float, float]]] = {}
+        self.dt = 1.0 / self.settings.step_hz
+        self.time_s = 0.0
+        self.table_material = "wood"
+
+    # ---------------- building ----------------
+    def _register(self, name: str, body: int, material: str) -> int:
+        self._names[body] = name
+        self._ids[name] = body
+        self._material_of[name] = material
+        return body
+
+    def add_table(self, material: str, half_size_m: float = 5.0, cutout=None) -> None:
+        """The table: a triangle-mesh slab with its top at z = 0, minus the board's footprint (`cutout`).
+
+        A GEOM_PLANE rebounds a die at ~0.25 even with zero restitution (penetration recovery); the mesh
+        follows the restitution asked. Under the board there is no table: the board's collision body
+        reaches down into the slab instead (see `board_mesh`), so a die that sinks into the 2 mm board
+        during a hard impact at 240 Hz is pushed back out by the board alone and never touches the
+        table through it (it did, before: rebounds on the board took the table's restitution).
+        """
+        verts, idx = table_mesh(half_size_m, cutout)
+        self.table_material = material
+        body = self.add_static_mesh("table", verts, idx, material)
+        self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
+
+    def add_board(self, board: BoardSpec, name: str = "board") -> None:
+        verts, idx = board_mesh(board)
+        body = self.add_static_mesh(name, verts, idx, board.material)
+        self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
+
+    def add_die(self, die: DieSpec, name: str) -> int:
+        c = self.client
+        if die.shape == "cylinder" and die.edge_radius_mm == 0:
+            shape = c.createCollisionShape(pb.GEOM_CYLINDER, radius=die.radius_mm * 1e-3, height=die.height_mm * 1e-3)
+        else:
+            shape = c.createCollisionShape(pb.GEOM_MESH, vertices=die.engine_points_m(COLLISION_MARGIN_M).tolist())
+        body = c.createMultiBody(
+            die.mass_kg, shape, basePosition=[0, 0, -10 - len(self._ids)], useMaximalCoordinates=True
+        )
+        c.changeDynamics(
+            body,
+            -1,
+            collisionMargin=COLLISION_MARGIN_M,
+            linearDamping=0.0,
+            angularDamping=0.0,
+            localInertiaDiagonal=list(die.inertia_diagonal),
+            ccdSweptSphereRadius=0.4 * die.inradius_m if self.settings.ccd else 0.0,
+            contactProcessingThreshold=0.0,
+        )
+        # changeDynamics(localInertiaDiagonal=...) zeroes a maximal-coordinate body's mass: set it again
+        c.changeDynamics(body, -1, mass=die.mass_kg, localInertiaDiagonal=list(die.inertia_diagonal))
+        info = c.getDynamicsInfo(body, -1)
+        if abs(info[0] - die.mass_kg) > 1e-12 or max(abs(a - b) for a, b in zip(info[2], die.inertia_diagonal)) > 1e-15:
+            raise RuntimeError(f"PyBullet did not take the mass/inertia of {name}: {info[0]}, {info[2]}")
+        self._die_specs[name] = die
+        return self._register(name, body, die.material)
+
+    def finalize_materials(self) -> float:
+        """Assign per-body friction/restitution so pair products match the material table; returns worst error."""
+        mats = sorted(set(self._material_of.values()))
+        dynamic = {self._material_of[n] for n in self._ids if n.startswith(("die", "template"))}
+        pairs_f: dict[tuple[str, str], float] = {}
+        pairs_e: dict[tuple[str, str], float] = {}
+        weights: dict[tuple[str, str], float] = {}
+        for a in mats:
+            for b in mats:
+                if a > b or (a not in dynamic and b not in dynamic):
+                    continue
+                p = self.materials.require(a, b, "the scene")
+                pairs_f[(a, b)] = p.friction
+                pairs_e[(a, b)] = max(p.restitution, 1e-3)
+                weights[(a, b)] = 1.0 if (a == b and a in dynamic) else 10.0
+        if not pairs_f:
+            return 0.0
+        cf, ef = solve_coefficients(pairs_f, weights)
+        ce, ee = solve_coefficients(pairs_e, weights)
+        for name, body in self._ids.items():
+            m = self._material_of[name]
+            self.client.changeDynamics(body, -1, lateralFriction=cf.get(m, 1.0), restitution=ce.get(m, 1.0))
+        # contact damping of each die against each body (applied by `set_damping` during a throw)
+        self._damping: dict[tuple[str, str], float] = {}
+        for d in (n for n in self._ids if n.startswith("die")):
+            for other in self._ids:
+                pair = self.materials.pair(self._material_of[d], self._material_of[other])
+                if pair is not None and pair.contact_damping > 0 and other != d:
+                    self._damping[(d, other)] = pair.contact_damping
+        self.material_error = max(ef, ee)
+        self._calibrate_rebounds()
+        return self.material_error
+
+    def set_drop_points(self, name: str, xy_m: list[tuple[float, float]], top_m: float) -> None:
+        """Points over a static body where a die is dropped to calibrate its rebound (averaged: a die
+        landing across triangle edges rebounds differently from one landing inside a triangle)."""
+        self._drop_points[name] = [(float(x), float(y), float(top_m)) for x, y in xy_m]
+
+    def _calibrate_rebounds(self) -> None:
+        """Make each die-on-surface rebound what the material table says (DESIGN §8: nominal restitution is
+        not the rebound you get). For every static body with a drop point, a 10 cm flat drop of the first
+        die is bisected over that body's restitution, in this very world. Results are in `self.rebound`."""
+        self.rebound: dict[str, tuple[float, float]] = {}
+        dice = [n for n in self._ids if n in self._die_specs]
+        if not dice:
+            return
+        die = dice[0]
+        spec = self._die_specs[die]
+        for name, points in sorted(self._drop_points.items()):
+            pair = self.materials.pair(spec.material, self._material_of[name])
+            if pair is None:
+                continue
+            body = self._ids[name]
+            lo, hi = 0.0, 2.0  # restitution above 1 on one body is fine: the pair is a product with the die's
+            for _ in range(13):
+                mid = 0.5 * (lo + hi)
+                self.client.changeDynamics(body, -1, restitution=mid)
+                if self._mean_rebound(die, spec, points) < pair.restitution:
+                    lo = mid
+                else:
+                    hi = mid
+            value = 0.5 * (lo + hi)
+            self.client.changeDynamics(body, -1, restitution=value)
+            self.rebound[name] = (value, self._mean_rebound(die, spec, points))
+        self.park(die)
+
+    def _mean_rebound(self, die: str, spec: DieSpec, points) -> float:
+        return float(np.mean([drop_rebound(self, die, spec, x, y, top) for x, y, top in points]))
+
+    def contact_damping(self, die: str, touching) -> float:
+        """Damping a die gets while touching these bodies (the largest of their pair values)."""
+        return max((self._damping.get((die, o), 0.0) for o in touching), default=0.0)
+
+    def set_damping(self, die: str, value: float) -> None:
+        self.client.changeDynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
+
+    # ---------------- bodies from vertex arrays (nothing is written to disk) ----------------
+    def add_static_mesh(self, name: str, verts: np.ndarray, idx: np.ndarray, material: str,
+                        position=(0.0, 0.0, 0.0), orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> int:
+        """A static concave triangle mesh (internal-edge smoothing on, as for the board)."""
+        c = self.client
+        shape = c.createCollisionShape(pb.GEOM_MESH, vertices=np.asarray(verts).tolist(), indices=np.asarray(idx).tolist(),
+                                       flags=pb.GEOM_CONCAVE_INTERNAL_EDGE)
+        body = c.createMultiBody(0, shape, basePosition=list(position), baseOrientation=list(orientation_xyzw))
+        return self._register(name, body, material)
+
+    def _hull_shape(self, hulls: list[np.ndarray]) -> int:
+        """A convex hull, or a compound of convex hulls, of vertex arrays.
+
+        PyBullet's compound API (createCollisionShapeArray) takes meshes only as file names, so each
+        hull is handed over as a two-face OBJ prism in a temporary folder that is removed as soon as
+        the shape exists (Bullet keeps the hull in memory). Single hulls go the same way, so one- and
+        many-piece bodies are built by the same code path (identical hulls, identical bits)."""
+        import tempfile
+
+        c = self.client
+        with tempfile.TemporaryDirectory(prefix="dfsim-hull-") as d:
+            files = []
+            for k, h in enumerate(hulls):
+                path = os.path.join(d, f"hull{k}.obj")
+                _write_prism_obj(path, np.asarray(h))
+                files.append(path)
+            if len(files) == 1:
+                return c.createCollisionShape(pb.GEOM_MESH, fileName=files[0], meshScale=[1, 1, 1])
+            return c.createCollisionShapeArray([pb.GEOM_MESH] * len(files), fileNames=files, meshScales=[[1, 1, 1]] * len(files))
+
+    def add_static_hulls(self, name: str, hulls: list[np.ndarray], material: str, margin_m: float) -> int:
+        """A static body made of convex hulls of vertex arrays (one hull, or a compound of several)."""
+        body = self.client.createMultiBody(0, self._hull_shape(hulls))
+        self.client.changeDynamics(body, -1, collisionMargin=margin_m)
+        return self._register(name, body, material)
+
+    def add_dynamic_hulls(self, name: str, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal, material: str,
+                          margin_m: float, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
+        """A free maximal-coordinate body of convex hulls with its exact mass and inertia, parked below
+        the table, never asleep (a sleeping body carries state across resets)."""
+        c = self.client
+        body = c.createMultiBody(mass_kg, self._hull_shape(hulls), basePosition=[0, 0, -20 - len(self._ids)],
+                                 useMaximalCoordinates=True)
+        inertia = list(inertia_diagonal)
+        c.changeDynamics(
+            body, -1, linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=inertia,
+            ccdSweptSphereRadius=ccd_radius_m if self.settings.ccd else 0.0,
+            contactProcessingThreshold=0.0, collisionMargin=margin_m,
+            rollingFriction=rolling_friction, spinningFriction=rolling_friction,
+            activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
+        )
+        c.changeDynamics(body, -1, mass=mass_kg, localInertiaDiagonal=inertia)  # the first call zeroes the mass
+        info = c.getDynamicsInfo(body, -1)
+        if abs(info[0] - mass_kg) > 1e-12:
+            raise RuntimeError(f"PyBullet did not take the mass of {name}: {info[0]}")
+        return self._register(name, body, material)
+
+    def add_box_compound(self, name: str, parts: list, mass_kg: float, material: str) -> int:
+        """A free compound of boxes ((centre, half extents[, yaw]) per part), parked, never asleep."""
+        c = self.client
+        types, half, poss, orns = [], [], [], []
+        for p in parts:
+            types.append(pb.GEOM_BOX)
+            poss.append(list(p[0]))
+            half.append(list(p[1]))
+            yaw = p[2] if len(p) > 2 else 0.0
+            orns.append(list(pb.getQuaternionFromEuler((0, 0, yaw))))
+        shape = c.createCollisionShapeArray(shapeTypes=types, halfExtents=half, collisionFramePositions=poss,
+                                            collisionFrameOrientations=orns)
+        body = c.createMultiBody(mass_kg, shape, basePosition=[0, 0, -20 - len(self._ids)], useMaximalCoordinates=True)
+        c.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0,
+                         activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING)
+        return self._register(name, body, material)
+
+    def remove_body(self, name: str) -> None:
+        """Remove a body from the world (its name can be registered again)."""
+        body = self._ids.pop(name)
+        self._names.pop(body, None)
+        self.client.removeBody(body)
+
+    def material_of(self, name: str) -> str:
+        return self._material_of[name]
+
+    def surface(self, name: str) -> tuple[float, float]:
+        """(friction, restitution) factors the engine holds for a body."""
+        info = self.client.getDynamicsInfo(self._ids[name], -1)
+        return float(info[1]), float(info[5])
+
+    def set_surface(self, name: str, friction: float, restitution: float) -> None:
+        self.client.changeDynamics(self._ids[name], -1, lateralFriction=friction, restitution=restitution)
+
+    def set_pair_damping(self, die: str, other: str, value: float) -> None:
+        """Contact damping of `die` while it touches `other` (see `contact_damping`)."""
+        self._damping[(die, other)] = value
+
+    def collide(self, a: str, b: str, enabled: bool) -> None:
+        """Switch collisions between two bodies on or off."""
+        self.client.setCollisionFilterPair(self._ids[a], self._ids[b], -1, -1, int(enabled))
+
+    def set_angular_damping(self, name: str, value: float) -> None:
+        self.client.changeDynamics(self._ids[name], -1, angularDamping=value)
+
+    def detect_collisions(self) -> None:
+        """Run collision detection without stepping (advances the broadphase by one update)."""
+        self.client.performCollisionDetection()
+
+    def settle(self, names: list[str], max_time_s: float = 3.0, hold_s: float = 0.1) -> bool:
+        """Step until every named body has been still for `hold_s` (True), or the time cap (False)."""
+        c = self.client
+        bodies = [self._ids[n] for n in names]
+        still = 0.0
+        for _ in range(int(max_time_s / self.dt)):
+            self.step()
+            moving = False
+            for b in bodies:
+                v, w = c.getBaseVelocity(b)
+                if v[0] ** 2 + v[1] ** 2 + v[2] ** 2 > SETTLE_SPEED2 or w[0] ** 2 + w[1] ** 2 + w[2] ** 2 > SETTLE_SPIN2:
+                    moving = True
+                    break
+            still = 0.0 if moving else still + self.dt
+            if still >= hold_s:
+                return True
+        return False
+
+    # ---------------- state ----------------
+    def body(self, name: str) -> int:
+        return self._ids[name]
+
+    def name_of(self, body: int) -> str:
+        return self._names.get(body, f"body:{body}")
+
+    def names(self) -> list[str]:
+        return list(self._ids)
+
+    def set_state(self, name, position_m, orientation_xyzw, velocity_mps=(0, 0, 0), spin_radps=(0, 0, 0)) -> None:
+        b = self._ids[name]
+        self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
+        self.client.resetBaseVelocity(b, list(velocity_mps), list(spin_radps))  # reset zeroed them
+
+    def set_pose(self, name: str, position_m, orientation_xyzw) -> None:
+        """Move a body without touching its velocity (static and kinematic bodies)."""
+        self.client.resetBasePositionAndOrientation(self._ids[name], list(position_m), list(orientation_xyzw))
+
+    def park(self, name: str) -> None:
+        """Move a body out of the way (far below the table), at rest."""
+        k = list(self._ids).index(name)
+        self.set_state(name, (50.0 + k, 50.0, -5.0), (0, 0, 0, 1))
+
+    def step(self) -> None:
+        self.client.stepSimulation()
+        self.time_s += self.dt
+
+    def reset_clock(self) -> None:
+        self.time_s = 0.0
+
+    def fast_calls(self) -> FastCalls:
+        cid = self.client._client
+        return FastCalls(
+            step=functools.partial(pb.stepSimulation, physicsClientId=cid),
+            pose=functools.partial(pb.getBasePositionAndOrientation, physicsClientId=cid),
+            velocity=functools.partial(pb.getBaseVelocity, physicsClientId=cid),
+            contacts=lambda body: pb.getContactPoints(bodyA=body, physicsClientId=cid),
+        )
+
+    # ---------------- read-outs ----------------
+    def die_pose(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        p, q = self.client.getBasePositionAndOrientation(self._ids[name])
+        return np.array(p), np.array(q)
+
+    def die_velocity(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        v, w = self.client.getBaseVelocity(self._ids[name])
+        return np.array(v), np.array(w)
+
+    def contacts(self, name: str) -> list[Contact]:
+        out = []
+        for cp in self.client.getContactPoints(bodyA=self._ids[name]):
+            if cp[8] > TOUCH_DISTANCE_M:
+                continue
+            out.append(Contact(self.name_of(cp[2]), tuple(cp[6]), float(cp[9])))
+        return out
+
+    def touching(self, name: str) -> frozenset[str]:
+        return frozenset(c.other for c in self.contacts(name))
+
+    def close(self) -> None:
+        try:
+            self.client.disconnect()
+        except pb.error:
+            pass
+
+
+SETTLE_SPEED2 = 1e-6  # (m/s)^2: 1 mm/s, "still" for laid templates and placed bodies
+SETTLE_SPIN2 = 0.05  # (rad/s)^2
+TOUCH_DISTANCE_M = 1e-4  # a contact point separated by more than 0.1 mm is not touching
+DROP_HEIGHT_M = 0.10
+
+
+def drop_rebound(ph: Physics, die: str, spec: DieSpec, x: float, y: float, top: float) -> float:
+    """Rebound speed / impact speed of a flat 10 cm drop of `die` at (x, y) onto a surface at height `top`."""
+    from sim.specs.die import quat_to_matrix
+
+    q = spec.orientation_with_face(len(spec.faces) - 1, up=False)
+    pts = spec.collision_points_m @ quat_to_matrix(q).T
+    ph.set_state(die, (x, y, top - pts[:, 2].min() + DROP_HEIGHT_M), q, (0, 0, 0), (0, 0, 0))
+    vz = []
+    for _ in range(int(0.3 * ph.settings.step_hz)):
+        ph.client.stepSimulation()
+        vz.append(ph.client.getBaseVelocity(ph.body(die))[0][2])
+    v = np.array(vz)
+    i = int(np.argmax(np.diff(v) > 0.05))
+    return float(v[i : i + int(0.1 * ph.settings.step_hz)].max() / -v[i]) if v[i] < 0 else 0.0
+
+
+def _write_prism_obj(path: str, verts: np.ndarray) -> None:
+    """A prism given as its bottom ring then its top ring of vertices, as an OBJ with two faces."""
+    n = len(verts) // 2
+    with open(path, "w") as fh:
+        for x, y, z in verts:
+            fh.write(f"v {x:.9f} {y:.9f} {z:.9f}\n")
+        fh.write("f " + " ".join(str(i + 1) for i in reversed(range(n))) + "\n")  # bottom, facing down
+        fh.write("f " + " ".join(str(n + i + 1) for i in range(n)) + "\n")  # top, facing up

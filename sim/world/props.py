@@ -1,0 +1,230 @@
+"""Props in the world: every prop of a scenario built into one Physics world and re-posed per throw.
+
+What each prop is (shapes, anchors, jitter) is in `sim.specs.prop`; here it becomes bodies: static props
+are triangle meshes, dynamic ones (split wall, cup) compounds of boxes, registered as "prop:NAME"
+(pieces "prop:NAME:k") so every contact with them is an event in the throw's trace.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from shapely.geometry import Point, box
+
+from sim.errors import SpecError
+from sim.seeding import STREAM_PROPS, rng_for
+from sim.specs.prop import MM, CupShape, PlacedProp, PropSpec, matrix_to_quat, rot_matrix
+from sim.world.mesh import extrude, static_mesh
+
+_BUILDING = ("building",)  # start() marker while the world is being built
+
+
+def anchor_point(spec: PropSpec, scenario) -> np.ndarray:
+    a = spec.placement.anchor
+    board = scenario.board
+    if a == "table":
+        return np.zeros(3)
+    if a in ("board", "board-edge"):
+        if board is None:
+            raise SpecError(spec.source, "placement.anchor", f"'{a}' needs a board (the shot has board = false)")
+        if a == "board":
+            return np.array([0.0, 0.0, board.thickness_m])
+        return np.array([board.outline_geom.bounds[0], 0.0, 0.0])
+    rel = scenario.shot.release
+    z = rel.height_mm * MM if a == "hand" else 0.0
+    return np.array([-rel.distance_mm * MM, rel.lateral_mm * MM, z])
+
+
+class PropWorld:
+    """Every prop of a scenario, built into one Physics world; re-posed per throw."""
+
+    def __init__(self, physics, scenario, specs: list[PropSpec]) -> None:
+        self.physics = physics
+        self.scenario = scenario
+        self.props: dict[str, PlacedProp] = {}
+        self._cups: list[PlacedProp] = []
+        # (body name, local position, (parts, mass) to rebuild it per throw, or None) per dynamic piece
+        self._dynamic: list[tuple[str, np.ndarray, Any]] = []
+        self._ticks = 0  # broadphase updates so far (steps, and collision detections run here)
+        for spec in specs:
+            if spec.name in self.props:
+                raise SpecError(spec.source, "name", f"two props are named '{spec.name}'")
+            self.props[spec.name] = self._build(spec)
+        self.start(_BUILDING)
+
+    # ---- building ----
+    def _build(self, spec: PropSpec) -> PlacedProp:
+        ph = self.physics
+        pl = spec.placement
+        pos = anchor_point(spec, self.scenario) + np.array([pl.x_mm, pl.y_mm, pl.z_mm]) * MM
+        pp = PlacedProp(spec, nominal_position=pos, nominal_yaw_deg=pl.yaw_deg, nominal_tilt_deg=pl.tilt_deg)
+        pp.position, pp.yaw_deg, pp.tilt_deg = pos.copy(), pl.yaw_deg, pl.tilt_deg
+        s = spec.shape
+        base = f"prop:{spec.name}"
+        if s.type == "slow-tokens":
+            board = self.scenario.board
+            if board is None:
+                raise SpecError(spec.source, "shape", "slow tokens need a board")
+            ids = [h.id or f"hole-{i}" for i, h in enumerate(board.holes)]
+            wanted = ids if s.holes == "all" else s.holes
+            discs = []
+            for hid in wanted:
+                if hid not in ids:
+                    raise SpecError(spec.source, "shape.holes", f"board has no hole '{hid}' (holes: {', '.join(ids)})")
+                g = board.hole_geoms[ids.index(hid)]
+                r_in = math.sqrt(g.area / math.pi) * 1e3 - s.clearance_mm  # inscribed-ish radius in mm
+                centre = np.array(g.centroid.coords[0]) * 1e3
+                t = s.thickness_mm or board.thickness_m * 1e3
+                v, i = extrude(Point(*centre).buffer(max(r_in, 1.0), quad_segs=8), 0.0, t)
+                self._static(f"{base}:{hid}", v * MM, i, np.zeros(3), (0, 0, 0, 1), spec.material)
+                pp.bodies.append(f"{base}:{hid}")
+                discs.append((hid, centre * MM, max(r_in, 1.0) * MM))
+            pp.extra["discs"] = discs
+            pp.position = np.zeros(3)
+            pp.nominal_position = np.zeros(3)
+            return pp
+        if s.type == "split-wall" and not s.free:
+            t, w, h = s.thickness_mm, s.piece_width_mm, s.height_mm
+            fl, fh, g2 = s.foot_length_mm, s.foot_height_mm, s.gap_mm / 2
+            rot = pp.rotation
+            for k, side in enumerate((-1.0, 1.0)):
+                y0, y1 = sorted((side * g2, side * (g2 + w)))
+                panel = extrude(box(-t / 2, y0, t / 2, y1), 0.0, h)
+                yf0, yf1 = sorted((side * (g2 + w - t), side * (g2 + w)))
+                foot = extrude(box(-fl / 2, yf0, fl / 2, yf1), 0.0, fh)
+                for part, (v, i) in (("", panel), ("f", foot)):
+                    name = f"{base}:{k}{part}"
+                    self._static(name, v * MM, i, pos, matrix_to_quat(rot), spec.material)
+                    pp.bodies.append(name)
+            return pp
+        if s.type == "split-wall":
+            for k, side in enumerate((-1.0, 1.0)):
+                t, w, h = s.thickness_mm * MM, s.piece_width_mm * MM, s.height_mm * MM
+                g2 = s.gap_mm * MM / 2
+                fl, fh = s.foot_length_mm * MM, s.foot_height_mm * MM
+                # panel and foot as boxes; body origin at the panel's centre of footprint
+                yc = side * (g2 + w / 2)
+                parts = [((0.0, 0.0, h / 2), (t / 2, w / 2, h / 2)),
+                         ((0.0, side * (w / 2 - t / 2), fh / 2), (fl / 2, t / 2, fh / 2))]
+                # put the body origin at the pieces' centre of mass (uniform card)
+                vols = np.array([8 * np.prod(p[1]) for p in parts])
+                com = (np.array([p[0] for p in parts]) * vols[:, None]).sum(0) / vols.sum()
+                parts = [(tuple(np.array(p[0]) - com), p[1]) for p in parts]
+                name = f"{base}:{k}"
+                ph.add_box_compound(name, parts, s.mass_g * 1e-3, spec.material)
+                pp.bodies.append(name)
+                self._dynamic.append((name, np.array([0.0, yc, 0.0]) + com, (parts, s.mass_g * 1e-3)))
+            return pp
+        if s.type == "cup":
+            r, hh, wt = s.inner_radius_mm * MM, s.inner_height_mm * MM, s.wall_mm * MM
+            parts = [((0.0, 0.0, -wt / 2), (r + wt, r + wt, wt / 2))]
+            n = s.wall_segments
+            half_chord = (r + wt) * math.tan(math.pi / n) + 1e-4
+            for k in range(n):
+                a = 2 * math.pi * k / n
+                parts.append(((math.cos(a) * (r + wt / 2), math.sin(a) * (r + wt / 2), hh / 2), (wt / 2, half_chord, hh / 2), a))
+            ph.add_box_compound(base, parts, s.mass_g * 1e-3, spec.material)
+            ph.collide(base, "table", False)
+            pp.bodies.append(base)
+            self._dynamic.append((base, np.zeros(3), None))
+            self._cups.append(pp)
+            return pp
+        for k, (v, i) in enumerate(static_mesh(spec)):
+            name = base if k == 0 else f"{base}:{k}"
+            self._static(name, v, i, pos, matrix_to_quat(pp.rotation), spec.material)
+            pp.bodies.append(name)
+        return pp
+
+    def _static(self, name, verts, idx, pos, quat, material) -> None:
+        self.physics.add_static_mesh(name, verts, idx, material, pos, quat)
+
+    # ---- per throw ----
+    def start(self, draw: tuple[int, int] | None) -> None:
+        """Put every prop at its placement for a throw: the nominal one (draw None, exact releases),
+        or jittered by the throw's prop stream (seed, index)."""
+        rng = rng_for(draw[0], draw[1], STREAM_PROPS) if draw not in (None, _BUILDING) else None
+        ph = self.physics
+        for pp in self.props.values():
+            j = pp.spec.jitter
+            z = rng.standard_normal(6) if rng is not None else np.zeros(6)
+            if j.scale_with_skill:
+                z = z * (self.scenario.skill.speed_sd_frac / j.skill_reference_speed_sd_frac)
+            pp.position = pp.nominal_position + np.array([j.x_sd_mm * z[0], j.y_sd_mm * z[1], j.z_sd_mm * z[2]]) * MM
+            pp.yaw_deg = pp.nominal_yaw_deg + j.yaw_sd_deg * z[3]
+            pp.tilt_deg = pp.nominal_tilt_deg + j.tilt_sd_deg * z[4]
+            pp.speed_factor = max(0.05, 1.0 + j.speed_sd_frac * z[5])
+            if pp.type in ("slow-tokens",):
+                continue
+            if pp.type in ("split-wall", "cup"):
+                continue
+            q = matrix_to_quat(pp.rotation)
+            for name in pp.bodies:
+                ph.set_pose(name, pp.position, q)
+        free = [(name, rebuild) for name, _, rebuild in self._dynamic if rebuild is not None]
+        if free and draw is not _BUILDING and self._ticks % 2:
+            # Bullet's dbvt broadphase alternates between two stages on every update, and the order in
+            # which the die's contacts with the free pieces are found depends on that parity: align
+            # it so every throw starts on the same stage.
+            ph.detect_collisions()
+            self._ticks += 1
+        if free and draw is not _BUILDING:
+            # Free pieces are rebuilt for every throw: a reset body keeps cached contacts (warm-start
+            # impulses, manifold order) with the table and the die, so the next throw would depend on
+            # this one. All are removed (last first) before any is re-created, so the world's body
+            # array - and the solver's order - is the same for every throw.
+            params = {}
+            for name, _ in reversed(free):
+                params[name] = (ph.surface(name), ph.material_of(name))
+                ph.remove_body(name)
+            for name, (parts, mass) in free:
+                ph.add_box_compound(name, parts, mass, params[name][1])
+                ph.set_surface(name, *params[name][0])
+        for name, lpos, _ in self._dynamic:
+            pp = self._owner(name)
+            rot = pp.rotation
+            self.physics.set_state(name, pp.position + rot @ lpos, matrix_to_quat(rot))
+        self.before_step(0.0)
+
+    def _owner(self, body_name: str) -> PlacedProp:
+        return self.props[body_name.split(":")[1]]
+
+    def cup_pose(self, pp: PlacedProp, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Position, rotation, linear and angular velocity of a cup at time t of its cast."""
+        s: CupShape = pp.spec.shape
+        V = s.cast_speed_mps * pp.speed_factor
+        T = s.cast_time_s
+        tau = min(max(t - s.delay_s, 0.0), T)
+        moving = 0.0 < t - s.delay_s < T
+        fwd = V * T / math.pi * (1 - math.cos(math.pi * tau / T))
+        vfwd = V * math.sin(math.pi * tau / T) if moving else 0.0
+        th = math.radians(s.tip_deg) * (tau / T) ** 2
+        dth = math.radians(s.tip_deg) * 2 * tau / T**2 if moving else 0.0
+        base = rot_matrix(pp.yaw_deg, pp.tilt_deg)
+        d = base @ np.array([1.0, 0.0, s.lift_fraction])
+        pos = pp.position + d * fwd
+        vel = d * vfwd
+        rot = base @ rot_matrix(0.0, math.degrees(th))  # Ry(+th) tips the mouth (+z) toward +x
+        lateral = base @ np.array([0.0, 1.0, 0.0])
+        return pos, rot, vel, lateral * dth
+
+    @property
+    def kinematic(self) -> bool:
+        """True when some prop moves on its own during a throw (needs `before_step`)."""
+        return bool(self._cups)
+
+    def before_step(self, t: float) -> None:
+        """Drive kinematic props (the cup) to their scripted pose and velocity at time t."""
+        self._ticks += 1
+        for pp in self._cups:
+            pos, rot, vel, w = self.cup_pose(pp, t)
+            self.physics.set_state(pp.bodies[0], pos, matrix_to_quat(rot), vel, w)
+
+    # ---- after the throw ----
+    def touched(self, outcome_touching, prefix: str) -> bool:
+        return any(t.startswith(prefix) for t in outcome_touching)
+
+
+def build_props(physics, scenario) -> PropWorld:
+    return PropWorld(physics, scenario, list(getattr(scenario, "props", ()) or ()))
