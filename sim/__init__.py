@@ -3,7 +3,8 @@
 Public API (imported lazily so `import sim` stays cheap in worker processes):
 
 - `Scenario.build(board=..., dice=[...], shots=[...], skill=..., rules={...}, overrides={...})`
-- `Scenario.thrower().throw(seed, index)` / `.place(x_m, y_m, yaw_deg, up)`
+- `thrower_for(scenario).throw(seed, index)` / `.place(x_m, y_m, yaw_deg, up)`: the calling thread's
+  world for a scenario
 - `run_experiment(path_or_spec, ...)` -> results with `.records` (DataFrame) and `.summary`
 - `check_determinism(scenario)`
 """
@@ -16,6 +17,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Scenario": ("sim.specs.scenario", "Scenario"),
+    "thrower_for": ("sim.engine.worlds", "thrower_for"),
     "run_experiment": ("sim.experiments.runner", "run_experiment"),
     "check_determinism": ("sim.engine.determinism", "check_determinism"),
     "SpecError": ("sim.errors", "SpecError"),
@@ -35,4 +37,8 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'sim' has no attribute {name!r}")
 
 
-__all__ = list(_LAZY)
+__all__ = ["__version__", *_LAZY]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

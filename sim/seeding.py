@@ -24,7 +24,7 @@ def rng_for(root_seed: int, index: int, stream: int = STREAM_RELEASE) -> np.rand
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(int(root_seed), spawn_key=(int(index), stream))))
 
 
-def random_quaternion(rng: np.random.Generator) -> tuple[float, float, float, float]:
+def random_quaternion(rng: np.random.Generator) -> tuple[float, ...]:
     """Uniform random rotation (Shoemake)."""
     u1, u2, u3 = rng.random(3)
     a, b = math.sqrt(1 - u1), math.sqrt(u1)
@@ -41,7 +41,7 @@ class Draw:
     """The random part of one throw: normals in a fixed layout plus a uniform orientation."""
 
     z: np.ndarray
-    orientation_xyzw: tuple[float, float, float, float]
+    orientation_xyzw: tuple[float, ...]
     extra: np.ndarray  # further uniforms for multi-die throws and props
 
     @classmethod

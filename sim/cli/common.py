@@ -62,7 +62,7 @@ def scenario_from(args: argparse.Namespace, shots: list[str] | None = None) -> S
     return Scenario.build(
         board=args.board,
         dice=args.dice or ["hero-d8"],
-        shots=shots or getattr(args, "shots", None) or ["standard"],
+        shots=list(shots or getattr(args, "shots", None) or ["standard"]),
         skill=getattr(args, "skill", "casual"),
         rules=pairs(args.rule, "--rule"),
         overrides=pairs(args.overrides, "--set"),

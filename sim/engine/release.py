@@ -15,10 +15,10 @@ from sim.errors import SpecError
 class Release:
     """Initial state of one die (SI units, board frame)."""
 
-    position_m: tuple[float, float, float]
-    velocity_mps: tuple[float, float, float]
-    orientation_xyzw: tuple[float, float, float, float]
-    spin_radps: tuple[float, float, float]
+    position_m: tuple[float, ...]
+    velocity_mps: tuple[float, ...]
+    orientation_xyzw: tuple[float, ...]
+    spin_radps: tuple[float, ...]
 
     def __post_init__(self) -> None:
         # Positions live on a 1 nm grid so that the millimetre form in JSON round-trips to the bit

@@ -27,7 +27,6 @@ from __future__ import annotations
 from typing import Any
 
 from sim.engine.thrower import Thrower
-from sim.engine.worlds import thrower_for
 from sim.rules.outcome import DieRest
 from sim.rules.templates import PARTIAL_OPTIONS, partial_counts
 from sim.specs.flip import FlipProfile
@@ -80,13 +79,6 @@ class TemplateThrower(Thrower):
         self.templates: list[PlacedTemplate] = list(self.laid.values())
         self.last_flips: list = []
 
-    def _bare_scenario(self):
-        import dataclasses
-
-        sc = self.scenario
-        desc = {k: v for k, v in sc.description.items() if k != "templates"}
-        return dataclasses.replace(sc, templates=(), description=desc)
-
     def _aim_target(self) -> str | None:
         for tid, _spec, setup in self.pieces:
             if setup.aim and tid in self.laid:
@@ -98,14 +90,27 @@ class TemplateThrower(Thrower):
         fully or partly ON it (the board's own search counts board hits instead)."""
         target = self._aim_target()
         if target is None:
-            # aiming at the board as usual: the same technique as on the board without templates (solved
-            # there, so variants with and without templates throw the very same releases)
-            return thrower_for(self._bare_scenario()).nominal()
+            # aiming at the board as usual: the same technique as on the board without templates, solved
+            # in this world with every template parked out of the way (bodies in separate islands never
+            # touch the die's bits), under the template-free key, so variants with and without templates
+            # share it and throw the very same releases
+            saved, self.templates = self.templates, []
+            for tid, _spec, _setup in self.pieces:
+                self.physics.park(f"template:{tid}")
+            try:
+                return super().nominal()
+            finally:
+                self.templates = saved
         self._aiming_at = self.laid[target].spec.name
         try:
             return super().nominal()
         finally:
             self._aiming_at = None
+
+    def _nominal_key(self) -> tuple:
+        if self._aim_target() is None:
+            return (self.scenario.board_aim_key, Thrower.__name__, None)
+        return super()._nominal_key()
 
     def throw_releases(self, releases, placed: bool = False):
         res = super().throw_releases(releases, placed)

@@ -11,13 +11,16 @@ from shapely.geometry import LineString, Point
 
 from sim.engine.release import Release
 from sim.rules.classifier import classify
-from sim.rules.outcome import DieRest, Outcome
+from sim.rules.effects import apply_effects
+from sim.rules.outcome import DieRest, Outcome, Status
 from sim.rules.requirements import RequirementContext
+from sim.rules.templates import apply_templates
 from sim.rules.trace import ContactEvent, EventTrace
 from sim.seeding import Draw, random_quaternion
 from sim.specs.die import quat_mul
 from sim.specs.physics import GRAVITY
 from sim.specs.scenario import Scenario
+from sim.specs.template import PlacedTemplate
 from sim.world.physics import TOUCH_DISTANCE_M, Physics
 
 
@@ -126,6 +129,7 @@ class Thrower:
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
+        self.templates: list[PlacedTemplate] = []  # templates lying on the board (attached by the engine)
         sc = scenario
         self.physics = Physics(sc.physics, sc.materials)
         table_material = sc.board.table_material if sc.board else "wood"
@@ -300,13 +304,16 @@ class Thrower:
         for name, r in zip(active, releases):
             ph.set_state(name, r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
         rests, trace = self._run(active)
-        outcomes = [
-            classify(rest, die, self.scenario.board, trace, self.scenario.rules, self.scenario.requirements, self.ctx, placed=placed, templates=getattr(self, "templates", ()))
-            for rest, die in zip(rests, self.scenario.dice)
-        ]
-        from sim.rules.effects import apply_effects  # props' and special dice's effects on the outcomes
-
-        outcomes = apply_effects(outcomes, self.scenario, self.ctx, trace, placed=placed)
+        # the rules pipeline: board reading -> templates on the board -> props' and special dice's effects
+        sc = self.scenario
+        templates = self.templates
+        outcomes = []
+        for rest, die in zip(rests, sc.dice):
+            o = classify(rest, die, sc.board, trace, sc.rules, sc.requirements, self.ctx, placed=placed)
+            if templates and o.result != "void":
+                o = apply_templates(o, rest, die, sc.board, templates, sc.rules)
+            outcomes.append(o)
+        outcomes = apply_effects(outcomes, sc, self.ctx, trace, placed=placed)
         return ThrowResult(self.scenario.key, None, None, list(releases), outcomes, trace)
 
     def _run(self, active: list[str]) -> tuple[list[DieRest], EventTrace]:
@@ -318,7 +325,7 @@ class Thrower:
         trace = EventTrace(paths={n: [] for n in active})
         bodies = {n: ph.body(n) for n in active}
         prev: dict[str, set[str]] = {n: set() for n in active}
-        status = {n: "not-settled" for n in active}
+        status: dict[str, Status] = {n: "not-settled" for n in active}
         max_steps = int(round(st.max_time_s * st.step_hz))
         # Rest is judged over windows of rest_hold_s: the die must have moved less than
         # rest_speed * hold and turned less than rest_spin * hold across the window while touching

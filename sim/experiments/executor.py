@@ -3,12 +3,13 @@
 Why this shape: each chunk is a pure function of (scenario inputs, root seed, throw indices), so any
 worker can run any chunk in any order and the records do not change. Each worker process keeps one
 Scenario/Thrower (PyBullet world) per scenario key, built on first use and reused for every later
-chunk (DESIGN §3: one client per process, never passed between processes). Results come back to the
+chunk (one client per worker, never passed between processes). Results come back to the
 parent, which alone writes files, so Dask workers on other machines need no shared disk.
 """
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import os
 import queue
@@ -60,7 +61,7 @@ class PrepareTask:
 _local = threading.local()  # per worker thread: scenario key -> Scenario (its Thrower is cached by the engine)
 
 
-def _scenario(task: ChunkTask):
+def _scenario(task: ChunkTask | PrepareTask):
     cache = getattr(_local, "scenarios", None)
     if cache is None:
         cache = _local.scenarios = {}
@@ -177,7 +178,7 @@ class LocalExecutor(Executor):
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
         fut = self._pool.submit(fn, task)
-        fut.add_done_callback(lambda f, t=task: self._done(t, f))
+        fut.add_done_callback(functools.partial(self._done, task))
 
     def _done(self, task: Any, fut) -> None:
         if fut.cancelled():
@@ -254,10 +255,10 @@ class DaskExecutor(Executor):
                 return
             else:
                 try:
-                    exc = f.exception()
+                    err = f.exception()
                 except Exception as e:  # pragma: no cover
-                    exc = e
-                self._results.put((t, False, f"{type(exc).__name__}: {exc}"))
+                    err = e
+                self._results.put((t, False, f"{type(err).__name__}: {err}"))
 
         fut.add_done_callback(done)
 

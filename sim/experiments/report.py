@@ -18,6 +18,7 @@ from sim.experiments.statistics import (
     mean_interval_from_moments,
     paired_mean_difference,
     paired_rate_difference,
+    rate_mask,
     rates_from_counts,
     wilson,
 )
@@ -71,8 +72,6 @@ class CellStats:
         self.insta_kill += int(df["insta_kill"].fillna(False).astype(bool).sum())
         self.cocked += int(df["cocked"].fillna(False).astype(bool).sum())
         if self.stop_rate is not None:
-            from sim.experiments.runner import rate_mask
-
             self.stop_count += int(rate_mask(df, self.stop_rate).sum())
         # pairwise update of the mean and the sum of squared deviations (Chan, Golub & LeVeque)
         b_mean = float(dmg.mean())
@@ -175,7 +174,7 @@ def summarize(store: Store, exp, stopped: dict[str, str] | None = None) -> dict[
 
 def _differences(exp, paired, conf: float) -> list[dict[str, Any]]:
     """Each variant minus the first (baseline) variant, at the same sweep value, on common throw indices."""
-    out = []
+    out: list[dict[str, Any]] = []
     by_key = {(c.variant, c.sweep_value): c for c in exp.cells}
     variants = exp.variant_names
     if len(variants) < 2:

@@ -217,10 +217,6 @@ class Cell:
     key: str  # the scenario's stable hash
     description: dict[str, Any] = field(repr=False, default_factory=dict)
 
-    @property
-    def label(self) -> str:
-        return self.name
-
 
 @dataclass(frozen=True)
 class Experiment:

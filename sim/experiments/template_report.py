@@ -25,8 +25,7 @@ from sim.rules.templates import PARTIAL_OPTIONS
 
 def _rate(k: int, n: int) -> dict[str, float]:
     iv = wilson(int(k), int(n), 0.95)
-    d = iv.as_dict() if hasattr(iv, "as_dict") else dict(iv)
-    return {"value": k / n if n else float("nan"), "lo": d.get("lo"), "hi": d.get("hi")}
+    return {"value": k / n if n else float("nan"), "lo": iv.lo, "hi": iv.hi}
 
 
 def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from sim.rules.trace import EventTrace
-
 Status = Literal["rest", "not-settled", "diverged"]
 
 
@@ -15,8 +13,8 @@ class DieRest:
     """Plain numbers about one die at the end of a throw (no PyBullet handles)."""
 
     name: str
-    position_m: tuple[float, float, float]
-    orientation_xyzw: tuple[float, float, float, float]
+    position_m: tuple[float, ...]
+    orientation_xyzw: tuple[float, ...]
     touching: frozenset[str]
     status: Status
     time_s: float
@@ -59,11 +57,3 @@ class Outcome:
     @property
     def hit(self) -> bool:
         return self.result == "hit"
-
-
-@dataclass
-class ThrowTrace:
-    """Everything the classifier needs about a throw besides the rest poses."""
-
-    trace: EventTrace
-    placed: bool = False  # `dfsim place`: no throw, so throw requirements do not apply

@@ -18,7 +18,7 @@ class ContactEvent:
     time_s: float
     die: str
     other: str
-    point_m: tuple[float, float, float]
+    point_m: tuple[float, ...]
     speed_mps: float
 
     def to_json(self) -> dict:
@@ -37,7 +37,7 @@ class EventTrace:
 
     events: list[ContactEvent] = field(default_factory=list)
     path_t: list[float] = field(default_factory=list)
-    paths: dict[str, list[tuple[float, float, float]]] = field(default_factory=dict)
+    paths: dict[str, list[tuple[float, ...]]] = field(default_factory=dict)
 
     def of(self, die: str) -> list[ContactEvent]:
         return [e for e in self.events if e.die == die]

@@ -41,4 +41,10 @@ class Spec(BaseModel):
 
     @property
     def source(self) -> str:
+        """The file (or "command line") this spec came from, for error messages."""
         return self._source
+
+    def with_source(self: S, source: str | Path) -> S:
+        """This spec, marked as coming from `source` (a derived spec keeps its origin's file)."""
+        self._source = str(source)
+        return self

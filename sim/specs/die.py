@@ -45,10 +45,10 @@ class DieSpec(Spec):
     notes: str = ""
     shape: Literal["d4", "d6", "d8", "d12", "cuboid", "cylinder", "polyhedron"]
     size_mm: float | None = Field(default=None, gt=0, le=200)
-    dims_mm: tuple[float, float, float] | None = None
+    dims_mm: tuple[float, ...] | None = None
     radius_mm: float | None = Field(default=None, gt=0)
     height_mm: float | None = Field(default=None, gt=0)
-    vertices_mm: list[tuple[float, float, float]] | None = None
+    vertices_mm: list[tuple[float, ...]] | None = None
     mass_g: float = Field(gt=0, le=2000)
     edge_radius_mm: float = Field(default=0.0, ge=0)
     material: str = "plastic"
@@ -112,7 +112,7 @@ class DieSpec(Spec):
         elif s == "d12":
             k = self.size_mm * MM / (2 / PHI)
             b = 1 / PHI
-            pts = [[x, y, z] for x in (1, -1) for y in (1, -1) for z in (1, -1)]
+            pts: list[list[float]] = [[x, y, z] for x in (1.0, -1.0) for y in (1.0, -1.0) for z in (1.0, -1.0)]
             for sa in (1, -1):
                 for sb in (1, -1):
                     pts += [[0, sa * b, sb * PHI], [sa * b, sb * PHI, 0], [sa * PHI, 0, sb * b]]
@@ -143,8 +143,8 @@ class DieSpec(Spec):
                 n.append([a, b * PHI, 0])
             for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
                 n.append([a * PHI, 0, b])
-            n = np.array(n, float)
-            return n / np.linalg.norm(n, axis=1, keepdims=True)
+            arr = np.array(n, float)
+            return arr / np.linalg.norm(arr, axis=1, keepdims=True)
         if s == "cylinder":
             return np.array([[0, 0, 1], [0, 0, -1]], float)
         return None
@@ -230,7 +230,7 @@ class DieSpec(Spec):
         return _polyhedron_inertia(self.vertices_m)
 
     @cached_property
-    def inertia_diagonal(self) -> tuple[float, float, float]:
+    def inertia_diagonal(self) -> tuple[float, ...]:
         """Principal moments (kg m^2) of the solid of uniform density; the rounding is ignored (< 1 %)."""
         d = np.diag(self._inertia_tensor_unit()) * self.mass_kg
         return (float(d[0]), float(d[1]), float(d[2]))
@@ -314,7 +314,7 @@ def _polyhedron_inertia(v: np.ndarray) -> np.ndarray:
 
 
 def _sphere_points(r: float) -> np.ndarray:
-    pts = [[0, 0, 1], [0, 0, -1]]
+    pts: list[list[float]] = [[0.0, 0.0, 1.0], [0.0, 0.0, -1.0]]
     for lat in (-45, 0, 45):
         for lon in range(0, 360, 45):
             la, lo = math.radians(lat), math.radians(lon)

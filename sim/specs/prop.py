@@ -6,7 +6,7 @@ types below), its material, where it stands (`[placement]`, relative to the boar
 edge or the thrower's hand) and, for props held by a hand, a per-throw placement noise
 (`[jitter]`, drawn from the throw's own prop stream, so it is reproducible per (seed, throw)).
 
-Placement anchors (board frame of DESIGN §4: board centre at the origin, thrower on -x, z up):
+Placement anchors (board frame of docs/design.md: board centre at the origin, thrower on -x, z up):
 - "board":      the board centre on the board's top surface (Volcano, Fire token);
 - "board-edge": the point of the board outline nearest the thrower (min x), on the table
                 (Firewall, Lava mat, Puddle: "between the thrower and the board");
@@ -216,7 +216,7 @@ def rot_matrix(yaw_deg: float, tilt_deg: float) -> np.ndarray:
     return rz @ ry
 
 
-def matrix_to_quat(m: np.ndarray) -> tuple[float, float, float, float]:
+def matrix_to_quat(m: np.ndarray) -> tuple[float, ...]:
     from scipy.spatial.transform import Rotation
 
     q = Rotation.from_matrix(m).as_quat()

@@ -163,6 +163,13 @@ class Scenario:
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     @cached_property
+    def board_aim_key(self) -> str:
+        """The aim key of this scenario without its templates: aiming at the board as usual, variants
+        with and without templates share one aimed release (and so throw the very same releases)."""
+        d = {k: v for k, v in self.description.items() if k not in ("skill", "templates")}
+        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    @cached_property
     def key(self) -> str:
         blob = json.dumps(self.description, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]

@@ -1,4 +1,4 @@
-"""Templates: flat cardboard pieces flipped onto the board (DESIGN §5, §7; issue 4).
+"""Templates: flat cardboard pieces flipped onto the board.
 
 A template file gives the outline (one or more pieces, each a circle or polygon in the template's own
 frame, millimetres), its thickness, material and mass, the effect regions (layered like board
@@ -132,7 +132,7 @@ class TemplateSpec(Spec):
         return shapely.affinity.translate(self.outline_geom, -self.centroid_m[0], -self.centroid_m[1])
 
     @cached_property
-    def inertia_diagonal(self) -> tuple[float, float, float]:
+    def inertia_diagonal(self) -> tuple[float, ...]:
         """Principal moments about the centroid (thin plate: in-plane from the polygon's second moments).
 
         The x/y body axes are the outline's principal axes only for shapes symmetric about x or y; the
@@ -172,7 +172,7 @@ class TemplateSpec(Spec):
 
 
 
-def _second_moments(poly: Polygon) -> tuple[float, float, float]:
+def _second_moments(poly: Polygon) -> tuple[float, ...]:
     """Area moments (int y^2 dA, int x^2 dA, int xy dA) of a polygon about the origin."""
     co = np.asarray(poly.exterior.coords)
     if not poly.exterior.is_ccw:
@@ -219,8 +219,8 @@ class PlacedTemplate:
 
     id: str  # the body name is f"template:{id}"
     spec: TemplateSpec
-    position_m: tuple[float, float, float]
-    orientation_xyzw: tuple[float, float, float, float]
+    position_m: tuple[float, ...]
+    orientation_xyzw: tuple[float, ...]
 
     @property
     def body_name(self) -> str:

@@ -1,4 +1,4 @@
-"""The physical thumb flip of a flat template (DESIGN §7, §8; issue 4).
+"""The physical thumb flip of a flat template.
 
 Bodies: a template is one maximal-coordinate PyBullet body whose collision shape is a compound of
 convex prisms (its outline split by `template.convex_decomposition`), with continuous collision
@@ -6,7 +6,7 @@ detection (swept sphere 0.45 x thickness, `allowedCcdPenetration=0` world-wide) 
 Bullet inflates a convex hull by its collision margin, so each prism is built shrunk by the margin
 on every side: the rest height is the true one (tests/test_flip.py checks it to 0.2 mm).
 
-Flight (why not just PyBullet, DESIGN §8): a maximal-coordinate body ignores the gyroscopic term
+Flight (why not just PyBullet): a maximal-coordinate body ignores the gyroscopic term
 ω x (Iω), and a flipped cardboard disk feels air drag of the order of half its weight. So the flip
 is integrated in two phases:
 
@@ -29,13 +29,14 @@ template settles again where it was), and the templates it lies on (stacking).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from sim.seeding import STREAM_TEMPLATES, rng_for
 from sim.specs.board import BoardSpec
-from sim.specs.die import quat_to_matrix
+from sim.specs.die import DieSpec, quat_to_matrix
 from sim.specs.flip import FLIP_SKILLS, FlipProfile, FlipSkill
 from sim.specs.physics import PhysicsSettings
 from sim.specs.template import PlacedTemplate, TemplateSpec
@@ -186,7 +187,7 @@ class FlipWorld:
     Built once and reused: `flip()` resets the flipped body; bodies already placed stay put."""
 
     def __init__(self, board: BoardSpec, templates: list[tuple[str, TemplateSpec]], profile: FlipProfile | None = None,
-                 materials=None, dice: list[tuple[str, object]] = ()) -> None:
+                 materials=None, dice: Sequence[tuple[str, DieSpec]] = ()) -> None:
         self.board = board
         self.profile = profile or FlipProfile()
         settings = PhysicsSettings(step_hz=self.profile.step_hz, ccd=True)
@@ -228,11 +229,6 @@ class FlipWorld:
     def place_die(self, name: str, position_m, orientation_xyzw) -> None:
         self.physics.set_state(name, position_m, orientation_xyzw)
 
-    def place_template(self, tid: str, position_m, orientation_xyzw) -> None:
-        self.physics.set_state(f"template:{tid}", position_m, orientation_xyzw)
-        self.placed[tid] = PlacedTemplate(tid, self.specs[tid], tuple(position_m), tuple(orientation_xyzw))
-
-    # -------- releases
     def nominal_speed(self, spec: TemplateSpec) -> float:
         """Horizontal speed that lands the nominal flip (with drag) on the aim point."""
         key = (spec.name, self.profile.model_dump_json())

@@ -4,7 +4,7 @@ Modelled on dm_control's Physics: the task (shot, rules) never touches PyBullet 
 this object for `die_pose()`, `touching()`, and steps it. One world per process, built once and
 reused: bodies are reset, never reloaded, between throws.
 
-Choices (DESIGN §8):
+Choices (docs/design.md, "Physics"):
 - dice are maximal-coordinate rigid bodies with continuous collision detection
   (`allowedCcdPenetration=0`, swept sphere = 0.4 x the die inradius), zero linear/angular damping;
 - the board is one static triangle mesh (top, bottom and every wall of the outline and of each
@@ -21,7 +21,9 @@ import contextlib
 import functools
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -64,10 +66,10 @@ with _silenced_c_output():
 class FastCalls:
     """Bound PyBullet calls for the hot loop (BulletClient.__getattr__ costs ~10 % per call)."""
 
-    step: object
-    pose: object
-    velocity: object
-    contacts: object
+    step: Callable[[], Any]
+    pose: Callable[[int], Any]
+    velocity: Callable[[int], Any]
+    contacts: Callable[[int], Any]
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ class Contact:
     """One contact of a die with something, as plain numbers."""
 
     other: str
-    point_m: tuple[float, float, float]  # contact point on the other body
+    point_m: tuple[float, ...]  # contact point on the other body
     normal_force_n: float
 
 
@@ -99,7 +101,7 @@ class Physics:
         self._ids: dict[str, int] = {}
         self._material_of: dict[str, str] = {}
         self._die_specs: dict[str, DieSpec] = {}
-        self._drop_points: dict[str, list[tuple[float, float, float]]] = {}
+        self._drop_points: dict[str, list[tuple[float, ...]]] = {}
         self.dt = 1.0 / self.settings.step_hz
         self.time_s = 0.0
         self.table_material = "wood"
@@ -196,7 +198,7 @@ class Physics:
         self._drop_points[name] = [(float(x), float(y), float(top_m)) for x, y in xy_m]
 
     def _calibrate_rebounds(self) -> None:
-        """Make each die-on-surface rebound what the material table says (DESIGN §8: nominal restitution is
+        """Make each die-on-surface rebound what the material table says (nominal restitution is
         not the rebound you get). For every static body with a drop point, a 10 cm flat drop of the first
         die is bisected over that body's restitution, in this very world. Results are in `self.rebound`."""
         self.rebound: dict[str, tuple[float, float]] = {}
