@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from shapely.geometry import LineString, Point
@@ -124,12 +126,44 @@ class ThrowResult:
         return rec
 
 
+class Component(Protocol):
+    """Something attached to a thrower's world that takes part in every throw (templates on the board).
+
+    Components are data and bodies in the same world, never subclasses of the thrower: the thrower
+    asks each one, in order, to set up a throw, to say where to aim, to take part in solving the aimed
+    release, and to add record columns."""
+
+    def prepare(self, thrower: Thrower, seed: int, index: int) -> None:
+        """Put this component's bodies in throw (seed, index)'s state."""
+
+    def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
+        """Where the thrower aims instead of the shot's aim point (None: the shot decides)."""
+
+    def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
+        """The cache key of the aimed release with this component attached."""
+
+    def solving(self, thrower: Thrower) -> AbstractContextManager[None]:
+        """The world state (and judging) while the aimed release is solved."""
+
+    def judge_reference(self, outcomes: list[Outcome]) -> None:
+        """Re-judge a reference throw of the aim solve (e.g. only hits on the aimed template count)."""
+
+    def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
+        """Extra record columns of a throw."""
+
+
 class Thrower:
     """Owns the PyBullet world for one scenario and throws in it."""
 
+    # optional read-only observer of the throw loop (the viewer's trajectory recorder): an object with
+    # start(physics, dice), sample(t) after every step and finish(t, trace); None = off
+    recorder = None
+
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self.templates: list[PlacedTemplate] = []  # templates lying on the board (attached by the engine)
+        self.templates: list[PlacedTemplate] = []  # templates lying on the board (set by a component)
+        self.components: list[Component] = []
+        self._solving = False
         sc = scenario
         self.physics = Physics(sc.physics, sc.materials)
         table_material = sc.board.table_material if sc.board else "wood"
@@ -152,7 +186,16 @@ class Thrower:
         self.ctx = RequirementContext(board=sc.board, rules=sc.rules, props=self.props.props)
 
     # ---------------- releases ----------------
+    def attach(self, component: Component) -> None:
+        """Attach a component (its bodies are already in this world)."""
+        self.components.append(component)
+
     def aim_point(self) -> tuple[float, float] | None:
+        """The point (m) the thrower aims at: a component's, else the shot's (None: no aim)."""
+        for c in self.components:
+            p = c.aim_point(self)
+            if p is not None:
+                return p
         rel = self.scenario.shot.release
         if rel.aim == "none" or self.scenario.board is None:
             return None
@@ -200,6 +243,19 @@ class Thrower:
         key = self._nominal_key()
         if key in _NOMINAL_CACHE:
             return _NOMINAL_CACHE[key]
+        with contextlib.ExitStack() as stack:
+            for c in self.components:
+                stack.enter_context(c.solving(self))
+            self._solving = True
+            try:
+                result = self._solve_nominal(aim)
+            finally:
+                self._solving = False
+        _NOMINAL_CACHE[key] = result
+        return result
+
+    def _solve_nominal(self, aim: tuple[float, float]) -> tuple[float, float]:
+        rel = self.scenario.shot.release
         hand, u, dist, edge_s = self._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
         h = rel.height_mm * 1e-3
         rng = np.random.Generator(np.random.PCG64(12345))
@@ -227,14 +283,15 @@ class Thrower:
                 score = -hits + float(np.median(miss)) / 100.0
                 if score < best[0]:
                     best = (score, v, float(el))
-        result = (best[1], best[2])
-        _NOMINAL_CACHE[key] = result
-        return result
+        return (best[1], best[2])
 
     def _nominal_key(self) -> tuple:
         # the aimed release does not depend on the thrower's skill (reference throws are noise-free),
         # so skill variants share one solve
-        return (self.scenario.aim_key, type(self).__name__, getattr(self, "_aiming_at", None))
+        key: tuple = (self.scenario.aim_key, "Thrower", None)
+        for c in self.components:
+            key = c.nominal_key(self, key)
+        return key
 
     def set_nominal(self, value: tuple[float, float]) -> None:
         """Install an aimed release solved elsewhere (the runner solves it once per run for all workers)."""
@@ -284,13 +341,30 @@ class Thrower:
 
     # ---------------- throwing ----------------
     def throw(self, root_seed: int, index: int) -> ThrowResult:
-        draw = Draw.for_throw(root_seed, index)
-        self._prop_draw = (int(root_seed), int(index))  # hand-held props jitter per throw
+        """Throw k of a seed: its drawn releases, in its own per-throw world state."""
+        return self.replay(None, root_seed, index)
+
+    def prepare(self, seed: int, index: int) -> None:
+        """Put the world in throw (seed, index)'s own per-throw state, exactly as `throw` does: components
+        set up (templates laid back or flipped), and hand-held props are jittered by the throw's prop
+        stream when it starts. The state holds for the next throw `replay` or `throw` runs."""
+        for c in self.components:
+            c.prepare(self, seed, index)
+        self._prop_draw = (int(seed), int(index))
+
+    def replay(self, releases: list[Release] | None, seed: int, index: int) -> ThrowResult:
+        """Throw (seed, index) in its prepared state; with `releases`, those exact releases instead of the
+        drawn ones (a stored throw thrown again: the same record, bit for bit, when they are its own)."""
+        self.prepare(seed, index)
         try:
-            res = self.throw_releases(self.release_for(draw))
+            if releases is None:
+                releases = self.release_for(Draw.for_throw(seed, index))
+            res = self.throw_releases(list(releases))
         finally:
             self._prop_draw = None
-        res.seed, res.index = int(root_seed), int(index)
+        res.seed, res.index = int(seed), int(index)
+        for c in self.components:
+            res.extra.update(c.record_columns(self, res))
         return res
 
     def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
@@ -314,6 +388,9 @@ class Thrower:
                 o = apply_templates(o, rest, die, sc.board, templates, sc.rules)
             outcomes.append(o)
         outcomes = apply_effects(outcomes, sc, self.ctx, trace, placed=placed)
+        if self._solving:
+            for c in self.components:
+                c.judge_reference(outcomes)
         return ThrowResult(self.scenario.key, None, None, list(releases), outcomes, trace)
 
     def _run(self, active: list[str]) -> tuple[list[DieRest], EventTrace]:
@@ -348,12 +425,17 @@ class Thrower:
         diverged = False
         # kinematic props (the cup) follow their script; skip the per-step call when there are none
         before_step = self.props.before_step if self.props.kinematic else None
+        rec = self.recorder  # viewer hook: reads poses only, never changes the world
+        if rec is not None:
+            rec.start(ph, active)
         for i in range(max_steps):
             if before_step is not None:
                 before_step(ph.time_s)
             step()
             ph.time_s += dt
             t = ph.time_s
+            if rec is not None:  # viewer hook
+                rec.sample(t)
             trace.path_t.append(t)
             check = (i + 1) % window == 0
             all_still = check
@@ -405,6 +487,8 @@ class Thrower:
                 for n in active:
                     status[n] = "rest"
                 break
+        if rec is not None:  # viewer hook
+            rec.finish(ph.time_s, trace)
         for n in active:
             ph.set_damping(n, 0.0)
         rests = []

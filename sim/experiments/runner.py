@@ -255,6 +255,12 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
     summary = summarize(store, exp, stopped)
     figs = draw_figures(store, exp, summary) if figures else []
     write_report(store, exp, summary, figs)
+    # report.html (tables, figures, throws to watch) is presentation: the viewer writes it from the
+    # finished folder. The runner's only use of the viewer, one way (the viewer never imports the
+    # runner); a failure there is reported and leaves the finished run as it is.
+    from sim.viewer.report_html import DEFAULT_SAMPLE, write_report_html
+
+    write_report_html(store.root, DEFAULT_SAMPLE if figures else 0)
     elapsed = time.perf_counter() - t0
     store.write_manifest(
         exp, "complete",

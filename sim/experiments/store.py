@@ -13,7 +13,7 @@ Layout::
     OUT/prepared.json                 per-scenario values solved once per run (the aimed release)
     OUT/chunks/c0003-k000012.parquet  records of chunk 12 of cell 3
     OUT/records.parquet               all records, cell by cell, in throw order
-    OUT/summary.json, OUT/report.md, OUT/figures/*.png
+    OUT/summary.json, OUT/report.md, OUT/report.html, OUT/figures/*.png
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ STORE_FORMAT = 1
 ROW_GROUP = 16384  # rows per row group of records.parquet
 _CHUNK_RE = re.compile(r"^c(\d{4,})-k(\d{6,})\.parquet$")
 # files and folders a run writes; --force removes exactly these, nothing else
-OWNED = (MANIFEST, RECORDS, CHUNK_DIR, "summary.json", "report.md", "figures",
+OWNED = (MANIFEST, RECORDS, CHUNK_DIR, "summary.json", "report.md", "report.html", "figures",
          "experiment.toml", "experiment.resolved.json", "prepared.json")
 
 

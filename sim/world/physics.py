@@ -73,6 +73,18 @@ class FastCalls:
 
 
 @dataclass(frozen=True)
+class BodyGeometry:
+    """The shape a body was built from, in its own body frame (metres): what a viewer draws.
+
+    Exactly one of the three is set: a triangle mesh (vertices (n, 3), flat triangle indices), box
+    parts ((centre), (half extents)[, yaw about z]) of a compound, or the vertex arrays of convex hulls."""
+
+    mesh: tuple[np.ndarray, np.ndarray] | None = None
+    boxes: tuple = ()
+    hulls: tuple = ()
+
+
+@dataclass(frozen=True)
 class Contact:
     """One contact of a die with something, as plain numbers."""
 
@@ -102,6 +114,7 @@ class Physics:
         self._material_of: dict[str, str] = {}
         self._die_specs: dict[str, DieSpec] = {}
         self._drop_points: dict[str, list[tuple[float, ...]]] = {}
+        self._geometry: dict[str, BodyGeometry] = {}  # what each body was built from (read-out only)
         self.dt = 1.0 / self.settings.step_hz
         self.time_s = 0.0
         self.table_material = "wood"
@@ -243,6 +256,7 @@ class Physics:
         shape = c.createCollisionShape(pb.GEOM_MESH, vertices=np.asarray(verts).tolist(), indices=np.asarray(idx).tolist(),
                                        flags=pb.GEOM_CONCAVE_INTERNAL_EDGE)
         body = c.createMultiBody(0, shape, basePosition=list(position), baseOrientation=list(orientation_xyzw))
+        self._geometry[name] = BodyGeometry(mesh=(np.asarray(verts), np.asarray(idx)))
         return self._register(name, body, material)
 
     def _hull_shape(self, hulls: list[np.ndarray]) -> int:
@@ -269,6 +283,7 @@ class Physics:
         """A static body made of convex hulls of vertex arrays (one hull, or a compound of several)."""
         body = self.client.createMultiBody(0, self._hull_shape(hulls))
         self.client.changeDynamics(body, -1, collisionMargin=margin_m)
+        self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
         return self._register(name, body, material)
 
     def add_dynamic_hulls(self, name: str, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal, material: str,
@@ -290,6 +305,7 @@ class Physics:
         info = c.getDynamicsInfo(body, -1)
         if abs(info[0] - mass_kg) > 1e-12:
             raise RuntimeError(f"PyBullet did not take the mass of {name}: {info[0]}")
+        self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
         return self._register(name, body, material)
 
     def add_box_compound(self, name: str, parts: list, mass_kg: float, material: str) -> int:
@@ -307,12 +323,14 @@ class Physics:
         body = c.createMultiBody(mass_kg, shape, basePosition=[0, 0, -20 - len(self._ids)], useMaximalCoordinates=True)
         c.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0,
                          activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING)
+        self._geometry[name] = BodyGeometry(boxes=tuple(tuple(p) for p in parts))
         return self._register(name, body, material)
 
     def remove_body(self, name: str) -> None:
         """Remove a body from the world (its name can be registered again)."""
         body = self._ids.pop(name)
         self._names.pop(body, None)
+        self._geometry.pop(name, None)
         self.client.removeBody(body)
 
     def material_of(self, name: str) -> str:
@@ -400,6 +418,15 @@ class Physics:
         )
 
     # ---------------- read-outs ----------------
+    def body_geometry(self, name: str) -> BodyGeometry | None:
+        """The mesh, box parts or hulls a body was built from (body frame, m); None for dice and
+        bodies built from a primitive shape."""
+        return self._geometry.get(name)
+
+    def mass_kg(self, name: str) -> float:
+        """A body's mass (0 for static bodies: they never move)."""
+        return float(self.client.getDynamicsInfo(self._ids[name], -1)[0])
+
     def die_pose(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         p, q = self.client.getBasePositionAndOrientation(self._ids[name])
         return np.array(p), np.array(q)
