@@ -66,6 +66,8 @@ class ThrowResult:
         return self.outcomes[0]
 
     def to_json(self) -> dict:
+        """The record of one throw: the first die's outcome plus seed, index, release, events, and per-die
+        outcomes with the combined result when several dice were thrown."""
         d = self.outcome.to_json()
         d["seed"] = self.seed
         d["index"] = self.index
@@ -309,6 +311,8 @@ class Thrower:
         return Release((float(hand[0]), float(hand[1]), float(h)), tuple(float(x) for x in vel), tuple(float(x) for x in q), tuple(float(x) for x in w))
 
     def release_for(self, draw: Draw) -> list[Release]:
+        """The releases (one per die) for a throw's random draw: the shot's nominal release perturbed by
+        the skill's noise. Further dice leave the same hand a few mm apart with their own orientation."""
         sc = self.scenario
         rel, sk, m = sc.shot.release, sc.skill, sc.shot.noise
         z = draw.z
@@ -368,6 +372,8 @@ class Thrower:
         return res
 
     def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
+        """Throw the dice from exact releases and run the rules pipeline (classify, templates, effects);
+        dice without a release are parked. `placed`: dice set down by hand, no throw requirements."""
         ph = self.physics
         if len(releases) > len(self.die_names):
             raise ValueError(f"{len(releases)} releases for {len(self.die_names)} dice")

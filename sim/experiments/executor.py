@@ -132,6 +132,7 @@ class Executor:
         self._results: queue.Queue = queue.Queue()
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        """Queue `fn(task)` to run on a worker; its result or failure arrives through `next_result`."""
         raise NotImplementedError
 
     def next_result(self, timeout: float | None = None) -> tuple[Any, Any]:
@@ -153,6 +154,7 @@ class Executor:
 
 
 def default_workers() -> int:
+    """Cores this process may use (its CPU affinity, not the machine's count), at least 1."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -177,6 +179,7 @@ class LocalExecutor(Executor):
                                          initializer=_worker_init)
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        """Run `fn(task)` in the process pool; the result is queued for `next_result` when done."""
         fut = self._pool.submit(fn, task)
         fut.add_done_callback(functools.partial(self._done, task))
 
@@ -241,6 +244,8 @@ class DaskExecutor(Executor):
         self._futures: set = set()
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        """Run `fn(task)` on the Dask cluster (pure=False: never deduplicated); results and errors are
+        queued for `next_result`, cancelled tasks are dropped."""
         fut = self._client.submit(fn, task, pure=False)
         self._futures.add(fut)
 
@@ -263,6 +268,8 @@ class DaskExecutor(Executor):
         fut.add_done_callback(done)
 
     def close(self) -> None:
+        """Cancel outstanding tasks and close the client, and the local cluster if this executor started
+        one."""
         try:
             if self._futures:
                 self._client.cancel(list(self._futures))
@@ -273,6 +280,8 @@ class DaskExecutor(Executor):
 
 
 def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Executor:
+    """The executor named on the command line ('local' or 'dask'); ValueError for an unknown kind or a
+    scheduler given without dask."""
     if kind == "local":
         if scheduler:
             raise ValueError("--scheduler needs --executor dask")

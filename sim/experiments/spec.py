@@ -135,6 +135,8 @@ class Sweep(_Model):
         return self
 
     def grid(self) -> list[float]:
+        """The swept values: the explicit list, else `num` evenly spaced values from start to stop
+        inclusive."""
         if self.values is not None:
             return [float(v) for v in self.values]
         return [float(v) for v in np.linspace(self.start, self.stop, self.num)]
@@ -352,6 +354,7 @@ def load_experiment(path_or_name: str | Path) -> tuple[ExperimentSpec, str]:
 
 
 def parse_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> ExperimentSpec:
+    """Validate an experiment table; any problem raises one SpecError naming the field."""
     try:
         return ExperimentSpec.model_validate(dict(data))
     except ValidationError as exc:

@@ -25,6 +25,7 @@ def bottom_corners_xy(die: DieSpec, position_m, orientation_xyzw) -> np.ndarray:
 
 
 def winning_region(board: BoardSpec, corners_xy: np.ndarray) -> Region:
+    """The region most of the resting face's corners lie in; a tie goes to the lowest-ranked region."""
     regions = board.regions_at(corners_xy)
     counts = Counter(regions)
     best = max(counts.values())

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.rules.footprint import bottom_corners_xy, winning_region
-from sim.rules.outcome import DieRest, Outcome
+from sim.rules.outcome import DieRest, Outcome, Reason
 from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.rules import RuleSet
@@ -58,7 +58,7 @@ class Resolution:
     kind: str
     template: PlacedTemplate | None = None
     partial: bool = False
-    reason: str = ""
+    reason: Reason = ""
 
 
 def _corners(die: DieSpec, rest: DieRest) -> np.ndarray:

@@ -46,6 +46,9 @@ def _set_path(data: dict, path: list[str], value: Any, source: str, full: str) -
 
 @dataclass
 class Scenario:
+    """Everything one throw needs, resolved and validated: board, dice, shots, skill, rules, physics,
+    materials, props and templates; `key` identifies it for caches."""
+
     board: BoardSpec | None
     dice: tuple[DieSpec, ...]
     shots: tuple[ShotSpec, ...]
@@ -54,8 +57,8 @@ class Scenario:
     physics: PhysicsSettings
     materials: MaterialTable
     description: dict = field(default_factory=dict)
-    props: tuple = ()  # PropSpecs of all shots, each once (sim/prop.py, sim/combine.py)
-    templates: tuple = ()  # TemplateSetups: laid or flipped before each throw (sim/template_scene.py)
+    props: tuple = ()  # PropSpecs of all shots, each once (sim/specs/prop.py, sim/specs/combine.py)
+    templates: tuple = ()  # TemplateSetups: laid or flipped before each throw (sim/specs/template_setup.py)
 
     @classmethod
     def build(
@@ -71,6 +74,8 @@ class Scenario:
         source: str = "<scenario>",
         templates: list | None = None,
     ) -> Scenario:
+        """Load and validate a scenario from names or paths plus overrides; every problem raises one
+        SpecError naming the file and field."""
         if isinstance(dice, (str, Path)):
             dice = [dice]
         if isinstance(shots, (str, Path)):
@@ -154,6 +159,7 @@ class Scenario:
         return sc
 
     def describe(self) -> dict:
+        """A copy of the scenario's description in plain JSON types (it is what `key` hashes)."""
         return json.loads(json.dumps(self.description, sort_keys=True, default=str))
 
     @cached_property

@@ -212,6 +212,8 @@ EVENT_KINDS = (("table", "table"), ("board", "board"), ("prop:", "prop"), ("temp
 
 
 def event_kind(other: str) -> str:
+    """The kind of body a contact was with (table, board, prop, template, die, other), from its name's
+    prefix."""
     for prefix, kind in EVENT_KINDS:
         if other.startswith(prefix):
             return kind
