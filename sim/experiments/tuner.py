@@ -78,6 +78,7 @@ class TunePoint:
     fit: float  # the isotonic fit at this value (what the answer is read from)
 
     def to_json(self) -> dict:
+        """One row of `points` in tune.json."""
         r = self.rate.as_dict()
         return {"value": self.value, "n": r["n"], "successes": r["count"], "rate": r["rate"],
                 "lo": r["lo"], "hi": r["hi"], "side": self.side, "fit": self.fit}
@@ -109,12 +110,15 @@ class TuneResult:
     points: list[TunePoint]
     batch_seeds: list[int]
     notes: list[str] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)  # what the caller tuned (e.g. the fight), for tune.json
 
     @property
     def half_width(self) -> float:
         return max(self.answer - self.interval[0], self.interval[1] - self.answer)
 
     def to_json(self) -> dict:
+        """The content of tune.json (non-finite numbers as null)."""
+
         def num(v):
             return None if isinstance(v, float) and not math.isfinite(v) else v
 
@@ -127,9 +131,10 @@ class TuneResult:
             "trials": self.trials, "final_n": self.final_n, "initial_n": self.initial_n, "seed": self.seed,
             "stop": self.stop, "method": self.method, "notes": list(self.notes),
             "points": [p.to_json() for p in self.points], "batch_seeds": list(self.batch_seeds),
-        }
+        } | ({"context": dict(self.context)} if self.context else {})
 
     def summary_line(self) -> str:
+        """The answer, its interval and what was spent, in one line."""
         lo, hi = self.interval
         edge = ", reaching the range edge" if any(self.interval_at_edge) else ""
         fmt = "{:d}" if self.integer else "{:.6g}"
