@@ -1,4 +1,4 @@
-"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per process."""
+"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread (sim.engine.worlds)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,21 @@ def calibration_points(region, n: int, seed: int = 20241129) -> list[tuple[float
 
 
 _NOMINAL_CACHE: dict[tuple, tuple[float, float]] = {}
+# rebound calibration: drop points on the board (kept this far inside its edge) and on the table (in a
+# ring this far outside the board), this many each
+DROP_POINTS = 10
+BOARD_DROP_INSET_M = 0.015
+TABLE_DROP_RING_M = (0.05, 0.6)
+# the aim solve: reference throws (fixed orientations from this seed), fastest release considered, the
+# miss distance given to a void reference throw, and the weight of the median miss (per metre) against
+# one more reference hit
+NOMINAL_REF_SEED = 12345
+NOMINAL_MAX_SPEED_MPS = 15.0
+NOMINAL_VOID_MISS_M = 9.0
+NOMINAL_MISS_PER_HIT_M = 100.0
+# releases: lowest hand height, and how further dice of one throw leave the same hand (lateral, up)
+MIN_RELEASE_HEIGHT_M = 0.02
+EXTRA_DIE_OFFSET_M = (0.02, 0.005)
 NOMINAL_REFS = 12
 NOMINAL_GAP_FACTORS = (0.5, 1.0, 1.5, 2.5)
 NOMINAL_ELEVATIONS_DEG = (-10.0, 10.0, 25.0, 40.0, 55.0)
@@ -173,10 +188,13 @@ class Thrower:
         if sc.board is not None:
             self.physics.add_board(sc.board)
             r = sc.board.radius_m
-            self.physics.set_drop_points("board", calibration_points(sc.board.surface.buffer(-0.015), 10), sc.board.thickness_m)
-            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(r + 0.6).difference(Point(0, 0).buffer(r + 0.05)), 10), 0.0)
+            r0, r1 = TABLE_DROP_RING_M
+            self.physics.set_drop_points("board", calibration_points(sc.board.surface.buffer(-BOARD_DROP_INSET_M), DROP_POINTS),
+                                         sc.board.thickness_m)
+            ring = Point(0, 0).buffer(r + r1).difference(Point(0, 0).buffer(r + r0))
+            self.physics.set_drop_points("table", calibration_points(ring, DROP_POINTS), 0.0)
         else:
-            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(0.6), 10), 0.0)
+            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(TABLE_DROP_RING_M[1]), DROP_POINTS), 0.0)
         self.die_names = [f"die:{i}" for i in range(len(sc.dice))]
         for name, die in zip(self.die_names, sc.dice):
             self.physics.add_die(die, name)
@@ -260,7 +278,7 @@ class Thrower:
         rel = self.scenario.shot.release
         hand, u, dist, edge_s = self._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
         h = rel.height_mm * 1e-3
-        rng = np.random.Generator(np.random.PCG64(12345))
+        rng = np.random.Generator(np.random.PCG64(NOMINAL_REF_SEED))
         refs = [random_quaternion(rng) for _ in range(NOMINAL_REFS)]
         # The thrower's technique: over a grid of bounce points (around bounce_gap_mm before the edge)
         # and elevations, the release whose reference throws hit most often (then: rest closest to
@@ -272,17 +290,17 @@ class Thrower:
             D = max(0.05, edge_s - rel.bounce_gap_mm * 1e-3 * gap_f)
             for el in NOMINAL_ELEVATIONS_DEG:
                 v = self._ballistic_speed(D, h, el)
-                if not math.isfinite(v) or v > 15:
+                if not math.isfinite(v) or v > NOMINAL_MAX_SPEED_MPS:
                     continue
                 miss, hits = [], 0
                 for q in refs:
                     res = self.throw_releases([self._make_release(v, el, rel.azimuth_deg, h, hand, u, q, np.zeros(3))])
                     o = res.outcome
                     hits += o.result == "hit"
-                    d = float(np.linalg.norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else 9.0
+                    d = float(np.linalg.norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else NOMINAL_VOID_MISS_M
                     miss.append(d)
                 # most reference hits first; among equals, the smallest median miss distance
-                score = -hits + float(np.median(miss)) / 100.0
+                score = -hits + float(np.median(miss)) / NOMINAL_MISS_PER_HIT_M
                 if score < best[0]:
                     best = (score, v, float(el))
         return (best[1], best[2])
@@ -324,7 +342,7 @@ class Thrower:
             speed, elev = self.nominal()
         dist = rel.distance_mm * 1e-3 + sk.distance_sd_mm * 1e-3 * m.distance * z[5]
         lat = rel.lateral_mm * 1e-3 + sk.lateral_sd_mm * 1e-3 * m.lateral * z[4]
-        h = max(0.02, rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3])
+        h = max(MIN_RELEASE_HEIGHT_M, rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3])
         if sc.board is None:
             hand, u = np.array([-dist, lat]), np.array([1.0, 0.0])
         else:
@@ -339,8 +357,8 @@ class Thrower:
         for i in range(1, len(sc.dice)):
             # further dice leave the same hand a few mm apart, each with its own orientation
             q = quat_mul(draw.orientation_xyzw, random_quaternion(np.random.Generator(np.random.PCG64(int(draw.extra[i] * 2**32)))))
-            off = np.array([0.0, 0.02 * i * (-1) ** i])
-            releases.append(self._make_release(speed, elev, azim, h + 0.005 * i, hand + off, u, q, spin_noise))
+            off = np.array([0.0, EXTRA_DIE_OFFSET_M[0] * i * (-1) ** i])
+            releases.append(self._make_release(speed, elev, azim, h + EXTRA_DIE_OFFSET_M[1] * i, hand + off, u, q, spin_noise))
         return releases
 
     # ---------------- throwing ----------------

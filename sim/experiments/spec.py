@@ -8,8 +8,6 @@ value); each cell is one Scenario, and throw k of every cell uses the same rando
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -21,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sim.errors import SpecError, from_validation_error
+from sim.hashing import json_hash
 from sim.specs.datafiles import read_toml, resolve
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -366,7 +365,7 @@ def parse_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> E
 
 
 def _hash(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+    return json_hash(obj, compact=True)
 
 
 def resolve_experiment(

@@ -7,7 +7,6 @@ stable key, and turned into a `Thrower` (the physics side) once per process.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SpecError
+from sim.hashing import json_hash
 from sim.specs.board import BoardSpec
 from sim.specs.datafiles import read_toml, resolve
 from sim.specs.die import DieSpec
@@ -166,19 +166,19 @@ class Scenario:
     def aim_key(self) -> str:
         """Hash of everything but the skill: what the aimed (nominal) release depends on."""
         d = {k: v for k, v in self.description.items() if k != "skill"}
-        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        return json_hash(d)
 
     @cached_property
     def board_aim_key(self) -> str:
         """The aim key of this scenario without its templates: aiming at the board as usual, variants
         with and without templates share one aimed release (and so throw the very same releases)."""
         d = {k: v for k, v in self.description.items() if k not in ("skill", "templates")}
-        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        return json_hash(d)
 
     @cached_property
     def key(self) -> str:
-        blob = json.dumps(self.description, sort_keys=True, default=str).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        """The scenario's stable name: a hash of everything it is made of (its records' key)."""
+        return json_hash(self.description)
 
     @property
     def shot(self) -> ShotSpec:
