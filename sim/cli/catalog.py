@@ -67,11 +67,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     if kind not in SPEC_CLASSES:
         if kind != "experiment":
             raise SpecError(path, "kind", f"unknown kind '{kind}'")
-        from sim.experiments.spec import load_experiment, resolve_experiment
+        from sim.experiments.fight_spec import FightExperiment, resolve_any
 
-        spec, source = load_experiment(path)
-        exp = resolve_experiment(spec, source)
-        print(f"ok: {args.file} is a valid experiment ({len(exp.cells)} cells, every scenario built)")
+        exp = resolve_any(path)
+        if isinstance(exp, FightExperiment):
+            print(f"ok: {args.file} is a valid fight experiment ({len(exp.cells)} variants, every fight built, "
+                  f"covered by the throws of '{exp.throws_name}')")
+        else:
+            print(f"ok: {args.file} is a valid experiment ({len(exp.cells)} cells, every scenario built)")
         return 0
     kind, spec = check_file(path)
     msg = f"ok: {args.file} is a valid {kind}"
@@ -95,6 +98,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         lp = sub.add_parser(name, help=f"list built-in {name}")
         lp.add_argument("--json", action="store_true")
         lp.set_defaults(func=lambda a, k=kind: cmd_list(k, a))
-    c = sub.add_parser("check", help="validate a data file (board, die, shot, skill, materials, template, prop, experiment)")
+    c = sub.add_parser("check", help="validate a data file (board, die, shot, skill, materials, template, prop, monster, fight, experiment)")
     c.add_argument("file")
     c.set_defaults(func=cmd_check)

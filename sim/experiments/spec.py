@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -174,6 +174,9 @@ class ExperimentSpec(_Model):
     variants: list[Variant] = Field(default_factory=list)
     sweep: Sweep | None = None
     stop: StopRule | None = None
+    # extra record columns, opt-in so that existing experiments keep their records bit for bit:
+    # "effects" (the outcome's effects joined by ';': template, prop and special-die effects)
+    record: list[Literal["effects"]] | None = Field(default=None, min_length=1)
 
     @field_validator("name")
     @classmethod
@@ -251,7 +254,7 @@ class Experiment:
             "format": FORMAT_VERSION,
             "hash": self.hash,
             "source": self.source,
-            "experiment": self.spec.model_dump(mode="json"),
+            "experiment": self.spec.model_dump(mode="json", exclude={"record"} if self.spec.record is None else None),
             "cells": [
                 {
                     "index": c.index,
@@ -436,4 +439,13 @@ def resolve_experiment(
         "stop": spec.stop.model_dump(mode="json") if spec.stop else None,
         "cells": [(c.name, c.key) for c in cells],
     }
+    if spec.record:  # only when set: the hashes of experiments without it do not move
+        ident["record"] = sorted(set(spec.record))
     return Experiment(spec=spec, source=source, cells=cells, hash=_hash(ident))
+
+
+# the pieces fight experiments (sim.experiments.fight_spec) share with throw experiments
+Model = _Model
+FieldError = _FieldError
+check_name = _name
+localise = _localise

@@ -1,2 +1,2 @@
-"""Rules layer: pure game logic over plain numbers (trace, outcome, classifier, requirements, templates,
-effects); no PyBullet."""
+"""Pure rules (no PyBullet): traces, outcomes, the classifier, templates, effects, requirements and
+fights. Imports only `sim.specs`, `sim.errors` and `sim.seeding`."""

@@ -144,13 +144,18 @@ class BoardSpec(Spec):
         layers += [(g, Region("hole", h.id or f"hole-{i}")) for i, (g, h) in enumerate(zip(self.hole_geoms, self.holes))]
         return layers
 
-    def regions_at(self, xy_m: np.ndarray) -> list[Region]:
-        """Region under each point (metres, board frame); painter's order, last layer wins."""
+    def regions_at(self, xy_m: np.ndarray, ignore: tuple[str, ...] = ()) -> list[Region]:
+        """Region under each point (metres, board frame); painter's order, last layer wins.
+
+        `ignore` leaves out layers of those kinds ("hole", "bones"): what lies under them, which is
+        what the house rules that count a hole or the bones as a section ask for."""
         xy = np.asarray(xy_m, dtype=float).reshape(-1, 2)
         result = [OFF] * len(xy)
         pts = shapely.points(xy[:, 0], xy[:, 1])
         on = shapely.covers(self._prepared(self.outline_geom), pts)
         for geom, region in self._layers:
+            if region.kind in ignore:
+                continue
             inside = shapely.covers(self._prepared(geom), pts) & on
             for i in np.nonzero(inside)[0]:
                 result[i] = region

@@ -26,6 +26,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "shot": ("shots", ""),
     "skill": ("shots", "skills"),
     "experiment": ("experiments", ""),
+    "monster": ("monsters", ""),
+    "fight": ("fights", ""),
 }
 
 

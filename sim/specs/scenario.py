@@ -130,7 +130,7 @@ class Scenario:
             "dice": dice_d,
             "shots": shot_d,
             "skill": raw["skill"],
-            "rules": sc.rules.model_dump(),
+            "rules": sc.rules.describe(),
             "physics": sc.physics.model_dump(),
             "materials": raw["materials"],
         }
