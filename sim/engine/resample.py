@@ -26,13 +26,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from sim.errors import SpecError
-from sim.rules.outcome import Outcome
+from sim.rules.outcome import Outcome, Result
 from sim.rules.throw_source import ThrowRequest
 
 STREAM_FIGHT = 16  # spawn-key stream of fight resampling (release draws use streams 0-2)
@@ -119,7 +119,7 @@ def outcome_from_row(row: dict[str, Any]) -> Outcome:
         k, _, st = item.partition("=")
         reqs[k] = st
     return Outcome(
-        result=str(row["result"]), reason=str(row["reason"]), section=_none(row.get("section")), value=value,
+        result=cast(Result, str(row["result"])), reason=str(row["reason"]), section=_none(row.get("section")), value=value,
         face=_none(row.get("face")), icon=bool(row.get("icon", False)), cocked=bool(row.get("cocked", False)),
         template=_none(row.get("template")), partial_template=bool(row.get("partial_template", False)),
         touching=_split(row.get("touching")), requirements=reqs, damage=float(row["damage"]),

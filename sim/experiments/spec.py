@@ -61,7 +61,7 @@ class Settings(_Model):
     skill: str | None = None
     rules: dict[str, RuleValue] | None = None
     overrides: dict[str, float] | None = None
-    physics: dict[str, RuleValue] | None = None  # PhysicsSettings options (sim/physics.py), merged like rules
+    physics: dict[str, RuleValue] | None = None  # PhysicsSettings options (sim/specs/physics.py), merged like rules
     materials: str | None = None  # material table: built-in name or path
     # templates on the board: laid { name, x_mm, y_mm, yaw_deg } or { name, flip = true, ... }
     # (sim/template_scene.py); a variant's list replaces the defaults' list

@@ -15,9 +15,9 @@ The engine never mutates the `Outcome` a source returns (a source may hand out s
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, cast, runtime_checkable
 
-from sim.rules.outcome import Outcome
+from sim.rules.outcome import Outcome, Result
 
 AIM_OBJECTIVES: tuple[str, ...] = ("hit", "damage", "kill")
 
@@ -93,5 +93,5 @@ def scripted(result: str, value: int | None = None, *, icon: bool = False, reaso
     else:
         reason = reason or "off-board"
         damage = 0.0 if damage is None else damage
-    return Outcome(result=result, reason=reason, section=section, value=value, face="icon" if icon else "blank",
+    return Outcome(result=cast(Result, result), reason=reason, section=section, value=value, face="icon" if icon else "blank",
                    icon=icon, damage=float(damage), **kw)

@@ -7,6 +7,7 @@ stable key, and turned into a `Thrower` (the physics side) once per process.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -157,6 +158,13 @@ class Scenario:
             if sc.materials.pair(d.material, d.material) is None and d.material not in sc.materials.materials:
                 raise SpecError(d.source, "material", f"unknown material '{d.material}'")
         return sc
+
+    def with_physics(self, **settings: Any) -> Scenario:
+        """The same scenario with some physics settings replaced (a new key: its own world)."""
+        ps = PhysicsSettings.from_dict({**self.physics.model_dump(), **settings}, "<with_physics>")
+        desc = dict(self.description)
+        desc["physics"] = ps.model_dump()
+        return dataclasses.replace(self, physics=ps, description=desc)
 
     def describe(self) -> dict:
         """A copy of the scenario's description in plain JSON types (it is what `key` hashes)."""

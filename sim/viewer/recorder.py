@@ -90,22 +90,23 @@ class TrajectoryRecorder:
         p, q = self._pose(body)
         return np.array((*p, *q), dtype=float)
 
-    def _take(self, t: float) -> None:
+    def _take(self, t: float, poses: dict | None = None) -> None:
         row: list[float] = []
-        for _, b in self._bodies:
-            p, q = self._pose(b)
+        for n, b in self._bodies:
+            p, q = poses[n] if poses is not None and n in poses else self._pose(b)
             row.extend(p)
             row.extend(q)
         self._t.append(t)
         self._rows.append(row)
         self._frames += 1
 
-    def sample(self, t: float) -> None:
-        """Called every physics step at time t (s): take a frame when the next frame time is reached (it
-        only reads poses)."""
+    def sample(self, t: float, poses: dict | None = None) -> None:
+        """After a step at time t. `poses` (name -> (position, quaternion)) stands in for the world's pose of
+        bodies the throw loop moves without stepping: through a skipped free flight the dice are not in
+        the world at their exact pose until the flight's end, so the loop hands those poses over."""
         # frame k is taken at the first step at or after k / fps (half a microsecond of slack for rounding)
         if t * self.fps >= self._frames - 5e-7 * self.fps:
-            self._take(t)
+            self._take(t, poses)
 
     def finish(self, t: float, trace: EventTrace) -> None:
         """End the throw: take the resting pose at t (s) and assemble `trajectory` with the throw's contact

@@ -381,6 +381,9 @@ class FlipWorld:
             if touched_any and math.hypot(pos[0], pos[1]) > off_r and any(cp[8] <= 1e-4 for cp in cps):
                 status = "off-board"  # on the table clear of the board: it can only roll further away
                 break
+            # Settling: a documented extension of the rest detector (sim/world/rest.py), kept per step at
+            # the flip profile's own thresholds: besides a still card, a card ringing in place within
+            # wobble_tilt_deg of flat (Euler's disk: Bullet has no loss to stop it) has settled.
             w2 = w[0] ** 2 + w[1] ** 2 + w[2] ** 2
             vxy2 = v[0] ** 2 + v[1] ** 2
             if cps and vxy2 < p.rest_speed_mps ** 2 and (

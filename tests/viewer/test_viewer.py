@@ -62,13 +62,35 @@ def test_recording_does_not_change_the_throw(shot):
 
 
 def test_recording_does_not_change_a_template_throw(tmp_path):
+    """Each throw in a fresh world: a template world carries contact state from one throw to the next
+    (test below), so recorded and plain throws are compared with the same history. This throw meets
+    the template."""
     shot = tmp_path / "fixed.toml"
     shot.write_text(FIXED_SHOT)
-    th = thrower_for(Scenario.build(shots=[str(shot)], templates=[{"name": "weak-point", "x_mm": 120, "y_mm": 0}]))
-    plain = th.throw(5, 2)
-    res, traj = record_throw(th, 5, 2)
-    _same_throw(plain, res)
-    assert "template:weak-point" in traj.poses and traj.visible("template:weak-point")
+    sc = Scenario.build(shots=[str(shot)], templates=[{"name": "weak-point", "x_mm": 120, "y_mm": 0}])
+    a, b = build_thrower(sc), build_thrower(sc)
+    try:
+        plain = a.throw(5, 2)
+        res, traj = record_throw(b, 5, 2)
+        _same_throw(plain, res)
+        assert any(e.other == "template:weak-point" for e in res.trace.events)
+        assert "template:weak-point" in traj.poses and traj.visible("template:weak-point")
+    finally:
+        a.physics.close()
+        b.physics.close()
+
+
+@pytest.mark.xfail(strict=True, reason="known: a template world's throw depends on the throws before it in that "
+                   "world (Bullet keeps contact manifolds and broadphase state that resetting poses does not clear)")
+def test_template_throw_does_not_depend_on_the_throws_before_it(tmp_path):
+    shot = tmp_path / "fixed.toml"
+    shot.write_text(FIXED_SHOT)
+    th = build_thrower(Scenario.build(shots=[str(shot)], templates=[{"name": "weak-point", "x_mm": 120, "y_mm": 0}]))
+    try:
+        first = th.throw(5, 2)
+        _same_throw(first, th.throw(5, 2))
+    finally:
+        th.physics.close()
 
 
 def test_trajectory_frames_are_the_engine_poses():
