@@ -63,8 +63,8 @@ class BoardDie:
 
     slot: str
     die: str
-    position_m: tuple[float, float, float]
-    orientation_xyzw: tuple[float, float, float, float]
+    position_m: tuple[float, ...]
+    orientation_xyzw: tuple[float, ...]
     section: str | None
     result: str
 
