@@ -18,6 +18,7 @@ from sim.specs.fight import load_fight
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `fight` and `monsters` commands to the CLI's subparsers."""
     p = sub.add_parser("fight", help="play a fight (monster, room, party) with resampled recorded throws")
     p.add_argument("fight", help="fight file, or a built-in fight name (fights/), e.g. 'reference'")
     p.add_argument("--records", metavar="RESULTS_DIR", help="output folder of a `dfsim run` whose throws are resampled")
@@ -67,6 +68,8 @@ def _overrides(items: list[str] | None, rules: list[str] | None = None) -> tuple
 
 
 def cmd_fight(args: argparse.Namespace) -> int:
+    """`dfsim fight`: one fight prints its log, N fights print the win rate and per-fight costs with
+    95 % intervals; throws are resampled from `--records`. Bad input is a SpecError (exit 2)."""
     from sim.engine.resample import ResampleSource, UncoveredThrow, tables_from_results
     from sim.experiments.fight_report import summarize
     from sim.rules.fight import FightError, resolve_policy, run_fights
@@ -133,6 +136,8 @@ def cmd_fight(args: argparse.Namespace) -> int:
 
 
 def format_summary(spec, head: dict, s: dict) -> str:
+    """The many-fights summary as text: outcome rates in percent with their intervals, per-fight means,
+    the recorded tables the throws came from, and the notes."""
     def pct(r):
         return f"{100 * r['rate']:5.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
 
@@ -211,6 +216,8 @@ def _summary_line(r) -> str:
 
 
 def cmd_monsters(args: argparse.Namespace) -> int:
+    """`dfsim monsters`: one line per built-in monster (card life, miss damage, level, gold,
+    requirements, ability, templates), naming the fields that are estimates."""
     from sim.specs.monster import builtin_monsters
 
     specs = builtin_monsters()

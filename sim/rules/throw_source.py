@@ -34,6 +34,8 @@ class Aim(NamedTuple):
     target_mm: tuple[float, float] | None = None
 
     def check(self) -> Aim:
+        """This aim when its objective is known and its target, if any, is an (x, y) point in mm;
+        ValueError otherwise."""
         if self.objective not in AIM_OBJECTIVES:
             raise ValueError(f"aim objective must be one of {', '.join(AIM_OBJECTIVES)}, not '{self.objective}'")
         if self.target_mm is not None and len(self.target_mm) != 2:
@@ -70,7 +72,9 @@ class ThrowSource(Protocol):
     """Anything with `throw(request) -> Outcome`. The outcome's result must be "hit" or "miss"
     ("void" is accepted: the engine throws again with the next stream index)."""
 
-    def throw(self, request: ThrowRequest) -> Outcome: ...
+    def throw(self, request: ThrowRequest) -> Outcome:
+        """The classified outcome of the requested throw (the engine never mutates it)."""
+        ...
 
 
 class ScriptedSource:
@@ -81,6 +85,7 @@ class ScriptedSource:
         self.requests: list[ThrowRequest] = []
 
     def throw(self, request: ThrowRequest) -> Outcome:
+        """The next given outcome, in order, keeping the request; IndexError once they are used up."""
         if len(self.requests) >= len(self.outcomes):
             raise IndexError(f"scripted source ran out after {len(self.outcomes)} throws")
         self.requests.append(request)

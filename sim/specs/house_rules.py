@@ -117,6 +117,8 @@ class HouseRules(Spec):
         return f
 
     def retrieval_damage(self, level: int) -> int:
+        """Life each hero loses to retrieve the colored dice: the monster's `level` ("suffer damage
+        equal to the Monster's level"), or half of it rounded up under `retrieval_half_damage`."""
         return -(-level // 2) if self.retrieval_half_damage else level
 
     def changed(self) -> dict[str, Any]:
