@@ -81,6 +81,7 @@ class BoardState:
     moves: list[dict[str, Any]] = field(default_factory=list)  # (fight, throw, slot, from/to section)
 
     def clear(self) -> None:
+        """Every die leaves the board (a retrieval, a new fight)."""
         self.dice.clear()
         self.last_slot = None
 
@@ -131,9 +132,11 @@ class BoardDice:
                 ph.set_state(_slot_body(slot), d.position_m, d.orientation_xyzw)
 
     def prepare(self, thrower: Thrower, seed: int, index: int) -> None:
+        """The board dice where they rest: the state decides, never what the world did before."""
         self.place(thrower)
 
     def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
+        """No aim of its own: the shot (or the request's target point) decides."""
         return None
 
     def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
@@ -151,9 +154,11 @@ class BoardDice:
             self.place(thrower)
 
     def judge_reference(self, outcomes: list[Outcome]) -> None:
+        """Reference throws are judged as usual."""
         return None
 
     def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
+        """`board_dice`: the slots of the dice lying on the board during the throw."""
         return {"board_dice": ",".join(sorted(self.state.dice))}
 
     # ---- after a throw ---------------------------------------------------------------------------
@@ -242,6 +247,7 @@ class PhysicsSource:
                               source="physics fight")
 
     def world(self, req: ThrowRequest) -> tuple[Thrower, BoardDice]:
+        """The request's world (built once per scenario) with its board-dice component."""
         key = (req.die, req.shots, req.skill, req.board, req.templates, req.rules, req.noise_factor, req.aim.target_mm)
         w = self.throwers.get(key)
         if w is None:
@@ -273,6 +279,7 @@ class PhysicsSource:
         raise RuntimeError(f"more than {WHITE_SLOTS} white dice on the board at once")
 
     def throw(self, request: ThrowRequest) -> Outcome:
+        """Pick up what leaves the board, throw (seed, f * 1000 + t), leave the die where it rests."""
         if not 0 <= request.throw < THROWS_PER_FIGHT:
             raise ValueError(f"throw index {request.throw} outside 0..{THROWS_PER_FIGHT - 1}")
         self._pick_up(request)
