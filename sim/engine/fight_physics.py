@@ -24,8 +24,9 @@ depends on (root seed, f) only, never on the worker count or on other fights; wi
 throw is the very throw the plain thrower makes with that index.
 
 Aiming: the aimed release is solved with the board dice parked (an empty board, shared with the plain
-scenario); an `Aim` with a target point aims there; "damage" and "kill" objectives without a point use
-the shot's own aim (physics has no table of aim points to choose from).
+scenario) for the request's objective: "hit" (most hits, the default), "damage" (the highest expected
+damage) or "kill" (the best chance to deal the monster's remaining life), each solved once per scenario
+and cached; an `Aim` with a target point aims there.
 """
 
 from __future__ import annotations
@@ -286,6 +287,7 @@ class PhysicsSource:
         th, layer = self.world(request)
         slot = self._slot(request)
         self.state.dice.pop(slot, None)  # the die thrown is in the hand, not on the board
+        th.set_objective(request.aim.objective, request.monster_life)
         res = th.throw(self.seed, request.fight * THROWS_PER_FIGHT + request.throw)
         layer.after_throw(th, res, slot, request.die, request)
         self.throws += 1
