@@ -14,8 +14,10 @@ that never stays is not on the board this fight). The flipping hero's damage for
 the table is recorded in `FightTemplates.flips` but not dealt (the fight rules do not ask for it).
 
 "If the Template lands on a die, remove the die": the dice resting on the board at the flip are put
-in the flip world at their poses; a die a template comes to rest on is removed from the board
-(`flip_fight_templates` returns their slots). At the start of a combat the board is empty, so today
+in the flip world at their poses; a die a template comes to rest on (the flip world's reading), or
+whose centre the resting template's footprint covers (the die may have been shoved aside under it in
+the flip world, where dice are loose bodies), is removed from the board (`flip_fight_templates` returns
+their slots). Dice a template only shoves are left at their poses in the fight. At the start of a combat the board is empty, so today
 this only matters to a caller flipping with dice on the board.
 
 A template the requests stop listing (the Armor, once a die lands on it: "remove the Shield Template
@@ -28,6 +30,8 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from shapely.geometry import Point
 
 from sim.engine.thrower import Thrower, ThrowResult
 from sim.rules.outcome import Outcome
@@ -90,6 +94,12 @@ def flip_fight_templates(state: FightTemplates, board: BoardSpec, names: Sequenc
                         del left[slot]
                         removed.append(slot)
             if r.placed is not None:
+                # a die whose centre the resting template covers was landed on too (it may have been
+                # pushed aside in the flip world, where dice are loose: the rule removes it all the same)
+                for slot, (_d, pos, _q) in list(left.items()):
+                    if r.placed.footprint.contains(Point(float(pos[0]), float(pos[1]))):
+                        del left[slot]
+                        removed.append(slot)
                 state.placed[r.id] = r.placed
                 state.names[r.id] = name
     return removed
