@@ -3,7 +3,7 @@
 Public API (imported lazily so `import sim` stays cheap in worker processes):
 
 - `Scenario.build(board=..., dice=[...], shots=[...], skill=..., rules={...}, overrides={...})`
-- `Scenario.thrower().throw(seed, index)` / `.place(x_m, y_m, yaw_deg, up)`
+- `thrower_for(scenario).throw(seed, index)` / `.place(x_m, y_m, yaw_deg, up)` / `.replay(releases, seed, index)`
 - `run_experiment(path_or_spec, ...)` -> results with `.records` (DataFrame) and `.summary`
 - `check_determinism(scenario)`
 """
@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Scenario": ("sim.specs.scenario", "Scenario"),
+    "thrower_for": ("sim.engine.worlds", "thrower_for"),
     "run_experiment": ("sim.experiments.runner", "run_experiment"),
     "check_determinism": ("sim.engine.determinism", "check_determinism"),
     "SpecError": ("sim.errors", "SpecError"),
@@ -36,3 +37,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = list(_LAZY)
+
+
+def __dir__() -> list[str]:
+    """The public API (lazy names included), so `dir(sim)` and tab completion show it."""
+    return sorted({*__all__, "__version__", *(k for k in globals() if not k.startswith("_"))} - {"annotations", "Any"})
