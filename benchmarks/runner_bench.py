@@ -1,4 +1,4 @@
-"""Benchmark of the experiment runner (issue 3, item 10).
+"""Benchmark of the experiment runner.
 
 Measures, in one run on this machine:
 

@@ -3,7 +3,8 @@
 Public API (imported lazily so `import sim` stays cheap in worker processes):
 
 - `Scenario.build(board=..., dice=[...], shots=[...], skill=..., rules={...}, overrides={...})`
-- `thrower_for(scenario).throw(seed, index)` / `.place(x_m, y_m, yaw_deg, up)` / `.replay(releases, seed, index)`
+- `thrower_for(scenario).throw(seed, index)` / `.place(x_m, y_m, yaw_deg, up)`: the calling thread's
+  world for a scenario
 - `run_experiment(path_or_spec, ...)` -> results with `.records` (DataFrame) and `.summary`
 - `check_determinism(scenario)`
 """
@@ -36,9 +37,8 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'sim' has no attribute {name!r}")
 
 
-__all__ = list(_LAZY)
+__all__ = ["__version__", *_LAZY]
 
 
 def __dir__() -> list[str]:
-    """The public API (lazy names included), so `dir(sim)` and tab completion show it."""
-    return sorted({*__all__, "__version__", *(k for k in globals() if not k.startswith("_"))} - {"annotations", "Any"})
+    return sorted(__all__)

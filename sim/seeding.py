@@ -24,7 +24,7 @@ def rng_for(root_seed: int, index: int, stream: int = STREAM_RELEASE) -> np.rand
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(int(root_seed), spawn_key=(int(index), stream))))
 
 
-def random_quaternion(rng: np.random.Generator) -> tuple[float, float, float, float]:
+def random_quaternion(rng: np.random.Generator) -> tuple[float, ...]:
     """Uniform random rotation (Shoemake)."""
     u1, u2, u3 = rng.random(3)
     a, b = math.sqrt(1 - u1), math.sqrt(u1)
@@ -41,11 +41,13 @@ class Draw:
     """The random part of one throw: normals in a fixed layout plus a uniform orientation."""
 
     z: np.ndarray
-    orientation_xyzw: tuple[float, float, float, float]
+    orientation_xyzw: tuple[float, ...]
     extra: np.ndarray  # further uniforms for multi-die throws and props
 
     @classmethod
     def for_throw(cls, root_seed: int, index: int) -> Draw:
+        """The draw of throw `index` of `root_seed`: from its own stream, so it depends only on (seed,
+        index)."""
         rng = rng_for(root_seed, index, STREAM_RELEASE)
         z = rng.standard_normal(N_NORMALS)
         q = random_quaternion(rng)

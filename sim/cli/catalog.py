@@ -37,6 +37,8 @@ def _line(kind: str, s) -> str:
 
 
 def cmd_list(kind: str, args: argparse.Namespace) -> int:
+    """`dfsim boards|dice|...`: one line per built-in spec of `kind` (a JSON list with --json, template masses
+    in g)."""
     from sim.specs.catalog import list_kind
 
     specs = list_kind(kind)
@@ -55,6 +57,8 @@ def cmd_list(kind: str, args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """`dfsim check FILE`: validate a data file of any kind (experiments build every scenario) and say it is
+    ok; bad input raises SpecError."""
     from sim.specs.catalog import SPEC_CLASSES, check_file, infer_kind
     from sim.specs.datafiles import read_toml
 
@@ -86,6 +90,7 @@ LISTINGS = (("board", "boards"), ("die", "dice"), ("shot", "shots"), ("skill", "
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add one listing command per spec kind and the `check` command."""
     for kind, name in LISTINGS:
         lp = sub.add_parser(name, help=f"list built-in {name}")
         lp.add_argument("--json", action="store_true")

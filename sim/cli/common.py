@@ -18,6 +18,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        """Print the usage error as one `dfsim: ...` line on stderr and exit with EXIT_BAD_INPUT (2)."""
         sys.stderr.write(f"dfsim: {message}\n")
         raise SystemExit(EXIT_BAD_INPUT)
 
@@ -62,7 +63,7 @@ def scenario_from(args: argparse.Namespace, shots: list[str] | None = None) -> S
     return Scenario.build(
         board=args.board,
         dice=args.dice or ["hero-d8"],
-        shots=shots or getattr(args, "shots", None) or ["standard"],
+        shots=list(shots or getattr(args, "shots", None) or ["standard"]),
         skill=getattr(args, "skill", "casual"),
         rules=pairs(args.rule, "--rule"),
         overrides=pairs(args.overrides, "--set"),

@@ -16,11 +16,11 @@ COMMAND_GROUPS = (throws, catalog, bench, determinism, templates, shots, run, vi
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, every group registered explicitly."""
-    from sim import __version__
+    import sim
 
     p = Parser(prog="dfsim", description="Dungeon Fighter throw simulator",
                epilog="`dfsim COMMAND --help` explains a command; start with `dfsim run quickstart`.")
-    p.add_argument("--version", action="version", version=f"dfsim {__version__}")
+    p.add_argument("--version", action="version", version=f"dfsim {sim.__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
     for group in COMMAND_GROUPS:
         group.register(sub)

@@ -10,6 +10,7 @@ from sim.errors import SpecError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `run` command: run or resume a Monte Carlo experiment into an output folder."""
     p = subparsers.add_parser(
         "run",
         help="run (or resume) a Monte Carlo experiment",

@@ -15,10 +15,10 @@ from sim.errors import SpecError
 class Release:
     """Initial state of one die (SI units, board frame)."""
 
-    position_m: tuple[float, float, float]
-    velocity_mps: tuple[float, float, float]
-    orientation_xyzw: tuple[float, float, float, float]
-    spin_radps: tuple[float, float, float]
+    position_m: tuple[float, ...]
+    velocity_mps: tuple[float, ...]
+    orientation_xyzw: tuple[float, ...]
+    spin_radps: tuple[float, ...]
 
     def __post_init__(self) -> None:
         # Positions live on a 1 nm grid so that the millimetre form in JSON round-trips to the bit
@@ -26,6 +26,8 @@ class Release:
         object.__setattr__(self, "position_m", tuple(_nm_grid(v) for v in self.position_m))
 
     def to_json(self) -> dict:
+        """The release in record units (position in mm, velocity in m/s, spin in rad/s) for output and
+        --release."""
         return {
             "position_mm": [_mm(v) for v in self.position_m],
             "velocity_mps": list(self.velocity_mps),
@@ -35,6 +37,9 @@ class Release:
 
     @classmethod
     def from_json(cls, data: dict | str, source: str = "--release") -> Release:
+        """Parse a --release JSON object (mm, m/s, xyzw, rad/s), validating every key; bad input raises
+        SpecError. Position is rounded to 1 nm and the quaternion normalised, so a printed release
+        replays exactly."""
         if isinstance(data, str):
             try:
                 data = json.loads(data)

@@ -3,12 +3,13 @@
 Why this shape: each chunk is a pure function of (scenario inputs, root seed, throw indices), so any
 worker can run any chunk in any order and the records do not change. Each worker process keeps one
 Scenario/Thrower (PyBullet world) per scenario key, built on first use and reused for every later
-chunk (DESIGN §3: one client per process, never passed between processes). Results come back to the
+chunk (one client per worker, never passed between processes). Results come back to the
 parent, which alone writes files, so Dask workers on other machines need no shared disk.
 """
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import os
 import queue
@@ -60,7 +61,7 @@ class PrepareTask:
 _local = threading.local()  # per worker thread: scenario key -> Scenario (its Thrower is cached by the engine)
 
 
-def _scenario(task: ChunkTask):
+def _scenario(task: ChunkTask | PrepareTask):
     cache = getattr(_local, "scenarios", None)
     if cache is None:
         cache = _local.scenarios = {}
@@ -131,6 +132,7 @@ class Executor:
         self._results: queue.Queue = queue.Queue()
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        """Queue `fn(task)` to run on a worker; its result or failure arrives through `next_result`."""
         raise NotImplementedError
 
     def next_result(self, timeout: float | None = None) -> tuple[Any, Any]:
@@ -152,6 +154,7 @@ class Executor:
 
 
 def default_workers() -> int:
+    """Cores this process may use (its CPU affinity, not the machine's count), at least 1."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -176,8 +179,9 @@ class LocalExecutor(Executor):
                                          initializer=_worker_init)
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        """Run `fn(task)` in the process pool; the result is queued for `next_result` when done."""
         fut = self._pool.submit(fn, task)
-        fut.add_done_callback(lambda f, t=task: self._done(t, f))
+        fut.add_done_callback(functools.partial(self._done, task))
 
     def _done(self, task: Any, fut) -> None:
         if fut.cancelled():
@@ -240,6 +244,8 @@ class DaskExecutor(Executor):
         self._futures: set = set()
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        """Run `fn(task)` on the Dask cluster (pure=False: never deduplicated); results and errors are
+        queued for `next_result`, cancelled tasks are dropped."""
         fut = self._client.submit(fn, task, pure=False)
         self._futures.add(fut)
 
@@ -254,14 +260,16 @@ class DaskExecutor(Executor):
                 return
             else:
                 try:
-                    exc = f.exception()
+                    err = f.exception()
                 except Exception as e:  # pragma: no cover
-                    exc = e
-                self._results.put((t, False, f"{type(exc).__name__}: {exc}"))
+                    err = e
+                self._results.put((t, False, f"{type(err).__name__}: {err}"))
 
         fut.add_done_callback(done)
 
     def close(self) -> None:
+        """Cancel outstanding tasks and close the client, and the local cluster if this executor started
+        one."""
         try:
             if self._futures:
                 self._client.cancel(list(self._futures))
@@ -272,6 +280,8 @@ class DaskExecutor(Executor):
 
 
 def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Executor:
+    """The executor named on the command line ('local' or 'dask'); ValueError for an unknown kind or a
+    scheduler given without dask."""
     if kind == "local":
         if scheduler:
             raise ValueError("--scheduler needs --executor dask")

@@ -203,10 +203,12 @@ def _thrower(ax, xy_mm: tuple[float, float] | None, extent: float) -> None:
 
 
 def _legend_handles(panels: list[dict[str, Any]]) -> list:
+    """Legend entries for what the panels show: holes, bones, props, templates, the thrower."""
+    from matplotlib.artist import Artist
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    h = []
+    h: list[Artist] = []
     if any(p["board"] is not None and p["board"].holes for p in panels):
         h.append(Patch(facecolor=HOLE_COLOUR, edgecolor="black", label="hole (the die falls through)"))
     if any(p["board"] is not None and p["board"].bones for p in panels):

@@ -29,6 +29,7 @@ class Eta:
         self.done: list[int] = []  # throws back by then (cumulative)
 
     def chunk_done(self, throws: int, t: float) -> None:
+        """A chunk of `throws` throws came back at time `t` (s, any monotonic clock)."""
         self.times.append(t)
         self.done.append((self.done[-1] if self.done else 0) + throws)
 
@@ -40,6 +41,7 @@ class Eta:
         return (self.done[-1] - self.done[-1 - w]) / (self.times[-1] - self.times[-1 - w])
 
     def text(self, remaining: int) -> str:
+        """'N throws/s, M:SS left' for `remaining` throws, or "" while there is no estimate yet."""
         r = self.rate()
         if r is None:
             return ""
@@ -59,6 +61,7 @@ class RunProgress:
         self.where = ""
 
     def throwing(self, executor_name: str, workers: int) -> None:
+        """Chunks are about to be handed to `workers` workers of an executor: name it, start the estimate."""
         self.where = f"{executor_name} x{workers}"
         self.eta = Eta(workers)
         self._postfix()
@@ -72,11 +75,13 @@ class RunProgress:
             self.bar.update(throws)
 
     def set_total(self, total: int) -> None:
+        """The planned number of throws changed (a stopping rule decided)."""
         self.bar.total = total
         self._postfix()
         self.bar.refresh()
 
     def describe(self, text: str) -> None:
+        """Text in front of the bar (e.g. the aiming phase); "" for none."""
         self.bar.set_description_str(text)
 
     def _postfix(self, coming: int = 0) -> None:
@@ -84,4 +89,5 @@ class RunProgress:
         self.bar.set_postfix_str(", ".join(p for p in (self.where, eta) if p), refresh=False)
 
     def close(self) -> None:
+        """Leave the bar's last state on the screen."""
         self.bar.close()

@@ -18,6 +18,7 @@ from sim.experiments.statistics import (
     bootstrap_mean_from_counts,
     paired_mean_difference,
     paired_rate_difference,
+    rate_mask,
     rates_from_counts,
     wilson,
 )
@@ -50,6 +51,8 @@ class CellStats:
         self._damage: list[np.ndarray] = []
 
     def add(self, df: pd.DataFrame) -> None:
+        """Fold a chunk of records into the counts and the streaming damage mean/variance (memory does not
+        grow with the run; the result does not depend on chunk sizes beyond rounding)."""
         m = len(df)
         if m == 0:
             return
@@ -69,8 +72,6 @@ class CellStats:
         self.insta_kill += int(df["insta_kill"].fillna(False).astype(bool).sum())
         self.cocked += int(df["cocked"].fillna(False).astype(bool).sum())
         if self.stop_rate is not None:
-            from sim.experiments.runner import rate_mask
-
             self.stop_count += int(rate_mask(df, self.stop_rate).sum())
         self.n += m
         self._index.append(df["index"].to_numpy(np.int64))
@@ -89,6 +90,8 @@ class CellStats:
         return bootstrap_mean_from_counts(values, counts, confidence)
 
     def summary(self, confidence: float) -> dict[str, Any]:
+        """The cell's rates with Wilson intervals and its mean damage with a confidence interval, at
+        `confidence`."""
         n = self.n
         index = self.paired()[0]
         values = self.counts["values"]
@@ -171,7 +174,7 @@ def summarize(store: Store, exp, stopped: dict[str, str] | None = None) -> dict[
 
 def _differences(exp, paired, conf: float) -> list[dict[str, Any]]:
     """Each variant minus the first (baseline) variant, at the same sweep value, on common throw indices."""
-    out = []
+    out: list[dict[str, Any]] = []
     by_key = {(c.variant, c.sweep_value): c for c in exp.cells}
     variants = exp.variant_names
     if len(variants) < 2:

@@ -52,7 +52,7 @@ def sda_rolloff(out_dir, stars: dict[str, int] | None = None, variant: str = "bl
         rolls_needed.append(rolls)
         rolls = 0
     # exact, for independent dice with the measured face frequencies
-    p = {}
+    p: dict[int, float] = {}
     for f in labels:
         p[stars.get(f, 0)] = p.get(stars.get(f, 0), 0.0) + faces.count(f) / n
     one = np.zeros(max(p) + 1)

@@ -17,9 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from sim.errors import SpecError
 from sim.experiments.executor import (
@@ -33,10 +31,8 @@ from sim.experiments.executor import (
 )
 from sim.experiments.progress import RunProgress
 from sim.experiments.spec import Experiment, ExperimentSpec, resolve_experiment
-from sim.experiments.statistics import interval_width, wilson
+from sim.experiments.statistics import interval_width, rate_mask, wilson
 from sim.experiments.store import Store, write_json
-
-RATE_COLUMNS = ["result", "reason", "section", "face", "insta_kill", "cocked"]
 
 
 class Interrupted(Exception):
@@ -48,19 +44,6 @@ class Interrupted(Exception):
             "run the same command again to resume"
         )
         self.out = out
-
-
-def rate_mask(table: pa.Table | pd.DataFrame, rate: str) -> np.ndarray:
-    """Which throws count toward a named rate (see sim.experiment.StopRule)."""
-    df = table if isinstance(table, pd.DataFrame) else table.select(
-        [c for c in RATE_COLUMNS if c in table.column_names]
-    ).to_pandas()
-    if rate in ("hit", "miss"):
-        return (df["result"] == rate).to_numpy(bool)
-    if rate in ("insta_kill", "cocked"):
-        return df[rate].fillna(False).to_numpy(bool)
-    kind, _, value = rate.partition(":")
-    return (df[kind].astype(str) == value).to_numpy(bool)
 
 
 def chunk_bounds(throws: int, max_throws: int, size: int) -> list[tuple[int, int]]:

@@ -8,8 +8,6 @@ value); each cell is one Scenario, and throw k of every cell uses the same rando
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -21,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sim.errors import SpecError, from_validation_error
+from sim.hashing import json_hash
 from sim.specs.datafiles import read_toml, resolve
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -135,6 +134,8 @@ class Sweep(_Model):
         return self
 
     def grid(self) -> list[float]:
+        """The swept values: the explicit list, else `num` evenly spaced values from start to stop
+        inclusive."""
         if self.values is not None:
             return [float(v) for v in self.values]
         return [float(v) for v in np.linspace(self.start, self.stop, self.num)]
@@ -216,10 +217,6 @@ class Cell:
     inputs: dict[str, Any]  # keyword arguments of Scenario.build
     key: str  # the scenario's stable hash
     description: dict[str, Any] = field(repr=False, default_factory=dict)
-
-    @property
-    def label(self) -> str:
-        return self.name
 
 
 @dataclass(frozen=True)
@@ -356,6 +353,7 @@ def load_experiment(path_or_name: str | Path) -> tuple[ExperimentSpec, str]:
 
 
 def parse_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> ExperimentSpec:
+    """Validate an experiment table; any problem raises one SpecError naming the field."""
     try:
         return ExperimentSpec.model_validate(dict(data))
     except ValidationError as exc:
@@ -367,7 +365,7 @@ def parse_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> E
 
 
 def _hash(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+    return json_hash(obj, compact=True)
 
 
 def resolve_experiment(

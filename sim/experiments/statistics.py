@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 import numpy as np
+import pandas as pd
+import pyarrow as pa
 from scipy import stats
 
 CONFIDENCE = 0.95
@@ -46,6 +48,7 @@ class Rate:
     method: str = "wilson"
 
     def as_dict(self) -> dict:
+        """JSON-ready fields (NaN and infinities become None)."""
         return _clean(asdict(self))
 
 
@@ -61,6 +64,7 @@ class Estimate:
     sd: float = math.nan
 
     def as_dict(self) -> dict:
+        """JSON-ready fields (NaN and infinities become None)."""
         return _clean(asdict(self))
 
 
@@ -168,7 +172,7 @@ def newcombe_paired(both: int, only_a: int, only_b: int, neither: int, confidenc
     margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
     phi = 0.0
     if margins > 0:
-        num = both * neither - only_a * only_b
+        num = float(both * neither - only_a * only_b)
         if num > n / 2:
             num = num - n / 2
         elif num >= 0:
@@ -235,3 +239,19 @@ def interval_width(rate: Rate) -> float:
     if rate.n == 0 or math.isnan(rate.lo) or math.isnan(rate.hi):
         return math.inf
     return rate.hi - rate.lo
+
+
+RATE_COLUMNS = ["result", "reason", "section", "face", "insta_kill", "cocked"]
+
+
+def rate_mask(table: pa.Table | pd.DataFrame, rate: str) -> np.ndarray:
+    """Which throws count toward a named rate (see sim.experiment.StopRule)."""
+    df = table if isinstance(table, pd.DataFrame) else table.select(
+        [c for c in RATE_COLUMNS if c in table.column_names]
+    ).to_pandas()
+    if rate in ("hit", "miss"):
+        return (df["result"] == rate).to_numpy(bool)
+    if rate in ("insta_kill", "cocked"):
+        return df[rate].fillna(False).to_numpy(bool)
+    kind, _, value = rate.partition(":")
+    return (df[kind].astype(str) == value).to_numpy(bool)

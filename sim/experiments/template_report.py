@@ -26,8 +26,7 @@ from sim.rules.templates import PARTIAL_OPTIONS
 
 def _rate(k: int, n: int) -> dict[str, float]:
     iv = wilson(int(k), int(n), 0.95)
-    d = iv.as_dict() if hasattr(iv, "as_dict") else dict(iv)
-    return {"value": k / n if n else float("nan"), "lo": d.get("lo"), "hi": d.get("hi")}
+    return {"value": k / n if n else float("nan"), "lo": iv.lo, "hi": iv.hi}
 
 
 def _finite(x: float) -> float | None:
@@ -41,6 +40,8 @@ def _mean(col: pd.Series) -> dict[str, Any]:
 
 
 def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
+    """Template odds per variant of a finished template-odds run (hit, full/partial landings, damage, flip
+    statistics), plus a figure unless `figure` is False."""
     out = Path(out)
     path = out / "records.parquet"
     if not path.is_file():

@@ -1,0 +1,2 @@
+"""Rules layer: pure game logic over plain numbers (trace, outcome, classifier, requirements, templates,
+effects); no PyBullet."""

@@ -12,34 +12,15 @@ Rulebook readings (docs/rules.md):
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
+from sim.rules.footprint import bottom_corners_xy, winning_region
 from sim.rules.outcome import DieRest, Outcome
 from sim.rules.requirements import FAILED, RequirementContext, bounces_before_board, evaluate
 from sim.rules.trace import EventTrace
-from sim.specs.board import BoardSpec, Region
-from sim.specs.die import DieSpec, quat_to_matrix
+from sim.specs.board import BoardSpec
+from sim.specs.die import DieSpec
 from sim.specs.rules import RuleSet
-
-
-def bottom_corners_xy(die: DieSpec, position_m, orientation_xyzw) -> np.ndarray:
-    """World xy of the corners of the face the die rests on (its lowest face)."""
-    rot = quat_to_matrix(orientation_xyzw)
-    face = die.face_geometry[die.bottom_face(orientation_xyzw)]
-    world = face.corners @ rot.T + np.asarray(position_m)
-    if die.shape == "cylinder":
-        world = world[:: max(1, len(world) // 8)]  # 8 rim points stand for the 'corners' of a disc
-    return world[:, :2]
-
-
-def winning_region(board: BoardSpec, corners_xy: np.ndarray) -> Region:
-    regions = board.regions_at(corners_xy)
-    counts = Counter(regions)
-    best = max(counts.values())
-    tied = [r for r, c in counts.items() if c == best]
-    return min(tied, key=lambda r: r.rank)
 
 
 def classify(
@@ -51,8 +32,9 @@ def classify(
     requirements: list[str] | tuple[str, ...] = (),
     ctx: RequirementContext | None = None,
     placed: bool = False,
-    templates: tuple | list = (),
 ) -> Outcome:
+    """The board reading of one resting die (templates and effects are later steps of the pipeline:
+    `sim.rules.templates.apply_templates`, then `sim.rules.effects.apply_effects`)."""
     ctx = ctx or RequirementContext(board=board, rules=rules)
     face_i, tilt = die.reading_face(rest.orientation_xyzw)
     label = die.faces[face_i]
@@ -113,8 +95,4 @@ def classify(
             out.effects.append("insta-kill")
     if others:
         out.effects.append("leaning-on:" + ",".join(sorted(others)))
-    if templates:  # templates on the board (sim.template.PlacedTemplate): full / partial / stacked, Armor
-        from sim.rules.templates import apply_templates
-
-        out = apply_templates(out, rest, die, board, templates, rules)
     return out

@@ -1,4 +1,4 @@
-"""Classification on templates (DESIGN §7; pure: no PyBullet). Applied after the board classifier.
+"""Classification on templates (pure: no PyBullet). Applied after the board classifier.
 
 Readings of the rulebooks (docs/templates.md):
 
@@ -32,13 +32,14 @@ Readings of the rulebooks (docs/templates.md):
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from sim.rules.outcome import DieRest, Outcome
+from sim.hashing import seed_from_bytes
+from sim.rules.footprint import bottom_corners_xy, winning_region
+from sim.rules.outcome import DieRest, Outcome, Reason
 from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.rules import RuleSet
@@ -57,12 +58,10 @@ class Resolution:
     kind: str
     template: PlacedTemplate | None = None
     partial: bool = False
-    reason: str = ""
+    reason: Reason = ""
 
 
 def _corners(die: DieSpec, rest: DieRest) -> np.ndarray:
-    from sim.rules.classifier import bottom_corners_xy
-
     return bottom_corners_xy(die, rest.position_m, rest.orientation_xyzw)
 
 
@@ -112,8 +111,6 @@ def resolve(rest: DieRest, die: DieSpec, templates: Sequence[PlacedTemplate], op
 
 def slime_positions(die: DieSpec, rest: DieRest, board: BoardSpec, slime: PlacedTemplate, step_m: float = 0.002):
     """Candidate die placements touching the slime's curve, on the board: [(corners_xy, region)]."""
-    from sim.rules.classifier import winning_region
-
     curve = slime.spec.slime_curve_local
     corners = _corners(die, rest)
     offsets = corners - np.asarray(rest.position_m[:2])
@@ -218,7 +215,7 @@ def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: Rule
         else:
             if rng is None:
                 key = np.asarray(rest.position_m, float).round(9).tobytes()
-                rng = np.random.Generator(np.random.PCG64(int.from_bytes(hashlib.sha256(key).digest()[:8], "little")))
+                rng = np.random.Generator(np.random.PCG64(seed_from_bytes(key)))
             k = int(rng.integers(len(cands)))
         cxy, region = cands[k]
         out.effects.append("slime-moved-to:{:.1f},{:.1f}".format(*(cxy.mean(axis=0) * 1e3)))
@@ -232,9 +229,9 @@ def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: Rule
             out.insta_kill = True
             out.effects.append("insta-kill")
         return
-    rid, dmg = t.region_for(corners)
-    out.value = int(dmg)
-    out.damage = float(dmg)
+    rid, region_damage = t.region_for(corners)
+    out.value = int(region_damage)
+    out.damage = float(region_damage)
     if rid != "body":
         out.effects.append(f"template-region:{rid}")
     if spec.hero_damage:

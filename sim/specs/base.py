@@ -21,6 +21,8 @@ class Spec(BaseModel):
 
     @classmethod
     def from_dict(cls: type[S], data: dict[str, Any], source: str | Path = "<data>") -> S:
+        """Validate a data table (its 'kind' key ignored) into a spec; any problem raises SpecError naming
+        `source` and the field."""
         data = dict(data)
         data.pop("kind", None)
         try:
@@ -36,9 +38,16 @@ class Spec(BaseModel):
 
     @classmethod
     def load(cls: type[S], name_or_path: str | Path, kind: str) -> S:
+        """Load a built-in spec by name, or a TOML file by path, of the given kind."""
         path = resolve(kind, name_or_path)
         return cls.from_dict(read_toml(path), source=path)
 
     @property
     def source(self) -> str:
+        """The file (or "command line") this spec came from, for error messages."""
         return self._source
+
+    def with_source(self: S, source: str | Path) -> S:
+        """This spec, marked as coming from `source` (a derived spec keeps its origin's file)."""
+        self._source = str(source)
+        return self

@@ -15,12 +15,16 @@ or `shots = [...]` in an experiment):
 
 from __future__ import annotations
 
+from typing import Any
+
 from sim.errors import SpecError
 from sim.specs.datafiles import read_toml, resolve
 from sim.specs.shot import NoiseMultipliers, ShotSpec
 
 
 def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
+    """Fold the secondary shots' `combine` rules (added distance and height, height cap, noise factors)
+    into the primary shot's release; the others keep their requirements and props."""
     if len(shots) < 2:
         return shots
     primary = shots[0]
@@ -41,15 +45,15 @@ def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
         raise SpecError(primary.source, "release", "combined shots give a non-positive release distance or height")
     merged = primary.model_copy(update={"release": type(primary.release).model_validate(rel),
                                         "noise": NoiseMultipliers.model_validate(noise)})
-    merged._source = primary.source
-    return (merged, *shots[1:])
+    return (merged.with_source(primary.source), *shots[1:])
 
 
 def load_shot_props(shots: tuple[ShotSpec, ...]) -> tuple[tuple, dict]:
     """The props of all shots, each once: (PropSpecs, {name: raw file data} for the scenario key)."""
     from sim.specs.prop import PropSpec
 
-    specs, raw = [], {}
+    specs: list[PropSpec] = []
+    raw: dict[str, Any] = {}
     for s in shots:
         for i, ref in enumerate(s.props):
             try:

@@ -40,15 +40,18 @@ class Face:
 
 
 class DieSpec(Spec):
+    """A die data file: shape and size (mm), mass (g), material and face labels in face order; validated so
+    the labels match the shape's faces."""
+
     name: str
     estimated: bool = False
     notes: str = ""
     shape: Literal["d4", "d6", "d8", "d12", "cuboid", "cylinder", "polyhedron"]
     size_mm: float | None = Field(default=None, gt=0, le=200)
-    dims_mm: tuple[float, float, float] | None = None
+    dims_mm: tuple[float, ...] | None = None
     radius_mm: float | None = Field(default=None, gt=0)
     height_mm: float | None = Field(default=None, gt=0)
-    vertices_mm: list[tuple[float, float, float]] | None = None
+    vertices_mm: list[tuple[float, ...]] | None = None
     mass_g: float = Field(gt=0, le=2000)
     edge_radius_mm: float = Field(default=0.0, ge=0)
     material: str = "plastic"
@@ -112,7 +115,7 @@ class DieSpec(Spec):
         elif s == "d12":
             k = self.size_mm * MM / (2 / PHI)
             b = 1 / PHI
-            pts = [[x, y, z] for x in (1, -1) for y in (1, -1) for z in (1, -1)]
+            pts: list[list[float]] = [[x, y, z] for x in (1.0, -1.0) for y in (1.0, -1.0) for z in (1.0, -1.0)]
             for sa in (1, -1):
                 for sb in (1, -1):
                     pts += [[0, sa * b, sb * PHI], [sa * b, sb * PHI, 0], [sa * PHI, 0, sb * b]]
@@ -143,8 +146,8 @@ class DieSpec(Spec):
                 n.append([a, b * PHI, 0])
             for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
                 n.append([a * PHI, 0, b])
-            n = np.array(n, float)
-            return n / np.linalg.norm(n, axis=1, keepdims=True)
+            arr = np.array(n, float)
+            return arr / np.linalg.norm(arr, axis=1, keepdims=True)
         if s == "cylinder":
             return np.array([[0, 0, 1], [0, 0, -1]], float)
         return None
@@ -230,7 +233,7 @@ class DieSpec(Spec):
         return _polyhedron_inertia(self.vertices_m)
 
     @cached_property
-    def inertia_diagonal(self) -> tuple[float, float, float]:
+    def inertia_diagonal(self) -> tuple[float, ...]:
         """Principal moments (kg m^2) of the solid of uniform density; the rounding is ignored (< 1 %)."""
         d = np.diag(self._inertia_tensor_unit()) * self.mass_kg
         return (float(d[0]), float(d[1]), float(d[2]))
@@ -245,6 +248,8 @@ class DieSpec(Spec):
         return i, tilt
 
     def bottom_face(self, orientation_xyzw) -> int:
+        """Index of the face pointing most nearly straight down at this orientation (xyzw): the one it
+        rests on."""
         rot = quat_to_matrix(orientation_xyzw)
         return int(np.argmin((self.face_normals @ rot.T)[:, 2]))
 
@@ -258,6 +263,7 @@ class DieSpec(Spec):
         return quat_mul(qz, q)
 
     def face_index(self, label: str) -> int:
+        """Index of the face with this label, or of face N for a label 'N' (1-based); KeyError otherwise."""
         if label in self.faces:
             return self.faces.index(label)
         if label.isdigit() and 1 <= int(label) <= len(self.faces) and label not in self.faces:
@@ -265,6 +271,7 @@ class DieSpec(Spec):
         raise KeyError(label)
 
     def is_icon(self, label: str) -> bool:
+        """Whether this face label is the die's special icon."""
         return label in self.icon_labels
 
 
@@ -314,7 +321,7 @@ def _polyhedron_inertia(v: np.ndarray) -> np.ndarray:
 
 
 def _sphere_points(r: float) -> np.ndarray:
-    pts = [[0, 0, 1], [0, 0, -1]]
+    pts: list[list[float]] = [[0.0, 0.0, 1.0], [0.0, 0.0, -1.0]]
     for lat in (-45, 0, 45):
         for lon in range(0, 360, 45):
             la, lo = math.radians(lat), math.radians(lon)
@@ -323,6 +330,7 @@ def _sphere_points(r: float) -> np.ndarray:
 
 
 def quat_to_matrix(q) -> np.ndarray:
+    """Rotation matrix (3x3) of an xyzw quaternion, normalised first."""
     x, y, z, w = (float(t) for t in q)
     n = math.sqrt(x * x + y * y + z * z + w * w)
     x, y, z, w = x / n, y / n, z / n, w / n
@@ -336,6 +344,7 @@ def quat_to_matrix(q) -> np.ndarray:
 
 
 def quat_mul(a, b) -> np.ndarray:
+    """Hamilton product a * b of xyzw quaternions (apply b, then a)."""
     ax, ay, az, aw = a
     bx, by, bz, bw = b
     return np.array(
@@ -365,4 +374,5 @@ def quat_between(u, v) -> np.ndarray:
 
 
 def load_die(name_or_path) -> DieSpec:
+    """A die by built-in name or TOML path; bad files raise SpecError."""
     return DieSpec.load(name_or_path, "die")

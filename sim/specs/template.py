@@ -1,4 +1,4 @@
-"""Templates: flat cardboard pieces flipped onto the board (DESIGN §5, §7; issue 4).
+"""Templates: flat cardboard pieces flipped onto the board.
 
 A template file gives the outline (one or more pieces, each a circle or polygon in the template's own
 frame, millimetres), its thickness, material and mass, the effect regions (layered like board
@@ -56,16 +56,23 @@ from sim.specs.geometry import MM, Shape, contains_points
 
 
 class TemplateRegion(Spec):
+    """A part of a template with its own damage (e.g. a template's centre dealing more)."""
+
     id: str = Field(min_length=1)
     damage: int = Field(ge=0)
     shape: Shape
 
 
 class SlimeCurve(Spec):
+    """The curve (mm, template frame) a slime template's arrow points to; a die is moved to touch it."""
+
     curve_mm: list[tuple[float, float]] = Field(min_length=2)
 
 
 class TemplateSpec(Spec):
+    """A template data file: outline and regions (mm), thickness (mm), mass or density, and its effect
+    (damage, armor, healing, slime)."""
+
     name: str = Field(min_length=1)
     title: str = ""
     estimated: bool = False
@@ -132,7 +139,7 @@ class TemplateSpec(Spec):
         return shapely.affinity.translate(self.outline_geom, -self.centroid_m[0], -self.centroid_m[1])
 
     @cached_property
-    def inertia_diagonal(self) -> tuple[float, float, float]:
+    def inertia_diagonal(self) -> tuple[float, ...]:
         """Principal moments about the centroid (thin plate: in-plane from the polygon's second moments).
 
         The x/y body axes are the outline's principal axes only for shapes symmetric about x or y; the
@@ -172,7 +179,7 @@ class TemplateSpec(Spec):
 
 
 
-def _second_moments(poly: Polygon) -> tuple[float, float, float]:
+def _second_moments(poly: Polygon) -> tuple[float, ...]:
     """Area moments (int y^2 dA, int x^2 dA, int xy dA) of a polygon about the origin."""
     co = np.asarray(poly.exterior.coords)
     if not poly.exterior.is_ccw:
@@ -219,8 +226,8 @@ class PlacedTemplate:
 
     id: str  # the body name is f"template:{id}"
     spec: TemplateSpec
-    position_m: tuple[float, float, float]
-    orientation_xyzw: tuple[float, float, float, float]
+    position_m: tuple[float, ...]
+    orientation_xyzw: tuple[float, ...]
 
     @property
     def body_name(self) -> str:
@@ -251,6 +258,7 @@ class PlacedTemplate:
         return (p @ self._rot)[:, :2]
 
     def to_world(self, xy_local_m: np.ndarray) -> np.ndarray:
+        """Template-frame xy points (m) to board-frame xy (m), as seen from above."""
         xy = np.asarray(xy_local_m, float).reshape(-1, 2)
         p = np.column_stack([xy, np.zeros(len(xy))]) @ self._rot.T + np.asarray(self.position_m)
         return p[:, :2]
@@ -262,6 +270,7 @@ class PlacedTemplate:
         return Polygon(self.to_world(co))
 
     def covers(self, xy_m: np.ndarray) -> np.ndarray:
+        """For each board-frame xy point (m), whether the template's footprint covers it."""
         return contains_points(self.footprint, xy_m)
 
     def region_for(self, xy_m: np.ndarray) -> tuple[str, int]:
@@ -280,10 +289,12 @@ def flat_pose(spec: TemplateSpec, x_mm: float, y_mm: float, yaw_deg: float, base
 
 
 def load_template(name_or_path: str | Path) -> TemplateSpec:
+    """A template by built-in name or TOML path; bad files raise SpecError."""
     return TemplateSpec.load(name_or_path, "template")
 
 
 def builtin_templates() -> list[TemplateSpec]:
+    """Every built-in template spec, sorted by name."""
     from sim.specs.datafiles import builtin_names
 
     return [TemplateSpec.load(n, "template") for n in builtin_names("template")]

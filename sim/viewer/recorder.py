@@ -63,6 +63,8 @@ class TrajectoryRecorder:
         self._frames = 0
 
     def start(self, physics, active: list[str]) -> None:
+        """Begin a throw: pick the bodies that can move (thrown dice, templates, loose props), read the
+        static props once, and take frame 0."""
         self._pose = physics.fast_calls().pose
         self._dice = list(active)
         moving, static = [], {}
@@ -99,11 +101,15 @@ class TrajectoryRecorder:
         self._frames += 1
 
     def sample(self, t: float) -> None:
+        """Called every physics step at time t (s): take a frame when the next frame time is reached (it
+        only reads poses)."""
         # frame k is taken at the first step at or after k / fps (half a microsecond of slack for rounding)
         if t * self.fps >= self._frames - 5e-7 * self.fps:
             self._take(t)
 
     def finish(self, t: float, trace: EventTrace) -> None:
+        """End the throw: take the resting pose at t (s) and assemble `trajectory` with the throw's contact
+        events."""
         if self._t[-1] < t:
             self._take(t)  # the resting pose itself, even between frames
         arr = np.asarray(self._rows, dtype=float).reshape(len(self._rows), -1)

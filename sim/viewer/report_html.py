@@ -252,6 +252,7 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
 
 
 def rewrite_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path:
+    """Write a run's report.html atomically, with `sample` replayed throws per cell; returns its path."""
     root = Path(root)
     text = build_report_html(root, sample)
     path = root / "report.html"

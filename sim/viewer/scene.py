@@ -8,8 +8,6 @@ Lengths are millimetres (rounded to 0.01 mm), times seconds, orientations quater
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from typing import Any
 
@@ -20,6 +18,7 @@ import shapely.geometry
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel, unary_union
 
+from sim.hashing import json_hash
 from sim.viewer.recorder import Trajectory
 
 SIMPLIFY_MM = 0.05  # outline simplification: far below what a page shows, and it halves the points
@@ -133,7 +132,8 @@ def _mesh_json(verts: np.ndarray, idx: np.ndarray, scale: float = 1e3) -> dict[s
 
 def _box_mesh(parts) -> tuple[np.ndarray, np.ndarray]:
     """Triangle mesh (body frame, m) of compound box parts ((centre), (half extents)[, yaw])."""
-    verts, idx = [], []
+    verts: list[np.ndarray] = []
+    idx: list[int] = []
     quad = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
     for p in parts:
         c, h = np.asarray(p[0], float), np.asarray(p[1], float)
@@ -197,13 +197,13 @@ def scene_json(thrower) -> dict[str, Any]:
         bodies[name] = die_json(die)
     bodies.update(props_json(thrower))
     bodies.update(templates_json(thrower))
-    scene = {
+    scene: dict[str, Any] = {
         "board": board_json(sc.board),
         "table": {"colour": "#6b4f35", "half_size_mm": 1500},
         "bodies": bodies,
     }
     # a key of the drawing itself: cells that differ only in skill (same world) share one scene
-    scene["key"] = hashlib.sha256(json.dumps(scene, sort_keys=True).encode()).hexdigest()[:12]
+    scene["key"] = json_hash(scene, length=12)
     return scene
 
 
@@ -211,6 +211,8 @@ EVENT_KINDS = (("table", "table"), ("board", "board"), ("prop:", "prop"), ("temp
 
 
 def event_kind(other: str) -> str:
+    """The kind of body a contact was with (table, board, prop, template, die, other), from its name's
+    prefix."""
     for prefix, kind in EVENT_KINDS:
         if other.startswith(prefix):
             return kind

@@ -1,4 +1,4 @@
-"""The physical thumb flip of a flat template (DESIGN §7, §8; issue 4).
+"""The physical thumb flip of a flat template.
 
 Bodies: a template is one maximal-coordinate PyBullet body whose collision shape is a compound of
 convex prisms (its outline split by `template.convex_decomposition`), with continuous collision
@@ -6,7 +6,7 @@ detection (swept sphere 0.45 x thickness, `allowedCcdPenetration=0` world-wide) 
 Bullet inflates a convex hull by its collision margin, so each prism is built shrunk by the margin
 on every side: the rest height is the true one (tests/test_flip.py checks it to 0.2 mm).
 
-Flight (why not just PyBullet, DESIGN §8): a maximal-coordinate body ignores the gyroscopic term
+Flight (why not just PyBullet): a maximal-coordinate body ignores the gyroscopic term
 ω x (Iω), and a flipped cardboard disk feels air drag of the order of half its weight. So the flip
 is integrated in two phases:
 
@@ -29,13 +29,14 @@ template settles again where it was), and the templates it lies on (stacking).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from sim.seeding import STREAM_TEMPLATES, rng_for
 from sim.specs.board import BoardSpec
-from sim.specs.die import quat_to_matrix
+from sim.specs.die import DieSpec, quat_to_matrix
 from sim.specs.flip import FLIP_SKILLS, FlipProfile, FlipSkill
 from sim.specs.physics import PhysicsSettings
 from sim.specs.template import PlacedTemplate, TemplateSpec
@@ -107,6 +108,8 @@ def add_flip_board(ph: Physics, board: BoardSpec, name: str = "board") -> int:
 # ---------------------------------------------------------------- the flip world
 @dataclass
 class FlipAttempt:
+    """One landing of a flipped template: where it came to rest and why it counts or not (`status`)."""
+
     turned_deg: float
     position_mm: list[float]
     orientation_xyzw: list[float]
@@ -121,6 +124,7 @@ class FlipAttempt:
     min_clearance_mm: float | None = None
 
     def to_json(self) -> dict:
+        """The attempt as a record (mm to 1 um, degrees to 1e-3)."""
         return {
             "turned_deg": round(self.turned_deg, 3),
             "position_mm": [round(v, 3) for v in self.position_mm],
@@ -137,6 +141,8 @@ class FlipAttempt:
 
 @dataclass
 class FlipResult:
+    """All attempts of one template's flip (re-flipped until it stays) and where it stayed, if it did."""
+
     template: str
     id: str
     attempts: list[FlipAttempt]
@@ -158,6 +164,7 @@ class FlipResult:
         return sum(a.status == "turned-too-little" for a in self.attempts)
 
     def to_json(self) -> dict:
+        """The flip as a record: final pose, counts of flips, damage and failures, and every attempt."""
         last = self.attempts[-1]
         return {
             "template": self.template,
@@ -186,7 +193,7 @@ class FlipWorld:
     Built once and reused: `flip()` resets the flipped body; bodies already placed stay put."""
 
     def __init__(self, board: BoardSpec, templates: list[tuple[str, TemplateSpec]], profile: FlipProfile | None = None,
-                 materials=None, dice: list[tuple[str, object]] = ()) -> None:
+                 materials=None, dice: Sequence[tuple[str, DieSpec]] = ()) -> None:
         self.board = board
         self.profile = profile or FlipProfile()
         settings = PhysicsSettings(step_hz=self.profile.step_hz, ccd=True)
@@ -226,13 +233,9 @@ class FlipWorld:
         self.placed.clear()
 
     def place_die(self, name: str, position_m, orientation_xyzw) -> None:
+        """Put a die at a pose (m, xyzw), at rest, before templates are flipped onto the board."""
         self.physics.set_state(name, position_m, orientation_xyzw)
 
-    def place_template(self, tid: str, position_m, orientation_xyzw) -> None:
-        self.physics.set_state(f"template:{tid}", position_m, orientation_xyzw)
-        self.placed[tid] = PlacedTemplate(tid, self.specs[tid], tuple(position_m), tuple(orientation_xyzw))
-
-    # -------- releases
     def nominal_speed(self, spec: TemplateSpec) -> float:
         """Horizontal speed that lands the nominal flip (with drag) on the aim point."""
         key = (spec.name, self.profile.model_dump_json())
@@ -278,6 +281,8 @@ class FlipWorld:
         return FlightState(np.array([hand[0], hand[1], h]), v, q, L)
 
     def release(self, spec: TemplateSpec, rng: np.random.Generator, skill: FlipSkill) -> FlightState:
+        """A random flip's starting state: the nominal flip perturbed by the skill's noise, with a uniform
+        yaw."""
         p = self.profile
         z = rng.standard_normal(7)
         vh = max(0.05, self.nominal_speed(spec) * (1 + skill.speed_sd_frac * z[0]))
@@ -291,6 +296,8 @@ class FlipWorld:
 
     # -------- one flip (with re-flips)
     def flip(self, tid: str, seed: int, index: int = 0, skill: str | FlipSkill = "casual") -> FlipResult:
+        """Flip template `tid` until it stays (at most max_flips), drawing from the (seed, index) stream;
+        the result is placed in this world."""
         sk = FLIP_SKILLS[skill] if isinstance(skill, str) else skill
         spec = self.specs[tid]
         rng = rng_for(seed, index, STREAM_TEMPLATES)

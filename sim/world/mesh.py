@@ -50,7 +50,7 @@ def slab_mesh(region, cells: list, z0: float, z1: float) -> tuple[np.ndarray, np
     sliver triangles gave rebounds that depended on where the die landed (0.14-0.61 for one value);
     cells keep every triangle well shaped. Walls are built only along the region's own boundary, never
     between cells, so nothing inside the slab can catch a die."""
-    verts: list[tuple[float, float, float]] = []
+    verts: list[tuple[float, ...]] = []
     idx: list[int] = []
 
     def add(x, y, z) -> int:
@@ -93,7 +93,7 @@ def extrude(poly, w0: float, w1: float) -> tuple[np.ndarray, np.ndarray]:
 
 def revolve(profile_rz: list[tuple[float, float]], segments: int) -> tuple[np.ndarray, np.ndarray]:
     """Closed surface of revolution of a closed (r, z) profile about the z axis."""
-    verts: list[tuple[float, float, float]] = []
+    verts: list[tuple[float, ...]] = []
     idx: list[int] = []
     angles = np.linspace(0, 2 * np.pi, segments, endpoint=False)
     n = len(profile_rz)

@@ -22,6 +22,8 @@ _BUILDING = ("building",)  # start() marker while the world is being built
 
 
 def anchor_point(spec: PropSpec, scenario) -> np.ndarray:
+    """The anchor a prop's placement offset is measured from (m, board frame): board top, board edge, the
+    hand's release point, the thrower's spot on the table, or the origin."""
     a = spec.placement.anchor
     board = scenario.board
     if a == "table":
@@ -106,7 +108,7 @@ class PropWorld:
                 fl, fh = s.foot_length_mm * MM, s.foot_height_mm * MM
                 # panel and foot as boxes; body origin at the panel's centre of footprint
                 yc = side * (g2 + w / 2)
-                parts = [((0.0, 0.0, h / 2), (t / 2, w / 2, h / 2)),
+                parts: list[tuple] = [((0.0, 0.0, h / 2), (t / 2, w / 2, h / 2)),
                          ((0.0, side * (w / 2 - t / 2), fh / 2), (fl / 2, t / 2, fh / 2))]
                 # put the body origin at the pieces' centre of mass (uniform card)
                 vols = np.array([8 * np.prod(p[1]) for p in parts])
@@ -141,7 +143,7 @@ class PropWorld:
         self.physics.add_static_mesh(name, verts, idx, material, pos, quat)
 
     # ---- per throw ----
-    def start(self, draw: tuple[int, int] | None) -> None:
+    def start(self, draw: tuple | None) -> None:
         """Put every prop at its placement for a throw: the nominal one (draw None, exact releases),
         or jittered by the throw's prop stream (seed, index)."""
         rng = rng_for(draw[0], draw[1], STREAM_PROPS) if draw not in (None, _BUILDING) else None
@@ -192,7 +194,8 @@ class PropWorld:
 
     def cup_pose(self, pp: PlacedProp, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Position, rotation, linear and angular velocity of a cup at time t of its cast."""
-        s: CupShape = pp.spec.shape
+        s = pp.spec.shape
+        assert isinstance(s, CupShape)
         V = s.cast_speed_mps * pp.speed_factor
         T = s.cast_time_s
         tau = min(max(t - s.delay_s, 0.0), T)
@@ -223,10 +226,12 @@ class PropWorld:
 
     # ---- after the throw ----
     def touched(self, outcome_touching, prefix: str) -> bool:
+        """Whether any touched body name starts with `prefix`."""
         return any(t.startswith(prefix) for t in outcome_touching)
 
 
 def build_props(physics, scenario) -> PropWorld:
+    """The props of a scenario built into a physics world (none if it has no props)."""
     return PropWorld(physics, scenario, list(getattr(scenario, "props", ()) or ()))
 
 

@@ -69,7 +69,7 @@ def _w():
 
 
 def test_pybullet_alone_would_not_precess_correctly():
-    """Why the flight is integrated by us (DESIGN §8): a maximal-coordinate PyBullet body loses it."""
+    """Why the flight is integrated by us: a maximal-coordinate PyBullet body loses it."""
     spec = load_template("armor")  # asymmetric: three different moments
     w = FlipWorld(BOARD, [("armor", spec)])
     ph, c = w.physics, w.physics.client

@@ -1,0 +1,132 @@
+"""The architecture, checked from the source: layers import only downward, no import cycles, PyBullet
+only in the world layer, no reaching into another module's private names."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SIM = Path(__file__).resolve().parents[1] / "sim"
+
+# lower number = lower layer; a module may import its own layer and any lower one
+LAYER = {
+    "sim": 0, "sim.errors": 0, "sim.seeding": 0,
+    "sim.specs": 1,
+    "sim.rules": 2, "sim.world": 2,
+    "sim.engine": 3,
+    "sim.viewer": 3.5,  # presentation of throws: reads engine results; experiments use it for report.html
+    "sim.experiments": 4,
+    "sim.cli": 5,
+}
+SIBLINGS_APART = {("sim.rules", "sim.world"), ("sim.world", "sim.rules")}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for p in SIM.rglob("*.py"):
+        rel = p.relative_to(SIM.parent).with_suffix("")
+        name = ".".join(rel.parts)
+        out[name.removesuffix(".__init__")] = p
+    return out
+
+
+def _imports(path: Path, name: str) -> set[str]:
+    """Every sim module a file imports, at any depth (function-level imports count too)."""
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    pkg = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = pkg.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}
+    mods = _modules()
+    return {m for m in found if m in mods and m != name}
+
+
+def _layer_of(name: str) -> str:
+    parts = name.split(".")
+    for k in (".".join(parts[:2]), parts[0]):
+        if k in LAYER:
+            return k
+    raise KeyError(name)
+
+
+GRAPH = {name: _imports(p, name) for name, p in _modules().items()}
+
+
+def test_every_module_belongs_to_a_layer():
+    for name in GRAPH:
+        _layer_of(name)
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH))
+def test_imports_only_go_down(name):
+    me = _layer_of(name)
+    for dep in GRAPH[name]:
+        other = _layer_of(dep)
+        if dep == "sim" or other == me:
+            continue
+        assert (me, other) not in SIBLINGS_APART, f"{name} imports {dep}: {me} and {other} never import each other"
+        assert LAYER[other] < LAYER[me], f"{name} ({me}) imports {dep} ({other}), a layer above or beside it"
+
+
+def test_no_import_cycles():
+    seen: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> None:
+        seen[n] = 1
+        stack.append(n)
+        for d in GRAPH.get(n, ()):
+            if d == "sim":
+                continue
+            if seen.get(d) == 1:
+                cycle = stack[stack.index(d):] + [d]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if d not in seen:
+                visit(d)
+        stack.pop()
+        seen[n] = 2
+
+    for n in sorted(GRAPH):
+        if n not in seen:
+            visit(n)
+
+
+def test_only_the_world_layer_imports_pybullet():
+    for name, path in _modules().items():
+        if name.startswith("sim.world"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(m.split(".")[0] in ("pybullet", "pybullet_utils") for m in mods), f"{name} imports pybullet"
+
+
+def test_no_module_reaches_into_another_modules_private_names():
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sim"):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, f"{name} imports private {private} from {node.module}"
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                owner = ast.unparse(node.value)
+                if owner in ("self", "cls", "super()", "argparse") or (name, owner) in ALLOWED_PRIVATE:
+                    continue
+                pytest.fail(f"{name}:{node.lineno} reaches into {owner}.{node.attr}")
+
+
+# where a module touches a private member on purpose: its own class's (a constructor filling in an
+# instance it just made), or PyBullet's client id inside the world facade
+ALLOWED_PRIVATE = {("sim.specs.base", "obj"), ("sim.experiments.store", "store"),
+                   ("sim.world.physics", "self.client")}
