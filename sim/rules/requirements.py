@@ -36,12 +36,13 @@ from typing import Any
 import numpy as np
 
 from sim.errors import SpecError
-from sim.rules.trace import EventTrace
+from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.board import BoardSpec
 from sim.specs.requirements import REQUIREMENT_NAMES
 from sim.specs.rules import RuleSet
 
 PASSED, FAILED, TOUCHED = "passed", "failed", "touched"
+BOARD_PREFIXES = ("board", "template")
 
 
 @dataclass
@@ -56,11 +57,31 @@ class RequirementContext:
 Predicate = Callable[[EventTrace, str, RequirementContext], str]
 
 
-def bounces_before_board(trace: EventTrace, die: str, board: BoardSpec | None) -> int:
-    """Table contacts that began outside the board outline before the die first touched the board."""
+# props lying on the board: for the bounce rule they are the board ("before touching the board")
+ON_BOARD_PROP_TYPES = ("volcano", "slow-tokens", "fire-token")
+
+
+def touches_board(e: ContactEvent, ctx: RequirementContext) -> bool:
+    """Whether a contact is a touch of the board for the bounce rule: the board, a template, a prop lying
+    on the board (Volcano, Fire token, Slow tokens), or any other body that is neither the table nor a
+    prop off the board (another die) met over the board's outline."""
+    if e.other == "table":
+        return False
+    if e.other.startswith(BOARD_PREFIXES):
+        return True
+    for pp in ctx.props.values():
+        if e.other in pp.bodies:
+            return pp.type in ON_BOARD_PROP_TYPES
+    return ctx.board is not None and bool(ctx.board.on_board(np.array([e.point_m[:2]]))[0])
+
+
+def bounces_before_board(trace: EventTrace, die: str, ctx: RequirementContext) -> int:
+    """Table contacts that began outside the board outline before the die first touched the board (or
+    anything lying on it: `touches_board`)."""
+    board = ctx.board
     n = 0
     for e in trace.of(die):
-        if e.other == "board" or e.other.startswith("template"):
+        if touches_board(e, ctx):
             break
         if e.other == "table":
             if board is None or not bool(board.on_board(np.array([e.point_m[:2]]))[0]):
@@ -69,17 +90,14 @@ def bounces_before_board(trace: EventTrace, die: str, board: BoardSpec | None) -
 
 
 def standard_bounce(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
-    """The standard rule: at least `rules.min_bounces` table bounces outside the board first."""
-    touched_board = trace.first(die, "board") is not None or trace.first(die, "template") is not None
-    if not touched_board:
-        return PASSED  # never reached the board: that is a landing miss, not a bounce failure
-    return PASSED if bounces_before_board(trace, die, ctx.board) >= ctx.rules.min_bounces else FAILED
+    """The standard rule: at least `rules.min_bounces` table bounces outside the board before the die
+    first touches the board or anything lying on it ("the die must bounce at least once on the table
+    outside of the Target board before touching the board")."""
+    if not any(touches_board(e, ctx) for e in trace.of(die)):
+        return PASSED  # never reached the board nor anything on it: a landing miss, not a bounce failure
+    return PASSED if bounces_before_board(trace, die, ctx) >= ctx.rules.min_bounces else FAILED
 
 
-
-
-
-BOARD_PREFIXES = ("board", "template")
 
 
 def _prop(ctx: RequirementContext, kind: str, name: str, hole: bool | None = None):
