@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-# One shot, one physical meaning: a modifier shot thrown alone (`far`) is the standard shot with its
-# own `[combine]` rules applied, so `far` and `standard + far` throw the same release (tests/specs).
-
 from sim.errors import SpecError
 from sim.specs.datafiles import read_toml, resolve
 from sim.specs.shot import NoiseMultipliers, ShotSpec
+
+# One shot, one physical meaning: a modifier shot thrown alone (`far`) is the standard shot with its
+# own `[combine]` rules applied, so `far` and `standard + far` throw the same release (tests/specs).
 
 
 def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
