@@ -75,15 +75,36 @@ def touches_board(e: ContactEvent, ctx: RequirementContext) -> bool:
     return ctx.board is not None and bool(ctx.board.on_board(np.array([e.point_m[:2]]))[0])
 
 
+def is_bounce(trace: EventTrace, e: ContactEvent, rules: RuleSet) -> bool:
+    """Whether contact `e` ends a real flight: the die touched nothing since its last lift-off (or its
+    release) for at least `rules.bounce_min_airborne_s`, and its centre fell at least
+    `rules.bounce_min_height_mm` from the highest point of that stretch onto the arrival. A trace
+    without contact state (`lift_offs` None) or without the die's path counts every contact."""
+    if trace.lift_offs is None:
+        return True
+    t_path, path = _times_path(trace, e.die)
+    if len(path) == 0:
+        return True
+    start = max((t for t in trace.lift_offs.get(e.die, []) if t <= e.time_s), default=0.0)
+    if any(start < o.time_s < e.time_s for o in trace.of(e.die)):
+        return False  # it touched something in between: not airborne since the lift-off
+    if e.time_s - start < rules.bounce_min_airborne_s - 1e-9:
+        return False
+    stretch = path[(t_path >= start - 1e-9) & (t_path <= e.time_s + 1e-9), 2]
+    if len(stretch) == 0:
+        return True  # no samples in the stretch (a sparse hand-built path): the contact counts
+    return float(stretch.max() - stretch[-1]) * 1e3 >= rules.bounce_min_height_mm - 1e-9
+
+
 def bounces_before_board(trace: EventTrace, die: str, ctx: RequirementContext) -> int:
-    """Table contacts that began outside the board outline before the die first touched the board (or
-    anything lying on it: `touches_board`)."""
+    """Table bounces (`is_bounce`) that began outside the board outline before the die first touched the
+    board (or anything lying on it: `touches_board`)."""
     board = ctx.board
     n = 0
     for e in trace.of(die):
         if touches_board(e, ctx):
             break
-        if e.other == "table":
+        if e.other == "table" and is_bounce(trace, e, ctx.rules):
             if board is None or not bool(board.on_board(np.array([e.point_m[:2]]))[0]):
                 n += 1
     return n
@@ -152,7 +173,8 @@ def firewall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
     if cross is None:
         return FAILED  # never got past the wall
     tc, loc = cross
-    bounced = any(e.other == "table" and e.time_s < tc and pp.to_local(np.array(e.point_m))[0, 0] < 0 for e in trace.of(die))
+    bounced = any(e.other == "table" and e.time_s < tc and pp.to_local(np.array(e.point_m))[0, 0] < 0
+                  and is_bounce(trace, e, ctx.rules) for e in trace.of(die))
     over = loc[2] > s.height_mm * 1e-3 and abs(loc[1]) <= s.width_mm * 1e-3 / 2
     if not (bounced and over):
         return FAILED
@@ -269,7 +291,8 @@ def bounce_before_board(trace: EventTrace, die: str, ctx: RequirementContext) ->
     if not mats:
         return standard_bounce(trace, die, ctx)
     events = [replace(e, other="table") if e.other in mats else e for e in trace.events]
-    return standard_bounce(EventTrace(events=events, path_t=trace.path_t, paths=trace.paths), die, ctx)
+    return standard_bounce(EventTrace(events=events, path_t=trace.path_t, paths=trace.paths, lift_offs=trace.lift_offs),
+                           die, ctx)
 
 
 PREDICATES: dict[str, Predicate] = {
