@@ -33,6 +33,7 @@ from sim.experiments.executor import (
     run_prepare,
 )
 from sim.experiments.fight_spec import FightExperiment, FightExperimentSpec, resolve_any, throws_folder
+from sim.experiments.progress import RunProgress
 from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
 from sim.experiments.store import Store, write_json
@@ -127,22 +128,6 @@ class Results:
         return self.out / "report.md"
 
 
-def _progress(total: int, initial: int, quiet: bool, unit: str = "throw"):
-    from tqdm.auto import tqdm
-
-    return tqdm(
-        total=total,
-        initial=initial,
-        unit=unit,
-        unit_scale=False,
-        smoothing=0.1,
-        disable=quiet,
-        file=sys.stderr,
-        dynamic_ncols=True,
-        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} " + unit + "s [{elapsed}<{remaining}, {rate_fmt}]",
-    )
-
-
 def run_experiment(
     path_or_spec: str | Path | ExperimentSpec | FightExperimentSpec | dict,
     out: str | Path | None = None,
@@ -230,7 +215,7 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
         p.decide(stop_rule, spec.confidence)
 
     resumed = sum(p.throws_done for p in plans)
-    bar = _progress(sum(p.planned_throws for p in plans), resumed, quiet, "fight" if fights else "throw")
+    bar = RunProgress(sum(p.planned_throws for p in plans), resumed, quiet, "fight" if fights else "throw")
     run_throws = 0
     in_flight: set[tuple[int, int]] = set()
     ex: Executor | None = None
@@ -238,7 +223,7 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
         if not all(p.complete for p in plans):
             ex = executor if isinstance(executor, Executor) else make_executor(executor, workers, scheduler)
             limit = max(2, 2 * ex.workers)
-            bar.set_postfix_str(f"{ex.name} x{ex.workers}", refresh=False)
+            bar.throwing(ex.name, ex.workers)
             prepared = _prepare(ex, exp, plans, store, bar, _prepare_fn) if _prepare_fn is not None else {}
             while True:
                 while len(in_flight) < limit:
@@ -262,12 +247,11 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
                 plan.done[task.chunk] = (k, table.num_rows)
                 was = plan.planned_throws
                 plan.decide(stop_rule, spec.confidence)
+                bar.chunk_done(table.num_rows, counted=task.chunk <= plan.limit)
                 if task.chunk <= plan.limit:
-                    bar.update(table.num_rows)
                     run_throws += table.num_rows
                 if plan.planned_throws != was:
-                    bar.total = sum(p.planned_throws for p in plans)
-                    bar.refresh()
+                    bar.set_total(sum(p.planned_throws for p in plans))
     except KeyboardInterrupt:
         if ex is not None and ex is not executor:
             ex.close()
@@ -341,7 +325,7 @@ def _prepare(ex: Executor, exp: Experiment, plans: list[_CellPlan], store: Store
             need[cell.key] = c
     if not need:
         return known
-    bar.set_description_str(f"aiming ({len(need)} scenarios)")
+    bar.describe(f"aiming ({len(need)} scenarios)")
     for key, c in need.items():
         ex.submit(PrepareTask(cell=c, inputs=exp.cells[c].inputs, key=key), fn)
     for _ in range(len(need)):
@@ -353,7 +337,7 @@ def _prepare(ex: Executor, exp: Experiment, plans: list[_CellPlan], store: Store
                 continue
         known[task.key] = value
     write_json(path, known)
-    bar.set_description_str("")
+    bar.describe("")
     return known
 
 
