@@ -58,6 +58,8 @@ class Spec(BaseModel):
 
     @classmethod
     def from_dict(cls: type[S], data: dict[str, Any], source: str | Path = "<data>") -> S:
+        """Validate a data table (its 'kind' key ignored) into a spec; any problem raises SpecError naming
+        `source` and the field."""
         if not isinstance(data, dict):
             raise SpecError(source, "", "expected a table of keys and values")
         data = dict(data)
@@ -87,6 +89,7 @@ class Spec(BaseModel):
 
     @classmethod
     def load(cls: type[S], name_or_path: str | Path, kind: str) -> S:
+        """Load a built-in spec by name, or a TOML file by path, of the given kind."""
         path = resolve(kind, name_or_path)
         data = read_toml(path)
         if data.get("kind", kind) != kind:

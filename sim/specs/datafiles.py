@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 import os
 import stat
@@ -30,6 +31,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "shot": ("shots", ""),
     "skill": ("shots", "skills"),
     "experiment": ("experiments", ""),
+    "monster": ("monsters", ""),
+    "fight": ("fights", ""),
 }
 
 
@@ -45,6 +48,7 @@ def builtin_dir(kind: str) -> Path:
 
 
 def builtin_names(kind: str) -> list[str]:
+    """Names of the built-in data files of `kind` (file stems), sorted; empty if there are none."""
     d = builtin_dir(kind)
     if not d.is_dir():
         return []
@@ -59,8 +63,8 @@ _PARSED: dict[bytes, dict[str, Any]] = {}  # content digest -> parsed: a sweep r
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    """A data file's content (a fresh copy the caller may change); anything that is not a small UTF-8
-    TOML file is one SpecError."""
+    """A data file's content (a fresh copy the caller may change); missing, unreadable or malformed
+    files, and anything that is not a small UTF-8 TOML file, raise SpecError instead of OSError."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a folder, a pipe or a device (which could block)
             raise SpecError(path, "", "cannot read (not a regular file)")
@@ -109,16 +113,33 @@ def _depth(data: Any) -> int:
     return deepest
 
 
+def nearest(name: str, known: list[str]) -> str | None:
+    """The known name closest to a mistyped one (`magam` -> `magma`), or None when none is close."""
+    match = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
 def resolve(kind: str, name_or_path: str | Path) -> Path:
     """A built-in name (`magma`) or a path (`my_board.toml`) to a file path."""
     s = str(name_or_path)
     p = Path(s)
     if s.endswith(".toml") or p.parent != Path(".") or p.is_file():
         if not p.is_file():
-            raise SpecError(p, "", "file not found")
+            raise SpecError(p, "", "file not found" + _builtin_hint(kind, p.stem if s.endswith(".toml") else p.name))
         return p
     candidate = builtin_dir(kind) / f"{s}.toml"
     if candidate.is_file():
         return candidate
-    known = ", ".join(builtin_names(kind)) or "none"
-    raise SpecError(f"<{kind} name>", kind, f"unknown {kind} '{s}' (built-in: {known})")
+    names = builtin_names(kind)
+    guess = nearest(s, names)
+    hint = f"did you mean '{guess}'? " if guess else ""
+    raise SpecError(f"<{kind} name>", kind, f"unknown {kind} '{s}' ({hint}built-in: {', '.join(names) or 'none'})")
+
+
+def _builtin_hint(kind: str, stem: str) -> str:
+    """A missing file whose name is a built-in's (`quickstart.toml` run from another folder): name it."""
+    names = builtin_names(kind)
+    if stem in names:
+        return f" (there is a built-in {kind} '{stem}': give its name without a folder or '.toml')"
+    guess = nearest(stem, names)
+    return f" (a built-in {kind} is named '{guess}')" if guess else ""

@@ -24,6 +24,8 @@ class _Shape(Spec):
 
 
 class Circle(_Shape):
+    """A disc, or a sector of one between start_deg and end_deg (mm, board or template frame)."""
+
     kind: Literal["circle"]
     center_mm: tuple[Length, Length] = (0.0, 0.0)
     radius_mm: float = Field(gt=0, le=MAX_LENGTH_MM)
@@ -36,10 +38,13 @@ class Circle(_Shape):
         return self
 
     def geometry(self) -> BaseGeometry:
+        """The shape as a shapely geometry in metres."""
         return _sector(self.center_mm, 0.0, self.radius_mm, self.start_deg, self.end_deg)
 
 
 class Annulus(_Shape):
+    """A ring between two radii, or a sector of one (mm); the inner radius must be smaller."""
+
     kind: Literal["annulus"]
     center_mm: tuple[Length, Length] = (0.0, 0.0)
     r_inner_mm: float = Field(ge=0, le=MAX_LENGTH_MM)
@@ -55,6 +60,7 @@ class Annulus(_Shape):
         return self
 
     def geometry(self) -> BaseGeometry:
+        """The shape as a shapely geometry in metres."""
         return _sector(self.center_mm, self.r_inner_mm, self.r_outer_mm, self.start_deg, self.end_deg)
 
 
@@ -66,6 +72,8 @@ def _check_span(start_deg: float | None, end_deg: float | None) -> None:
 
 
 class PolygonShape(_Shape):
+    """A simple polygon (edges never cross, non-zero area), points in mm."""
+
     kind: Literal["polygon"]
     points_mm: list[tuple[Length, Length]] = Field(min_length=3, max_length=MAX_POINTS)
 
@@ -79,6 +87,7 @@ class PolygonShape(_Shape):
         return self
 
     def geometry(self) -> BaseGeometry:
+        """The shape as a shapely geometry in metres."""
         return Polygon([(x * MM, y * MM) for x, y in self.points_mm])
 
 

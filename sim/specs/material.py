@@ -22,6 +22,8 @@ MAX_MATERIALS = 100
 
 
 class PairSpec(Spec):
+    """Friction, restitution and optional contact damping of a contact between materials a and b."""
+
     a: Name
     b: Name
     friction: float = Field(gt=0, le=2.0)
@@ -50,6 +52,7 @@ class MaterialTable(Spec):
 
     @model_validator(mode="after")
     def _known(self) -> MaterialTable:
+        """Refuse pairs that name a material missing from `materials`."""
         known = set(self.materials)
         for i, p in enumerate(self.pairs):
             for side in ("a", "b"):
@@ -58,12 +61,15 @@ class MaterialTable(Spec):
         return self
 
     def pair(self, a: str, b: str) -> PairSpec | None:
+        """The pair entry for two materials in either order, or None; a same-material contact matches only
+        a same-material entry."""
         for p in self.pairs:
             if {p.a, p.b} == {a, b} and (a == b) == (p.a == p.b):
                 return p
         return None
 
     def require(self, a: str, b: str, where: str) -> PairSpec:
+        """The pair entry for two materials; SpecError naming `where` it is needed if the table lacks it."""
         p = self.pair(a, b)
         if p is None:
             from sim.errors import SpecError
@@ -73,6 +79,7 @@ class MaterialTable(Spec):
 
     @classmethod
     def default(cls) -> MaterialTable:
+        """The built-in material table (read once per process)."""
         return _default_table()
 
 

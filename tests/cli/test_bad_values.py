@@ -196,7 +196,7 @@ def test_bad_value_is_one_line_exit_2_nothing_written(case, argv, needle, tmp_pa
 def test_check_accepts_every_builtin_experiment(capsys):
     for f in sorted((REPO / "experiments").glob("*.toml")):
         assert main(["check", str(f)]) == 0, f
-        assert "valid experiment" in capsys.readouterr().out
+        assert "is a valid" in capsys.readouterr().out
 
 
 def test_check_accepts_an_experiment_file_outside_the_repository(tmp_path, capsys):
