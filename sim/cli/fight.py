@@ -13,6 +13,7 @@ import argparse
 import json
 from typing import Any
 
+from sim.cli.common import INDEX, SEED, integer
 from sim.errors import SpecError
 from sim.specs.fight import load_fight
 
@@ -26,9 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="resample recorded throws (--records, default) or simulate every throw with the dice "
                         "left on the board (physics)")
     p.add_argument("--variant", help="use only this variant's throws from RESULTS_DIR (default: the fight file's)")
-    p.add_argument("--seed", type=int, help="root seed (default: the fight file's)")
-    p.add_argument("--fights", type=int, help="how many fights to play (default: the fight file's, 1)")
-    p.add_argument("--first", type=int, default=0, help="index of the first fight (default 0)")
+    p.add_argument("--seed", type=SEED, help="root seed (default: the fight file's)")
+    p.add_argument("--fights", type=integer(1, 10_000_000), help="how many fights to play (default: the fight file's, 1)")
+    p.add_argument("--first", type=INDEX, default=0, help="index of the first fight (default 0)")
     p.add_argument("--policy", help="named policy (default: the fight file's)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", dest="overrides",
                    help="override a fight setting, e.g. difficulty=hard or house_rules.extra_white_dice=2")

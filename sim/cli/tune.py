@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from sim.cli.common import add_scenario_options, pairs
+from sim.cli.common import SEED, add_scenario_options, pairs
 from sim.errors import SpecError
 
 _NUMBER = r"[-+]?[0-9.]+(?:[eE][-+]?\d+)?"
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"most trials in total (default {SHOT_BUDGET} throws, or {FIGHT_BUDGET} fights)")
     p.add_argument("--initial-n", type=int, default=64, help="trials per value at the first stage (default 64)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default 0.95)")
-    p.add_argument("--seed", type=int, default=0, help="root seed: same seed, same answer (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="root seed: same seed, same answer (default 0)")
     p.add_argument("--out", help="write OUT/tune.json and OUT/tune.png")
     p.set_defaults(func=cmd_tune)
 
