@@ -122,18 +122,31 @@ def nearest(name: str, known: list[str]) -> str | None:
 def resolve(kind: str, name_or_path: str | Path) -> Path:
     """A built-in name (`magma`) or a path (`my_board.toml`) to a file path."""
     s = str(name_or_path)
+    if len(s) > MAX_NAME or "\x00" in s:
+        raise SpecError(f"<{kind} name>", kind, f"not a {kind} name or a file path ({len(s)} characters)")
     p = Path(s)
-    if s.endswith(".toml") or p.parent != Path(".") or p.is_file():
-        if not p.is_file():
+    if s.endswith(".toml") or p.parent != Path(".") or _is_file(p):
+        if not _is_file(p):
             raise SpecError(p, "", "file not found" + _builtin_hint(kind, p.stem if s.endswith(".toml") else p.name))
         return p
     candidate = builtin_dir(kind) / f"{s}.toml"
-    if candidate.is_file():
+    if _is_file(candidate):
         return candidate
     names = builtin_names(kind)
     guess = nearest(s, names)
     hint = f"did you mean '{guess}'? " if guess else ""
     raise SpecError(f"<{kind} name>", kind, f"unknown {kind} '{s}' ({hint}built-in: {', '.join(names) or 'none'})")
+
+
+MAX_NAME = 4096  # characters of a name or path (the usual PATH_MAX)
+
+
+def _is_file(p: Path) -> bool:
+    """Path.is_file, but a name the system refuses (too long, ...) is simply not a file."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _builtin_hint(kind: str, stem: str) -> str:
