@@ -7,11 +7,11 @@ import argparse
 import os
 import sys
 
-from sim.cli import bench, catalog, determinism, run, shots, templates, throws
+from sim.cli import bench, catalog, determinism, doctor, run, shots, templates, throws
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-COMMAND_GROUPS = (throws, catalog, bench, determinism, templates, shots, run)
+COMMAND_GROUPS = (throws, catalog, bench, determinism, templates, shots, run, doctor)
 
 
 def build_parser() -> argparse.ArgumentParser:
