@@ -116,23 +116,26 @@ def run_chunk(task: ChunkTask) -> pa.Table:
 PARENT_POLL_S = 0.5  # how often a worker checks that the process that started it is still there
 
 
-def watch_parent(poll_s: float = PARENT_POLL_S) -> None:
-    """Exit this process once its parent is gone (kill -9 of the run leaves no orphans computing)."""
-    parent = os.getppid()
+def watch_parent(parent: int, poll_s: float = PARENT_POLL_S) -> None:
+    """Exit this process once its parent (pid `parent`, told by the parent itself) is gone.
+
+    kill -9 of the run would otherwise leave its workers computing for nobody. The pid comes from
+    the parent because a worker still starting up when the parent dies would see init as its parent.
+    """
 
     def watch() -> None:
         while True:
-            time.sleep(poll_s)
             if os.getppid() != parent:
                 os._exit(1)
+            time.sleep(poll_s)
 
     threading.Thread(target=watch, name="dfsim-parent-watch", daemon=True).start()
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int) -> None:
     # Ctrl-C goes to the whole process group; only the parent decides what to do about it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    watch_parent()
+    watch_parent(parent)
     # import the engine (PyBullet, numpy, shapely: ~1.5 s) now, in every worker at once, rather than
     # when each worker gets its first chunk (which, for all but one, waits for the aim solve)
     import sim.engine.thrower  # noqa: F401
@@ -198,7 +201,7 @@ class LocalExecutor(Executor):
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
         self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(start_method),
-                                         initializer=_worker_init)
+                                         initializer=_worker_init, initargs=(os.getpid(),))
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
         fut = self._pool.submit(fn, task)
@@ -236,10 +239,13 @@ def _parent_watch_plugin():
     class ParentWatch(WorkerPlugin):
         name = "dfsim-parent-watch"
 
-        def setup(self, worker) -> None:
-            watch_parent()
+        def __init__(self, parent: int) -> None:
+            self.parent = parent
 
-    return ParentWatch()
+        def setup(self, worker) -> None:
+            watch_parent(self.parent)
+
+    return ParentWatch(os.getpid())
 
 
 def _security(security: Any):
