@@ -126,7 +126,7 @@ def watch_parent(parent: int, poll_s: float = PARENT_POLL_S) -> None:
     def watch() -> None:
         while True:
             if os.getppid() != parent:
-                os._exit(1)
+                os.kill(os.getpid(), signal.SIGKILL)  # no cleanup owed: nobody is left to receive results
             time.sleep(poll_s)
 
     threading.Thread(target=watch, name="dfsim-parent-watch", daemon=True).start()
@@ -291,7 +291,7 @@ class DaskExecutor(Executor):
         else:
             self.workers = int(workers or default_workers())
             # no HTTP routes: distributed always opens an HTTP listener, this leaves it serving nothing
-            quiet_http = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+            quiet_http: dict[str, list] = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
             with dask.config.set(quiet_http), _sigint_ignored():  # workers inherit "ignore Ctrl-C"
                 self._cluster = LocalCluster(
                     n_workers=self.workers,

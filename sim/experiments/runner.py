@@ -327,7 +327,7 @@ def _run(exp: Experiment, store: Store, out: Path, get_executor: Callable[[], Ex
             store.drop_chunk(c, j)
             del p.done[j]
     order = [(c, j) for c, p in enumerate(plans) for j in range(p.limit + 1)]
-    records_sha256 = store.finalize(order)
+    store.finalize(order)
     stopped = {exp.cells[c].name: p.stopped_by for c, p in enumerate(plans)}
     summary = summarize(store, exp, stopped)
     figs = draw_figures(store, exp, summary) if figures else []
@@ -337,7 +337,7 @@ def _run(exp: Experiment, store: Store, out: Path, get_executor: Callable[[], Ex
         exp, "complete",
         {"throws": summary["total_throws"], "elapsed_s": round(elapsed, 3),
          "throws_run": run_throws, "throws_per_s": round(run_throws / elapsed, 2) if run_throws else None,
-         "records_sha256": records_sha256,
+         "records_sha256": store.records_sha256,
          "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs]},
     )
     return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_throws,

@@ -160,6 +160,7 @@ class Store:
         self._dirty = False
         self._next_flush = 0.0
         self._lock_fd: int | None = None
+        self.records_sha256: str | None = None
 
     # ---- opening -----------------------------------------------------------------------------
     @staticmethod
@@ -406,10 +407,10 @@ class Store:
         return pq.read_table(self.chunk_path(cell, chunk), columns=columns)
 
     # ---- final records -----------------------------------------------------------------------
-    def finalize(self, chunks: Iterable[tuple[int, int]]) -> str:
+    def finalize(self, chunks: Iterable[tuple[int, int]]) -> Path:
         """Concatenate the given chunks, in the given (throw) order, into records.parquet, streaming.
 
-        Returns the records file's sha256.
+        Its sha256 is kept in `records_sha256` (the runner records it in the manifest).
         """
         self.flush(force=True)
         chunks = list(chunks)
@@ -441,12 +442,12 @@ class Store:
                     writer.write_table(pa.concat_tables(pending), row_group_size=ROW_GROUP)
             with open(tmp, "rb") as fh:
                 os.fsync(fh.fileno())
-            digest = sha256_file(tmp)
+            self.records_sha256 = sha256_file(tmp)
             os.replace(tmp, target)
         except BaseException:
             _unlink_quietly(tmp)
             raise
-        return digest
+        return target
 
     @property
     def records_path(self) -> Path:
