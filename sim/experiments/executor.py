@@ -299,6 +299,8 @@ class DaskExecutor(Executor):
                     processes=True,
                     host="127.0.0.1",
                     dashboard_address=None,
+                    # no dashboard, and its bare HTTP listener on a free port of 127.0.0.1 (not 8787)
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
                     silence_logs=logging.CRITICAL,
                     security=_security(security),
                 )
