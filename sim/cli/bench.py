@@ -7,16 +7,20 @@ import json
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    """`dfsim bench`: run the throughput benchmark and print its figures (JSON with --json)."""
     from sim.engine.bench import run_bench
 
-    out = run_bench(throws=args.throws, naive_throws=args.naive_throws)
+    out = run_bench(throws=args.throws, naive_throws=args.naive_throws,
+                    physics={"step_hz": args.step_hz} if args.step_hz else None)
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `bench` command: throughput of the reference scene against a naive rebuild-per-throw loop."""
     b = sub.add_parser("bench", help="throughput of the reference scene vs a naive loop")
     b.add_argument("--throws", type=int, default=300)
     b.add_argument("--naive-throws", type=int, default=10)
+    b.add_argument("--step-hz", type=float, default=None, help="contact step (default: the physics default)")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench)

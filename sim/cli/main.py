@@ -7,11 +7,23 @@ import argparse
 import os
 import sys
 
-from sim.cli import bench, catalog, determinism, doctor, run, shots, templates, throws
+from sim.cli import (
+    bench,
+    catalog,
+    converge,
+    determinism,
+    doctor,
+    fight,
+    run,
+    shots,
+    templates,
+    throws,
+    viewer,
+)
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-COMMAND_GROUPS = (throws, catalog, bench, determinism, templates, shots, run, doctor)
+COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, doctor)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,21 +6,29 @@ import argparse
 import json
 
 from sim.cli.common import add_scenario_options, human, scenario_from
+from sim.cli.viewer import add_clip_options
 from sim.errors import SpecError
 
 
 def cmd_throw(args: argparse.Namespace) -> int:
+    """`dfsim throw`: one throw from (seed, index) or from an exact --release, printed as JSON or text."""
     from sim.engine.release import Release
     from sim.engine.worlds import thrower_for
+    from sim.viewer.outputs import ThrowOutputs
 
-    th = thrower_for(scenario_from(args))
     if args.release:
-        res = th.throw_releases([Release.from_json(args.release)])
-        res.seed, res.index = args.seed, args.index
-    else:
-        if args.seed is None:
-            raise SpecError("command line", "--seed", "is required (or give --release)")
-        res = th.throw(args.seed, args.index)
+        release = Release.from_json(args.release)
+    elif args.seed is None:
+        raise SpecError("command line", "--seed", "is required (or give --release)")
+    th = thrower_for(scenario_from(args))
+    views = ThrowOutputs(th, replay=args.replay, gif=args.gif, mp4=args.mp4)  # paths checked before throwing
+    with views.recording():
+        if args.release:
+            res = th.throw_releases([release])
+            res.seed, res.index = args.seed, args.index
+        else:
+            res = th.throw(args.seed, args.index)
+    views.write(res)
     out = res.to_json()
     if not args.events:
         out.pop("events", None)
@@ -29,6 +37,8 @@ def cmd_throw(args: argparse.Namespace) -> int:
 
 
 def cmd_place(args: argparse.Namespace) -> int:
+    """`dfsim place`: put a die at (x, y) mm on the board (optionally on templates), let it settle,
+    classify it."""
     from sim.engine.placement import parse_templates, place_with_templates
     from sim.engine.worlds import thrower_for
 
@@ -45,12 +55,15 @@ def cmd_place(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `throw` and `place` commands."""
     t = sub.add_parser("throw", help="one physical throw")
     add_scenario_options(t)
     t.add_argument("--seed", type=int, help="root seed")
     t.add_argument("--index", type=int, default=0, help="throw index within the seed's stream (default 0)")
     t.add_argument("--release", help="exact release as JSON: position_mm, velocity_mps, orientation_xyzw, spin_radps")
     t.add_argument("--events", action="store_true", help="include the contact event trace")
+    t.add_argument("--replay", metavar="HTML", help="also write a 3-D replay page of the throw (docs/viewer.md)")
+    add_clip_options(t)
     t.set_defaults(func=cmd_throw)
 
     pl = sub.add_parser("place", help="put a die on the board, let it settle, classify it")

@@ -1,8 +1,14 @@
-"""Throughput of the engine: the reference scene against a naive loop, measured in the same run.
+"""Throughput of the engine on the reference scene, measured side by side in one run.
 
 Reference scene: standard shot, magma board, one hero d8, casual skill; one world reused, throws stop
-at rest. Naive loop: the same throws, but the world is rebuilt for every throw and each throw runs a
-fixed 5 s of simulated time (what a first attempt would do).
+at rest. Three loops on the same releases:
+- the engine as configured (default: adaptive flight, contact step `step_hz`, support rest test);
+- uniform stepping at the same contact step with the windowed rest test (what converged physics
+  costs without the adaptive stepper), interleaved with the first in chunks so load changes on a
+  shared machine hit both alike;
+- a naive loop: the world rebuilt for every throw and a fixed 5 s of simulated time.
+Then a bare replay of the engine's exact steps and resets (no reads, no bookkeeping) gives the share
+of time spent in the engine vs in Python.
 """
 
 from __future__ import annotations
@@ -11,26 +17,60 @@ import os
 import platform
 import time
 
-from sim.engine.worlds import thrower_for
+from sim.engine.stepper import replay
+from sim.engine.worlds import build_thrower, thrower_for
 from sim.seeding import Draw
 from sim.specs.scenario import Scenario
 from sim.world.physics import Physics
 
+CHUNK = 25
 
-def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024) -> dict:
-    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
+
+def _timed_loop(th, releases, acc: dict) -> list:
+    """Throw each release; add wall time of whole throws and of the stepping loop to acc; return stats."""
+    stats, hits, loop_s = [], 0, 0.0
+    t0 = time.perf_counter()
+    for rel in releases:
+        res = th.throw_releases(rel)
+        hits += res.outcome.result == "hit"
+        stats.append(th.last_stats)
+        loop_s += th.last_stats.loop_s
+    acc["throw_s"] = acc.get("throw_s", 0.0) + time.perf_counter() - t0
+    acc["loop_s"] = acc.get("loop_s", 0.0) + loop_s
+    acc["hits"] = acc.get("hits", 0) + hits
+    return stats
+
+
+def _bare_replay(th, releases, stats) -> float:
+    ph = th.physics
+    t0 = time.perf_counter()
+    for rel, st in zip(releases, stats):
+        r = rel[0]
+        ph.set_state("die:0", r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
+        replay(ph, st)
+    return time.perf_counter() - t0
+
+
+def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physics: dict | None = None) -> dict:
+    """Throws per second of the reference scene, adaptive vs uniform stepping and vs a naive loop, on the
+    same releases in one run; steps per throw by phase and the engine vs Python share of the time."""
+    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual", physics=physics)
     t0 = time.perf_counter()
     th = thrower_for(sc)
     th.nominal()
     setup_s = time.perf_counter() - t0
+    uni = build_thrower(sc.with_physics(flight="step", rest="windows"))
     releases = [th.release_for(Draw.for_throw(seed, k)) for k in range(max(throws, naive_throws))]
 
-    t0 = time.perf_counter()
-    steps = 0
-    for k in range(throws):
-        res = th.throw_releases(releases[k])
-        steps += len(res.trace.path_t)
-    ref_s = time.perf_counter() - t0
+    adaptive: dict[str, float] = {}
+    uniform: dict[str, float] = {}
+    a_stats, u_stats = [], []
+    for c in range(0, throws, CHUNK):
+        chunk = releases[c : min(throws, c + CHUNK)]
+        a_stats += _timed_loop(th, chunk, adaptive)
+        u_stats += _timed_loop(uni, chunk, uniform)
+    bare_s = _bare_replay(th, releases[:throws], a_stats)
+    uni.physics.close()
 
     fixed_steps = int(5.0 * sc.physics.step_hz)
     t0 = time.perf_counter()
@@ -48,19 +88,46 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024) -> di
         ph.close()
     naive_s = time.perf_counter() - t0
 
-    ref_rate = throws / ref_s
+    def per_throw(stats, key):
+        return round(sum(getattr(s, key) for s in stats) / len(stats), 1)
+
+    rate = throws / adaptive["throw_s"]
+    uni_rate = throws / uniform["throw_s"]
     naive_rate = naive_throws / naive_s
+    stepped = sum(s.stepped for s in a_stats)
     return {
         "scene": "standard shot, magma board, hero-d8, casual skill",
         "throws": throws,
-        "throws_per_s": round(ref_rate, 2),
-        "mean_steps_per_throw": round(steps / throws, 1),
-        "steps_per_s": round(steps / ref_s, 1),
+        "throws_per_s": round(rate, 2),
+        "uniform_throws_per_s": round(uni_rate, 2),
+        "speedup_vs_uniform": round(rate / uni_rate, 2),
+        "hit_rate": round(adaptive["hits"] / throws, 3),
+        "uniform_hit_rate": round(uniform["hits"] / throws, 3),
+        "steps_per_throw": {
+            "flight": per_throw(a_stats, "flight"),
+            "contact": per_throw(a_stats, "contact"),
+            "rest_confirmation": per_throw(a_stats, "rest"),
+            "skipped_flight": per_throw(a_stats, "skipped"),
+            "jumps": per_throw(a_stats, "jumps"),
+        },
+        "uniform_steps_per_throw": {
+            "flight": per_throw(u_stats, "flight"),
+            "contact": per_throw(u_stats, "contact"),
+            "rest_confirmation": per_throw(u_stats, "rest"),
+        },
+        "mean_steps_per_throw": round(stepped / throws, 1),
+        "us_per_step_engine": round(bare_s / stepped * 1e6, 2),
+        "us_per_step_loop": round(adaptive["loop_s"] / stepped * 1e6, 2),
+        "engine_share_of_loop": round(bare_s / adaptive["loop_s"], 3),
+        "python_share_of_loop": round(1 - bare_s / adaptive["loop_s"], 3),
+        "engine_share_of_throw": round(bare_s / adaptive["throw_s"], 3),
         "naive_throws": naive_throws,
         "naive_throws_per_s": round(naive_rate, 3),
-        "speedup_vs_naive": round(ref_rate / naive_rate, 2),
+        "speedup_vs_naive": round(rate / naive_rate, 2),
         "setup_s": round(setup_s, 3),
         "step_hz": sc.physics.step_hz,
+        "flight": sc.physics.flight,
+        "rest": sc.physics.rest,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
     }

@@ -24,6 +24,9 @@ DROP_M = 0.001
 
 @dataclass
 class TemplatePose:
+    """One template to lay for `dfsim place`: its name and centroid position (mm, board frame) and yaw
+    (deg)."""
+
     name: str
     x_mm: float
     y_mm: float

@@ -26,6 +26,8 @@ class Release:
         object.__setattr__(self, "position_m", tuple(_nm_grid(v) for v in self.position_m))
 
     def to_json(self) -> dict:
+        """The release in record units (position in mm, velocity in m/s, spin in rad/s) for output and
+        --release."""
         return {
             "position_mm": [_mm(v) for v in self.position_m],
             "velocity_mps": list(self.velocity_mps),
@@ -35,6 +37,9 @@ class Release:
 
     @classmethod
     def from_json(cls, data: dict | str, source: str = "--release") -> Release:
+        """Parse a --release JSON object (mm, m/s, xyzw, rad/s), validating every key; bad input raises
+        SpecError. Position is rounded to 1 nm and the quaternion normalised, so a printed release
+        replays exactly."""
         if isinstance(data, str):
             try:
                 data = json.loads(data)

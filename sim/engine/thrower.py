@@ -1,27 +1,30 @@
-"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per process."""
+"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread (sim.engine.worlds)."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from shapely.geometry import LineString, Point
 
 from sim.engine.release import Release
+from sim.engine.stepper import StepStats, run
 from sim.rules.classifier import classify
 from sim.rules.effects import apply_effects
-from sim.rules.outcome import DieRest, Outcome, Status
+from sim.rules.outcome import Outcome
 from sim.rules.requirements import RequirementContext
 from sim.rules.templates import apply_templates
-from sim.rules.trace import ContactEvent, EventTrace
+from sim.rules.trace import EventTrace
 from sim.seeding import Draw, random_quaternion
 from sim.specs.die import quat_mul
 from sim.specs.physics import GRAVITY
 from sim.specs.scenario import Scenario
 from sim.specs.template import PlacedTemplate
-from sim.world.physics import TOUCH_DISTANCE_M, Physics
+from sim.world.physics import Physics
 
 
 def calibration_points(region, n: int, seed: int = 20241129) -> list[tuple[float, float]]:
@@ -38,7 +41,25 @@ def calibration_points(region, n: int, seed: int = 20241129) -> list[tuple[float
     return pts
 
 
+# drops per surface for the rebound calibration: one drop's rebound varies with where it lands and at
+# which step phase (sd ~0.08 on the table), so the calibrated mean of 40 is good to ~0.013
+REBOUND_DROPS = 40
+
 _NOMINAL_CACHE: dict[tuple, tuple[float, float]] = {}
+# rebound calibration: drop points on the board are kept this far inside its edge, on the table in a
+# ring this far outside the board
+BOARD_DROP_INSET_M = 0.015
+TABLE_DROP_RING_M = (0.05, 0.6)
+# the aim solve: reference throws (fixed orientations from this seed), fastest release considered, the
+# miss distance given to a void reference throw, and the weight of the median miss (per metre) against
+# one more reference hit
+NOMINAL_REF_SEED = 12345
+NOMINAL_MAX_SPEED_MPS = 15.0
+NOMINAL_VOID_MISS_M = 9.0
+NOMINAL_MISS_PER_HIT_M = 100.0
+# releases: lowest hand height, and how further dice of one throw leave the same hand (lateral, up)
+MIN_RELEASE_HEIGHT_M = 0.02
+EXTRA_DIE_OFFSET_M = (0.02, 0.005)
 NOMINAL_REFS = 12
 NOMINAL_GAP_FACTORS = (0.5, 1.0, 1.5, 2.5)
 NOMINAL_ELEVATIONS_DEG = (-10.0, 10.0, 25.0, 40.0, 55.0)
@@ -64,6 +85,8 @@ class ThrowResult:
         return self.outcomes[0]
 
     def to_json(self) -> dict:
+        """The record of one throw: the first die's outcome plus seed, index, release, events, and per-die
+        outcomes with the combined result when several dice were thrown."""
         d = self.outcome.to_json()
         d["seed"] = self.seed
         d["index"] = self.index
@@ -124,12 +147,44 @@ class ThrowResult:
         return rec
 
 
+class Component(Protocol):
+    """Something attached to a thrower's world that takes part in every throw (templates on the board).
+
+    Components are data and bodies in the same world, never subclasses of the thrower: the thrower
+    asks each one, in order, to set up a throw, to say where to aim, to take part in solving the aimed
+    release, and to add record columns."""
+
+    def prepare(self, thrower: Thrower, seed: int, index: int) -> None:
+        """Put this component's bodies in throw (seed, index)'s state."""
+
+    def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
+        """Where the thrower aims instead of the shot's aim point (None: the shot decides)."""
+
+    def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
+        """The cache key of the aimed release with this component attached."""
+
+    def solving(self, thrower: Thrower) -> AbstractContextManager[None]:
+        """The world state (and judging) while the aimed release is solved."""
+
+    def judge_reference(self, outcomes: list[Outcome]) -> None:
+        """Re-judge a reference throw of the aim solve (e.g. only hits on the aimed template count)."""
+
+    def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
+        """Extra record columns of a throw."""
+
+
 class Thrower:
     """Owns the PyBullet world for one scenario and throws in it."""
 
+    # optional read-only observer of the throw loop (the viewer's trajectory recorder): an object with
+    # start(physics, dice), sample(t) after every step and finish(t, trace); None = off
+    recorder = None
+
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self.templates: list[PlacedTemplate] = []  # templates lying on the board (attached by the engine)
+        self.templates: list[PlacedTemplate] = []  # templates lying on the board (set by a component)
+        self.components: list[Component] = []
+        self._solving = False
         sc = scenario
         self.physics = Physics(sc.physics, sc.materials)
         table_material = sc.board.table_material if sc.board else "wood"
@@ -137,10 +192,13 @@ class Thrower:
         if sc.board is not None:
             self.physics.add_board(sc.board)
             r = sc.board.radius_m
-            self.physics.set_drop_points("board", calibration_points(sc.board.surface.buffer(-0.015), 10), sc.board.thickness_m)
-            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(r + 0.6).difference(Point(0, 0).buffer(r + 0.05)), 10), 0.0)
+            r0, r1 = TABLE_DROP_RING_M
+            self.physics.set_drop_points("board", calibration_points(sc.board.surface.buffer(-BOARD_DROP_INSET_M), REBOUND_DROPS),
+                                         sc.board.thickness_m)
+            ring = Point(0, 0).buffer(r + r1).difference(Point(0, 0).buffer(r + r0))
+            self.physics.set_drop_points("table", calibration_points(ring, REBOUND_DROPS), 0.0)
         else:
-            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(0.6), 10), 0.0)
+            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(TABLE_DROP_RING_M[1]), REBOUND_DROPS), 0.0)
         self.die_names = [f"die:{i}" for i in range(len(sc.dice))]
         for name, die in zip(self.die_names, sc.dice):
             self.physics.add_die(die, name)
@@ -148,11 +206,21 @@ class Thrower:
 
         self.props = build_props(self.physics, sc)
         self._prop_draw: tuple[int, int] | None = None
+        self.last_stats = StepStats()  # where the last throw's steps went (sim/engine/stepper.py)
         self.physics.finalize_materials()
         self.ctx = RequirementContext(board=sc.board, rules=sc.rules, props=self.props.props)
 
     # ---------------- releases ----------------
+    def attach(self, component: Component) -> None:
+        """Attach a component (its bodies are already in this world)."""
+        self.components.append(component)
+
     def aim_point(self) -> tuple[float, float] | None:
+        """The point (m) the thrower aims at: a component's, else the shot's (None: no aim)."""
+        for c in self.components:
+            p = c.aim_point(self)
+            if p is not None:
+                return p
         rel = self.scenario.shot.release
         if rel.aim == "none" or self.scenario.board is None:
             return None
@@ -200,9 +268,22 @@ class Thrower:
         key = self._nominal_key()
         if key in _NOMINAL_CACHE:
             return _NOMINAL_CACHE[key]
+        with contextlib.ExitStack() as stack:
+            for c in self.components:
+                stack.enter_context(c.solving(self))
+            self._solving = True
+            try:
+                result = self._solve_nominal(aim)
+            finally:
+                self._solving = False
+        _NOMINAL_CACHE[key] = result
+        return result
+
+    def _solve_nominal(self, aim: tuple[float, float]) -> tuple[float, float]:
+        rel = self.scenario.shot.release
         hand, u, dist, edge_s = self._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
         h = rel.height_mm * 1e-3
-        rng = np.random.Generator(np.random.PCG64(12345))
+        rng = np.random.Generator(np.random.PCG64(NOMINAL_REF_SEED))
         refs = [random_quaternion(rng) for _ in range(NOMINAL_REFS)]
         # The thrower's technique: over a grid of bounce points (around bounce_gap_mm before the edge)
         # and elevations, the release whose reference throws hit most often (then: rest closest to
@@ -214,27 +295,28 @@ class Thrower:
             D = max(0.05, edge_s - rel.bounce_gap_mm * 1e-3 * gap_f)
             for el in NOMINAL_ELEVATIONS_DEG:
                 v = self._ballistic_speed(D, h, el)
-                if not math.isfinite(v) or v > 15:
+                if not math.isfinite(v) or v > NOMINAL_MAX_SPEED_MPS:
                     continue
                 miss, hits = [], 0
                 for q in refs:
                     res = self.throw_releases([self._make_release(v, el, rel.azimuth_deg, h, hand, u, q, np.zeros(3))])
                     o = res.outcome
                     hits += o.result == "hit"
-                    d = float(np.linalg.norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else 9.0
+                    d = float(np.linalg.norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else NOMINAL_VOID_MISS_M
                     miss.append(d)
                 # most reference hits first; among equals, the smallest median miss distance
-                score = -hits + float(np.median(miss)) / 100.0
+                score = -hits + float(np.median(miss)) / NOMINAL_MISS_PER_HIT_M
                 if score < best[0]:
                     best = (score, v, float(el))
-        result = (best[1], best[2])
-        _NOMINAL_CACHE[key] = result
-        return result
+        return (best[1], best[2])
 
     def _nominal_key(self) -> tuple:
         # the aimed release does not depend on the thrower's skill (reference throws are noise-free),
         # so skill variants share one solve
-        return (self.scenario.aim_key, type(self).__name__, getattr(self, "_aiming_at", None))
+        key: tuple = (self.scenario.aim_key, "Thrower", None)
+        for c in self.components:
+            key = c.nominal_key(self, key)
+        return key
 
     def set_nominal(self, value: tuple[float, float]) -> None:
         """Install an aimed release solved elsewhere (the runner solves it once per run for all workers)."""
@@ -252,6 +334,8 @@ class Thrower:
         return Release((float(hand[0]), float(hand[1]), float(h)), tuple(float(x) for x in vel), tuple(float(x) for x in q), tuple(float(x) for x in w))
 
     def release_for(self, draw: Draw) -> list[Release]:
+        """The releases (one per die) for a throw's random draw: the shot's nominal release perturbed by
+        the skill's noise. Further dice leave the same hand a few mm apart with their own orientation."""
         sc = self.scenario
         rel, sk, m = sc.shot.release, sc.skill, sc.shot.noise
         z = draw.z
@@ -263,7 +347,7 @@ class Thrower:
             speed, elev = self.nominal()
         dist = rel.distance_mm * 1e-3 + sk.distance_sd_mm * 1e-3 * m.distance * z[5]
         lat = rel.lateral_mm * 1e-3 + sk.lateral_sd_mm * 1e-3 * m.lateral * z[4]
-        h = max(0.02, rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3])
+        h = max(MIN_RELEASE_HEIGHT_M, rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3])
         if sc.board is None:
             hand, u = np.array([-dist, lat]), np.array([1.0, 0.0])
         else:
@@ -278,22 +362,41 @@ class Thrower:
         for i in range(1, len(sc.dice)):
             # further dice leave the same hand a few mm apart, each with its own orientation
             q = quat_mul(draw.orientation_xyzw, random_quaternion(np.random.Generator(np.random.PCG64(int(draw.extra[i] * 2**32)))))
-            off = np.array([0.0, 0.02 * i * (-1) ** i])
-            releases.append(self._make_release(speed, elev, azim, h + 0.005 * i, hand + off, u, q, spin_noise))
+            off = np.array([0.0, EXTRA_DIE_OFFSET_M[0] * i * (-1) ** i])
+            releases.append(self._make_release(speed, elev, azim, h + EXTRA_DIE_OFFSET_M[1] * i, hand + off, u, q, spin_noise))
         return releases
 
     # ---------------- throwing ----------------
     def throw(self, root_seed: int, index: int) -> ThrowResult:
-        draw = Draw.for_throw(root_seed, index)
-        self._prop_draw = (int(root_seed), int(index))  # hand-held props jitter per throw
+        """Throw k of a seed: its drawn releases, in its own per-throw world state."""
+        return self.replay(None, root_seed, index)
+
+    def prepare(self, seed: int, index: int) -> None:
+        """Put the world in throw (seed, index)'s own per-throw state, exactly as `throw` does: components
+        set up (templates laid back or flipped), and hand-held props are jittered by the throw's prop
+        stream when it starts. The state holds for the next throw `replay` or `throw` runs."""
+        for c in self.components:
+            c.prepare(self, seed, index)
+        self._prop_draw = (int(seed), int(index))
+
+    def replay(self, releases: list[Release] | None, seed: int, index: int) -> ThrowResult:
+        """Throw (seed, index) in its prepared state; with `releases`, those exact releases instead of the
+        drawn ones (a stored throw thrown again: the same record, bit for bit, when they are its own)."""
+        self.prepare(seed, index)
         try:
-            res = self.throw_releases(self.release_for(draw))
+            if releases is None:
+                releases = self.release_for(Draw.for_throw(seed, index))
+            res = self.throw_releases(list(releases))
         finally:
             self._prop_draw = None
-        res.seed, res.index = int(root_seed), int(index)
+        res.seed, res.index = int(seed), int(index)
+        for c in self.components:
+            res.extra.update(c.record_columns(self, res))
         return res
 
     def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
+        """Throw the dice from exact releases and run the rules pipeline (classify, templates, effects);
+        dice without a release are parked. `placed`: dice set down by hand, no throw requirements."""
         ph = self.physics
         if len(releases) > len(self.die_names):
             raise ValueError(f"{len(releases)} releases for {len(self.die_names)} dice")
@@ -303,7 +406,8 @@ class Thrower:
         self.props.start(self._prop_draw)
         for name, r in zip(active, releases):
             ph.set_state(name, r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
-        rests, trace = self._run(active)
+        # the throw loop (adaptive flight, rest test; sim/engine/stepper.py); step counts kept for the bench
+        rests, trace, self.last_stats = run(ph, self.scenario.physics, self.props, active, self.recorder)
         # the rules pipeline: board reading -> templates on the board -> props' and special dice's effects
         sc = self.scenario
         templates = self.templates
@@ -314,105 +418,10 @@ class Thrower:
                 o = apply_templates(o, rest, die, sc.board, templates, sc.rules)
             outcomes.append(o)
         outcomes = apply_effects(outcomes, sc, self.ctx, trace, placed=placed)
+        if self._solving:
+            for c in self.components:
+                c.judge_reference(outcomes)
         return ThrowResult(self.scenario.key, None, None, list(releases), outcomes, trace)
-
-    def _run(self, active: list[str]) -> tuple[list[DieRest], EventTrace]:
-        ph = self.physics
-        st = self.scenario.physics
-        fast = ph.fast_calls()
-        step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
-        ph.reset_clock()
-        trace = EventTrace(paths={n: [] for n in active})
-        bodies = {n: ph.body(n) for n in active}
-        prev: dict[str, set[str]] = {n: set() for n in active}
-        status: dict[str, Status] = {n: "not-settled" for n in active}
-        max_steps = int(round(st.max_time_s * st.step_hz))
-        # Rest is judged over windows of rest_hold_s: the die must have moved less than
-        # rest_speed * hold and turned less than rest_spin * hold across the window while touching
-        # something. Averaging over a window ignores the solver's one-step velocity spikes on a
-        # resting body (seen every ~30 steps on the triangle-mesh board), which made a per-step
-        # threshold miss dice that had long stopped.
-        window = max(1, int(round(st.rest_hold_s * st.step_hz)))
-        max_disp = st.rest_speed_mps * max(st.rest_hold_s, ph.dt)
-        max_turn = st.rest_spin_radps * max(st.rest_hold_s, ph.dt)
-        anchor: dict[str, tuple] = {}
-        damping = {n: 0.0 for n in active}
-        for n in active:
-            ph.set_damping(n, 0.0)
-        quiet_windows = {n: 0 for n in active}
-        # two consecutive quiet windows, and no more than 5x the thresholds at the window's end: a die
-        # pausing at the top of a topple is not at rest
-        spike_v2, spike_w2 = (5 * st.rest_speed_mps) ** 2, (5 * st.rest_spin_radps) ** 2
-        dt, r_max = ph.dt, st.world_radius_m
-        name_of = ph.name_of
-        diverged = False
-        # kinematic props (the cup) follow their script; skip the per-step call when there are none
-        before_step = self.props.before_step if self.props.kinematic else None
-        for i in range(max_steps):
-            if before_step is not None:
-                before_step(ph.time_s)
-            step()
-            ph.time_s += dt
-            t = ph.time_s
-            trace.path_t.append(t)
-            check = (i + 1) % window == 0
-            all_still = check
-            for n in active:
-                b = bodies[n]
-                pos, q = get_pose(b)
-                trace.paths[n].append(pos)
-                if not math.isfinite(pos[0] + pos[1] + pos[2]) or math.hypot(pos[0], pos[1]) > r_max or pos[2] < -0.05:
-                    status[n] = "diverged"
-                    diverged = True
-                    continue
-                before = prev[n]
-                now = set()
-                for cp in get_contacts(b):
-                    if cp[8] > TOUCH_DISTANCE_M:
-                        continue
-                    other = name_of(cp[2])
-                    if other not in before and other not in now:
-                        v, _w = get_vel(b)
-                        speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-                        trace.events.append(ContactEvent(t, n, other, tuple(cp[6]), speed))
-                    now.add(other)
-                if now != before:
-                    dmp = ph.contact_damping(n, now)
-                    if dmp != damping[n]:
-                        ph.set_damping(n, dmp)
-                        damping[n] = dmp
-                prev[n] = now
-                if check:
-                    a = anchor.get(n)
-                    quiet = False
-                    if a is not None and now:
-                        disp = math.dist(pos, a[0])
-                        dot = abs(sum(x * y for x, y in zip(q, a[1])))
-                        turn = 2 * math.acos(min(1.0, dot))
-                        v, w = get_vel(b)
-                        quiet = (
-                            disp < max_disp
-                            and turn < max_turn
-                            and v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < spike_v2
-                            and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < spike_w2
-                        )
-                    quiet_windows[n] = quiet_windows[n] + 1 if quiet else 0
-                    anchor[n] = (pos, q)
-                    all_still = all_still and quiet_windows[n] >= 2
-            if diverged:
-                break
-            if all_still:
-                for n in active:
-                    status[n] = "rest"
-                break
-        for n in active:
-            ph.set_damping(n, 0.0)
-        rests = []
-        for n in active:
-            pos, q = ph.die_pose(n)
-            touch = ph.touching(n) if status[n] != "diverged" else frozenset()
-            rests.append(DieRest(n, tuple(float(x) for x in pos), tuple(float(x) for x in q), touch, status[n], ph.time_s))
-        return rests, trace
 
     def place(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0) -> ThrowResult:
         """Put die 0 at (x, y) with face `up` read (yaw about z), let it settle, classify it."""

@@ -53,6 +53,8 @@ class CellStats:
         self._damage: list[np.ndarray] = []
 
     def add(self, df: pd.DataFrame) -> None:
+        """Fold a chunk of records into the counts and the streaming damage mean/variance (memory does not
+        grow with the run; the result does not depend on chunk sizes beyond rounding)."""
         m = len(df)
         if m == 0:
             return
@@ -92,6 +94,8 @@ class CellStats:
         return np.concatenate(self._index), np.concatenate(self._hit), np.concatenate(self._damage)
 
     def summary(self, confidence: float) -> dict[str, Any]:
+        """The cell's rates with Wilson intervals and its mean damage with a confidence interval, at
+        `confidence`."""
         n = self.n
         index = self.paired()[0]
         values = self.counts["values"]

@@ -32,11 +32,14 @@ from sim.experiments.executor import (
     ChunkFailed,
     ChunkTask,
     Executor,
+    FightChunkTask,
     PrepareTask,
     make_executor,
     run_chunk,
+    run_fight_chunk,
     run_prepare,
 )
+from sim.experiments.fight_spec import FightExperiment, FightExperimentSpec, resolve_any, throws_folder
 from sim.experiments.integrity import (
     ChunkLayout,
     Plan,
@@ -46,7 +49,7 @@ from sim.experiments.integrity import (
     value_digest,
     verify_chunk,
 )
-from sim.experiments.spec import Experiment, ExperimentSpec, resolve_experiment
+from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
 from sim.experiments.store import FIGURE_DIR, Store
 
@@ -130,18 +133,21 @@ class Results:
 
     out: Path
     summary: dict[str, Any]
-    experiment: Experiment
+    experiment: Experiment | FightExperiment
     figures: list[Path] = field(default_factory=list)
     elapsed_s: float = 0.0
-    throws_run: int = 0  # throws computed by this call (not resumed from disk)
+    throws_run: int = 0  # throws (of a fight experiment: fights) computed by this call (not resumed from disk)
     repairs: list[str] = field(default_factory=list)  # what this call found damaged and recomputed
+    throws: Results | None = None  # a fight experiment's throw experiment, when this call ran or reopened it
 
     @cached_property
     def records(self) -> pd.DataFrame:
+        """Every record of the run, one row per throw (per fight), cell by cell in throw order."""
         return pd.read_parquet(self.out / "records.parquet")
 
     @property
     def report(self) -> Path:
+        """The run's Markdown report."""
         return self.out / "report.md"
 
 
@@ -152,34 +158,36 @@ class _Notes:
         self.items: list[str] = []
 
     def add(self, line: str) -> None:
+        """Report one repair."""
         self.items.append(line)
         if len(self.items) <= MAX_NOTES:
             print(f"dfsim: {line}", file=sys.stderr)
 
     def close(self) -> None:
+        """Say how many repairs were not printed."""
         if len(self.items) > MAX_NOTES:
             print(f"dfsim: ... and {len(self.items) - MAX_NOTES} more repairs (dfsim doctor lists problems)",
                   file=sys.stderr)
 
 
-def _progress(total: int, initial: int, quiet: bool):
+def _progress(total: int, initial: int, quiet: bool, unit: str = "throw"):
     from tqdm.auto import tqdm
 
     return tqdm(
         total=total,
         initial=initial,
-        unit="throw",
+        unit=unit,
         unit_scale=False,
         smoothing=0.1,
         disable=quiet,
         file=sys.stderr,
         dynamic_ncols=True,
-        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} throws [{elapsed}<{remaining}, {rate_fmt}]",
+        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} " + unit + "s [{elapsed}<{remaining}, {rate_fmt}]",
     )
 
 
 def run_experiment(
-    path_or_spec: str | Path | ExperimentSpec | dict,
+    path_or_spec: str | Path | ExperimentSpec | FightExperimentSpec | dict,
     out: str | Path | None = None,
     workers: int | None = None,
     executor: str | Executor = "local",
@@ -188,14 +196,18 @@ def run_experiment(
     quiet: bool = False,
     max_throws: int | None = None,
     figures: bool = True,
+    max_fights: int | None = None,
     security: Any = None,
     _chunk_fn=run_chunk,
     _prepare_fn=run_prepare,
 ) -> Results:
     """Run (or resume) an experiment and return its Results.
 
-    `path_or_spec`: an experiment file, a built-in experiment name, a parsed ExperimentSpec or a
-    plain dict of the file's content. `out` defaults to results/<experiment name>/. `security`
+    `path_or_spec`: an experiment file, a built-in experiment name, a parsed ExperimentSpec (or
+    FightExperimentSpec) or a plain dict of the file's content. `out` defaults to
+    results/<experiment name>/. A fight experiment first runs (or resumes) the throw experiment it
+    names, into the folder of that name beside `out`, unless that run is already complete and
+    verifies; `max_throws` caps that experiment, `max_fights` the fights per cell. `security`
     (Dask only): a distributed.security.Security, or a dict with ca_file, cert and key for TLS.
     Bad input raises sim.errors.SpecError before anything is written (a scheduler that cannot be
     reached raises OSError, also before); Ctrl-C raises Interrupted with finished chunks kept;
@@ -203,7 +215,7 @@ def run_experiment(
     """
 
     t0 = time.perf_counter()
-    exp = resolve_experiment(path_or_spec, max_throws=max_throws)
+    exp = resolve_any(path_or_spec, max_throws=max_throws, max_fights=max_fights)
     require_finite(exp)
     out = Path(out) if out is not None else Path("results") / exp.name
     if isinstance(executor, str) and executor not in ("local", "dask"):
@@ -211,6 +223,16 @@ def run_experiment(
     if workers is not None and workers < 1:
         raise SpecError("command line", "--workers", "must be at least 1")
     Store.check(out, exp.hash, force)
+    throws = None
+    if isinstance(exp, FightExperiment):
+        if exp.throws_dir is None:
+            tdir = throws_folder(exp, out)
+            Store.check(tdir, exp.throws_hash, False)
+            throws = _throws_results(exp, tdir, workers, executor, scheduler, quiet, figures, security)
+            exp = exp.with_throws_dir(tdir)
+        if _chunk_fn is run_chunk:
+            _chunk_fn = run_fight_chunk
+        _prepare_fn = None
     given = executor if isinstance(executor, Executor) else None
     owned: list[Executor] = []
 
@@ -226,15 +248,35 @@ def run_experiment(
             get_executor()  # connect now: an unreachable scheduler must not leave a folder behind
         store = Store.prepare(out, exp, force, plan=plan_of(exp).to_json())
         try:
-            return _run(exp, store, out, get_executor, quiet, figures, _chunk_fn, _prepare_fn, t0)
+            res = _run(exp, store, out, get_executor, quiet, figures, _chunk_fn, _prepare_fn, t0)
         finally:
             store.close()
     finally:
         for ex in owned:
             ex.close()
+    res.throws = throws
+    return res
 
 
-def require_finite(exp: Experiment) -> None:
+def _throws_results(exp: FightExperiment, out: Path, workers, executor, scheduler, quiet, figures,
+                    security) -> Results:
+    """The throw experiment a fight experiment draws from: reopened when complete and verified, else run
+    (or resumed, repairing what does not verify)."""
+    from sim.experiments.checkup import examine
+
+    texp = exp.throws_experiment
+    manifest, _ = read_json_object(out / "manifest.json")
+    if (manifest and manifest.get("experiment_hash") == texp.hash and manifest.get("state") == "complete"
+            and examine(out).healthy):
+        summary, _ = read_json_object(out / "summary.json")
+        return Results(out=out, summary=summary or {}, experiment=texp)
+    if not quiet:
+        print(f"recording the throws first: {texp.name} -> {out}", file=sys.stderr)
+    return run_experiment(texp.source, out=out, workers=workers, executor=executor, scheduler=scheduler,
+                          quiet=quiet, figures=figures, max_throws=exp.throws_cap, security=security)
+
+
+def require_finite(exp: Experiment | FightExperiment) -> None:
     """Refuse NaN and infinity anywhere in the experiment before anything is written (they cannot be stored)."""
     path = non_finite_path(exp.spec.model_dump())
     if path is None:
@@ -246,19 +288,26 @@ def require_finite(exp: Experiment) -> None:
     raise SpecError(exp.source, path, "must be a finite number (not NaN or infinity)")
 
 
-def plan_of(exp: Experiment) -> Plan:
+def plan_of(exp: Experiment | FightExperiment) -> Plan:
+    """What the run's chunks must hold: the seed, the chunk layout of every cell, each cell's key."""
+    keys = tuple(c.key for c in exp.cells)
+    if isinstance(exp, FightExperiment):
+        return Plan(exp.spec.seed, ChunkLayout(exp.fights, exp.fights, exp.spec.chunk_fights), keys)
     spec = exp.spec
-    return Plan(spec.seed, ChunkLayout(spec.throws, exp.max_throws, spec.chunk_throws), tuple(c.key for c in exp.cells))
+    return Plan(spec.seed, ChunkLayout(spec.throws, exp.max_throws, spec.chunk_throws), keys)
 
 
-def _run(exp: Experiment, store: Store, out: Path, get_executor: Callable[[], Executor], quiet: bool, figures: bool,
-         chunk_fn, prepare_fn, t0: float) -> Results:
-    from sim.experiments.figures import draw_figures
-    from sim.experiments.report import summarize, write_report
+def _stop_rule(exp: Experiment | FightExperiment):
+    return None if isinstance(exp, FightExperiment) else exp.spec.stop
 
+
+def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executor: Callable[[], Executor],
+         quiet: bool, figures: bool, chunk_fn, prepare_fn, t0: float) -> Results:
+    fights = isinstance(exp, FightExperiment)
     spec = exp.spec
+    stop_rule = _stop_rule(exp)
     plan = plan_of(exp)
-    plans = [_CellPlan(plan.layout, spec.throws) for _ in exp.cells]
+    plans = [_CellPlan(plan.layout, plan.layout.first) for _ in exp.cells]
     notes = _Notes()
     bar = None
     run_throws = 0
@@ -266,11 +315,12 @@ def _run(exp: Experiment, store: Store, out: Path, get_executor: Callable[[], Ex
     try:
         reference = _verify_chunks(store, exp, plan, plans, notes)
         prepared: dict[str, dict] = {}
-        if prepare_fn is not None:
+        if prepare_fn is not None and isinstance(exp, Experiment):
             prepared = _prepare(store, exp, plans, get_executor, prepare_fn, notes, quiet)
         for p in plans:
-            p.decide(spec.stop, spec.confidence)
-        bar = _progress(sum(p.planned_throws for p in plans), sum(p.throws_done for p in plans), quiet)
+            p.decide(stop_rule, spec.confidence)
+        bar = _progress(sum(p.planned_throws for p in plans), sum(p.throws_done for p in plans), quiet,
+                        "fight" if fights else "throw")
         if not all(p.complete for p in plans):
             ex = get_executor()
             limit = max(2, 2 * ex.workers)
@@ -297,9 +347,9 @@ def _run(exp: Experiment, store: Store, out: Path, get_executor: Callable[[], Ex
                 reference = reference or table.schema
                 store.write_chunk(task.cell, task.chunk, table)
                 plan_c = plans[task.cell]
-                plan_c.done[task.chunk] = (_rate_count(table, spec), table.num_rows)
+                plan_c.done[task.chunk] = (_rate_count(table, stop_rule), table.num_rows)
                 was = plan_c.planned_throws
-                plan_c.decide(spec.stop, spec.confidence)
+                plan_c.decide(stop_rule, spec.confidence)
                 if task.chunk <= plan_c.limit:
                     bar.update(table.num_rows)
                     run_throws += table.num_rows
@@ -328,10 +378,21 @@ def _run(exp: Experiment, store: Store, out: Path, get_executor: Callable[[], Ex
             del p.done[j]
     order = [(c, j) for c, p in enumerate(plans) for j in range(p.limit + 1)]
     store.finalize(order)
+    if isinstance(exp, FightExperiment):
+        return _finish_fights(exp, store, out, figures, run_throws, t0, notes.items)
+    from sim.experiments.figures import draw_figures
+    from sim.experiments.report import summarize, write_report
+
     stopped = {exp.cells[c].name: p.stopped_by for c, p in enumerate(plans)}
     summary = summarize(store, exp, stopped)
     figs = draw_figures(store, exp, summary) if figures else []
     write_report(store, exp, summary, figs)
+    # report.html (tables, figures, throws to watch) is presentation: the viewer writes it from the
+    # finished folder. The runner's only use of the viewer, one way (the viewer never imports the
+    # runner); a failure there is reported and leaves the finished run as it is.
+    from sim.viewer.report_html import DEFAULT_SAMPLE, write_report_html
+
+    write_report_html(store.root, DEFAULT_SAMPLE if figures else 0)
     elapsed = time.perf_counter() - t0
     store.write_manifest(
         exp, "complete",
@@ -344,6 +405,26 @@ def _run(exp: Experiment, store: Store, out: Path, get_executor: Callable[[], Ex
                    repairs=notes.items)
 
 
+def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool, run_fights: int, t0: float,
+                   repairs: list[str]) -> Results:
+    from sim.experiments.fight_figures import draw_fight_figures
+    from sim.experiments.fight_report import summarize_fights, write_fight_report
+
+    summary = summarize_fights(store, exp)
+    figs = draw_fight_figures(store, exp, summary) if figures else []
+    write_fight_report(store, exp, summary, figs)
+    elapsed = time.perf_counter() - t0
+    store.write_manifest(
+        exp, "complete",
+        {"fights": summary["total_fights"], "elapsed_s": round(elapsed, 3),
+         "fights_run": run_fights, "fights_per_s": round(run_fights / elapsed, 2) if run_fights else None,
+         "records_sha256": store.records_sha256,
+         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs]},
+    )
+    return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_fights,
+                   repairs=repairs)
+
+
 def _best_effort(fn: Callable[[], None]) -> None:
     """Record a failed or interrupted state if the disk still allows it (it may be the disk that failed)."""
     try:
@@ -352,11 +433,11 @@ def _best_effort(fn: Callable[[], None]) -> None:
         pass
 
 
-def _rate_count(table: pa.Table, spec: ExperimentSpec) -> int:
-    return int(rate_mask(table, spec.stop.rate).sum()) if spec.stop else 0
+def _rate_count(table: pa.Table, stop_rule) -> int:
+    return int(rate_mask(table, stop_rule.rate).sum()) if stop_rule else 0
 
 
-def _verify_chunks(store: Store, exp: Experiment, plan: Plan, plans: list[_CellPlan], notes: _Notes) -> pa.Schema | None:
+def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, plans: list[_CellPlan], notes: _Notes) -> pa.Schema | None:
     """Trust the chunks on disk that match their recorded hash and their place in the plan; report the rest.
 
     Returns the schema of the first trusted chunk (every later chunk must agree with it).
@@ -379,7 +460,7 @@ def _verify_chunks(store: Store, exp: Experiment, plan: Plan, plans: list[_CellP
         reference = reference or table.schema
         if not store.hashes_known and digest is not None:
             store.record(c, j, digest)
-        plans[c].done[j] = (_rate_count(table, exp.spec), table.num_rows)
+        plans[c].done[j] = (_rate_count(table, _stop_rule(exp)), table.num_rows)
         kept += 1
     for c, j in sorted(recorded - on_disk):
         if c < len(plans) and j < plan.layout.count:
@@ -467,8 +548,9 @@ def _solve(ex: Executor, exp: Experiment, need: list[str], fn, quiet: bool) -> d
 
 
 def _next_task(
-    exp: Experiment, plans: list[_CellPlan], in_flight: set[tuple[int, int]], prepared: dict[str, dict]
-) -> ChunkTask | None:
+    exp: Experiment | FightExperiment, plans: list[_CellPlan], in_flight: set[tuple[int, int]],
+    prepared: dict[str, dict]
+) -> ChunkTask | FightChunkTask | None:
     """The lowest chunk index not yet done or running, across cells (cells advance together)."""
     best: tuple[int, int] | None = None
     for c, p in enumerate(plans):
@@ -478,11 +560,17 @@ def _next_task(
     if best is None:
         return None
     c, j = best
-    cell = exp.cells[c]
     start, stop = plans[c].layout.bounds(j)
+    if isinstance(exp, FightExperiment):
+        fc = exp.cells[c]
+        return FightChunkTask(
+            cell=c, chunk=j, start=start, stop=stop, seed=exp.spec.seed, fight=exp.fight_path,
+            overrides=fc.overrides, key=fc.key, throws_dir=str(exp.throws_dir), throws_hash=exp.throws_hash,
+            columns={"cell": c, "cell_name": fc.name, "variant": fc.variant})
+    cell = exp.cells[c]
     return ChunkTask(
         cell=c, chunk=j, start=start, stop=stop, seed=exp.spec.seed, inputs=cell.inputs, key=cell.key,
-        prepared=prepared.get(cell.key),
+        prepared=prepared.get(cell.key), record=tuple(exp.spec.record or ()),
         columns={"cell": c, "cell_name": cell.name, "variant": cell.variant,
                  "sweep_value": math.nan if cell.sweep_value is None else float(cell.sweep_value),
                  "scenario_key": cell.key},

@@ -44,6 +44,7 @@ class Rate:
     method: str = "wilson"
 
     def as_dict(self) -> dict:
+        """JSON-ready fields (NaN and infinities become None)."""
         return _clean(asdict(self))
 
 
@@ -59,6 +60,7 @@ class Estimate:
     sd: float = math.nan
 
     def as_dict(self) -> dict:
+        """JSON-ready fields (NaN and infinities become None)."""
         return _clean(asdict(self))
 
 

@@ -16,7 +16,7 @@ Layout::
     OUT/prepared.json                 per-scenario values solved once per run (the aimed release)
     OUT/chunks/c0003-k000012.parquet  records of chunk 12 of cell 3
     OUT/records.parquet               all records, cell by cell, in throw order
-    OUT/summary.json, OUT/report.md, OUT/figures/*.png
+    OUT/summary.json, OUT/report.md, OUT/report.html, OUT/figures/*.png
 
 `--force` removes only these files, by exact name (figures: those the manifest lists, or the
 standard names), never a folder it did not make empty, and never through a symbolic link.
@@ -54,7 +54,7 @@ STORE_FORMAT = 2  # 2: sha256 of every chunk and of prepared.json, and the chunk
 ROW_GROUP = 16384  # rows per row group of records.parquet
 CHUNK_RE = re.compile(r"^c(\d{4,})-k(\d{6,})\.parquet$")
 # the files a run writes in OUT; --force removes exactly these (and chunk files, and its figures)
-OWNED_FILES = (MANIFEST, RECORDS, "summary.json", "report.md", "experiment.toml", RESOLVED, PREPARED)
+OWNED_FILES = (MANIFEST, RECORDS, "summary.json", "report.md", "report.html", "experiment.toml", RESOLVED, PREPARED)
 FIGURE_NAMES = ("landing.png", "outcomes.png", "sections.png", "comparison.png", "sweep.png")
 _TMP_RE = re.compile(r"^\.(.+)\.tmp\d+$")  # a temporary file of _write_atomic, by the name it stands for
 
@@ -85,10 +85,12 @@ def _unlink_quietly(path: Path) -> None:
 
 
 def write_json(path: Path, obj: Any) -> None:
+    """Write `obj` as indented JSON atomically (NaN refused), so a killed run never leaves half a file."""
     _write_atomic(path, json.dumps(obj, indent=2, sort_keys=False, allow_nan=False) + "\n")
 
 
 def chunk_name(cell: int, chunk: int) -> str:
+    """The name of a chunk in the manifest and (with .parquet) on disk; names sort in cell, chunk order."""
     return f"c{cell:04d}-k{chunk:06d}"
 
 
@@ -114,6 +116,7 @@ class Folder:
 
     @classmethod
     def read(cls, root: Path) -> Folder:
+        """Look at `root` (which must be a folder) without changing anything."""
         path = root / MANIFEST
         doc, problem = read_json_object(path)
         if doc is not None and not isinstance(doc.get("experiment_hash"), str):
@@ -326,6 +329,7 @@ class Store:
         return (self.doc.get("chunks") or {}).get(chunk_name(cell, chunk))
 
     def recorded_chunks(self) -> set[tuple[int, int]]:
+        """(cell, chunk) of every chunk whose hash the manifest holds."""
         out = set()
         for name in self.doc.get("chunks") or {}:
             m = CHUNK_RE.match(name + ".parquet")
@@ -346,6 +350,7 @@ class Store:
     # ---- prepared values ---------------------------------------------------------------------
     @property
     def prepared_path(self) -> Path:
+        """Where the per-scenario prepared values (the aimed releases) are kept."""
         return self.root / PREPARED
 
     def prepared_digests(self) -> dict[str, str] | None:
@@ -354,6 +359,7 @@ class Store:
         return d if isinstance(d, dict) else None
 
     def prepared_file_matches(self) -> bool:
+        """Whether prepared.json is, byte for byte, the file whose sha256 the manifest recorded."""
         want = self.doc.get("prepared_sha256")
         try:
             return isinstance(want, str) and sha256_file(self.prepared_path) == want
@@ -370,6 +376,7 @@ class Store:
 
     # ---- chunks ------------------------------------------------------------------------------
     def chunk_path(self, cell: int, chunk: int) -> Path:
+        """Where chunk `chunk` of cell `cell` is stored (names sort in cell, chunk order)."""
         return self.chunk_dir / f"{chunk_name(cell, chunk)}.parquet"
 
     def done_chunks(self) -> set[tuple[int, int]]:
@@ -404,6 +411,7 @@ class Store:
         self.forget(cell, chunk)
 
     def read_chunk(self, cell: int, chunk: int, columns: list[str] | None = None) -> pa.Table:
+        """The records of one stored chunk (optionally only `columns`)."""
         return pq.read_table(self.chunk_path(cell, chunk), columns=columns)
 
     # ---- final records -----------------------------------------------------------------------
@@ -451,6 +459,7 @@ class Store:
 
     @property
     def records_path(self) -> Path:
+        """The final records file."""
         return self.root / RECORDS
 
     def iter_cell_batches(self, columns: list[str], batch_size: int = 16384) -> Iterator[tuple[int, pa.Table]]:

@@ -29,6 +29,8 @@ def _rate(k: int, n: int) -> dict[str, float]:
 
 
 def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
+    """Template odds per variant of a finished template-odds run (hit, full/partial landings, damage, flip
+    statistics), plus a figure unless `figure` is False."""
     out = Path(out)
     path = out / "records.parquet"
     if not path.is_file():

@@ -126,6 +126,8 @@ def _first_time(trace: EventTrace, die: str, prefixes: tuple[str, ...]) -> float
 
 
 def firewall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """Passed when the die bounced on the table on the thrower's side of the wall and crossed its plane
+    above the top, within its width; touched when it also brushed the wall."""
     pp = _prop(ctx, "wall", "firewall")
     s = pp.spec.shape
     cross = _crossing(trace, die, pp)
@@ -140,6 +142,8 @@ def firewall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
 
 
 def fire_ring(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """Passed when the die's centre crossed the ring's plane inside its hole and then touched the table
+    before the board; touched when it also touched the ring."""
     pp = _prop(ctx, "ring", "fire-ring")
     cross = _crossing(trace, die, pp)
     if cross is None:
@@ -155,6 +159,7 @@ def fire_ring(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
 
 
 def lava_mat(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """Passed when the die touched the mat before its first board contact (or never reached the board)."""
     pp = _prop(ctx, "mat", "lava-mat", hole=False)
     tb = _first_time(trace, die, BOARD_PREFIXES)
     if not np.isfinite(tb):
@@ -163,6 +168,8 @@ def lava_mat(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
 
 
 def puddle(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """Passed when the die touched the table inside the puddle's hole before the board and never touched
+    the puddle."""
     pp = _prop(ctx, "mat", "puddle", hole=True)
     if _touched(trace, die, pp):
         return FAILED  # touching the puddle itself is a miss
@@ -181,6 +188,8 @@ def puddle(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
 
 
 def gate(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """Passed when the die's centre crossed the gate's plane through its opening; touched if it brushed the
+    gate."""
     pp = _prop(ctx, "gate", "gate")
     s = pp.spec.shape
     cross = _crossing(trace, die, pp)
@@ -194,6 +203,7 @@ def gate(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
 
 
 def stone_wall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """Passed when the die's centre crossed the split wall's plane between the two pieces, below their top."""
     pp = _prop(ctx, "split-wall", "stone-wall")
     s = pp.spec.shape
     cross = _crossing(trace, die, pp)
@@ -205,6 +215,7 @@ def stone_wall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
 
 
 def waterfall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """Passed when the die, after touching the ramp, first leaves it over the far short edge."""
     pp = _prop(ctx, "ramp", "waterfall")
     s = pp.spec.shape
     names = set(pp.bodies)
@@ -223,6 +234,8 @@ def waterfall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
 
 
 def cup_cast(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """Passed when the die leaves the cup: its last cup contact comes before its first table or board
+    contact."""
     pp = _prop(ctx, "cup", "cup-cast")
     names = set(pp.bodies)
     evs = trace.of(die)

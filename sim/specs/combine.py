@@ -23,6 +23,8 @@ from sim.specs.shot import NoiseMultipliers, ShotSpec
 
 
 def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
+    """Fold the secondary shots' `combine` rules (added distance and height, height cap, noise factors)
+    into the primary shot's release; the others keep their requirements and props."""
     if len(shots) < 2:
         return shots
     primary = shots[0]

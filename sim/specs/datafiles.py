@@ -26,6 +26,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "shot": ("shots", ""),
     "skill": ("shots", "skills"),
     "experiment": ("experiments", ""),
+    "monster": ("monsters", ""),
+    "fight": ("fights", ""),
 }
 
 
@@ -41,6 +43,7 @@ def builtin_dir(kind: str) -> Path:
 
 
 def builtin_names(kind: str) -> list[str]:
+    """Names of the built-in data files of `kind` (file stems), sorted; empty if there are none."""
     d = builtin_dir(kind)
     if not d.is_dir():
         return []
@@ -48,6 +51,7 @@ def builtin_names(kind: str) -> list[str]:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file; missing, unreadable or malformed files raise SpecError instead of OSError."""
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)

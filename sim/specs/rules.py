@@ -39,4 +39,26 @@ class RuleSet(Spec):
     armor: Literal["base", "rock-and-roll"] = "base"
     # Slime placement: "best", "worst", or "random" position along the indicated curve.
     slime_choice: Literal["best", "worst", "random"] = "best"
+    # A die in a hole. "miss" (the rulebook: "If the die falls into one of the holes of the Target
+    # board (and remains there)" it is a Miss) or the house rule "section": it counts as the section
+    # the hole is cut into.
+    holes: Literal["miss", "section"] = "miss"
+    # A die on the bones. "miss" (the rulebook: "If the die lands on one of the bones at the edge of
+    # the Target board" it is a Miss) or the house rule "outer-section": it counts as the outer
+    # section the bones are printed on.
+    bones: Literal["miss", "outer-section"] = "miss"
+
+    def describe(self) -> dict:
+        """The options as a scenario's description (and so its key) holds them: every option, except
+        that options added later (LATER_OPTIONS) appear only when set, so that adding them changed no
+        existing scenario key and no recorded throw."""
+        d = self.model_dump()
+        for k in LATER_OPTIONS:
+            if d[k] == type(self).model_fields[k].default:
+                del d[k]
+        return d
+
+
+# options added after scenario keys were first recorded (see RuleSet.describe)
+LATER_OPTIONS: tuple[str, ...] = ("holes", "bones")
 

@@ -49,6 +49,9 @@ class CombineRules(Spec):
 
 
 class ShotSpec(Spec):
+    """A shot data file: nominal release, noise multipliers, throw requirements, props, and how it combines
+    with other shots."""
+
     name: str
     description: str = ""
     estimated: bool = True
@@ -62,4 +65,5 @@ class ShotSpec(Spec):
 
 
 def load_shot(name_or_path: str | Path) -> ShotSpec:
+    """A shot by built-in name or TOML path; bad files raise SpecError."""
     return ShotSpec.load(name_or_path, "shot")

@@ -108,6 +108,8 @@ def add_flip_board(ph: Physics, board: BoardSpec, name: str = "board") -> int:
 # ---------------------------------------------------------------- the flip world
 @dataclass
 class FlipAttempt:
+    """One landing of a flipped template: where it came to rest and why it counts or not (`status`)."""
+
     turned_deg: float
     position_mm: list[float]
     orientation_xyzw: list[float]
@@ -122,6 +124,7 @@ class FlipAttempt:
     min_clearance_mm: float | None = None
 
     def to_json(self) -> dict:
+        """The attempt as a record (mm to 1 um, degrees to 1e-3)."""
         return {
             "turned_deg": round(self.turned_deg, 3),
             "position_mm": [round(v, 3) for v in self.position_mm],
@@ -138,6 +141,8 @@ class FlipAttempt:
 
 @dataclass
 class FlipResult:
+    """All attempts of one template's flip (re-flipped until it stays) and where it stayed, if it did."""
+
     template: str
     id: str
     attempts: list[FlipAttempt]
@@ -159,6 +164,7 @@ class FlipResult:
         return sum(a.status == "turned-too-little" for a in self.attempts)
 
     def to_json(self) -> dict:
+        """The flip as a record: final pose, counts of flips, damage and failures, and every attempt."""
         last = self.attempts[-1]
         return {
             "template": self.template,
@@ -227,6 +233,7 @@ class FlipWorld:
         self.placed.clear()
 
     def place_die(self, name: str, position_m, orientation_xyzw) -> None:
+        """Put a die at a pose (m, xyzw), at rest, before templates are flipped onto the board."""
         self.physics.set_state(name, position_m, orientation_xyzw)
 
     def nominal_speed(self, spec: TemplateSpec) -> float:
@@ -274,6 +281,8 @@ class FlipWorld:
         return FlightState(np.array([hand[0], hand[1], h]), v, q, L)
 
     def release(self, spec: TemplateSpec, rng: np.random.Generator, skill: FlipSkill) -> FlightState:
+        """A random flip's starting state: the nominal flip perturbed by the skill's noise, with a uniform
+        yaw."""
         p = self.profile
         z = rng.standard_normal(7)
         vh = max(0.05, self.nominal_speed(spec) * (1 + skill.speed_sd_frac * z[0]))
@@ -287,6 +296,8 @@ class FlipWorld:
 
     # -------- one flip (with re-flips)
     def flip(self, tid: str, seed: int, index: int = 0, skill: str | FlipSkill = "casual") -> FlipResult:
+        """Flip template `tid` until it stays (at most max_flips), drawing from the (seed, index) stream;
+        the result is placed in this world."""
         sk = FLIP_SKILLS[skill] if isinstance(skill, str) else skill
         spec = self.specs[tid]
         rng = rng_for(seed, index, STREAM_TEMPLATES)
@@ -370,6 +381,9 @@ class FlipWorld:
             if touched_any and math.hypot(pos[0], pos[1]) > off_r and any(cp[8] <= 1e-4 for cp in cps):
                 status = "off-board"  # on the table clear of the board: it can only roll further away
                 break
+            # Settling: a documented extension of the rest detector (sim/world/rest.py), kept per step at
+            # the flip profile's own thresholds: besides a still card, a card ringing in place within
+            # wobble_tilt_deg of flat (Euler's disk: Bullet has no loss to stop it) has settled.
             w2 = w[0] ** 2 + w[1] ** 2 + w[2] ** 2
             vxy2 = v[0] ** 2 + v[1] ** 2
             if cps and vxy2 < p.rest_speed_mps ** 2 and (

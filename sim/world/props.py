@@ -22,6 +22,8 @@ _BUILDING = ("building",)  # start() marker while the world is being built
 
 
 def anchor_point(spec: PropSpec, scenario) -> np.ndarray:
+    """The anchor a prop's placement offset is measured from (m, board frame): board top, board edge, the
+    hand's release point, the thrower's spot on the table, or the origin."""
     a = spec.placement.anchor
     board = scenario.board
     if a == "table":
@@ -224,8 +226,10 @@ class PropWorld:
 
     # ---- after the throw ----
     def touched(self, outcome_touching, prefix: str) -> bool:
+        """Whether any touched body name starts with `prefix`."""
         return any(t.startswith(prefix) for t in outcome_touching)
 
 
 def build_props(physics, scenario) -> PropWorld:
+    """The props of a scenario built into a physics world (none if it has no props)."""
     return PropWorld(physics, scenario, list(getattr(scenario, "props", ()) or ()))

@@ -66,7 +66,7 @@ def test_reference_run_is_complete(reference):
     assert list(df["index"]) == list(range(24)) * 2
     assert set(df["variant"]) == {"casual", "expert"}
     assert (df["seed"] == 4242).all()
-    for name in ("records.parquet", "summary.json", "report.md", "experiment.resolved.json",
+    for name in ("records.parquet", "summary.json", "report.md", "report.html", "experiment.resolved.json",
                  "experiment.toml", "manifest.json", "figures/landing.png", "figures/comparison.png"):
         assert (reference.out / name).is_file(), name
     manifest = json.loads((reference.out / "manifest.json").read_text())

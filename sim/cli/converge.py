@@ -1,0 +1,45 @@
+"""`dfsim converge`: is the physics converged? Outcome shares at the default physics against a finer
+contact step on identical releases (sim/experiments/convergence.py), one table per scene."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from sim.errors import SpecError
+
+
+def cmd_converge(args: argparse.Namespace) -> int:
+    """Run the paired check for each named scene; exit 1 if any scene is not converged."""
+    from sim.experiments.convergence import QUICK_SCENES, convergence_check
+    from sim.specs.scenario import Scenario
+
+    unknown = [s for s in args.scenes if s not in QUICK_SCENES]
+    if unknown:
+        raise SpecError("<command line>", "scenes", f"unknown scene '{unknown[0]}' (known: {', '.join(QUICK_SCENES)})")
+    out = {}
+    for scene in args.scenes or list(QUICK_SCENES):
+        sc = Scenario.build(**QUICK_SCENES[scene])
+        if args.step_hz:
+            sc = sc.with_physics(step_hz=args.step_hz)
+        tab = convergence_check(sc, args.n, seed=args.seed, factor=args.factor, reference_flight=args.reference_flight)
+        out[scene] = tab.as_dict()
+        if not args.json:
+            print(f"{scene}: {tab.format()}", flush=True)
+    if args.json:
+        print(json.dumps(out))
+    return 0 if all(v["passed"] for v in out.values()) else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `dfsim converge`."""
+    c = sub.add_parser("converge", help="convergence check: default physics vs a finer contact step, paired")
+    c.add_argument("scenes", nargs="*", default=[],
+                   help="of reference, firewall, template, roll-d6, roll-d8 (default: all)")
+    c.add_argument("-n", type=int, default=200, help="throws per scene")
+    c.add_argument("--seed", type=int, default=2024)
+    c.add_argument("--step-hz", type=float, default=None, help="candidate contact step (default: the physics default)")
+    c.add_argument("--factor", type=float, default=4.0, help="reference step = factor x candidate step")
+    c.add_argument("--reference-flight", choices=["analytic", "step"], default="analytic")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_converge)

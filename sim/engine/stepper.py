@@ -1,0 +1,260 @@
+"""The throw loop: step a world from the release to rest, recording contact events and the path.
+
+Adaptive, and deterministic: every choice depends on the releases and the scene only, never on wall
+time. While no die can touch anything (sim/world/ballistic.py: its bounding sphere is clear of every
+other body's bounding box along its exact parabola) the dice are moved along their closed-form free
+flight, one contact step short of the first possible contact; everywhere else the world is stepped at
+`step_hz`, the contact step. Path samples of a skipped flight are the exact parabola at the same
+1/step_hz times, so path predicates (firewall, fire ring, ...) see what they always saw.
+
+Rest: sim/world/rest.py (the project's one rest detector), fed each die's pose at every window end.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.rules.outcome import DieRest, Status
+from sim.rules.trace import ContactEvent, EventTrace
+from sim.specs.physics import GRAVITY, PhysicsSettings
+from sim.world.ballistic import contact_windows, position_at, quat_after
+from sim.world.physics import TOUCH_DISTANCE_M, Physics
+from sim.world.rest import RestDetector, RestTest
+
+FREE_STEPS_BEFORE_PLAN = 3  # steps a die must be free before a flight is planned (skips contact flicker)
+MIN_JUMP_STEPS = 4  # shorter flights are stepped
+
+
+@dataclass
+class StepStats:
+    """Where the steps of one throw went."""
+
+    flight: int = 0  # stepped while no die touched anything
+    contact: int = 0  # stepped while some die touched something, before the rest confirmation
+    rest: int = 0  # the final quiet windows that confirmed rest
+    skipped: int = 0  # replaced by exact free flight
+    jumps: int = 0
+    loop_s: float = 0.0  # wall time of the loop (for the bench only: no choice depends on it)
+    schedule: list = field(default_factory=list, repr=False)  # ("steps", n) / ("reset", states): for a bare replay
+
+    @property
+    def stepped(self) -> int:
+        return self.flight + self.contact + self.rest
+
+
+def _leave_window(p, v, r_max: float, t_max: float) -> list[tuple[float, float]]:
+    """The time from which a die in free flight is further than r_max from the z axis."""
+    a = v[0] * v[0] + v[1] * v[1]
+    if a == 0.0:
+        return []
+    b = 2.0 * (p[0] * v[0] + p[1] * v[1])
+    c = p[0] * p[0] + p[1] * p[1] - r_max * r_max
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return []
+    t_out = (-b + math.sqrt(disc)) / (2 * a)
+    return [(max(t_out, 0.0), t_max)] if t_out < t_max else []
+
+
+def _normals(cps, touch: float) -> list:
+    """Normals (on the die) of the touching contact points."""
+    return [cp[7] for cp in cps if cp[8] <= touch]
+
+
+def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
+    """Step the world until every active die rests (or diverges, or the time cap): rests, trace, stats.
+
+    `recorder` (the viewer's trajectory recorder, or None) is a read-only observer: `start(physics,
+    dice)` before the first step, `sample(t, poses)` after every step, `finish(t, trace)` after the
+    last. It reads poses from the world; through a skipped flight it is called at every skipped step's
+    time with the dice's exact poses (`poses`: name -> (position, quaternion)), as the world holds them
+    only at the flight's end. It never changes the world, so a recorded throw is the throw not recorded."""
+    wall0 = time.perf_counter()
+    fast = ph.fast_calls()
+    step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
+    reset_pose, reset_vel = fast.reset_pose, fast.reset_velocity
+    ph.reset_clock()
+    dt = ph.dt
+    trace = EventTrace(paths={n: [] for n in active})
+    nd = len(active)
+    bodies = [ph.body(n) for n in active]
+    paths = [trace.paths[n] for n in active]
+    events = trace.events
+    names = ph.names_by_body()
+    empty: frozenset[str] = frozenset()
+    prev: list[AbstractSet[str]] = [empty] * nd
+    status: list[Status] = ["not-settled"] * nd
+    max_steps = int(round(st.max_time_s * st.step_hz))
+    r_max = st.world_radius_m
+    r2 = r_max * r_max
+    touch = TOUCH_DISTANCE_M
+    stats = StepStats()
+
+    # ---- rest test (sim/world/rest.py)
+    rest = RestDetector(RestTest.from_settings(st), [ph.collision_points(n) for n in active])
+    win = rest.test.window_steps
+
+    damping = [0.0] * nd
+    for n in active:
+        ph.set_damping(n, 0.0)
+
+    # ---- flight skipping: only with dice whose free spin is constant and no prop moving on its own
+    before_step = props.before_step if props.kinematic else None
+    skip = st.flight == "analytic" and before_step is None and all(ph.isotropic(n) for n in active)
+    if skip:
+        # every body some die can touch (a body no die collides with, e.g. the prism templates rest on,
+        # must not change the schedule: a throw that never nears a template is the same throw)
+        act = set(active)
+        boxes = ph.aabbs([n for n in ph.names() if n not in act and any(ph.collides(d, n) for d in active)])
+        radii = [ph.bounding_radius(n) + st.flight_margin_mm * 1e-3 for n in active]
+    free_run = 0
+    plan_after = 0
+    run_steps = 0  # steps since the last schedule entry
+
+    rec = recorder  # viewer hook
+    if rec is not None:
+        rec.start(ph, active)
+    k = 0
+    diverged = False
+    while k < max_steps:
+        if skip and free_run >= FREE_STEPS_BEFORE_PLAN and k >= plan_after:
+            states = []
+            for b in bodies:
+                p, q = get_pose(b)
+                v, w = get_vel(b)
+                states.append((p, v, q, w))
+            horizon = (max_steps - k) * dt
+            windows = contact_windows([(s[0], s[1]) for s in states], radii, boxes, GRAVITY, horizon)
+            for s in states:
+                windows = windows + _leave_window(s[0], s[1], r_max, horizon)
+            windows.sort()
+            if windows and windows[0][0] <= 0.0:
+                plan_after = k + int(windows[0][1] / dt) + 1  # inside a window: step through it
+            else:
+                t_first = windows[0][0] if windows else horizon
+                n_skip = int(t_first / dt) - 1  # land at least one full step before the first possible touch
+                if windows:
+                    plan_after = k + int(windows[0][1] / dt) + 1
+                if n_skip >= MIN_JUMP_STEPS:
+                    ts = np.arange(1, n_skip + 1) * dt
+                    tau = float(ts[-1])
+                    resets = []
+                    flights = []
+                    for i, (p, v, q, w) in enumerate(states):
+                        pts = position_at(p, v, GRAVITY, ts)
+                        flights.append(pts)
+                        paths[i].extend(map(tuple, pts.tolist()))
+                        pos = tuple(pts[-1].tolist())
+                        vel = (v[0], v[1], v[2] - GRAVITY * tau)
+                        qn = quat_after(q, w, tau)
+                        reset_pose(bodies[i], pos, qn)
+                        reset_vel(bodies[i], vel, w)
+                        resets.append((bodies[i], pos, qn, vel, w))
+                    if rec is not None:  # viewer hook: the exact pose at every skipped step's time
+                        for j in range(n_skip):
+                            rec.sample((k + j + 1) * dt, {active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
+                                                          for i, sd in enumerate(states)})
+                    if run_steps:
+                        stats.schedule.append(("steps", run_steps))
+                        run_steps = 0
+                    stats.schedule.append(("reset", resets))
+                    k += n_skip
+                    stats.skipped += n_skip
+                    stats.jumps += 1
+                    continue
+        if before_step is not None:
+            before_step(k * dt)
+        step()
+        k += 1
+        run_steps += 1
+        t = k * dt
+        if rec is not None:  # viewer hook
+            rec.sample(t)
+        check = k % win == 0
+        all_still = check
+        touching = False
+        for i in range(nd):
+            b = bodies[i]
+            pos, q = get_pose(b)
+            paths[i].append(pos)
+            x, y, z = pos
+            if not (x * x + y * y <= r2 and z >= -0.05):  # also catches NaN
+                status[i] = "diverged"
+                diverged = True
+                continue
+            before = prev[i]
+            cps = get_contacts(b)
+            now: AbstractSet[str]
+            if cps:
+                now = set()
+                for cp in cps:
+                    if cp[8] > touch:
+                        continue
+                    other = names.get(cp[2]) or f"body:{cp[2]}"
+                    if other not in before and other not in now:
+                        v, _w = get_vel(b)
+                        events.append(ContactEvent(t, active[i], other, tuple(cp[6]), math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])))
+                    now.add(other)
+                if now:
+                    touching = True
+            else:
+                now = empty
+            if now != before:
+                dmp = ph.contact_damping(active[i], now)
+                if dmp != damping[i]:
+                    ph.set_damping(active[i], dmp)
+                    damping[i] = dmp
+                prev[i] = now
+            if check:
+                still = rest.window(i, pos, q, bool(now), functools.partial(get_vel, b),
+                                    functools.partial(_normals, cps, touch))
+                all_still = all_still and still
+        if touching:
+            stats.contact += 1
+            free_run = 0
+            plan_after = 0
+        else:
+            stats.flight += 1
+            free_run += 1
+        if diverged:
+            break
+        if all_still:
+            status = ["rest" for _ in range(nd)]
+            confirm = min(max(rest.quiet_windows) * win, stats.contact)
+            stats.rest, stats.contact = confirm, stats.contact - confirm
+            break
+    if run_steps:
+        stats.schedule.append(("steps", run_steps))
+    ph.time_s = k * dt
+    trace.path_t = (np.arange(1, k + 1) * dt).tolist()
+    if rec is not None:  # viewer hook
+        rec.finish(ph.time_s, trace)
+    for n in active:
+        ph.set_damping(n, 0.0)
+    rests = []
+    for i, n in enumerate(active):
+        p_end, q_end = ph.die_pose(n)
+        on = ph.touching(n) if status[i] != "diverged" else frozenset()
+        rests.append(DieRest(n, tuple(float(x) for x in p_end), tuple(float(x) for x in q_end), on, status[i], ph.time_s))
+    stats.loop_s = time.perf_counter() - wall0
+    return rests, trace, stats
+
+
+def replay(ph: Physics, stats: StepStats) -> None:
+    """Redo a throw's engine work only (same steps, same resets), for timing the Python share."""
+    fast = ph.fast_calls()
+    step, reset_pose, reset_vel = fast.step, fast.reset_pose, fast.reset_velocity
+    for kind, arg in stats.schedule:
+        if kind == "steps":
+            for _ in range(arg):
+                step()
+        else:
+            for b, pos, q, v, w in arg:
+                reset_pose(b, pos, q)
+                reset_vel(b, v, w)
