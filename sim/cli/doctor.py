@@ -10,6 +10,7 @@ from sim.cli.common import EXIT_FAULT
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `dfsim doctor`."""
     p = subparsers.add_parser(
         "doctor",
         help="verify a results folder (manifest, hashes, chunk ranges, records)",
@@ -21,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    """Print one line per problem (exit 1) or one `healthy` line (exit 0)."""
     from sim.experiments.checkup import examine
 
     try:

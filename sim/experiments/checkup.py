@@ -58,6 +58,8 @@ class Finding:
 
 @dataclass
 class Checkup:
+    """What `examine` found in one folder."""
+
     root: Path
     findings: list[Finding] = field(default_factory=list)
     state: str = ""
@@ -66,6 +68,7 @@ class Checkup:
     busy: bool = False  # a run holds the folder's lock right now
 
     def add(self, path: Path, problem: str, action: str) -> None:
+        """Record one problem."""
         self.findings.append(Finding(path, problem, action))
 
     @property

@@ -26,10 +26,12 @@ LOCATING = ("cell", "index", "seed")
 
 
 def sha256_bytes(data: bytes) -> str:
+    """The hex sha256 of `data`."""
     return hashlib.sha256(data).hexdigest()
 
 
 def sha256_file(path: Path) -> str:
+    """The hex sha256 of a file's content, read in blocks."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -63,6 +65,7 @@ class ChunkLayout:
         return self._head + -(-(self.most - self.first) // self.size)
 
     def bounds(self, j: int) -> tuple[int, int]:
+        """Throw indices [start, stop) of chunk j."""
         if not 0 <= j < self.count:
             raise IndexError(f"chunk {j} is outside the plan (0..{self.count - 1})")
         if j < self._head:
@@ -81,11 +84,13 @@ class Plan:
     keys: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
+        """The plan as the manifest keeps it."""
         lay = self.layout
         return {"seed": self.seed, "first": lay.first, "most": lay.most, "size": lay.size, "keys": list(self.keys)}
 
     @classmethod
     def from_json(cls, doc: Any) -> Plan | None:
+        """The plan a manifest holds (None when it holds none, or a damaged one)."""
         try:
             lay = ChunkLayout(int(doc["first"]), int(doc["most"]), int(doc["size"]))
             if lay.size < 1 or lay.first < 1 or lay.most < lay.first:
