@@ -324,6 +324,27 @@ def test_read_only_file_system(exp_file, tmp_path):
     assert "Read-only file system" in _one_line(r.stderr)
 
 
+def test_real_full_disk_keeps_chunks_and_resumes(exp_file, tmp_path, reference):
+    """A tmpfs too small for the run: one line, exit 1; the folder, copied out, resumes to the same records."""
+    mnt, saved = tmp_path / "small", tmp_path / "saved"
+    mnt.mkdir()
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o size=80k tmpfs {mnt}"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("cannot mount a small file system here (needs unshare -m)")
+    run = " ".join([*(f"'{a}'" for a in DRIVER), "run", str(exp_file), "--out", str(mnt / "out"), "--quiet",
+                    "--no-figures"])
+    cmd = f"mount -t tmpfs -o size=80k tmpfs {mnt} && {run}; status=$?; cp -a {mnt / 'out'} {saved}; exit $status"
+    r = subprocess.run(["unshare", "-m", "sh", "-c", cmd], capture_output=True, text=True, timeout=120,
+                       env={**_env(), "DFSIM_FAKE_INLINE": "1"})
+    assert r.returncode == 1, r.stderr
+    assert "No space left on device" in _one_line(r.stderr)
+    assert list((saved / "chunks").glob("c*.parquet")), "finished chunks were not kept"
+    r = _cli(["run", str(exp_file), "--out", str(saved), "--quiet", "--no-figures"], {"DFSIM_FAKE_INLINE": "1"})
+    assert r.returncode == 0, r.stderr
+    _same(pd.read_parquet(saved / "records.parquet"), reference.records)
+
+
 # ---- one bad record: validate everything before creating anything -------------------------------
 
 
