@@ -115,10 +115,12 @@ def examine(root: Path) -> Checkup:
                "a rerun writes it again")
     plan = Plan.from_json(m.get("plan")) if m else None
     plan = plan or _plan_from_resolved(resolved)
+    before = len(up.findings)
     verified = _check_chunks(up, root, plan, hashes)
+    chunks_ok = len(up.findings) == before
     _check_prepared(up, root, m)
     if up.state == "complete":
-        _check_records(up, root, m or {}, plan, verified)
+        _check_records(up, root, m or {}, plan if chunks_ok else None, verified)
         for name in ("summary.json", "report.md"):
             if not (root / name).is_file():
                 up.add(root / name, "is missing", "a rerun writes it again")
@@ -224,7 +226,7 @@ def _check_records(up: Checkup, root: Path, m: dict, plan: Plan | None, verified
     if isinstance(want, str) and sha256_file(path) != want:
         up.add(path, "does not match its hash in the manifest", REBUILD_RECORDS)
         return
-    if plan is None:
+    if plan is None:  # unknown, or some chunk is itself wrong (reported): rows cannot be compared
         return
     try:
         problem = _records_problem(path, plan, verified)
@@ -232,6 +234,8 @@ def _check_records(up: Checkup, root: Path, m: dict, plan: Plan | None, verified
         problem = f"cannot be read ({short_error(exc)})"
     if problem:
         up.add(path, problem, REBUILD_RECORDS)
+    else:
+        up.records_verified = pq.ParquetFile(path).metadata.num_rows
 
 
 def _records_problem(path: Path, plan: Plan, verified: dict[int, list[int]]) -> str | None:
