@@ -2,8 +2,9 @@
 
 One fight prints its blow-by-blow log; `--fights N` plays fights 0..N-1 (fight i depends only on
 (seed, i)) and prints how hard the fight is: the win rate with its interval and the cost of the
-fights. Throws come from the records of a `dfsim run` folder (sim.engine.resample); fights with
-physics in the loop will slot in as another throw source.
+fights. Throws come from the records of a `dfsim run` folder (sim.engine.resample), or with
+`--engine physics` from physics in the loop (sim.engine.fight_physics: every throw simulated, the
+dice of earlier throws lying on the board; slow, ~0.1-0.5 s per throw).
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ from sim.specs.fight import load_fight
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `fight` and `monsters` commands to the CLI's subparsers."""
     p = sub.add_parser("fight", help="play a fight (monster, room, party) with resampled recorded throws")
     p.add_argument("fight", help="fight file, or a built-in fight name (fights/), e.g. 'reference'")
     p.add_argument("--records", metavar="RESULTS_DIR", help="output folder of a `dfsim run` whose throws are resampled")
+    p.add_argument("--engine", choices=("resample", "physics"), default="resample",
+                   help="resample recorded throws (--records, default) or simulate every throw with the dice "
+                        "left on the board (physics)")
     p.add_argument("--variant", help="use only this variant's throws from RESULTS_DIR (default: the fight file's)")
     p.add_argument("--seed", type=int, help="root seed (default: the fight file's)")
     p.add_argument("--fights", type=int, help="how many fights to play (default: the fight file's, 1)")
@@ -63,6 +68,8 @@ def _overrides(items: list[str] | None, rules: list[str] | None = None) -> tuple
 
 
 def cmd_fight(args: argparse.Namespace) -> int:
+    """`dfsim fight`: one fight prints its log, N fights print the win rate and per-fight costs with
+    95 % intervals; throws are resampled from `--records`. Bad input is a SpecError (exit 2)."""
     from sim.engine.resample import ResampleSource, UncoveredThrow, tables_from_results
     from sim.experiments.fight_report import summarize
     from sim.rules.fight import FightError, resolve_policy, run_fights
@@ -76,30 +83,48 @@ def cmd_fight(args: argparse.Namespace) -> int:
             raise
         raise SpecError("command line", flags[key], f"{exc.field}: {exc.problem}") from None
     policy = resolve_policy(args.policy or spec.policy, spec.source if not args.policy else "command line")
-    if not args.records:
+    physics = args.engine == "physics"
+    if physics and args.records:
+        raise SpecError("command line", "--records", "is for --engine resample (physics simulates every throw)")
+    if not physics and not args.records:
         raise SpecError("command line", "--records", "is required: give the output folder of a `dfsim run` whose "
-                        "throws match the fight (physics-in-the-loop fights are not available yet)")
+                        "throws match the fight (or simulate every throw with --engine physics)")
     n = args.fights if args.fights is not None else spec.fights
     if n < 1 or args.first < 0:
         raise SpecError("command line", "--fights", "must be at least 1 (and --first at least 0)")
     seed = spec.seed if args.seed is None else args.seed
-    tables, notes = tables_from_results(args.records, args.variant or spec.throws.variant,
-                                        white_die=spec.throws.white_die, colored_die=spec.throws.colored_die)
-    source = ResampleSource(tables, seed=seed)
+    source: Any
+    if physics:
+        from sim.engine.fight_physics import PhysicsSource
+
+        notes: list[str] = []
+        source = PhysicsSource(seed, spec.throws.colored_die, spec.throws.white_die)
+    else:
+        tables, notes = tables_from_results(args.records, args.variant or spec.throws.variant,
+                                            white_die=spec.throws.white_die, colored_die=spec.throws.colored_die)
+        source = ResampleSource(tables, seed=seed)
     try:
         results = run_fights(spec, source, range(args.first, args.first + n), policy, log=(n == 1))
     except UncoveredThrow as exc:
         raise SpecError(args.records, "records", f"{exc} (record these throws with `dfsim run`)") from None
+    except NotImplementedError as exc:
+        raise SpecError(spec.source, "engine", str(exc)) from None
     except FightError as exc:
         raise SpecError(spec.source, "policy", str(exc)) from None
     head = {"fight": spec.name, "source": spec.source, "seed": seed, "first": args.first, "fights": n,
-            "records": str(args.records), "tables": [t.describe() for t in source.used.values()], "notes": notes}
+            "engine": args.engine, "records": str(args.records) if args.records else None,
+            "tables": [t.describe() for t in source.used.values()] if not physics else [], "notes": notes}
+    if physics:
+        head["board_moves"] = source.state.moves
     if n == 1:
         r = results[0]
         if args.json:
             print(json.dumps(head | {"result": r.to_json()}, default=str))
         else:
             print("\n".join(format_log(r.log)))
+            for m in head.get("board_moves", []):
+                print(f"throw {m['throw']} moved the {m['slot']} die on the board {m['shift_mm']} mm: "
+                      f"{m['from']} -> {m['to']}")
             print(_summary_line(r))
         return 0
     summary = summarize(results)
@@ -111,6 +136,8 @@ def cmd_fight(args: argparse.Namespace) -> int:
 
 
 def format_summary(spec, head: dict, s: dict) -> str:
+    """The many-fights summary as text: outcome rates in percent with their intervals, per-fight means,
+    the recorded tables the throws came from, and the notes."""
     def pct(r):
         return f"{100 * r['rate']:5.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
 
@@ -135,6 +162,10 @@ def format_summary(spec, head: dict, s: dict) -> str:
         lines.append(f"  {label:<12} {mean(s[k])}  (mean per fight)")
     for t in head["tables"]:
         lines.append(f"  throws from {t['label']}: {t['throws']} records, hit rate {100 * t['hit_rate']:.1f}%")
+    if head.get("engine") == "physics":
+        moves = head.get("board_moves", [])
+        changed = sum(m["from"] != m["to"] for m in moves)
+        lines.append(f"  physics in the loop: {len(moves)} resting dice moved by later throws, {changed} changed section")
     lines += [f"  note: {x}" for x in head["notes"]]
     return "\n".join(lines)
 
@@ -185,6 +216,8 @@ def _summary_line(r) -> str:
 
 
 def cmd_monsters(args: argparse.Namespace) -> int:
+    """`dfsim monsters`: one line per built-in monster (card life, miss damage, level, gold,
+    requirements, ability, templates), naming the fields that are estimates."""
     from sim.specs.monster import builtin_monsters
 
     specs = builtin_monsters()

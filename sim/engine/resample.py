@@ -168,6 +168,8 @@ class RecordedTable:
         return match_specificity(self.match, req)
 
     def describe(self) -> dict[str, Any]:
+        """The table as a JSON-able dict: its match fields, non-void throws, void fraction, hit rate and
+        mean damage per throw (a miss counts 0)."""
         m = {k: (sorted(v, key=str) if isinstance(v, frozenset) else v) for k, v in self.match.items() if v is not None}
         return {"label": self.label, **m, "throws": self.n, "void_fraction": round(self.void_fraction, 4),
                 "hit_rate": round(self.hit_rate, 4), "mean_damage": round(self.mean_damage, 4)}
@@ -216,6 +218,7 @@ class ResampleSource:
 
     # ---- which table --------------------------------------------------------------------------
     def candidates(self, req: ThrowRequest) -> list[RecordedTable]:
+        """The most specific tables answering `req` (all that tie); `UncoveredThrow` when none does."""
         scored = [(s, t) for t in self.tables if (s := t.specificity(req)) is not None]
         if not scored:
             raise UncoveredThrow(f"no recorded throws for {_scenario_text(_request_fields(req))} (recorded: "
@@ -224,6 +227,8 @@ class ResampleSource:
         return [t for s, t in scored if s == best]
 
     def table_for(self, req: ThrowRequest) -> RecordedTable:
+        """The table that answers `req`: the one best candidate, else the one the request's aim picks
+        (module docstring). Cached per scenario and aim; every selected table is kept in `used`."""
         key = (req.die, req.shots, req.skill, req.board, req.templates, req.rules, req.aim)
         c = self._choice.get(key)
         if c is None:
@@ -256,6 +261,8 @@ class ResampleSource:
         return self._over[k]
 
     def throw(self, request: ThrowRequest) -> Outcome:
+        """Row `int(u * n)` of the selected table, u = u(seed, fight, throw): the outcome depends on nothing
+        else. The returned `Outcome` is shared between draws."""
         t = self.table_for(request)
         return t.outcomes[int(self.uniform(request.fight, request.throw) * t.n)]
 

@@ -82,6 +82,8 @@ class FightSettings(Model):
 
 
 class FightVariant(FightSettings):
+    """One `[[variants]]` entry: a name and the settings it lays over `[defaults]`, key by key."""
+
     name: str
     description: str = ""
 
@@ -176,6 +178,7 @@ class FightExperiment:
         return self.spec.baseline or self.cells[0].variant
 
     def with_throws_dir(self, path: Path) -> FightExperiment:
+        """A copy reading its throw records from `path` (the runner sets it once the throw experiment ran)."""
         return replace(self, throws_dir=Path(path))
 
     def resolved(self) -> dict[str, Any]:
@@ -200,10 +203,13 @@ class FightExperiment:
 
 
 def is_fight_experiment(data: Mapping[str, Any]) -> bool:
+    """An experiment file's contents describe fights (not throws) when they have a `fight` key."""
     return "fight" in data
 
 
 def parse_fight_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> FightExperimentSpec:
+    """The fight experiment file's contents, validated; the first problem is a SpecError naming
+    `source` and the field."""
     try:
         return FightExperimentSpec.model_validate(dict(data))
     except ValidationError as exc:

@@ -49,6 +49,7 @@ from sim.experiments.integrity import (
     value_digest,
     verify_chunk,
 )
+from sim.experiments.progress import RunProgress
 from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
 from sim.experiments.store import FIGURE_DIR, Store
@@ -168,22 +169,6 @@ class _Notes:
         if len(self.items) > MAX_NOTES:
             print(f"dfsim: ... and {len(self.items) - MAX_NOTES} more repairs (dfsim doctor lists problems)",
                   file=sys.stderr)
-
-
-def _progress(total: int, initial: int, quiet: bool, unit: str = "throw"):
-    from tqdm.auto import tqdm
-
-    return tqdm(
-        total=total,
-        initial=initial,
-        unit=unit,
-        unit_scale=False,
-        smoothing=0.1,
-        disable=quiet,
-        file=sys.stderr,
-        dynamic_ncols=True,
-        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} " + unit + "s [{elapsed}<{remaining}, {rate_fmt}]",
-    )
 
 
 def run_experiment(
@@ -314,17 +299,19 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
     in_flight: set[tuple[int, int]] = set()
     try:
         reference = _verify_chunks(store, exp, plan, plans, notes)
+        bar = RunProgress(sum(p.planned_throws for p in plans), sum(p.throws_done for p in plans), quiet,
+                          "fight" if fights else "throw")
         prepared: dict[str, dict] = {}
         if prepare_fn is not None and isinstance(exp, Experiment):
-            prepared = _prepare(store, exp, plans, get_executor, prepare_fn, notes, quiet)
+            prepared = _prepare(store, exp, plans, get_executor, prepare_fn, notes, bar)
         for p in plans:
             p.decide(stop_rule, spec.confidence)
-        bar = _progress(sum(p.planned_throws for p in plans), sum(p.throws_done for p in plans), quiet,
-                        "fight" if fights else "throw")
+        bar.bar.n = sum(p.throws_done for p in plans)  # a repaired aim may have discarded chunks
+        bar.set_total(sum(p.planned_throws for p in plans))
         if not all(p.complete for p in plans):
             ex = get_executor()
             limit = max(2, 2 * ex.workers)
-            bar.set_postfix_str(f"{ex.name} x{ex.workers}", refresh=False)
+            bar.throwing(ex.name, ex.workers)
             while True:
                 while len(in_flight) < limit:
                     task = _next_task(exp, plans, in_flight, prepared)
@@ -350,12 +337,11 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
                 plan_c.done[task.chunk] = (_rate_count(table, stop_rule), table.num_rows)
                 was = plan_c.planned_throws
                 plan_c.decide(stop_rule, spec.confidence)
+                bar.chunk_done(table.num_rows, counted=task.chunk <= plan_c.limit)
                 if task.chunk <= plan_c.limit:
-                    bar.update(table.num_rows)
                     run_throws += table.num_rows
                 if plan_c.planned_throws != was:
-                    bar.total = sum(p.planned_throws for p in plans)
-                    bar.refresh()
+                    bar.set_total(sum(p.planned_throws for p in plans))
     except KeyboardInterrupt:
         _best_effort(lambda: store.write_manifest(exp, "interrupted"))
         if bar is not None:
@@ -475,7 +461,7 @@ def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, 
 
 
 def _prepare(store: Store, exp: Experiment, plans: list[_CellPlan], get_executor: Callable[[], Executor], fn,
-             notes: _Notes, quiet: bool) -> dict[str, dict]:
+             notes: _Notes, bar: RunProgress) -> dict[str, dict]:
     """The per-scenario values (PrepareTask), verified against the manifest or solved (once, in parallel).
 
     A value is trusted when its digest matches the one the manifest recorded, i.e. the one the
@@ -501,7 +487,7 @@ def _prepare(store: Store, exp: Experiment, plans: list[_CellPlan], get_executor
         expected = {k: d for k, d in ((k, _digest_or_none(v)) for k, v in claimed.items()) if d is not None}
     need = [k for k in keys if k not in known]
     if need:
-        solved = _solve(get_executor(), exp, need, fn, quiet)
+        solved = _solve(get_executor(), exp, need, fn, bar)
         for key, value in solved.items():
             if expected.get(key) == value_digest(value):
                 continue
@@ -529,9 +515,8 @@ def _digest_or_none(value: Any) -> str | None:
         return None
 
 
-def _solve(ex: Executor, exp: Experiment, need: list[str], fn, quiet: bool) -> dict[str, dict]:
-    if not quiet:
-        print(f"aiming ({len(need)} scenarios)...", file=sys.stderr)
+def _solve(ex: Executor, exp: Experiment, need: list[str], fn, bar: RunProgress) -> dict[str, dict]:
+    bar.describe(f"aiming ({len(need)} scenarios)")
     first = {k: next(c for c, cell in enumerate(exp.cells) if cell.key == k) for k in need}
     for key, c in first.items():
         ex.submit(PrepareTask(cell=c, inputs=exp.cells[c].inputs, key=key), fn)
@@ -544,6 +529,7 @@ def _solve(ex: Executor, exp: Experiment, need: list[str], fn, quiet: bool) -> d
         if not isinstance(value, dict) or _digest_or_none(value) is None:
             raise ChunkFailed(f"preparing cell {task.cell}: the worker returned {type(value).__name__}, not JSON values")
         solved[task.key] = value
+    bar.describe("")
     return solved
 
 

@@ -78,6 +78,8 @@ class HeroState:
 
     @classmethod
     def from_spec(cls, h: HeroSpec, skill: str) -> HeroState:
+        """The hero at the start of the fight: sheet life (9 - 2 per Scar unless set), their own skill or
+        the fight's `skill`, equipment split into weapons, armors and spendables."""
         eq = h.equipment
         return cls(
             name=h.name, life=h.start_life, max_life=h.max_life, scars=list(h.scars),
@@ -89,6 +91,9 @@ class HeroState:
 
 @dataclass
 class FightResult:
+    """What one fight came to: its outcome, the monster's life, rounds, turns and physical throws,
+    what it cost the party (life points, white dice, retrievals, faints, Scars), gold, and the log."""
+
     outcome: str  # "won" | "lost" | "backed-down" | "unfinished"
     monster: str
     monster_life_start: int
@@ -128,6 +133,7 @@ class FightResult:
         }
 
     def to_json(self, log: bool = True) -> dict[str, Any]:
+        """Every field as JSON-able values plus `won`; the blow-by-blow log only when `log`."""
         d = {k: v for k, v in self.__dict__.items() if k != "log"}
         d["won"] = self.won
         d["scars"] = [list(s) for s in self.scars]
@@ -156,6 +162,8 @@ class FightPlan:
 
     @classmethod
     def of(cls, spec: FightSpec) -> FightPlan:
+        """The plan of `spec`, cached by identity (specs are frozen), so many fights of one spec compute
+        it once."""
         hit = _PLANS.get(id(spec))
         if hit is not None and hit.spec is spec:
             return hit
@@ -183,6 +191,8 @@ _PLANS: dict[int, FightPlan] = {}
 
 
 def resolve_policy(policy: Policy | str | None, source: str = "<fight>") -> Policy:
+    """A policy from a name in `POLICIES`, a callable (returned as is) or None (the default policy);
+    an unknown name is a SpecError naming `source`."""
     if policy is None:
         return DEFAULT
     if isinstance(policy, str):
@@ -339,6 +349,8 @@ class Fight:
 
     # ---- the combat ----------------------------------------------------------------------------
     def run(self) -> FightResult:
+        """Play the combat to its end (won, lost, backed down, or unfinished after `max_turns` turns),
+        rest after a win, and return the result. Call once per `Fight`."""
         spec, room = self.spec, self.spec.room
         if self.log is not None:
             self._event("start", monster=self.monster.label, life=self.monster_life, card_life=self.monster.life,
@@ -473,7 +485,8 @@ class Fight:
     def _draw(self, h: HeroState, colour: str, kind: str, die: str, shots: tuple, aim: Aim) -> Outcome:
         for _ in range(MAX_RETHROWS + 1):
             req = ThrowRequest(self.fight, self.throws, h.name, colour, kind, die, shots, h.skill,
-                               self.board, self.templates_t, self.rules, self.noise, aim, self.monster_life)
+                               self.board, self.templates_t, self.rules, self.noise, aim, self.monster_life,
+                               self.turns, self.retrievals)
             self.throws += 1
             out = self.source.throw(req)
             if self.log is not None:

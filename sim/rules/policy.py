@@ -33,6 +33,9 @@ Policy = Callable[["Decision"], Any]
 
 
 class Decision(NamedTuple):
+    """One question the engine asks a policy: its kind (table above), the fight and the hero it
+    concerns, the options to choose from, and any detail (e.g. the damage each option deals)."""
+
     kind: str
     # the policy sees the engine's objects (sim.rules.fight.Fight, HeroState; typed Any because the
     # engine imports this module): a read-only view of the fight state (monster_life, heroes,
@@ -54,6 +57,8 @@ MISS_PREFERENCE = ("agile-instincts", "re-throw", "beer", "heal-party", "self-he
 
 
 def rank(ability: str | None, monster_type: str | None = None) -> int:
+    """How much a hero wants `ability` on their die (`ABILITY_RANK`; 0 for none); a Sworn Enemy of the
+    monster's type ranks above everything ("deals 4 additional damage to that specific type")."""
     if ability is None:
         return 0
     r = ABILITY_RANK.get(ability)

@@ -16,6 +16,9 @@ When = Literal["hit", "miss", "any"]
 
 @dataclass(frozen=True)
 class AbilityInfo:
+    """One hero ability: its name, when it may activate (on a Hit, a Miss, or either), the rulebook
+    text it implements, and what its argument names, if it takes one."""
+
     name: str
     when: When  # "hit" / "miss": "Activated only when the Hero Hits/Misses"; "any": lands anywhere
     text: str  # the rulebook sentence(s)

@@ -54,6 +54,7 @@ class ThrowsSpec(Spec):
     variant: str | None = None  # `dfsim fight --records`: resample only this experiment variant's throws
 
     def problems(self) -> list[tuple[str, str]]:
+        """Names that resolve to no board, skill, shot or die file, as (field, problem)."""
         out = []
         for field, kind in (("board", "board"), ("skill", "skill"), ("shot", "shot"),
                             ("colored_die", "die"), ("white_die", "die")):
@@ -65,6 +66,9 @@ class ThrowsSpec(Spec):
 
 
 class FightSpec(Spec):
+    """One fight as `dfsim fight` plays it: monster, room, party, Difficulty Mode ("Hard: +3",
+    "Inferno: +5" monster life), house rules, policy, and what the throws are."""
+
     model_config = ConfigDict(strict=True)
 
     name: str = Field(min_length=1, max_length=80)
@@ -87,6 +91,8 @@ class FightSpec(Spec):
         return max(1, life + self.house_rules.monster_life_bonus)
 
     def problems(self) -> list[tuple[str, str]]:
+        """Reference and cross-field problems of the room, party, house rules, throws and hero skills, as
+        (field, problem); the first is raised on load."""
         out = [(f"room.{f}", p) for f, p in self.room.problems()]
         out += [(f"party.{f}", p) for f, p in self.party.problems()]
         out += [(f"house_rules.{f}", p) for f, p in self.house_rules.problems()]
@@ -101,6 +107,7 @@ class FightSpec(Spec):
 
     @classmethod
     def check_file(cls, path: Path, data: dict[str, Any]) -> FightSpec:
+        """Validate a fight file for `dfsim check` (a named monster is read, and blamed, from its own file)."""
         return fight_from_dict(data, path)
 
 

@@ -51,6 +51,7 @@ def shot_problem(name: str) -> str | None:
 
 
 def template_problem(name: str) -> str | None:
+    """None if `name` is a built-in template or a template file; otherwise what is wrong."""
     known = builtin_names("template")
     if name in known or (name.endswith(".toml") and Path(name).is_file()):
         return None
@@ -58,6 +59,8 @@ def template_problem(name: str) -> str | None:
 
 
 def reference_problems(requirements: list[str], templates: list[str]) -> list[tuple[str, str]]:
+    """Requirements that name no shot or are listed twice, and templates that name no template, as
+    (field, problem)."""
     out = []
     for i, r in enumerate(requirements):
         p = shot_problem(r)
@@ -108,6 +111,7 @@ class MonsterSpec(Spec):
 
     @classmethod
     def check_file(cls, path: Path, data: dict[str, Any]) -> MonsterSpec:
+        """Validate a monster file (its fields, then `problems()`) for `dfsim check`."""
         return checked(cls, data, path)
 
     @property
@@ -136,6 +140,7 @@ class RoomSpec(Spec):
     templates: list[str] = Field(default_factory=list, max_length=4)
 
     def problems(self) -> list[tuple[str, str]]:
+        """Requirements and templates that name no shot or template, as (field, problem)."""
         return reference_problems(self.requirements, self.templates)
 
 
@@ -159,4 +164,5 @@ def load_monster(name_or_path: str | Path) -> MonsterSpec:
 
 
 def builtin_monsters() -> list[MonsterSpec]:
+    """Every built-in monster (`monsters/*.toml`), loaded and checked, in name order."""
     return [load_monster(n) for n in builtin_names("monster")]

@@ -34,6 +34,9 @@ SCAR_LIFE = 2
 
 
 class WeaponSpec(Spec):
+    """A Weapon: `bonus` damage added only on a Hit, its Specific Throw `requirements` added to the
+    throw it is used on; `use = false` tells the default policy to leave it unused."""
+
     model_config = ConfigDict(strict=True)
 
     kind: Literal["weapon"]
@@ -45,6 +48,9 @@ class WeaponSpec(Spec):
 
 
 class ArmorSpec(Spec):
+    """An Armor: once per combat, on a Miss, prevents `reduce` points of the damage (all of it when
+    omitted)."""
+
     model_config = ConfigDict(strict=True)
 
     kind: Literal["armor"]
@@ -54,6 +60,8 @@ class ArmorSpec(Spec):
 
 
 class SpendableSpec(Spec):
+    """A Spendable ("discard after use"): modelled as `damage` extra damage on one Hit."""
+
     model_config = ConfigDict(strict=True)
 
     kind: Literal["spendable"]
@@ -66,6 +74,9 @@ Equipment = Annotated[WeaponSpec | ArmorSpec | SpendableSpec, Field(discriminato
 
 
 class HeroSpec(Spec):
+    """One hero sheet: start life on the 1-9 track (2 fewer per Scar), the ability of each die colour,
+    Scars, equipment, and an optional skill of the hero's own."""
+
     model_config = ConfigDict(strict=True)
 
     name: str = Field(min_length=1, max_length=40)
@@ -86,9 +97,12 @@ class HeroSpec(Spec):
         return self.max_life if self.life is None else self.life
 
     def ability(self, colour: str) -> str | None:
+        """The ability written on the sheet for this die colour, Scars ignored (None: none)."""
         return getattr(self, colour)
 
     def problems(self) -> list[tuple[str, str]]:
+        """Unknown abilities, repeated Scars, a start life above the maximum, two Weapons of one name and
+        unknown weapon requirements, as (field, problem)."""
         out = []
         for c in COLOURS:
             a = self.ability(c)
@@ -112,6 +126,8 @@ class HeroSpec(Spec):
 
 
 class PartySpec(Spec):
+    """The party: heroes in turn order, white Bonus dice on the Chest (at most 9) and its gold."""
+
     model_config = ConfigDict(strict=True)
 
     heroes: list[HeroSpec] = Field(min_length=1, max_length=6)  # in turn order: the first is the first Active Hero
@@ -119,6 +135,7 @@ class PartySpec(Spec):
     gold: int = Field(default=0, ge=0, le=999)
 
     def problems(self) -> list[tuple[str, str]]:
+        """Repeated hero names and every hero's own problems, as (field, problem)."""
         out = []
         seen: set[str] = set()
         for i, h in enumerate(self.heroes):
