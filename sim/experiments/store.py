@@ -55,8 +55,10 @@ ROW_GROUP = 16384  # rows per row group of records.parquet
 CHUNK_RE = re.compile(r"^c(\d{4,})-k(\d{6,})\.parquet$")
 # the files a run writes in OUT; --force removes exactly these (and chunk files, and its figures)
 OWNED_FILES = (MANIFEST, RECORDS, "summary.json", "report.md", "report.html", "experiment.toml", RESOLVED, PREPARED)
-FIGURE_NAMES = ("landing.png", "outcomes.png", "sections.png", "comparison.png", "sweep.png")
-_TMP_RE = re.compile(r"^\.(.+)\.tmp\d+$")  # a temporary file of _write_atomic, by the name it stands for
+# the figures runs draw (a figure of many cells continues in landing-2.png, landing-3.png, ...)
+FIGURE_RE = re.compile(r"^(landing|outcomes|sections|damage|comparison|sweep|win_rate|differences|throws_to_win"
+                       r"|survival)(-\d+)?\.png$")
+_TMP_RE = re.compile(r"^\.(.+)\.tmp\d*$")  # a temporary file dfsim writes, by the name it stands for
 
 
 def _tmp_path(path: Path) -> Path:
@@ -96,6 +98,10 @@ def chunk_name(cell: int, chunk: int) -> str:
 
 def _is_chunk_file(name: str) -> bool:
     return bool(CHUNK_RE.match(name))
+
+
+def _is_figure(name: str) -> bool:
+    return bool(FIGURE_RE.match(name))
 
 
 def _is_own_temporary(name: str, owned: Iterable[str]) -> bool:
@@ -142,7 +148,7 @@ class Folder:
     def collisions(self) -> list[Path]:
         """Files a run would overwrite although dfsim did not write them (in a folder that never held a run)."""
         out = [self.root / n for n in OWNED_FILES if (self.root / n).exists() or (self.root / n).is_symlink()]
-        for sub, wanted in ((CHUNK_DIR, _is_chunk_file), (FIGURE_DIR, FIGURE_NAMES.__contains__)):
+        for sub, wanted in ((CHUNK_DIR, _is_chunk_file), (FIGURE_DIR, _is_figure)):
             d = self.root / sub
             if d.is_dir() and not d.is_symlink():
                 out += sorted(p for p in d.iterdir() if wanted(p.name))
@@ -514,12 +520,16 @@ def remove_run_files(root: Path, manifest: dict | None) -> None:
         p = root / name
         if p.is_symlink() or p.is_file():
             p.unlink()
-    figures = set(FIGURE_NAMES)
-    listed = (manifest or {}).get("figures")
-    if isinstance(listed, list):
-        figures |= {Path(f).name for f in listed if isinstance(f, str) and Path(f).parent.name == FIGURE_DIR}
-    owned = (*OWNED_FILES, *figures)
-    for sub, wanted in ((CHUNK_DIR, _is_chunk_file), (FIGURE_DIR, figures.__contains__)):
+    listed: set[str] = set()
+    doc_figures = (manifest or {}).get("figures")
+    if isinstance(doc_figures, list):
+        listed = {Path(f).name for f in doc_figures if isinstance(f, str) and Path(f).parent.name == FIGURE_DIR}
+
+    def figure(name: str) -> bool:
+        return name in listed or _is_figure(name)
+
+    owned = (*OWNED_FILES, *listed)
+    for sub, wanted in ((CHUNK_DIR, _is_chunk_file), (FIGURE_DIR, figure)):
         d = root / sub
         if d.is_symlink() or not d.is_dir():
             continue
