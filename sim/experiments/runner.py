@@ -453,8 +453,13 @@ def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, 
             notes.add(f"{store.chunk_path(c, j)}: is missing although the manifest records it; recomputing it")
         store.forget(c, j)
     if not store.hashes_known:
-        notes.add(f"{store.root / 'manifest.json'} {store.manifest_problem}: the chunk hashes are lost; rebuilt it, "
-                  f"keeping the {kept} chunks that pass the range checks (cell, throw indices, seed, scenario)")
+        checks = "the range checks (cell, throw indices, seed, scenario)"
+        if store.manifest_outdated:
+            notes.add(f"{store.root / 'manifest.json'} {store.manifest_problem}: recorded the hashes of the {kept} "
+                      f"chunks that pass {checks}")
+        else:
+            notes.add(f"{store.root / 'manifest.json'} {store.manifest_problem}: its chunk hashes are lost; rebuilt "
+                      f"it, keeping the {kept} chunks that pass {checks}")
         store.hashes_known = True
     store.flush(force=True)
     return reference

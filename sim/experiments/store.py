@@ -165,6 +165,7 @@ class Store:
         self.doc: dict[str, Any] = {}
         self.manifest_problem: str | None = None  # why the manifest found on opening was not usable
         self.hashes_known = True  # False: the chunk hashes were lost (damaged or old manifest)
+        self.manifest_outdated = False  # the manifest is sound but older than chunk hashes
         self._pending: dict[tuple[int, int], Path] = {}  # chunks written, visible after the next manifest
         self._dirty = False
         self._next_flush = 0.0
@@ -241,7 +242,8 @@ class Store:
             if old is None:
                 self.manifest_problem = folder.manifest_problem or "is missing"
             elif not isinstance(old.get("chunks"), dict):
-                self.manifest_problem = "was written by an older dfsim, without chunk hashes"
+                self.manifest_problem = "was written by an older dfsim without chunk hashes"
+                self.manifest_outdated = True
             self.hashes_known = self.manifest_problem is None
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         old = old or {}

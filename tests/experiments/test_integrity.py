@@ -167,6 +167,18 @@ def test_damaged_manifest_is_rebuilt(copy, reference, content):
     assert _run(copy).repairs == []  # rebuilt: the next rerun finds nothing to repair
 
 
+def test_manifest_of_an_older_dfsim_gets_hashes(copy, reference):
+    """A results folder from before chunk hashes: chunks checked by range and kept, hashes recorded."""
+    doc = json.loads((copy / "manifest.json").read_text())
+    old = {k: doc[k] for k in ("name", "experiment_hash", "created", "updated", "state", "cells")}
+    (copy / "manifest.json").write_text(json.dumps({"format": 1, **old}))
+    res = _run(copy)
+    _same(res.records, reference.records)
+    assert res.throws_run == 0
+    assert len(res.repairs) == 1 and "older dfsim" in res.repairs[0], res.repairs
+    assert len(json.loads((copy / "manifest.json").read_text())["chunks"]) == 6
+
+
 def test_damaged_manifest_and_chunk(copy, reference):
     (copy / "manifest.json").write_text("null")
     shutil.copyfile(copy / "chunks" / "c0000-k000000.parquet", copy / "chunks" / "c0000-k000002.parquet")
