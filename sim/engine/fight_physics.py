@@ -23,6 +23,11 @@ thrower's `Draw.for_throw(seed, f * 1000 + t)`); the board is cleared when fight
 depends on (root seed, f) only, never on the worker count or on other fights; with an empty board a
 throw is the very throw the plain thrower makes with that index.
 
+Templates: a fight's templates (the request's `templates`) are flipped once, when the fight's first
+throw is requested, from the stream (root seed, fight), and lie at those poses for every throw of the
+fight; a template the requests stop listing (the Armor after a die landed on it) leaves the board, and
+a template flipped onto a die resting on the board removes that die (sim/engine/fight_templates.py).
+
 Aiming: the aimed release is solved with the board dice parked (an empty board, shared with the plain
 scenario) for the request's objective: "hit" (most hits, the default), "damage" (the highest expected
 damage) or "kill" (the best chance to deal the monster's remaining life), each solved once per scenario
@@ -40,6 +45,7 @@ from typing import Any
 import numpy as np
 from shapely.geometry import Point
 
+from sim.engine.fight_templates import FightTemplateLayer, FightTemplates, flip_fight_templates
 from sim.engine.thrower import Thrower, ThrowResult
 from sim.engine.worlds import build_thrower
 from sim.rules.classifier import classify
@@ -226,15 +232,14 @@ class PhysicsSource:
         self.colored, self.white = load_die(colored_die), load_die(white_die)
         self.physics = dict(physics or {})
         self.state = BoardState()
+        self.templates = FightTemplates()
         self.throwers: dict[tuple, tuple[Thrower, BoardDice]] = {}
         self.throws = 0
         self.last: ThrowResult | None = None
 
     def scenario(self, req: ThrowRequest) -> Scenario:
-        """The request's scenario: its die, shots, skill, board and rules, noise and aim point."""
-        if req.templates:
-            raise NotImplementedError("physics fights with templates on the board are not supported yet "
-                                      f"({', '.join(req.templates)})")
+        """The request's scenario: its die, shots, skill, board and rules, noise and aim point (its
+        templates are no part of it: they are the fight's, see `world`)."""
         overrides: dict[str, Any] = {}
         if req.noise_factor != 1.0:
             from sim.specs.skill import load_skill
@@ -248,13 +253,16 @@ class PhysicsSource:
                               source="physics fight")
 
     def world(self, req: ThrowRequest) -> tuple[Thrower, BoardDice]:
-        """The request's world (built once per scenario) with its board-dice component."""
+        """The request's world (built once per scenario) with its board-dice component and, if the request
+        lists templates, a component laying the fight's flipped templates (sim/engine/fight_templates.py)."""
         key = (req.die, req.shots, req.skill, req.board, req.templates, req.rules, req.noise_factor, req.aim.target_mm)
         w = self.throwers.get(key)
         if w is None:
             th = build_thrower(self.scenario(req))
             layer = BoardDice(th, self.state, self.colored, self.white)
             th.attach(layer)
+            if req.templates:
+                th.attach(FightTemplateLayer(th, self.templates, req.templates, layer.bodies))
             w = self.throwers[key] = (th, layer)
         return w
 
@@ -271,6 +279,19 @@ class PhysicsSource:
             st.dice.pop(st.last_slot, None)
         st.turn = req.turn
 
+    def _templates(self, req: ThrowRequest) -> None:
+        """Flip the fight's templates when it starts (removing dice they land on); later, drop those the
+        request no longer lists (the Armor once a die landed on it)."""
+        if req.fight != self.templates.fight:
+            sc = self.scenario(req)
+            assert sc.board is not None, "a fight's throws land on a board"
+            dice = {s: (load_die(d.die), d.position_m, d.orientation_xyzw) for s, d in self.state.dice.items()}
+            for slot in flip_fight_templates(self.templates, sc.board, req.templates, self.seed, req.fight,
+                                             req.skill, dice):
+                self.state.dice.pop(slot, None)
+        else:
+            self.templates.keep(req.templates)
+
     def _slot(self, req: ThrowRequest) -> str:
         if req.kind != "white":
             return req.colour
@@ -284,6 +305,7 @@ class PhysicsSource:
         if not 0 <= request.throw < THROWS_PER_FIGHT:
             raise ValueError(f"throw index {request.throw} outside 0..{THROWS_PER_FIGHT - 1}")
         self._pick_up(request)
+        self._templates(request)
         th, layer = self.world(request)
         slot = self._slot(request)
         self.state.dice.pop(slot, None)  # the die thrown is in the hand, not on the board

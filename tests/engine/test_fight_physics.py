@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from sim.engine.fight_physics import THROWS_PER_FIGHT, BoardDice, BoardDie, BoardState, PhysicsSource
+from sim.engine.fight_templates import FLIPS_PER_FIGHT, FightTemplates, flip_fight_templates
 from sim.engine.release import Release
 from sim.engine.resample import ResampleSource
 from sim.engine.worlds import build_thrower
@@ -18,6 +19,8 @@ from sim.rules.throw_source import ThrowRequest
 from sim.specs.die import load_die
 from sim.specs.fight import fight_from_dict
 from sim.specs.scenario import Scenario
+from sim.specs.template import load_template
+from sim.world.flip import flip_template
 
 # a one-hero fight that ends at the first hit (1 life): the board holds at most the misses lying on it
 CLEAR_FIGHT = {
@@ -113,3 +116,69 @@ def test_two_engines_one_answer_on_a_clear_board():
 def test_throw_index_bounded(bad):
     with pytest.raises(ValueError):
         PhysicsSource(0).throw(_req(throw=bad))
+
+
+# the one-hit fight against a monster with the Armor template ("Defensive": flipped at the start)
+ARMOR_FIGHT = {**CLEAR_FIGHT, "name": "armored",
+               "monster": {**CLEAR_FIGHT["monster"], "life": 2, "templates": ["armor"]}}
+
+
+class _Watch(PhysicsSource):
+    """A physics source noting, per throw, the fight and the templates the thrown die met."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.seen: list[tuple[int, list]] = []
+
+    def throw(self, request):
+        out = super().throw(request)
+        th, _ = self.world(request)
+        self.seen.append((request.fight, [(t.id, t.position_m, t.orientation_xyzw) for t in th.templates]))
+        return out
+
+
+def test_fight_templates_flipped_once_per_fight_and_laid_at_that_pose_every_throw():
+    spec = fight_from_dict(ARMOR_FIGHT, "test")
+    src = _Watch(spec.seed)
+    results = run_fights(spec, src, 2)
+    assert all(r.throws >= 1 for r in results)
+    by_fight: dict[int, set] = {}
+    for f, tpls in src.seen:
+        by_fight.setdefault(f, set()).add(tuple(tpls))
+    # the Armor lies at one pose through a fight (unless a die landed on it: then it is gone)
+    for poses in by_fight.values():
+        with_armor = {p for p in poses if p}
+        assert len(with_armor) == 1
+    first = {f: next(iter(p for p in poses if p)) for f, poses in by_fight.items()}
+    assert first[0][0][0] == "armor" and first[0] != first[1]  # re-flipped for the next fight
+    # fight 1's pose is the flip of stream (seed, 1 * FLIPS_PER_FIGHT + 0)
+    board = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual").board
+    (ref,) = flip_template(board, load_template("armor"), spec.seed, 1 * FLIPS_PER_FIGHT + 0, "casual")
+    assert first[1][0][1] == ref.placed.position_m
+    assert src.last.extra["tpl_on_board"] in ("armor", "")
+
+
+def test_a_template_the_requests_stop_listing_leaves_the_board():
+    src = PhysicsSource(2)
+    base = ("h", "red", "colored", "hero-d8", ("standard",), "casual", "magma")
+    src.throw(ThrowRequest(0, 0, *base, templates=("armor",)))
+    assert set(src.templates.placed) == {"armor"}
+    src.throw(ThrowRequest(0, 1, *base, turn=1, templates=()))  # a die landed on it: the rules dropped it
+    assert src.templates.placed == {} and src.last.extra.get("tpl_on_board") is None
+
+
+def test_a_template_flipped_onto_a_resting_die_removes_it():
+    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
+    assert sc.board is not None
+    seed = 6
+    bare = FightTemplates()
+    assert flip_fight_templates(bare, sc.board, ["armor"], seed, 0) == []
+    x, y = bare.placed["armor"].position_m[:2]
+    o = build_thrower(sc).place(x, y).outcome  # a die resting where the same flip lands
+    die = (load_die("hero-d8"), tuple(v * 1e-3 for v in o.position_mm), tuple(o.orientation_xyzw))
+    st = FightTemplates()
+    assert flip_fight_templates(st, sc.board, ["armor"], seed, 0, dice={"red": die}) == ["red"]
+    assert any("die:red" in a.dice_removed for a in st.flips[0].attempts)  # the flip world saw it land on it
+    # a die far from where the template lands stays
+    far = (die[0], (-x, -y, die[1][2]), die[2])
+    assert flip_fight_templates(FightTemplates(), sc.board, ["armor"], seed, 0, dice={"blue": far}) == []
