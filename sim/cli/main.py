@@ -7,11 +7,24 @@ import argparse
 import os
 import sys
 
-from sim.cli import bench, catalog, converge, determinism, fight, run, shots, templates, throws, tune, viewer
+from sim.cli import (
+    bench,
+    catalog,
+    converge,
+    determinism,
+    doctor,
+    fight,
+    run,
+    shots,
+    templates,
+    throws,
+    tune,
+    viewer,
+)
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, tune)
+COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, tune, doctor)
 
 
 def build_parser() -> argparse.ArgumentParser:
