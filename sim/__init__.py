@@ -5,7 +5,10 @@ Public API (imported lazily so `import sim` stays cheap in worker processes):
 - `Scenario.build(board=..., dice=[...], shots=[...], skill=..., rules={...}, overrides={...})`
 - `thrower_for(scenario).throw(seed, index)` / `.place(x_m, y_m, yaw_deg, up)`: the calling thread's
   world for a scenario
-- `run_experiment(path_or_spec, ...)` -> results with `.records` (DataFrame) and `.summary`
+- `run_experiment(path_or_spec, ...)` -> results with `.records` (DataFrame) and `.summary`; a fight
+  experiment (docs/experiments.md) gives one record per fight
+- `load_fight(name_or_path, overrides)`, `load_monster(...)`, `run_fights(spec, source, n)` with a
+  throw source such as `ResampleSource(tables_from_results(RESULTS_DIR)[0], seed)` (docs/fights.md)
 - `check_determinism(scenario)`
 """
 
@@ -25,6 +28,12 @@ _LAZY = {
     "load_die": ("sim.specs.die", "load_die"),
     "load_shot": ("sim.specs.shot", "load_shot"),
     "load_skill": ("sim.specs.skill", "load_skill"),
+    "load_fight": ("sim.specs.fight", "load_fight"),
+    "load_monster": ("sim.specs.monster", "load_monster"),
+    "run_fight": ("sim.rules.fight", "run_fight"),
+    "run_fights": ("sim.rules.fight", "run_fights"),
+    "ResampleSource": ("sim.engine.resample", "ResampleSource"),
+    "tables_from_results": ("sim.engine.resample", "tables_from_results"),
 }
 
 

@@ -46,6 +46,8 @@ class Draw:
 
     @classmethod
     def for_throw(cls, root_seed: int, index: int) -> Draw:
+        """The draw of throw `index` of `root_seed`: from its own stream, so it depends only on (seed,
+        index)."""
         rng = rng_for(root_seed, index, STREAM_RELEASE)
         z = rng.standard_normal(N_NORMALS)
         q = random_quaternion(rng)

@@ -7,6 +7,7 @@ import json
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    """`dfsim bench`: run the throughput benchmark and print its figures (JSON with --json)."""
     from sim.engine.bench import run_bench
 
     out = run_bench(throws=args.throws, naive_throws=args.naive_throws,
@@ -16,6 +17,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `bench` command: throughput of the reference scene against a naive rebuild-per-throw loop."""
     b = sub.add_parser("bench", help="throughput of the reference scene vs a naive loop")
     b.add_argument("--throws", type=int, default=300)
     b.add_argument("--naive-throws", type=int, default=10)

@@ -37,6 +37,8 @@ def _line(kind: str, s) -> str:
 
 
 def cmd_list(kind: str, args: argparse.Namespace) -> int:
+    """`dfsim boards|dice|...`: one line per built-in spec of `kind` (a JSON list with --json, template masses
+    in g)."""
     from sim.specs.catalog import list_kind
 
     specs = list_kind(kind)
@@ -55,6 +57,8 @@ def cmd_list(kind: str, args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """`dfsim check FILE`: validate a data file of any kind (experiments build every scenario) and say it is
+    ok; bad input raises SpecError."""
     from sim.specs.catalog import SPEC_CLASSES, check_file, infer_kind
     from sim.specs.datafiles import read_toml
 
@@ -63,11 +67,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     if kind not in SPEC_CLASSES:
         if kind != "experiment":
             raise SpecError(path, "kind", f"unknown kind '{kind}'")
-        from sim.experiments.spec import load_experiment, resolve_experiment
+        from sim.experiments.fight_spec import FightExperiment, resolve_any
 
-        spec, source = load_experiment(path)
-        exp = resolve_experiment(spec, source)
-        print(f"ok: {args.file} is a valid experiment ({len(exp.cells)} cells, every scenario built)")
+        exp = resolve_any(path)
+        if isinstance(exp, FightExperiment):
+            print(f"ok: {args.file} is a valid fight experiment ({len(exp.cells)} variants, every fight built, "
+                  f"covered by the throws of '{exp.throws_name}')")
+        else:
+            print(f"ok: {args.file} is a valid experiment ({len(exp.cells)} cells, every scenario built)")
         return 0
     kind, spec = check_file(path)
     msg = f"ok: {args.file} is a valid {kind}"
@@ -86,10 +93,11 @@ LISTINGS = (("board", "boards"), ("die", "dice"), ("shot", "shots"), ("skill", "
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add one listing command per spec kind and the `check` command."""
     for kind, name in LISTINGS:
         lp = sub.add_parser(name, help=f"list built-in {name}")
         lp.add_argument("--json", action="store_true")
         lp.set_defaults(func=lambda a, k=kind: cmd_list(k, a))
-    c = sub.add_parser("check", help="validate a data file (board, die, shot, skill, materials, template, prop, experiment)")
+    c = sub.add_parser("check", help="validate a data file (board, die, shot, skill, materials, template, prop, monster, fight, experiment)")
     c.add_argument("file")
     c.set_defaults(func=cmd_check)

@@ -18,6 +18,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        """Print the usage error as one `dfsim: ...` line on stderr and exit with EXIT_BAD_INPUT (2)."""
         sys.stderr.write(f"dfsim: {message}\n")
         raise SystemExit(EXIT_BAD_INPUT)
 

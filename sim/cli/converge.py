@@ -11,6 +11,7 @@ from sim.errors import SpecError
 
 
 def cmd_converge(args: argparse.Namespace) -> int:
+    """Run the paired check for each named scene; exit 1 if any scene is not converged."""
     from sim.experiments.convergence import QUICK_SCENES, convergence_check
     from sim.specs.scenario import Scenario
 
@@ -35,6 +36,7 @@ def cmd_converge(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add `dfsim converge`."""
     c = sub.add_parser("converge", help="convergence check: default physics vs a finer contact step, paired")
     c.add_argument("scenes", nargs="*", default=[],
                    help="of reference, firewall, template, roll-d6, roll-d8 (default: all)")

@@ -8,6 +8,7 @@ from sim.cli.common import add_scenario_options, scenario_from
 
 
 def cmd_determinism(args: argparse.Namespace) -> int:
+    """`dfsim determinism`: repeat throws in the same and in a fresh world; exit 1 if any bit differs."""
     from sim.engine.determinism import NondeterminismError, check_determinism
 
     try:
@@ -20,6 +21,7 @@ def cmd_determinism(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `determinism` command (scenario options, --seed, --throws)."""
     p = sub.add_parser("determinism", help="throw the same draws twice and in a fresh world; compare to the bit")
     add_scenario_options(p)
     p.add_argument("--seed", type=int, default=7)

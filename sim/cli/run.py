@@ -10,6 +10,7 @@ from sim.errors import SpecError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `run` command: run or resume a Monte Carlo experiment into an output folder."""
     p = subparsers.add_parser(
         "run",
         help="run (or resume) a Monte Carlo experiment",
@@ -23,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="replace results of a different experiment in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
     p.add_argument("--max-throws", type=int, help="cap throws per cell (a quick preview; a different experiment hash)")
+    p.add_argument("--max-fights", type=int, help="fight experiments: cap fights per variant (a quick preview)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     p.set_defaults(func=cmd_run)
 
@@ -38,7 +40,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         res = run_experiment(
             args.experiment, out=args.out, workers=args.workers, executor=args.executor,
             scheduler=args.scheduler, force=args.force, quiet=args.quiet,
-            max_throws=args.max_throws, figures=not args.no_figures,
+            max_throws=args.max_throws, figures=not args.no_figures, max_fights=args.max_fights,
         )
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
@@ -50,7 +52,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAULT
     if not args.quiet:
-        print(format_table(res.summary))
+        print(format_fight_table(res.summary) if "total_fights" in res.summary else format_table(res.summary))
         print(f"results: {res.out}  (report: {res.report})")
     return 0
 
@@ -63,6 +65,23 @@ def format_table(summary: dict) -> str:
         hr = f"{100 * h['rate']:.1f}% [{100 * h['lo']:.1f}, {100 * h['hi']:.1f}]" if h["n"] else "-"
         dm = f"{d['value']:.2f} [{_f(d['lo'])}, {_f(d['hi'])}]" if d["n"] else "-"
         lines.append(f"{v['name']:<28} {v['n']:>7}  {hr:<24} {dm:<24}")
+    return "\n".join(lines)
+
+
+def format_fight_table(summary: dict) -> str:
+    """A fight experiment's summary, one line per variant: win rate and the paired effect."""
+    diffs = {d["name"]: d for d in summary["differences"]}
+    base = summary["experiment"]["baseline"]
+    lines = [f"{'variant':<26} {'life':>4} {'n':>6}  {'won (95% CI)':<22} {'vs ' + base + ' (points)':<26} "
+             f"{'throws':>6} {'damage':>6}"]
+    for v in summary["variants"]:
+        w = v["won"]
+        won = f"{100 * w['rate']:.1f}% [{100 * w['lo']:.1f}, {100 * w['hi']:.1f}]" if v["n"] else "-"
+        d = diffs.get(v["name"])
+        eff = (f"{100 * d['won']['value']:+.1f} [{100 * d['won']['lo']:+.1f}, {100 * d['won']['hi']:+.1f}]"
+               if d and d["won"]["value"] is not None else "")
+        lines.append(f"{v['name']:<26} {v['monster_life']!s:>4} {v['n']:>6}  {won:<22} {eff:<26} "
+                     f"{v['throws']['value']:>6.1f} {v['hero_damage']['value']:>6.1f}")
     return "\n".join(lines)
 
 

@@ -7,6 +7,7 @@ import json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `shot-report` and `sda-rolloff` commands, both read-outs of a finished run's output folder."""
     r = sub.add_parser("shot-report", help="per-predicate failure rates, Far Shot cost and a ranking figure for a run")
     r.add_argument("out", help="the output folder of `dfsim run` (e.g. results/shot-requirements)")
     r.add_argument("--json", action="store_true")

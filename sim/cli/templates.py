@@ -9,6 +9,8 @@ from sim.errors import SpecError
 
 
 def cmd_flip(args: argparse.Namespace) -> int:
+    """`dfsim flip`: flip one template onto a board like a coin (re-flips included) and print where it
+    stayed."""
     from sim.specs.board import load_board
     from sim.specs.flip import FLIP_SKILLS, FlipProfile
     from sim.specs.template import load_template
@@ -45,6 +47,8 @@ def cmd_flip(args: argparse.Namespace) -> int:
 
 
 def cmd_template_report(args: argparse.Namespace) -> int:
+    """`dfsim template-report`: per-variant template odds of a finished template-odds run, as a table or
+    JSON."""
     from sim.experiments.template_report import template_report
 
     res = template_report(args.out, figure=not args.no_figure)
@@ -64,10 +68,12 @@ def cmd_template_report(args: argparse.Namespace) -> int:
 
 
 def pct(x: float | None) -> str:
+    """A fraction as a 6-character percentage column; '-' when missing or NaN."""
     return f"{100 * x:5.1f}%" if x is not None and x == x else "     -"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `flip` and `template-report` commands."""
     f = sub.add_parser("flip", help="flip a template onto the board like a coin")
     f.add_argument("name", help="template name or TOML path")
     f.add_argument("--seed", type=int, help="root seed")

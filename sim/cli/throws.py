@@ -11,6 +11,7 @@ from sim.errors import SpecError
 
 
 def cmd_throw(args: argparse.Namespace) -> int:
+    """`dfsim throw`: one throw from (seed, index) or from an exact --release, printed as JSON or text."""
     from sim.engine.release import Release
     from sim.engine.worlds import thrower_for
     from sim.viewer.outputs import ThrowOutputs
@@ -36,6 +37,8 @@ def cmd_throw(args: argparse.Namespace) -> int:
 
 
 def cmd_place(args: argparse.Namespace) -> int:
+    """`dfsim place`: put a die at (x, y) mm on the board (optionally on templates), let it settle,
+    classify it."""
     from sim.engine.placement import parse_templates, place_with_templates
     from sim.engine.worlds import thrower_for
 
@@ -52,6 +55,7 @@ def cmd_place(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `throw` and `place` commands."""
     t = sub.add_parser("throw", help="one physical throw")
     add_scenario_options(t)
     t.add_argument("--seed", type=int, help="root seed")

@@ -16,6 +16,7 @@ def add_clip_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `replay` command (a replay page, GIF or MP4 of one recorded throw) and `report-html`."""
     p = sub.add_parser("replay", help="a 3-D replay page (and GIF/MP4) of one throw of a finished run, bit for bit",
                        description="Rebuild a cell's scenario from a run folder, throw the recorded release of one "
                                    "throw again (checking the outcome against the record) and write a replay page.")
@@ -65,6 +66,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_report_html(args: argparse.Namespace) -> int:
+    """`dfsim report-html`: rewrite a finished run's report.html with `--sample` replayed throws per cell."""
     from sim.viewer.report_html import DEFAULT_SAMPLE, rewrite_report_html
 
     sample = DEFAULT_SAMPLE if args.sample is None else args.sample

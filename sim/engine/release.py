@@ -26,6 +26,8 @@ class Release:
         object.__setattr__(self, "position_m", tuple(_nm_grid(v) for v in self.position_m))
 
     def to_json(self) -> dict:
+        """The release in record units (position in mm, velocity in m/s, spin in rad/s) for output and
+        --release."""
         return {
             "position_mm": [_mm(v) for v in self.position_m],
             "velocity_mps": list(self.velocity_mps),
@@ -35,6 +37,9 @@ class Release:
 
     @classmethod
     def from_json(cls, data: dict | str, source: str = "--release") -> Release:
+        """Parse a --release JSON object (mm, m/s, xyzw, rad/s), validating every key; bad input raises
+        SpecError. Position is rounded to 1 nm and the quaternion normalised, so a printed release
+        replays exactly."""
         if isinstance(data, str):
             try:
                 data = json.loads(data)
@@ -45,12 +50,14 @@ class Release:
         need = {"position_mm": 3, "velocity_mps": 3, "orientation_xyzw": 4, "spin_radps": 3}
         extra = set(data) - set(need)
         if extra:
-            raise SpecError(source, sorted(extra)[0], "unknown key")
+            raise SpecError(source, sorted(extra)[0], f"unknown key (keys: {', '.join(need)})")
+        # every key is required: a release with a key left out is a typo, not a die at rest
+        missing = [k for k in need if k not in data]
         vals = {}
         for k, n in need.items():
-            v = data.get(k, [0, 0, 0, 1] if k == "orientation_xyzw" else [0, 0, 0] if k != "position_mm" else None)
-            if v is None:
-                raise SpecError(source, k, "is required")
+            if k in missing:
+                raise SpecError(source, k, f"is required (missing: {', '.join(missing)})")
+            v = data[k]
             if not isinstance(v, list) or len(v) != n or not all(isinstance(t, (int, float)) for t in v):
                 raise SpecError(source, k, f"must be a list of {n} numbers")
             if not all(math.isfinite(t) for t in v):

@@ -82,7 +82,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     reset_pose, reset_vel = fast.reset_pose, fast.reset_velocity
     ph.reset_clock()
     dt = ph.dt
-    trace = EventTrace(paths={n: [] for n in active})
+    trace = EventTrace(paths={n: [] for n in active}, lift_offs={n: [] for n in active})
+    lift_offs = [trace.lift_offs[n] for n in active] if trace.lift_offs is not None else []
     nd = len(active)
     bodies = [ph.body(n) for n in active]
     paths = [trace.paths[n] for n in active]
@@ -239,6 +240,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
             else:
                 now = empty
             if now != before:
+                if not now:
+                    lift_offs[i].append(t)  # the die left every surface (a bounce starts here)
                 dmp = ph.contact_damping(active[i], now)
                 if dmp != damping[i]:
                     ph.set_damping(active[i], dmp)

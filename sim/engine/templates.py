@@ -8,7 +8,7 @@ A scenario (and so an experiment variant) may carry `templates = [...]`, each en
     aim = true                                                     # the thrower aims at this one
 
 A laid template is settled once and put back at exactly its settled pose before every throw.
-A flipped template is flipped (sim/flip.py: a fresh flip world, re-flips included) before every
+A flipped template is flipped (sim/world/flip.py: a fresh flip world, re-flips included) before every
 throw; throw k of seed s uses flip 8k + j of seed s for its j-th flipped template (random stream
 STREAM_TEMPLATES, independent of the throw's own stream), so a variant with and without the template throw the same dice releases.
 With `aim = true` on a laid template the thrower aims at its centre instead of the shot's aim point
@@ -24,10 +24,12 @@ Each throw's record gains: `tpl_flips`, `tpl_flip_damage` (1 per landing touchin
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
-from sim.engine.thrower import Thrower
-from sim.rules.outcome import DieRest
+from sim.engine.thrower import Thrower, ThrowResult
+from sim.rules.outcome import DieRest, Outcome
 from sim.rules.templates import PARTIAL_OPTIONS, partial_counts
 from sim.specs.flip import FlipProfile
 from sim.specs.template import PlacedTemplate, TemplateSpec, flat_pose, load_template
@@ -36,12 +38,13 @@ from sim.world.flip import add_template_body, flip_template
 from sim.world.templates import fit_template_materials, templates_on_prism
 
 
-class TemplateThrower(Thrower):
-    """A Thrower whose board carries templates (laid once, or flipped before each throw)."""
+class TemplateLayer:
+    """The templates of a scenario as a component of a thrower's world: bodies laid once (or flipped
+    before every throw), the aim they offer, and the record columns they add."""
 
-    def __init__(self, scenario) -> None:
-        super().__init__(scenario)
-        ph = self.physics
+    def __init__(self, thrower: Thrower) -> None:
+        scenario = thrower.scenario
+        ph = thrower.physics
         self.pieces: list[tuple[str, TemplateSpec, TemplateSetup]] = []
         counts: dict[str, int] = {}
         for setup in scenario.templates:
@@ -54,9 +57,9 @@ class TemplateThrower(Thrower):
         for tid, spec, _ in self.pieces:
             add_template_body(ph, spec, f"template:{tid}")
         if scenario.board is not None and self.pieces:
-            templates_on_prism(ph, scenario.board, [f"template:{t}" for t, _, _ in self.pieces], self.die_names)
+            templates_on_prism(ph, scenario.board, [f"template:{t}" for t, _, _ in self.pieces], thrower.die_names)
         fit_template_materials(ph, [f"template:{t}" for t, _, _ in self.pieces])
-        for name in self.die_names:
+        for name in thrower.die_names:
             ph.park(name)
         self.laid: dict[str, PlacedTemplate] = {}
         for tid, _spec, _setup in self.pieces:
@@ -66,7 +69,8 @@ class TemplateThrower(Thrower):
                 continue
             pos, q = flat_pose(spec, setup.x_mm, setup.y_mm, setup.yaw_deg, 0.0)
             local = PlacedTemplate(tid, spec, pos, q)
-            base = scenario.board.thickness_m if scenario.board is not None and scenario.board.surface.intersects(local.footprint) else 0.0
+            on_board = scenario.board is not None and scenario.board.surface.intersects(local.footprint)
+            base = scenario.board.thickness_m if on_board else 0.0
             for other in self.laid.values():
                 if other.footprint.intersects(local.footprint):
                     base = max(base, other.top_z_m)
@@ -76,8 +80,9 @@ class TemplateThrower(Thrower):
                 p, qq = ph.die_pose(f"template:{t}")
                 sp = spec if t == tid else self.laid[t].spec
                 self.laid[t] = PlacedTemplate(t, sp, tuple(float(v) for v in p), tuple(float(v) for v in qq))
-        self.templates: list[PlacedTemplate] = list(self.laid.values())
+        thrower.templates = list(self.laid.values())
         self.last_flips: list = []
+        self.aiming_at: str | None = None
 
     def _aim_target(self) -> str | None:
         for tid, _spec, setup in self.pieces:
@@ -85,50 +90,55 @@ class TemplateThrower(Thrower):
                 return tid
         return None
 
-    def nominal(self):
-        """Aimed at a template, the thrower's technique is the one that lands most reference throws
-        fully or partly ON it (the board's own search counts board hits instead)."""
+    def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
+        """The centre of the laid template marked `aim = true`, if any."""
         target = self._aim_target()
         if target is None:
-            # aiming at the board as usual: the same technique as on the board without templates, solved
-            # in this world with every template parked out of the way (bodies in separate islands never
-            # touch the die's bits), under the template-free key, so variants with and without templates
-            # share it and throw the very same releases
-            saved, self.templates = self.templates, []
-            for tid, _spec, _setup in self.pieces:
-                self.physics.park(f"template:{tid}")
+            return None
+        x, y = self.laid[target].position_m[:2]
+        return (float(x), float(y))
+
+    def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
+        """Aiming at the board as usual: the template-free key, so variants with and without templates
+        share one aimed release (and throw the very same releases); aiming at a template: its own."""
+        target = self._aim_target()
+        if target is None:
+            return (thrower.scenario.board_aim_key, key[1], key[2])
+        return (key[0], "templates", self.laid[target].spec.name)
+
+    @contextlib.contextmanager
+    def solving(self, thrower: Thrower) -> Iterator[None]:
+        """Aimed at a template, the technique is the one that lands most reference throws fully or partly
+        ON it; aimed at the board, it is solved with every template parked out of the way (bodies in
+        separate islands never touch the die's bits), exactly as on the bare board."""
+        target = self._aim_target()
+        if target is not None:
+            self.aiming_at = self.laid[target].spec.name
             try:
-                return super().nominal()
+                yield
             finally:
-                self.templates = saved
-        self._aiming_at = self.laid[target].spec.name
+                self.aiming_at = None
+            return
+        saved, thrower.templates = thrower.templates, []
+        for tid, _spec, _setup in self.pieces:
+            thrower.physics.park(f"template:{tid}")
         try:
-            return super().nominal()
+            yield
         finally:
-            self._aiming_at = None
+            thrower.templates = saved
 
-    def _nominal_key(self) -> tuple:
-        if self._aim_target() is None:
-            return (self.scenario.board_aim_key, Thrower.__name__, None)
-        return super()._nominal_key()
+    def judge_reference(self, outcomes: list[Outcome]) -> None:
+        """While solving an aim at a template, a hit elsewhere is no success."""
+        if self.aiming_at is None:
+            return
+        for o in outcomes:
+            if o.result == "hit" and o.template != self.aiming_at:
+                o.result = "miss"
 
-    def throw_releases(self, releases, placed: bool = False):
-        res = super().throw_releases(releases, placed)
-        name = getattr(self, "_aiming_at", None)
-        if name is not None:
-            for o in res.outcomes:
-                if o.result == "hit" and o.template != name:
-                    o.result = "miss"  # seen by the nominal search only: not on the aimed template
-        return res
-
-    def aim_point(self):
-        for tid, _spec, setup in self.pieces:
-            if setup.aim and tid in self.laid:
-                return tuple(float(v) for v in self.laid[tid].position_m[:2])
-        return super().aim_point()
-
-    def _lay(self, seed: int | None, index: int | None) -> None:
-        ph = self.physics
+    def prepare(self, thrower: Thrower, seed: int | None, index: int | None) -> None:
+        """Lay every laid template back at its settled pose, and flip the flipped ones for this throw
+        (throw k's j-th flipped template: flip stream index 8k + j of the run's seed)."""
+        ph = thrower.physics
         placed = []
         self.last_flips = []
         for tid, _spec, setup in self.pieces:
@@ -144,9 +154,10 @@ class TemplateThrower(Thrower):
             if seed is None:
                 continue
             prof = FlipProfile(aim_mm=setup.aim_mm) if setup.aim_mm is not None else None
-            # the j-th flipped template of throw k: flip stream index 8k + j (each its own draws)
             j = len(flipped_done) - 1
-            results = flip_template(self.scenario.board, spec, int(seed), 8 * int(index or 0) + j, setup.skill, prof)
+            board = thrower.scenario.board
+            assert board is not None, "flipped templates need a board (checked when the scenario is built)"
+            results = flip_template(board, spec, int(seed), 8 * int(index or 0) + j, setup.skill, prof)
             ids = [t for t, _s, st in self.pieces if st is setup]
             for tid2, r in zip(ids, results):
                 self.last_flips.append(r)
@@ -157,20 +168,21 @@ class TemplateThrower(Thrower):
                 t = PlacedTemplate(tid2, spec, r.placed.position_m, r.placed.orientation_xyzw)
                 ph.set_state(name, t.position_m, t.orientation_xyzw)
                 placed.append(t)
-        self.templates = placed
+        thrower.templates = placed
 
-    def prepare(self, seed: int, index: int) -> None:
-        """Throw (seed, index)'s state: templates laid back, or flipped for this throw, then props."""
-        self._lay(seed, index)
-        super().prepare(seed, index)
-
-    def replay(self, releases, seed: int, index: int):
-        res = super().replay(releases, seed, index)
-        return _with_template_record(res, self)
+    def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
+        """The tpl_* and partial_as_* columns of a throw (see the module docstring)."""
+        return _template_columns(result, thrower, self.last_flips)
 
 
-def _with_template_record(res, th: TemplateThrower):
-    flips = th.last_flips
+def attach_templates(thrower: Thrower) -> TemplateLayer:
+    """Attach the scenario's templates to a thrower's world."""
+    layer = TemplateLayer(thrower)
+    thrower.attach(layer)
+    return layer
+
+
+def _template_columns(res: ThrowResult, th: Thrower, flips: list) -> dict[str, Any]:
     o = res.outcome
     rest = DieRest(o.die, tuple(v * 1e-3 for v in o.position_mm), tuple(o.orientation_xyzw), frozenset(o.touching),
                    "rest" if o.result != "void" else "not-settled", o.time_s)
@@ -189,8 +201,7 @@ def _with_template_record(res, th: TemplateThrower):
     }
     for opt in PARTIAL_OPTIONS:
         extra[f"partial_as_{opt}"] = counts.get(opt, "")
-    res.extra.update(extra)
-    return res
+    return extra
 
 
 def flip_summary(records) -> dict[str, Any]:

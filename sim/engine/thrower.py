@@ -1,10 +1,12 @@
-"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per process."""
+"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread (sim.engine.worlds)."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from shapely.geometry import LineString, Point
@@ -44,6 +46,22 @@ def calibration_points(region, n: int, seed: int = 20241129) -> list[tuple[float
 REBOUND_DROPS = 40
 
 _NOMINAL_CACHE: dict[tuple, tuple[float, float]] = {}
+# rebound calibration: drop points on the board are kept this far inside its edge, on the table in a
+# ring this far outside the board
+BOARD_DROP_INSET_M = 0.015
+TABLE_DROP_RING_M = (0.05, 0.6)
+# the aim solve: reference throws (fixed orientations from this seed), fastest release considered, the
+# miss distance given to a void reference throw, and the weight of the median miss (per metre) against
+# one more reference hit
+NOMINAL_REF_SEED = 12345
+NOMINAL_MAX_SPEED_MPS = 15.0
+NOMINAL_VOID_MISS_M = 9.0
+NOMINAL_MISS_PER_HIT_M = 100.0
+# what an aimed release can maximise (the fight policy chooses per throw)
+AIM_OBJECTIVES = ("hit", "damage", "kill")
+# releases: lowest hand height, and how further dice of one throw leave the same hand (lateral, up)
+MIN_RELEASE_HEIGHT_M = 0.02
+EXTRA_DIE_OFFSET_M = (0.02, 0.005)
 NOMINAL_REFS = 12
 NOMINAL_GAP_FACTORS = (0.5, 1.0, 1.5, 2.5)
 NOMINAL_ELEVATIONS_DEG = (-10.0, 10.0, 25.0, 40.0, 55.0)
@@ -69,6 +87,8 @@ class ThrowResult:
         return self.outcomes[0]
 
     def to_json(self) -> dict:
+        """The record of one throw: the first die's outcome plus seed, index, release, events, and per-die
+        outcomes with the combined result when several dice were thrown."""
         d = self.outcome.to_json()
         d["seed"] = self.seed
         d["index"] = self.index
@@ -129,6 +149,32 @@ class ThrowResult:
         return rec
 
 
+class Component(Protocol):
+    """Something attached to a thrower's world that takes part in every throw (templates on the board).
+
+    Components are data and bodies in the same world, never subclasses of the thrower: the thrower
+    asks each one, in order, to set up a throw, to say where to aim, to take part in solving the aimed
+    release, and to add record columns."""
+
+    def prepare(self, thrower: Thrower, seed: int, index: int) -> None:
+        """Put this component's bodies in throw (seed, index)'s state."""
+
+    def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
+        """Where the thrower aims instead of the shot's aim point (None: the shot decides)."""
+
+    def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
+        """The cache key of the aimed release with this component attached."""
+
+    def solving(self, thrower: Thrower) -> AbstractContextManager[None]:
+        """The world state (and judging) while the aimed release is solved."""
+
+    def judge_reference(self, outcomes: list[Outcome]) -> None:
+        """Re-judge a reference throw of the aim solve (e.g. only hits on the aimed template count)."""
+
+    def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
+        """Extra record columns of a throw."""
+
+
 class Thrower:
     """Owns the PyBullet world for one scenario and throws in it."""
 
@@ -138,7 +184,10 @@ class Thrower:
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self.templates: list[PlacedTemplate] = []  # templates lying on the board (attached by the engine)
+        self.templates: list[PlacedTemplate] = []  # templates lying on the board (set by a component)
+        self.components: list[Component] = []
+        self._solving = False
+        self.objective: tuple[str, int] = ("hit", 0)  # what the aimed release maximises (set_objective)
         sc = scenario
         self.physics = Physics(sc.physics, sc.materials)
         table_material = sc.board.table_material if sc.board else "wood"
@@ -146,10 +195,13 @@ class Thrower:
         if sc.board is not None:
             self.physics.add_board(sc.board)
             r = sc.board.radius_m
-            self.physics.set_drop_points("board", calibration_points(sc.board.surface.buffer(-0.015), REBOUND_DROPS), sc.board.thickness_m)
-            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(r + 0.6).difference(Point(0, 0).buffer(r + 0.05)), REBOUND_DROPS), 0.0)
+            r0, r1 = TABLE_DROP_RING_M
+            self.physics.set_drop_points("board", calibration_points(sc.board.surface.buffer(-BOARD_DROP_INSET_M), REBOUND_DROPS),
+                                         sc.board.thickness_m)
+            ring = Point(0, 0).buffer(r + r1).difference(Point(0, 0).buffer(r + r0))
+            self.physics.set_drop_points("table", calibration_points(ring, REBOUND_DROPS), 0.0)
         else:
-            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(0.6), REBOUND_DROPS), 0.0)
+            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(TABLE_DROP_RING_M[1]), REBOUND_DROPS), 0.0)
         self.die_names = [f"die:{i}" for i in range(len(sc.dice))]
         for name, die in zip(self.die_names, sc.dice):
             self.physics.add_die(die, name)
@@ -162,7 +214,16 @@ class Thrower:
         self.ctx = RequirementContext(board=sc.board, rules=sc.rules, props=self.props.props)
 
     # ---------------- releases ----------------
+    def attach(self, component: Component) -> None:
+        """Attach a component (its bodies are already in this world)."""
+        self.components.append(component)
+
     def aim_point(self) -> tuple[float, float] | None:
+        """The point (m) the thrower aims at: a component's, else the shot's (None: no aim)."""
+        for c in self.components:
+            p = c.aim_point(self)
+            if p is not None:
+                return p
         rel = self.scenario.shot.release
         if rel.aim == "none" or self.scenario.board is None:
             return None
@@ -210,9 +271,22 @@ class Thrower:
         key = self._nominal_key()
         if key in _NOMINAL_CACHE:
             return _NOMINAL_CACHE[key]
+        with contextlib.ExitStack() as stack:
+            for c in self.components:
+                stack.enter_context(c.solving(self))
+            self._solving = True
+            try:
+                result = self._solve_nominal(aim)
+            finally:
+                self._solving = False
+        _NOMINAL_CACHE[key] = result
+        return result
+
+    def _solve_nominal(self, aim: tuple[float, float]) -> tuple[float, float]:
+        rel = self.scenario.shot.release
         hand, u, dist, edge_s = self._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
         h = rel.height_mm * 1e-3
-        rng = np.random.Generator(np.random.PCG64(12345))
+        rng = np.random.Generator(np.random.PCG64(NOMINAL_REF_SEED))
         refs = [random_quaternion(rng) for _ in range(NOMINAL_REFS)]
         # The thrower's technique: over a grid of bounce points (around bounce_gap_mm before the edge)
         # and elevations, the release whose reference throws hit most often (then: rest closest to
@@ -224,27 +298,48 @@ class Thrower:
             D = max(0.05, edge_s - rel.bounce_gap_mm * 1e-3 * gap_f)
             for el in NOMINAL_ELEVATIONS_DEG:
                 v = self._ballistic_speed(D, h, el)
-                if not math.isfinite(v) or v > 15:
+                if not math.isfinite(v) or v > NOMINAL_MAX_SPEED_MPS:
                     continue
-                miss, hits = [], 0
+                miss, hits, value = [], 0, 0.0
                 for q in refs:
                     res = self.throw_releases([self._make_release(v, el, rel.azimuth_deg, h, hand, u, q, np.zeros(3))])
                     o = res.outcome
                     hits += o.result == "hit"
-                    d = float(np.linalg.norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else 9.0
+                    value += self._objective_value(o)
+                    d = float(np.linalg.norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else NOMINAL_VOID_MISS_M
                     miss.append(d)
-                # most reference hits first; among equals, the smallest median miss distance
-                score = -hits + float(np.median(miss)) / 100.0
+                # the objective first (by default: most reference hits); among equals, the smallest
+                # median miss distance
+                score = -value + float(np.median(miss)) / NOMINAL_MISS_PER_HIT_M
                 if score < best[0]:
                     best = (score, v, float(el))
-        result = (best[1], best[2])
-        _NOMINAL_CACHE[key] = result
-        return result
+        return (best[1], best[2])
 
     def _nominal_key(self) -> tuple:
         # the aimed release does not depend on the thrower's skill (reference throws are noise-free),
         # so skill variants share one solve
-        return (self.scenario.aim_key, type(self).__name__, getattr(self, "_aiming_at", None))
+        key: tuple = (self.scenario.aim_key, "Thrower", None)
+        for c in self.components:
+            key = c.nominal_key(self, key)
+        if self.objective != ("hit", 0):  # the default key is unchanged, so cached solves stay valid
+            key = (*key, self.objective)
+        return key
+
+    def set_objective(self, objective: str = "hit", need: int = 0) -> None:
+        """What the thrower's technique (the aimed release) maximises over its reference throws: "hit"
+        (the chance of a hit: the default), "damage" (the expected damage) or "kill" (the chance to deal
+        at least `need` damage, a monster's remaining life). Each objective is solved once and cached."""
+        if objective not in AIM_OBJECTIVES:
+            raise ValueError(f"aim objective must be one of {', '.join(AIM_OBJECTIVES)}, not {objective!r}")
+        self.objective = (objective, int(need) if objective == "kill" else 0)
+
+    def _objective_value(self, o: Outcome) -> float:
+        kind, need = self.objective
+        if kind == "damage":
+            return float(o.damage) if o.result == "hit" else 0.0
+        if kind == "kill":
+            return float(o.result == "hit" and (o.insta_kill or o.damage >= need))
+        return float(o.result == "hit")
 
     def set_nominal(self, value: tuple[float, float]) -> None:
         """Install an aimed release solved elsewhere (the runner solves it once per run for all workers)."""
@@ -262,6 +357,8 @@ class Thrower:
         return Release((float(hand[0]), float(hand[1]), float(h)), tuple(float(x) for x in vel), tuple(float(x) for x in q), tuple(float(x) for x in w))
 
     def release_for(self, draw: Draw) -> list[Release]:
+        """The releases (one per die) for a throw's random draw: the shot's nominal release perturbed by
+        the skill's noise. Further dice leave the same hand a few mm apart with their own orientation."""
         sc = self.scenario
         rel, sk, m = sc.shot.release, sc.skill, sc.shot.noise
         z = draw.z
@@ -273,7 +370,7 @@ class Thrower:
             speed, elev = self.nominal()
         dist = rel.distance_mm * 1e-3 + sk.distance_sd_mm * 1e-3 * m.distance * z[5]
         lat = rel.lateral_mm * 1e-3 + sk.lateral_sd_mm * 1e-3 * m.lateral * z[4]
-        h = max(0.02, rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3])
+        h = max(MIN_RELEASE_HEIGHT_M, rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3])
         if sc.board is None:
             hand, u = np.array([-dist, lat]), np.array([1.0, 0.0])
         else:
@@ -288,8 +385,8 @@ class Thrower:
         for i in range(1, len(sc.dice)):
             # further dice leave the same hand a few mm apart, each with its own orientation
             q = quat_mul(draw.orientation_xyzw, random_quaternion(np.random.Generator(np.random.PCG64(int(draw.extra[i] * 2**32)))))
-            off = np.array([0.0, 0.02 * i * (-1) ** i])
-            releases.append(self._make_release(speed, elev, azim, h + 0.005 * i, hand + off, u, q, spin_noise))
+            off = np.array([0.0, EXTRA_DIE_OFFSET_M[0] * i * (-1) ** i])
+            releases.append(self._make_release(speed, elev, azim, h + EXTRA_DIE_OFFSET_M[1] * i, hand + off, u, q, spin_noise))
         return releases
 
     # ---------------- throwing ----------------
@@ -298,9 +395,11 @@ class Thrower:
         return self.replay(None, root_seed, index)
 
     def prepare(self, seed: int, index: int) -> None:
-        """Put the world in throw (seed, index)'s own per-throw state, exactly as `throw` does: hand-held
-        props are jittered by the throw's prop stream when it starts (subclasses also lay or flip their
-        templates here). The state holds for the next throw `replay` or `throw` runs."""
+        """Put the world in throw (seed, index)'s own per-throw state, exactly as `throw` does: components
+        set up (templates laid back or flipped), and hand-held props are jittered by the throw's prop
+        stream when it starts. The state holds for the next throw `replay` or `throw` runs."""
+        for c in self.components:
+            c.prepare(self, seed, index)
         self._prop_draw = (int(seed), int(index))
 
     def replay(self, releases: list[Release] | None, seed: int, index: int) -> ThrowResult:
@@ -314,9 +413,13 @@ class Thrower:
         finally:
             self._prop_draw = None
         res.seed, res.index = int(seed), int(index)
+        for c in self.components:
+            res.extra.update(c.record_columns(self, res))
         return res
 
     def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
+        """Throw the dice from exact releases and run the rules pipeline (classify, templates, effects);
+        dice without a release are parked. `placed`: dice set down by hand, no throw requirements."""
         ph = self.physics
         if len(releases) > len(self.die_names):
             raise ValueError(f"{len(releases)} releases for {len(self.die_names)} dice")
@@ -338,6 +441,9 @@ class Thrower:
                 o = apply_templates(o, rest, die, sc.board, templates, sc.rules)
             outcomes.append(o)
         outcomes = apply_effects(outcomes, sc, self.ctx, trace, placed=placed)
+        if self._solving:
+            for c in self.components:
+                c.judge_reference(outcomes)
         return ThrowResult(self.scenario.key, None, None, list(releases), outcomes, trace)
 
     def place(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0) -> ThrowResult:

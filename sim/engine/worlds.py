@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 
+from sim.engine.templates import attach_templates
 from sim.engine.thrower import Thrower
 from sim.specs.scenario import Scenario
 
@@ -29,11 +30,10 @@ def thrower_for(scenario: Scenario) -> Thrower:
 
 def build_thrower(scenario: Scenario) -> Thrower:
     """A fresh Thrower (its own world) for a scenario, with its templates attached if it has any."""
+    th = Thrower(scenario)
     if scenario.templates:
-        from sim.engine.templates import TemplateThrower
-
-        return TemplateThrower(scenario)
-    return Thrower(scenario)
+        attach_templates(th)
+    return th
 
 
 def clear_worlds() -> None:

@@ -37,6 +37,9 @@ def outcome_label(o) -> str:
 
 @dataclass(frozen=True)
 class Row:
+    """One outcome category: its share at the candidate (a) and reference (b) physics, and the paired
+    difference a - b with its interval; passed when the interval holds zero."""
+
     category: str
     a_share: float
     b_share: float
@@ -46,6 +49,7 @@ class Row:
     passed: bool
 
     def as_dict(self) -> dict:
+        """JSON form, shares rounded to 1e-4."""
         return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in dataclasses.asdict(self).items()}
 
 
@@ -70,6 +74,7 @@ class PairedTable:
         return all(r.passed for r in self.rows)
 
     def as_dict(self) -> dict:
+        """JSON form: settings, pass/fail, speeds and every row."""
         return {
             "n": self.n, "a": self.a, "b": self.b, "passed": self.passed, "confidence": self.confidence,
             "changed_throws": self.changed,
@@ -80,6 +85,7 @@ class PairedTable:
         }
 
     def format(self) -> str:
+        """A readable table, one line per category."""
         lines = [f"n={self.n}  a={self.a}  b={self.b}  changed throws={self.changed}  "
                  f"steps/throw a={self.a_steps_per_throw:.0f} b={self.b_steps_per_throw:.0f}  "
                  f"{'PASS' if self.passed else 'FAIL'}"]

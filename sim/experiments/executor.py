@@ -41,6 +41,7 @@ class ChunkTask:
     key: str  # expected scenario key: a worker that resolves different data refuses to throw
     columns: dict[str, Any] = field(default_factory=dict)  # constant columns added to every record
     prepared: dict[str, Any] | None = None  # per-scenario values solved once per run (see PrepareTask)
+    record: tuple[str, ...] = ()  # opt-in extra record columns (ExperimentSpec.record)
 
 
 @dataclass(frozen=True)
@@ -98,10 +99,84 @@ def run_chunk(task: ChunkTask) -> pa.Table:
     thrower = thrower_for(_scenario(task))
     _apply_prepared(thrower, task.prepared)
     rows = []
+    effects = "effects" in task.record
     for k in range(task.start, task.stop):
-        rec = thrower.throw(task.seed, k).record()
+        res = thrower.throw(task.seed, k)
         row = dict(task.columns)
-        row.update(rec)
+        row.update(res.record())
+        if effects:
+            row["effects"] = ";".join(res.outcome.effects)
+        rows.append(row)
+    return pa.Table.from_pylist(rows)
+
+
+@dataclass(frozen=True)
+class FightChunkTask:
+    """Fights [start, stop) of one cell of a fight experiment (picklable, like ChunkTask).
+
+    The worker rebuilds the fight from its file and overrides and loads the throw records from
+    `throws_dir` (a Dask worker needs that folder at the same path), both cached per worker."""
+
+    cell: int
+    chunk: int
+    start: int
+    stop: int
+    seed: int
+    fight: str  # the fight file
+    overrides: dict[str, Any]
+    key: str  # expected hash of the resolved fight
+    throws_dir: str
+    throws_hash: str
+    columns: dict[str, Any] = field(default_factory=dict)
+
+
+FIGHT_COLUMNS = ("outcome", "won", "monster_life_end", "rounds", "turns", "throws", "rethrows", "hero_damage",
+                 "white_dice_used", "retrievals", "fainted", "scars", "eliminated", "epic_shot", "gold", "lost_reason")
+
+
+def _fight_setup(task: FightChunkTask):
+    cache = getattr(_local, "fights", None)
+    if cache is None:
+        cache = _local.fights = {}
+    key = (task.key, task.throws_dir, task.throws_hash, task.seed)
+    hit = cache.get(key)
+    if hit is None:
+        import json
+        from pathlib import Path
+
+        from sim.engine.resample import ResampleSource, tables_from_results
+        from sim.experiments.fight_spec import fight_key
+        from sim.specs.fight import load_fight
+
+        spec = load_fight(task.fight, task.overrides)
+        if fight_key(spec) != task.key:
+            raise RuntimeError(f"worker resolved fight {task.fight} differently from the submitting machine "
+                               "(install the same dfsim version and data on every worker)")
+        manifest = json.loads((Path(task.throws_dir) / "manifest.json").read_text())
+        if manifest.get("experiment_hash") != task.throws_hash:
+            raise RuntimeError(f"the throw records in {task.throws_dir} are not the ones the run was planned with")
+        tables, _ = tables_from_results(task.throws_dir, None, spec.throws.white_die, spec.throws.colored_die)
+        if len(cache) > 16:
+            cache.clear()
+        hit = cache[key] = (spec, ResampleSource(tables, seed=task.seed))
+    return hit
+
+
+def run_fight_chunk(task: FightChunkTask) -> pa.Table:
+    """Play fights start..stop-1 of one cell; one record per fight (fight i uses streams (seed, i))."""
+    from sim.rules.fight import run_fight
+
+    spec, source = _fight_setup(task)
+    rows = []
+    for i in range(task.start, task.stop):
+        r = run_fight(spec, source, fight=i, log=False)
+        rec = r.record()
+        row = dict(task.columns)
+        row["seed"] = task.seed
+        row["index"] = i
+        row.update({k: rec[k] for k in FIGHT_COLUMNS})
+        row["monster_life_start"] = r.monster_life_start
+        row["life_by_throw"] = list(r.life_by_throw)
         rows.append(row)
     return pa.Table.from_pylist(rows)
 
@@ -132,6 +207,7 @@ class Executor:
         self._results: queue.Queue = queue.Queue()
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        """Queue `fn(task)` to run on a worker; its result or failure arrives through `next_result`."""
         raise NotImplementedError
 
     def next_result(self, timeout: float | None = None) -> tuple[Any, Any]:
@@ -153,6 +229,7 @@ class Executor:
 
 
 def default_workers() -> int:
+    """Cores this process may use (its CPU affinity, not the machine's count), at least 1."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -177,6 +254,7 @@ class LocalExecutor(Executor):
                                          initializer=_worker_init)
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        """Run `fn(task)` in the process pool; the result is queued for `next_result` when done."""
         fut = self._pool.submit(fn, task)
         fut.add_done_callback(functools.partial(self._done, task))
 
@@ -241,6 +319,8 @@ class DaskExecutor(Executor):
         self._futures: set = set()
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+        """Run `fn(task)` on the Dask cluster (pure=False: never deduplicated); results and errors are
+        queued for `next_result`, cancelled tasks are dropped."""
         fut = self._client.submit(fn, task, pure=False)
         self._futures.add(fut)
 
@@ -263,6 +343,8 @@ class DaskExecutor(Executor):
         fut.add_done_callback(done)
 
     def close(self) -> None:
+        """Cancel outstanding tasks and close the client, and the local cluster if this executor started
+        one."""
         try:
             if self._futures:
                 self._client.cancel(list(self._futures))
@@ -273,6 +355,8 @@ class DaskExecutor(Executor):
 
 
 def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Executor:
+    """The executor named on the command line ('local' or 'dask'); ValueError for an unknown kind or a
+    scheduler given without dask."""
     if kind == "local":
         if scheduler:
             raise ValueError("--scheduler needs --executor dask")

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from sim.experiments.statistics import (
-    mean_interval_from_moments,
+    bootstrap_mean_from_counts,
     paired_mean_difference,
     paired_rate_difference,
     rate_mask,
@@ -46,13 +46,13 @@ class CellStats:
         self.cocked = 0
         self.stop_rate = stop_rate
         self.stop_count = 0
-        self._mean = 0.0
-        self._m2 = 0.0
         self._index: list[np.ndarray] = []
         self._hit: list[np.ndarray] = []
         self._damage: list[np.ndarray] = []
 
     def add(self, df: pd.DataFrame) -> None:
+        """Fold a chunk of records into the counts and the streaming damage mean/variance (memory does not
+        grow with the run; the result does not depend on chunk sizes beyond rounding)."""
         m = len(df)
         if m == 0:
             return
@@ -73,14 +73,7 @@ class CellStats:
         self.cocked += int(df["cocked"].fillna(False).astype(bool).sum())
         if self.stop_rate is not None:
             self.stop_count += int(rate_mask(df, self.stop_rate).sum())
-        # pairwise update of the mean and the sum of squared deviations (Chan, Golub & LeVeque)
-        b_mean = float(dmg.mean())
-        b_m2 = float(((dmg - b_mean) ** 2).sum())
-        total = self.n + m
-        delta = b_mean - self._mean
-        self._mean += delta * m / total
-        self._m2 += b_m2 + delta * delta * self.n * m / total
-        self.n = total
+        self.n += m
         self._index.append(df["index"].to_numpy(np.int64))
         self._hit.append(hit)
         self._damage.append(dmg)
@@ -91,7 +84,14 @@ class CellStats:
             return np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0)
         return np.concatenate(self._index), np.concatenate(self._hit), np.concatenate(self._damage)
 
+    def damage(self, confidence: float):
+        """Mean damage per throw with its percentile-bootstrap interval (never below 0; see statistics)."""
+        values, counts = np.unique(self.paired()[2], return_counts=True)
+        return bootstrap_mean_from_counts(values, counts, confidence)
+
     def summary(self, confidence: float) -> dict[str, Any]:
+        """The cell's rates with Wilson intervals and its mean damage with a confidence interval, at
+        `confidence`."""
         n = self.n
         index = self.paired()[0]
         values = self.counts["values"]
@@ -108,7 +108,7 @@ class CellStats:
             "faces": _rates(self.counts["faces"], n, confidence),
             "insta_kill": wilson(self.insta_kill, n, confidence).as_dict(),
             "cocked": wilson(self.cocked, n, confidence).as_dict(),
-            "damage": mean_interval_from_moments(n, self._mean, self._m2, confidence).as_dict(),
+            "damage": self.damage(confidence).as_dict(),
         }
         if self.stop_rate is not None:
             out["stop_rate"] = {"rate": self.stop_rate, **wilson(self.stop_count, n, confidence).as_dict()}
@@ -255,7 +255,8 @@ def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]
         lines += [spec.description.strip(), ""]
     lines += [
         f"Experiment hash `{exp.hash}`, root seed {spec.seed}, {summary['total_throws']} throws in "
-        f"{len(exp.cells)} cell(s). Intervals are {pc}: Wilson for rates, t for mean damage, "
+        f"{len(exp.cells)} cell(s). Intervals are {pc}: Wilson for rates, percentile bootstrap for mean "
+        "damage (never below 0), "
         "Newcombe (paired) and paired t for differences. Every cell uses the same random draws for "
         "throw k (common random numbers), so differences are paired.",
         "",

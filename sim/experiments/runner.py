@@ -25,12 +25,16 @@ from sim.experiments.executor import (
     ChunkFailed,
     ChunkTask,
     Executor,
+    FightChunkTask,
     PrepareTask,
     make_executor,
     run_chunk,
+    run_fight_chunk,
     run_prepare,
 )
-from sim.experiments.spec import Experiment, ExperimentSpec, resolve_experiment
+from sim.experiments.fight_spec import FightExperiment, FightExperimentSpec, resolve_any, throws_folder
+from sim.experiments.progress import RunProgress
+from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
 from sim.experiments.store import Store, write_json
 
@@ -109,10 +113,11 @@ class Results:
 
     out: Path
     summary: dict[str, Any]
-    experiment: Experiment
+    experiment: Experiment | FightExperiment
     figures: list[Path] = field(default_factory=list)
     elapsed_s: float = 0.0
-    throws_run: int = 0  # throws computed by this call (not resumed from disk)
+    throws_run: int = 0  # throws (of a fight experiment: fights) computed by this call (not resumed from disk)
+    throws: Results | None = None  # a fight experiment's throw experiment, when this call ran or reopened it
 
     @cached_property
     def records(self) -> pd.DataFrame:
@@ -123,24 +128,8 @@ class Results:
         return self.out / "report.md"
 
 
-def _progress(total: int, initial: int, quiet: bool):
-    from tqdm.auto import tqdm
-
-    return tqdm(
-        total=total,
-        initial=initial,
-        unit="throw",
-        unit_scale=False,
-        smoothing=0.1,
-        disable=quiet,
-        file=sys.stderr,
-        dynamic_ncols=True,
-        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} throws [{elapsed}<{remaining}, {rate_fmt}]",
-    )
-
-
 def run_experiment(
-    path_or_spec: str | Path | ExperimentSpec | dict,
+    path_or_spec: str | Path | ExperimentSpec | FightExperimentSpec | dict,
     out: str | Path | None = None,
     workers: int | None = None,
     executor: str | Executor = "local",
@@ -149,48 +138,84 @@ def run_experiment(
     quiet: bool = False,
     max_throws: int | None = None,
     figures: bool = True,
+    max_fights: int | None = None,
     _chunk_fn=run_chunk,
     _prepare_fn=run_prepare,
 ) -> Results:
     """Run (or resume) an experiment and return its Results.
 
-    `path_or_spec`: an experiment file, a built-in experiment name, a parsed ExperimentSpec or a
-    plain dict of the file's content. `out` defaults to results/<experiment name>/. Bad input raises
+    `path_or_spec`: an experiment file, a built-in experiment name, a parsed ExperimentSpec (or
+    FightExperimentSpec) or a plain dict of the file's content. `out` defaults to
+    results/<experiment name>/. A fight experiment first runs (or resumes) the throw experiment it
+    names, into the folder of that name beside `out`, unless that run is already complete;
+    `max_throws` caps that experiment, `max_fights` the fights per cell. Bad input raises
     sim.errors.SpecError before anything is written; Ctrl-C raises Interrupted with finished chunks kept.
     """
 
     t0 = time.perf_counter()
-    exp = resolve_experiment(path_or_spec, max_throws=max_throws)
+    exp = resolve_any(path_or_spec, max_throws=max_throws, max_fights=max_fights)
     out = Path(out) if out is not None else Path("results") / exp.name
     Store.check(out, exp.hash, force)
     if isinstance(executor, str) and executor not in ("local", "dask"):
         raise SpecError("command line", "--executor", f"unknown executor '{executor}' (local or dask)")
     if workers is not None and workers < 1:
         raise SpecError("command line", "--workers", "must be at least 1")
+    throws = None
+    if isinstance(exp, FightExperiment):
+        if exp.throws_dir is None:
+            tdir = throws_folder(exp, out)
+            Store.check(tdir, exp.throws_hash, False)
+            throws = _throws_results(exp, tdir, workers, executor, scheduler, quiet, figures)
+            exp = exp.with_throws_dir(tdir)
+        if _chunk_fn is run_chunk:
+            _chunk_fn = run_fight_chunk
+        _prepare_fn = None
     store = Store.prepare(out, exp, force)
     try:
-        return _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_fn, _prepare_fn, t0)
+        res = _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_fn, _prepare_fn, t0)
     finally:
         store.close()
+    res.throws = throws
+    return res
+
+
+def _throws_results(exp: FightExperiment, out: Path, workers, executor, scheduler, quiet, figures) -> Results:
+    """The throw experiment a fight experiment draws from: reopened when complete, else run or resumed."""
+    texp = exp.throws_experiment
+    manifest = out / "manifest.json"
+    if manifest.is_file():
+        try:
+            m = json.loads(manifest.read_text())
+        except (OSError, ValueError):
+            m = {}
+        if m.get("experiment_hash") == texp.hash and m.get("state") == "complete" and (out / "summary.json").is_file():
+            return Results(out=out, summary=json.loads((out / "summary.json").read_text()), experiment=texp)
+    if not quiet:
+        print(f"recording the throws first: {texp.name} -> {out}", file=sys.stderr)
+    return run_experiment(texp.source, out=out, workers=workers, executor=executor, scheduler=scheduler,
+                          quiet=quiet, figures=figures, max_throws=exp.throws_cap)
 
 
 def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_fn, _prepare_fn, t0) -> Results:
-    from sim.experiments.figures import draw_figures
-    from sim.experiments.report import summarize, write_report
-
+    fights = isinstance(exp, FightExperiment)
     spec = exp.spec
-    plans = [_CellPlan(chunk_bounds(spec.throws, exp.max_throws, spec.chunk_throws), spec.throws) for _ in exp.cells]
+    if fights:
+        first = most = exp.fights
+        size, stop_rule = spec.chunk_fights, None
+    else:
+        first, most, size, stop_rule = spec.throws, exp.max_throws, spec.chunk_throws, spec.stop
+    plans = [_CellPlan(chunk_bounds(first, most, size), first) for _ in exp.cells]
     for c, j in sorted(store.done_chunks()):
         if c >= len(plans) or j >= len(plans[c].bounds):
             continue
         n = plans[c].bounds[j][1] - plans[c].bounds[j][0]
-        k = int(rate_mask(store.read_chunk(c, j), spec.stop.rate).sum()) if spec.stop else 0
+        k = int(rate_mask(store.read_chunk(c, j), stop_rule.rate).sum()) if stop_rule else 0
         plans[c].done[j] = (k, n)
     for p in plans:
-        p.decide(spec.stop, spec.confidence)
+        p.decide(stop_rule, spec.confidence)
 
     resumed = sum(p.throws_done for p in plans)
-    bar = _progress(sum(p.planned_throws for p in plans), resumed, quiet)
+    bar = RunProgress(sum(p.planned_throws for p in plans), resumed, quiet, "fight" if fights else "throw")
     run_throws = 0
     in_flight: set[tuple[int, int]] = set()
     ex: Executor | None = None
@@ -198,7 +223,7 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
         if not all(p.complete for p in plans):
             ex = executor if isinstance(executor, Executor) else make_executor(executor, workers, scheduler)
             limit = max(2, 2 * ex.workers)
-            bar.set_postfix_str(f"{ex.name} x{ex.workers}", refresh=False)
+            bar.throwing(ex.name, ex.workers)
             prepared = _prepare(ex, exp, plans, store, bar, _prepare_fn) if _prepare_fn is not None else {}
             while True:
                 while len(in_flight) < limit:
@@ -218,16 +243,15 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
                     raise ChunkFailed(f"chunk {task.chunk} of cell {task.cell} returned {table.num_rows} records")
                 store.write_chunk(task.cell, task.chunk, table)
                 plan = plans[task.cell]
-                k = int(rate_mask(table, spec.stop.rate).sum()) if spec.stop else 0
+                k = int(rate_mask(table, stop_rule.rate).sum()) if stop_rule else 0
                 plan.done[task.chunk] = (k, table.num_rows)
                 was = plan.planned_throws
-                plan.decide(spec.stop, spec.confidence)
+                plan.decide(stop_rule, spec.confidence)
+                bar.chunk_done(table.num_rows, counted=task.chunk <= plan.limit)
                 if task.chunk <= plan.limit:
-                    bar.update(table.num_rows)
                     run_throws += table.num_rows
                 if plan.planned_throws != was:
-                    bar.total = sum(p.planned_throws for p in plans)
-                    bar.refresh()
+                    bar.set_total(sum(p.planned_throws for p in plans))
     except KeyboardInterrupt:
         if ex is not None and ex is not executor:
             ex.close()
@@ -251,6 +275,11 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
                 store.chunk_path(c, j).unlink(missing_ok=True)
     order = [(c, j) for c, p in enumerate(plans) for j in range(p.limit + 1)]
     store.finalize(order)
+    if fights:
+        return _finish_fights(exp, store, out, figures, run_throws, t0)
+    from sim.experiments.figures import draw_figures
+    from sim.experiments.report import summarize, write_report
+
     stopped = {exp.cells[c].name: p.stopped_by for c, p in enumerate(plans)}
     summary = summarize(store, exp, stopped)
     figs = draw_figures(store, exp, summary) if figures else []
@@ -270,6 +299,22 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
     return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_throws)
 
 
+def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool, run_fights: int, t0: float) -> Results:
+    from sim.experiments.fight_figures import draw_fight_figures
+    from sim.experiments.fight_report import summarize_fights, write_fight_report
+
+    summary = summarize_fights(store, exp)
+    figs = draw_fight_figures(store, exp, summary) if figures else []
+    write_fight_report(store, exp, summary, figs)
+    elapsed = time.perf_counter() - t0
+    store.write_manifest(
+        exp, "complete",
+        {"fights": summary["total_fights"], "elapsed_s": round(elapsed, 3),
+         "fights_run": run_fights, "fights_per_s": round(run_fights / elapsed, 2) if run_fights else None},
+    )
+    return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_fights)
+
+
 def _prepare(ex: Executor, exp: Experiment, plans: list[_CellPlan], store: Store, bar, fn) -> dict[str, dict]:
     """Solve the per-scenario values (PrepareTask) once per run, in parallel; kept in prepared.json."""
     path = store.root / "prepared.json"
@@ -280,7 +325,7 @@ def _prepare(ex: Executor, exp: Experiment, plans: list[_CellPlan], store: Store
             need[cell.key] = c
     if not need:
         return known
-    bar.set_description_str(f"aiming ({len(need)} scenarios)")
+    bar.describe(f"aiming ({len(need)} scenarios)")
     for key, c in need.items():
         ex.submit(PrepareTask(cell=c, inputs=exp.cells[c].inputs, key=key), fn)
     for _ in range(len(need)):
@@ -292,13 +337,14 @@ def _prepare(ex: Executor, exp: Experiment, plans: list[_CellPlan], store: Store
                 continue
         known[task.key] = value
     write_json(path, known)
-    bar.set_description_str("")
+    bar.describe("")
     return known
 
 
 def _next_task(
-    exp: Experiment, plans: list[_CellPlan], in_flight: set[tuple[int, int]], prepared: dict[str, dict]
-) -> ChunkTask | None:
+    exp: Experiment | FightExperiment, plans: list[_CellPlan], in_flight: set[tuple[int, int]],
+    prepared: dict[str, dict]
+) -> ChunkTask | FightChunkTask | None:
     """The lowest chunk index not yet done or running, across cells (cells advance together)."""
     best: tuple[int, int] | None = None
     for c, p in enumerate(plans):
@@ -310,11 +356,17 @@ def _next_task(
     if best is None:
         return None
     c, j = best
-    cell = exp.cells[c]
     start, stop = plans[c].bounds[j]
+    if isinstance(exp, FightExperiment):
+        fc = exp.cells[c]
+        return FightChunkTask(
+            cell=c, chunk=j, start=start, stop=stop, seed=exp.spec.seed, fight=exp.fight_path,
+            overrides=fc.overrides, key=fc.key, throws_dir=str(exp.throws_dir), throws_hash=exp.throws_hash,
+            columns={"cell": c, "cell_name": fc.name, "variant": fc.variant})
+    cell = exp.cells[c]
     return ChunkTask(
         cell=c, chunk=j, start=start, stop=stop, seed=exp.spec.seed, inputs=cell.inputs, key=cell.key,
-        prepared=prepared.get(cell.key),
+        prepared=prepared.get(cell.key), record=tuple(exp.spec.record or ()),
         columns={"cell": c, "cell_name": cell.name, "variant": cell.variant,
                  "sweep_value": math.nan if cell.sweep_value is None else float(cell.sweep_value),
                  "scenario_key": cell.key},

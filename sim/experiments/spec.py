@@ -8,19 +8,18 @@ value); each cell is one Scenario, and throw k of every cell uses the same rando
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sim.errors import SpecError, from_validation_error
+from sim.hashing import json_hash
 from sim.specs.datafiles import read_toml, resolve
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -135,6 +134,8 @@ class Sweep(_Model):
         return self
 
     def grid(self) -> list[float]:
+        """The swept values: the explicit list, else `num` evenly spaced values from start to stop
+        inclusive."""
         if self.values is not None:
             return [float(v) for v in self.values]
         return [float(v) for v in np.linspace(self.start, self.stop, self.num)]
@@ -173,6 +174,9 @@ class ExperimentSpec(_Model):
     variants: list[Variant] = Field(default_factory=list)
     sweep: Sweep | None = None
     stop: StopRule | None = None
+    # extra record columns, opt-in so that existing experiments keep their records bit for bit:
+    # "effects" (the outcome's effects joined by ';': template, prop and special-die effects)
+    record: list[Literal["effects"]] | None = Field(default=None, min_length=1)
 
     @field_validator("name")
     @classmethod
@@ -250,7 +254,7 @@ class Experiment:
             "format": FORMAT_VERSION,
             "hash": self.hash,
             "source": self.source,
-            "experiment": self.spec.model_dump(mode="json"),
+            "experiment": self.spec.model_dump(mode="json", exclude={"record"} if self.spec.record is None else None),
             "cells": [
                 {
                     "index": c.index,
@@ -352,6 +356,7 @@ def load_experiment(path_or_name: str | Path) -> tuple[ExperimentSpec, str]:
 
 
 def parse_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> ExperimentSpec:
+    """Validate an experiment table; any problem raises one SpecError naming the field."""
     try:
         return ExperimentSpec.model_validate(dict(data))
     except ValidationError as exc:
@@ -363,7 +368,7 @@ def parse_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> E
 
 
 def _hash(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+    return json_hash(obj, compact=True)
 
 
 def resolve_experiment(
@@ -434,4 +439,13 @@ def resolve_experiment(
         "stop": spec.stop.model_dump(mode="json") if spec.stop else None,
         "cells": [(c.name, c.key) for c in cells],
     }
+    if spec.record:  # only when set: the hashes of experiments without it do not move
+        ident["record"] = sorted(set(spec.record))
     return Experiment(spec=spec, source=source, cells=cells, hash=_hash(ident))
+
+
+# the pieces fight experiments (sim.experiments.fight_spec) share with throw experiments
+Model = _Model
+FieldError = _FieldError
+check_name = _name
+localise = _localise

@@ -57,6 +57,7 @@ def _write_atomic(path: Path, data: bytes | str) -> None:
 
 
 def write_json(path: Path, obj: Any) -> None:
+    """Write `obj` as indented JSON atomically (NaN refused), so a killed run never leaves half a file."""
     _write_atomic(path, json.dumps(obj, indent=2, sort_keys=False, allow_nan=False) + "\n")
 
 
@@ -146,6 +147,8 @@ class Store:
             self._lock_fd = None
 
     def write_manifest(self, experiment: Any, state: str, extra: dict | None = None) -> None:
+        """Record the experiment's name, hash, cells and run `state`; keeps the first creation time across
+        resumes."""
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         path = self.root / MANIFEST
         if path.is_file():
@@ -167,9 +170,11 @@ class Store:
 
     # ---- chunks ------------------------------------------------------------------------------
     def chunk_path(self, cell: int, chunk: int) -> Path:
+        """Where chunk `chunk` of cell `cell` is stored (names sort in cell, chunk order)."""
         return self.chunk_dir / f"c{cell:04d}-k{chunk:06d}.parquet"
 
     def done_chunks(self) -> set[tuple[int, int]]:
+        """(cell, chunk) of every chunk already on disk: what a resumed run skips."""
         done = set()
         for p in self.chunk_dir.glob("c*-k*.parquet"):
             m = _CHUNK_RE.match(p.name)
@@ -178,6 +183,8 @@ class Store:
         return done
 
     def write_chunk(self, cell: int, chunk: int, table: pa.Table) -> None:
+        """Write one chunk's records atomically (temporary file, fsync, rename): a chunk file is whole or
+        absent."""
         path = self.chunk_path(cell, chunk)
         tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
         pq.write_table(table, tmp, compression="zstd")
@@ -186,6 +193,7 @@ class Store:
         os.replace(tmp, path)
 
     def read_chunk(self, cell: int, chunk: int, columns: list[str] | None = None) -> pa.Table:
+        """The records of one stored chunk (optionally only `columns`)."""
         return pq.read_table(self.chunk_path(cell, chunk), columns=columns)
 
     # ---- final records -----------------------------------------------------------------------

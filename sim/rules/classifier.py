@@ -7,7 +7,10 @@ Rulebook readings (docs/rules.md):
   value, with off-board < hole < bones < any section;
 - bullseye deals `rules.bullseye_damage`; the icon on the bullseye is an insta-kill;
 - cocked: the read face is tilted more than `rules.cocked_tolerance_deg` from level; what it
-  counts as is `rules.cocked`.
+  counts as is `rules.cocked`;
+- house rules: `rules.holes = "section"` counts a die in a hole as the section the hole is cut
+  into (what lies under the hole), `rules.bones = "outer-section"` a die on the bones as the outer
+  section under them; the cocked rule and the requirements still apply.
 """
 
 from __future__ import annotations
@@ -59,13 +62,20 @@ def classify(
         return out
     if not placed:
         out.requirements = evaluate(list(requirements), trace, rest.name, ctx)
-        out.bounces_before_board = bounces_before_board(trace, rest.name, board)
+        out.bounces_before_board = bounces_before_board(trace, rest.name, ctx)
     if board is None:
         out.result, out.reason = "roll", "free-roll"
         return out
     corners = bottom_corners_xy(die, rest.position_m, rest.orientation_xyzw)
     region = winning_region(board, corners)
     centre_in_hole = bool(board.in_hole(np.array([rest.position_m[:2]]))[0])
+    ignore: tuple[str, ...] = ()
+    if rules.holes == "section" and (region.kind == "hole" or ("table" in rest.touching and centre_in_hole)):
+        ignore, centre_in_hole = ("hole",), False  # house rule: the section the hole is cut into
+        region = winning_region(board, corners, ignore)
+    if rules.bones == "outer-section" and region.kind == "bones":
+        ignore += ("bones",)  # house rule: the outer section the bones are printed on
+        region = winning_region(board, corners, ignore)
     if region.kind == "section":
         out.section, out.value = region.id, region.value
     failed = [n for n, v in out.requirements.items() if v == FAILED]

@@ -40,6 +40,7 @@ GOLD = {"gold": 3}
 
 
 def is_water(die) -> bool:
+    """Whether a die is a Water element die (its name starts with 'water'): those act together."""
     return die.name.startswith("water")
 
 
@@ -118,6 +119,8 @@ def _die_faces(o: Outcome, die) -> None:
 
 
 def apply_effects(outcomes: list[Outcome], scenario, ctx, trace=None, placed: bool = False) -> list[Outcome]:
+    """Apply board modifiers (volcano, slow tokens, fire token, touch costs) and face effects to each die's
+    outcome, then the Water dice's collective icon; outcomes are changed in place and returned."""
     props = list(ctx.props.values()) if ctx is not None else []
     for o, die in zip(outcomes, scenario.dice):
         for pp in props:

@@ -24,8 +24,10 @@ def bottom_corners_xy(die: DieSpec, position_m, orientation_xyzw) -> np.ndarray:
     return world[:, :2]
 
 
-def winning_region(board: BoardSpec, corners_xy: np.ndarray) -> Region:
-    regions = board.regions_at(corners_xy)
+def winning_region(board: BoardSpec, corners_xy: np.ndarray, ignore: tuple[str, ...] = ()) -> Region:
+    """The region holding the most corners; `ignore` leaves out layers of those kinds (the house rules
+    that count a hole or the bones as the section under them: `BoardSpec.regions_at`)."""
+    regions = board.regions_at(corners_xy, ignore)
     counts = Counter(regions)
     best = max(counts.values())
     tied = [r for r, c in counts.items() if c == best]

@@ -7,6 +7,22 @@ from typing import Literal
 
 Status = Literal["rest", "not-settled", "diverged"]
 
+Result = Literal["hit", "miss", "void", "roll"]
+"""What a throw counts as: "hit", "miss", "void" (no verdict: the die did not settle, the simulation diverged,
+or a cocked die under the re-throw rule) or "roll" (a free roll without a board: only the face counts)."""
+
+Reason = str
+"""Why the result is what it is. Open-ended (some values carry a name), so typed as text; the values are:
+
+- "hit"; "off-board", "in-hole", "on-bones", "cocked", "no-bounce" (too few table bounces before the board);
+- "requirement:<name>" (the first failed throw requirement, e.g. "requirement:firewall");
+- "not-settled", "diverged" (the `Status` of a die that did not come to rest), "cocked-rethrow" (void);
+- "free-roll" (result "roll");
+- with templates: "template" (counted on one), "slime-no-room", "partial-template:<case>" (case: a, b, c,
+  board, table, below, only-template, only-templates; see `sim.rules.templates.resolve`);
+- "" only on an outcome still being classified.
+"""
+
 
 @dataclass(frozen=True)
 class DieRest:
@@ -22,10 +38,11 @@ class DieRest:
 
 @dataclass
 class Outcome:
-    """The game meaning of one die's throw. `result` is hit / miss, or void (not settled, diverged)."""
+    """The game meaning of one die's throw: `result` (see `Result`) and `reason` (see `Reason`), the
+    section and value read, damage dealt and effects; positions in mm, board frame."""
 
-    result: str
-    reason: str
+    result: Result
+    reason: Reason
     section: str | None = None
     value: int | None = None
     face: str | None = None
@@ -47,6 +64,7 @@ class Outcome:
     time_s: float = 0.0
 
     def to_json(self) -> dict:
+        """The outcome as a record (rounded: positions to 1 um, angles to 1e-3 deg, time to 10 us)."""
         d = asdict(self)
         d["position_mm"] = [round(v, 3) for v in self.position_mm]
         d["orientation_xyzw"] = [round(v, 6) for v in self.orientation_xyzw]

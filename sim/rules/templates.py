@@ -32,14 +32,14 @@ Readings of the rulebooks (docs/templates.md):
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from sim.hashing import seed_from_bytes
 from sim.rules.footprint import bottom_corners_xy, winning_region
-from sim.rules.outcome import DieRest, Outcome
+from sim.rules.outcome import DieRest, Outcome, Reason
 from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.rules import RuleSet
@@ -58,7 +58,7 @@ class Resolution:
     kind: str
     template: PlacedTemplate | None = None
     partial: bool = False
-    reason: str = ""
+    reason: Reason = ""
 
 
 def _corners(die: DieSpec, rest: DieRest) -> np.ndarray:
@@ -215,7 +215,7 @@ def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: Rule
         else:
             if rng is None:
                 key = np.asarray(rest.position_m, float).round(9).tobytes()
-                rng = np.random.Generator(np.random.PCG64(int.from_bytes(hashlib.sha256(key).digest()[:8], "little")))
+                rng = np.random.Generator(np.random.PCG64(seed_from_bytes(key)))
             k = int(rng.integers(len(cands)))
         cxy, region = cands[k]
         out.effects.append("slime-moved-to:{:.1f},{:.1f}".format(*(cxy.mean(axis=0) * 1e3)))

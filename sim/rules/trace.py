@@ -22,6 +22,7 @@ class ContactEvent:
     speed_mps: float
 
     def to_json(self) -> dict:
+        """The event as a record (point in mm to 0.01 mm, time to 10 us)."""
         return {
             "time_s": round(self.time_s, 5),
             "die": self.die,
@@ -38,18 +39,26 @@ class EventTrace:
     events: list[ContactEvent] = field(default_factory=list)
     path_t: list[float] = field(default_factory=list)
     paths: dict[str, list[tuple[float, ...]]] = field(default_factory=dict)
+    # per die, the times (s) of the first path sample at which it touched nothing after touching
+    # something: with the contact events these bound its airborne stretches (what a bounce is:
+    # sim/rules/requirements.py `is_bounce`). None: not recorded (a hand-built trace).
+    lift_offs: dict[str, list[float]] | None = None
 
     def of(self, die: str) -> list[ContactEvent]:
+        """The events of one die, in time order."""
         return [e for e in self.events if e.die == die]
 
     def first(self, die: str, other_prefix: str) -> ContactEvent | None:
+        """The first event of `die` with a body whose name starts with `other_prefix`, or None."""
         for e in self.events:
             if e.die == die and e.other.startswith(other_prefix):
                 return e
         return None
 
     def path(self, die: str) -> np.ndarray:
+        """The die's sampled centre positions (m, board frame), one row per step: shape (n, 3)."""
         return np.asarray(self.paths.get(die, []), dtype=float).reshape(-1, 3)
 
     def times(self) -> np.ndarray:
+        """Time (s) of each path sample, shared by all dice."""
         return np.asarray(self.path_t, dtype=float)

@@ -1,0 +1,2 @@
+"""Specs layer: data files read into frozen, validated pydantic specs (boards, dice, shots, props...); no
+PyBullet."""

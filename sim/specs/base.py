@@ -21,6 +21,8 @@ class Spec(BaseModel):
 
     @classmethod
     def from_dict(cls: type[S], data: dict[str, Any], source: str | Path = "<data>") -> S:
+        """Validate a data table (its 'kind' key ignored) into a spec; any problem raises SpecError naming
+        `source` and the field."""
         data = dict(data)
         data.pop("kind", None)
         try:
@@ -36,6 +38,7 @@ class Spec(BaseModel):
 
     @classmethod
     def load(cls: type[S], name_or_path: str | Path, kind: str) -> S:
+        """Load a built-in spec by name, or a TOML file by path, of the given kind."""
         path = resolve(kind, name_or_path)
         return cls.from_dict(read_toml(path), source=path)
 

@@ -23,6 +23,8 @@ from sim.specs.geometry import MM, Circle, PolygonShape, Shape, contains_points
 
 
 class Outline(Spec):
+    """The board's outer edge: a circle (radius_mm) or a simple polygon (points_mm), board frame."""
+
     shape: Literal["circle", "polygon"]
     radius_mm: float | None = Field(default=None, gt=0)
     points_mm: list[tuple[float, float]] | None = None
@@ -38,12 +40,15 @@ class Outline(Spec):
         return self
 
     def geometry(self) -> BaseGeometry:
+        """The outline as a shapely geometry in metres, board frame."""
         if self.shape == "circle":
             return Circle(kind="circle", radius_mm=self.radius_mm).geometry()
         return PolygonShape(kind="polygon", points_mm=self.points_mm).geometry()
 
 
 class SectionSpec(Spec):
+    """A scoring section: its printed value (damage on a hit) and whether it is the bullseye."""
+
     id: str = Field(min_length=1)
     value: int
     bullseye: bool = False
@@ -51,11 +56,15 @@ class SectionSpec(Spec):
 
 
 class HoleSpec(Spec):
+    """A real cut-out hole: a die that falls through it misses."""
+
     id: str = ""
     shape: Shape
 
 
 class BonesSpec(Spec):
+    """Printed bones: a die resting on them misses."""
+
     id: str = ""
     shape: Shape
 
@@ -80,6 +89,9 @@ OFF = Region("off", "off")
 
 
 class BoardSpec(Spec):
+    """A board data file: thickness (mm), materials, outline, sections, holes and bones; validated so holes
+    lie inside the outline and section ids are unique."""
+
     name: str
     estimated: bool = False
     notes: str = ""
@@ -132,13 +144,18 @@ class BoardSpec(Spec):
         layers += [(g, Region("hole", h.id or f"hole-{i}")) for i, (g, h) in enumerate(zip(self.hole_geoms, self.holes))]
         return layers
 
-    def regions_at(self, xy_m: np.ndarray) -> list[Region]:
-        """Region under each point (metres, board frame); painter's order, last layer wins."""
+    def regions_at(self, xy_m: np.ndarray, ignore: tuple[str, ...] = ()) -> list[Region]:
+        """Region under each point (metres, board frame); painter's order, last layer wins.
+
+        `ignore` leaves out layers of those kinds ("hole", "bones"): what lies under them, which is
+        what the house rules that count a hole or the bones as a section ask for."""
         xy = np.asarray(xy_m, dtype=float).reshape(-1, 2)
         result = [OFF] * len(xy)
         pts = shapely.points(xy[:, 0], xy[:, 1])
         on = shapely.covers(self._prepared(self.outline_geom), pts)
         for geom, region in self._layers:
+            if region.kind in ignore:
+                continue
             inside = shapely.covers(self._prepared(geom), pts) & on
             for i in np.nonzero(inside)[0]:
                 result[i] = region
@@ -150,12 +167,15 @@ class BoardSpec(Spec):
         return geom
 
     def region_at(self, x_m: float, y_m: float) -> Region:
+        """The region under one point (metres, board frame)."""
         return self.regions_at(np.array([[x_m, y_m]]))[0]
 
     def on_board(self, xy_m: np.ndarray) -> np.ndarray:
+        """For each xy point (m, board frame), whether it lies within the board outline."""
         return contains_points(self.outline_geom, xy_m)
 
     def in_hole(self, xy_m: np.ndarray) -> np.ndarray:
+        """For each xy point (m, board frame), whether it lies in a cut-out hole."""
         xy = np.asarray(xy_m, dtype=float).reshape(-1, 2)
         if not self.hole_geoms:
             return np.zeros(len(xy), bool)
@@ -180,6 +200,7 @@ class BoardSpec(Spec):
         return (0.0, 0.0)
 
     def section(self, section_id: str) -> SectionSpec:
+        """The section with this id; KeyError if the board has none."""
         for s in self.sections:
             if s.id == section_id:
                 return s
@@ -187,4 +208,5 @@ class BoardSpec(Spec):
 
 
 def load_board(name_or_path) -> BoardSpec:
+    """A board by built-in name or TOML path; bad files raise SpecError."""
     return BoardSpec.load(name_or_path, "board")

@@ -9,7 +9,9 @@ from sim.errors import SpecError
 from sim.specs.board import BoardSpec
 from sim.specs.datafiles import KINDS, builtin_dir, builtin_names, read_toml
 from sim.specs.die import DieSpec
+from sim.specs.fight import FightSpec
 from sim.specs.material import MaterialTable
+from sim.specs.monster import MonsterSpec
 from sim.specs.prop import PropSpec
 from sim.specs.shot import ShotSpec
 from sim.specs.skill import SkillSpec
@@ -23,10 +25,13 @@ SPEC_CLASSES: dict[str, Any] = {
     "skill": SkillSpec,
     "template": TemplateSpec,
     "prop": PropSpec,
+    "monster": MonsterSpec,
+    "fight": FightSpec,
 }
 
 _DIR_KIND = {"dice": "die", "materials": "material", "skills": "skill", "templates": "template", "props": "prop",
-             "boards": "board", "shots": "shot", "experiments": "experiment"}
+             "boards": "board", "shots": "shot", "experiments": "experiment",
+             "monsters": "monster", "fights": "fight"}
 
 
 def list_kind(kind: str) -> list[Any]:
@@ -53,6 +58,10 @@ def infer_kind(path: Path, data: dict) -> str:
         return "material"
     if "release" in data:
         return "shot"
+    if "miss_damage" in data:
+        return "monster"
+    if "party" in data:
+        return "fight"
     if "speed_sd_frac" in data:
         return "skill"
     if "variants" in data or "throws" in data:

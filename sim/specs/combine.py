@@ -4,8 +4,9 @@ Merge rules, applied by `Scenario.build` when several shots are given (`--shot f
 or `shots = [...]` in an experiment):
 
 - the **first** shot is the primary one: its release profile is the one thrown;
-- every further shot's `[combine]` table adjusts that release: `distance_add_mm` and
-  `height_add_mm` add (the Far Shot's step back adds 700 mm), `height_max_mm` caps the release
+- every further shot's `[combine]` table adjusts that release: `distance_add_mm`, `height_add_mm`
+  and `bounce_gap_add_mm` add (the Far Shot's step back adds 700 mm and aims the bounce 90 mm
+  earlier), `height_max_mm` caps the release
   height (Wrist on the Table), and its `noise` multipliers multiply into the primary's (a Friendly
   or Jump shot makes any other throw sloppier);
 - props are the union over all shots, each prop once (by its name);
@@ -21,8 +22,13 @@ from sim.errors import SpecError
 from sim.specs.datafiles import read_toml, resolve
 from sim.specs.shot import NoiseMultipliers, ShotSpec
 
+# One shot, one physical meaning: a modifier shot thrown alone (`far`) is the standard shot with its
+# own `[combine]` rules applied, so `far` and `standard + far` throw the same release (tests/specs).
+
 
 def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
+    """Fold the secondary shots' `combine` rules (added distance and height, height cap, noise factors)
+    into the primary shot's release; the others keep their requirements and props."""
     if len(shots) < 2:
         return shots
     primary = shots[0]
@@ -33,6 +39,7 @@ def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
         c = s.combine
         rel["distance_mm"] += c.distance_add_mm
         rel["height_mm"] += c.height_add_mm
+        rel["bounce_gap_mm"] += c.bounce_gap_add_mm
         if c.height_max_mm is not None:
             cap = c.height_max_mm if cap is None else min(cap, c.height_max_mm)
         for k, v in c.noise.model_dump().items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
 from importlib import resources
 from pathlib import Path
@@ -26,6 +27,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "shot": ("shots", ""),
     "skill": ("shots", "skills"),
     "experiment": ("experiments", ""),
+    "monster": ("monsters", ""),
+    "fight": ("fights", ""),
 }
 
 
@@ -41,6 +44,7 @@ def builtin_dir(kind: str) -> Path:
 
 
 def builtin_names(kind: str) -> list[str]:
+    """Names of the built-in data files of `kind` (file stems), sorted; empty if there are none."""
     d = builtin_dir(kind)
     if not d.is_dir():
         return []
@@ -48,6 +52,7 @@ def builtin_names(kind: str) -> list[str]:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file; missing, unreadable or malformed files raise SpecError instead of OSError."""
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
@@ -59,16 +64,33 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise SpecError(path, "", f"cannot read ({exc.strerror})") from None
 
 
+def nearest(name: str, known: list[str]) -> str | None:
+    """The known name closest to a mistyped one (`magam` -> `magma`), or None when none is close."""
+    match = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
 def resolve(kind: str, name_or_path: str | Path) -> Path:
     """A built-in name (`magma`) or a path (`my_board.toml`) to a file path."""
     s = str(name_or_path)
     p = Path(s)
     if s.endswith(".toml") or p.parent != Path(".") or p.is_file():
         if not p.is_file():
-            raise SpecError(p, "", "file not found")
+            raise SpecError(p, "", "file not found" + _builtin_hint(kind, p.stem if s.endswith(".toml") else p.name))
         return p
     candidate = builtin_dir(kind) / f"{s}.toml"
     if candidate.is_file():
         return candidate
-    known = ", ".join(builtin_names(kind)) or "none"
-    raise SpecError(f"<{kind} name>", kind, f"unknown {kind} '{s}' (built-in: {known})")
+    names = builtin_names(kind)
+    guess = nearest(s, names)
+    hint = f"did you mean '{guess}'? " if guess else ""
+    raise SpecError(f"<{kind} name>", kind, f"unknown {kind} '{s}' ({hint}built-in: {', '.join(names) or 'none'})")
+
+
+def _builtin_hint(kind: str, stem: str) -> str:
+    """A missing file whose name is a built-in's (`quickstart.toml` run from another folder): name it."""
+    names = builtin_names(kind)
+    if stem in names:
+        return f" (there is a built-in {kind} '{stem}': give its name without a folder or '.toml')"
+    guess = nearest(stem, names)
+    return f" (a built-in {kind} is named '{guess}')" if guess else ""

@@ -40,6 +40,9 @@ class Face:
 
 
 class DieSpec(Spec):
+    """A die data file: shape and size (mm), mass (g), material and face labels in face order; validated so
+    the labels match the shape's faces."""
+
     name: str
     estimated: bool = False
     notes: str = ""
@@ -245,6 +248,8 @@ class DieSpec(Spec):
         return i, tilt
 
     def bottom_face(self, orientation_xyzw) -> int:
+        """Index of the face pointing most nearly straight down at this orientation (xyzw): the one it
+        rests on."""
         rot = quat_to_matrix(orientation_xyzw)
         return int(np.argmin((self.face_normals @ rot.T)[:, 2]))
 
@@ -258,6 +263,7 @@ class DieSpec(Spec):
         return quat_mul(qz, q)
 
     def face_index(self, label: str) -> int:
+        """Index of the face with this label, or of face N for a label 'N' (1-based); KeyError otherwise."""
         if label in self.faces:
             return self.faces.index(label)
         if label.isdigit() and 1 <= int(label) <= len(self.faces) and label not in self.faces:
@@ -265,6 +271,7 @@ class DieSpec(Spec):
         raise KeyError(label)
 
     def is_icon(self, label: str) -> bool:
+        """Whether this face label is the die's special icon."""
         return label in self.icon_labels
 
 
@@ -323,6 +330,7 @@ def _sphere_points(r: float) -> np.ndarray:
 
 
 def quat_to_matrix(q) -> np.ndarray:
+    """Rotation matrix (3x3) of an xyzw quaternion, normalised first."""
     x, y, z, w = (float(t) for t in q)
     n = math.sqrt(x * x + y * y + z * z + w * w)
     x, y, z, w = x / n, y / n, z / n, w / n
@@ -336,6 +344,7 @@ def quat_to_matrix(q) -> np.ndarray:
 
 
 def quat_mul(a, b) -> np.ndarray:
+    """Hamilton product a * b of xyzw quaternions (apply b, then a)."""
     ax, ay, az, aw = a
     bx, by, bz, bw = b
     return np.array(
@@ -365,4 +374,5 @@ def quat_between(u, v) -> np.ndarray:
 
 
 def load_die(name_or_path) -> DieSpec:
+    """A die by built-in name or TOML path; bad files raise SpecError."""
     return DieSpec.load(name_or_path, "die")

@@ -20,6 +20,8 @@ class _Shape(BaseModel):
 
 
 class Circle(_Shape):
+    """A disc, or a sector of one between start_deg and end_deg (mm, board or template frame)."""
+
     kind: Literal["circle"]
     center_mm: tuple[float, float] = (0.0, 0.0)
     radius_mm: float = Field(gt=0)
@@ -27,10 +29,13 @@ class Circle(_Shape):
     end_deg: float | None = None
 
     def geometry(self) -> BaseGeometry:
+        """The shape as a shapely geometry in metres."""
         return _sector(self.center_mm, 0.0, self.radius_mm, self.start_deg, self.end_deg)
 
 
 class Annulus(_Shape):
+    """A ring between two radii, or a sector of one (mm); the inner radius must be smaller."""
+
     kind: Literal["annulus"]
     center_mm: tuple[float, float] = (0.0, 0.0)
     r_inner_mm: float = Field(ge=0)
@@ -45,10 +50,13 @@ class Annulus(_Shape):
         return self
 
     def geometry(self) -> BaseGeometry:
+        """The shape as a shapely geometry in metres."""
         return _sector(self.center_mm, self.r_inner_mm, self.r_outer_mm, self.start_deg, self.end_deg)
 
 
 class PolygonShape(_Shape):
+    """A simple polygon (edges never cross, non-zero area), points in mm."""
+
     kind: Literal["polygon"]
     points_mm: list[tuple[float, float]] = Field(min_length=3)
 
@@ -62,6 +70,7 @@ class PolygonShape(_Shape):
         return self
 
     def geometry(self) -> BaseGeometry:
+        """The shape as a shapely geometry in metres."""
         return Polygon([(x * MM, y * MM) for x, y in self.points_mm])
 
 

@@ -19,6 +19,8 @@ from sim.specs.base import Spec
 
 
 class PairSpec(Spec):
+    """Friction, restitution and optional contact damping of a contact between materials a and b."""
+
     a: str
     b: str
     friction: float = Field(gt=0, le=2.0)
@@ -36,6 +38,7 @@ class MaterialTable(Spec):
     pairs: list[PairSpec] = Field(min_length=1)
 
     def model_post_init(self, _ctx) -> None:
+        """Refuse pairs that name a material missing from `materials`."""
         known = set(self.materials)
         for i, p in enumerate(self.pairs):
             for side in ("a", "b"):
@@ -43,12 +46,15 @@ class MaterialTable(Spec):
                     raise ValueError(f"pairs.{i}.{side}: material '{getattr(p, side)}' is not in materials")
 
     def pair(self, a: str, b: str) -> PairSpec | None:
+        """The pair entry for two materials in either order, or None; a same-material contact matches only
+        a same-material entry."""
         for p in self.pairs:
             if {p.a, p.b} == {a, b} and (a == b) == (p.a == p.b):
                 return p
         return None
 
     def require(self, a: str, b: str, where: str) -> PairSpec:
+        """The pair entry for two materials; SpecError naming `where` it is needed if the table lacks it."""
         p = self.pair(a, b)
         if p is None:
             from sim.errors import SpecError
@@ -58,6 +64,7 @@ class MaterialTable(Spec):
 
     @classmethod
     def default(cls) -> MaterialTable:
+        """The built-in material table (read once per process)."""
         return _default_table()
 
 

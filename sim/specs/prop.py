@@ -52,6 +52,8 @@ MM = 1e-3
 
 # ---------------------------------------------------------------- spec ----
 class WallShape(Spec):
+    """A thin upright wall (mm) across the throw, e.g. the Firewall the die must clear."""
+
     type: Literal["wall"]
     width_mm: float = Field(gt=0, le=2000)
     height_mm: float = Field(gt=0, le=1000)
@@ -59,6 +61,8 @@ class WallShape(Spec):
 
 
 class RingShape(Spec):
+    """An upright ring (mm) the die must pass through, e.g. the Fire Ring."""
+
     type: Literal["ring"]
     inner_radius_mm: float = Field(gt=0, le=500)
     band_mm: float = Field(gt=0, le=200)  # radial width of the ring
@@ -67,6 +71,8 @@ class RingShape(Spec):
 
 
 class EllipseHole(Spec):
+    """An elliptical hole in a mat (centre and semi-axes in mm, in the mat's frame)."""
+
     x_mm: float = 0.0
     y_mm: float = 0.0
     rx_mm: float = Field(gt=0)
@@ -74,6 +80,8 @@ class EllipseHole(Spec):
 
 
 class MatShape(Spec):
+    """A flat mat on the table (mm), rectangular or elliptical, optionally with a hole (lava mat, puddle)."""
+
     type: Literal["mat"]
     outline: Literal["rectangle", "ellipse"] = "rectangle"
     length_mm: float = Field(gt=0, le=2000)
@@ -83,6 +91,8 @@ class MatShape(Spec):
 
 
 class GateShape(Spec):
+    """An upright gate (mm): two posts and a lintel around the opening the die must pass through."""
+
     type: Literal["gate"]
     opening_width_mm: float = Field(gt=0, le=1000)
     opening_height_mm: float = Field(gt=0, le=1000)
@@ -92,6 +102,8 @@ class GateShape(Spec):
 
 
 class SplitWallShape(Spec):
+    """A wall of two pieces with a joint between them (mm, g per piece) that the die is thrown through."""
+
     type: Literal["split-wall"]
     piece_width_mm: float = Field(gt=0, le=1000)
     height_mm: float = Field(gt=0, le=1000)
@@ -107,6 +119,8 @@ class SplitWallShape(Spec):
 
 
 class RampShape(Spec):
+    """A flat ramp (mm) the die slides along and must leave over its far edge (waterfall)."""
+
     type: Literal["ramp"]
     length_mm: float = Field(gt=0, le=2000)
     width_mm: float = Field(gt=0, le=2000)
@@ -114,6 +128,8 @@ class RampShape(Spec):
 
 
 class VolcanoShape(Spec):
+    """A truncated cone with a crater on top (mm), a board modifier the die can rest on."""
+
     type: Literal["volcano"]
     base_radius_mm: float = Field(gt=0, le=500)
     top_radius_mm: float = Field(gt=0, le=500)
@@ -124,6 +140,8 @@ class VolcanoShape(Spec):
 
 
 class SlowTokensShape(Spec):
+    """Tokens filling board holes (all, or those named) so a die landing there is not a plain miss."""
+
     type: Literal["slow-tokens"]
     holes: list[str] | Literal["all"] = "all"
     clearance_mm: float = Field(default=1.0, ge=0, le=20)  # token radius = hole radius - clearance
@@ -131,12 +149,16 @@ class SlowTokensShape(Spec):
 
 
 class FireTokenShape(Spec):
+    """A flat disc token (mm) on a board section that adds damage to hits there."""
+
     type: Literal["fire-token"]
     radius_mm: float = Field(gt=0, le=200)
     thickness_mm: float = Field(gt=0, le=20)
 
 
 class CupShape(Spec):
+    """A cup (mm, g) the die is cast from by a scripted forward, tipping motion (kinematic prop)."""
+
     type: Literal["cup"]
     inner_radius_mm: float = Field(gt=0, le=200)
     inner_height_mm: float = Field(gt=0, le=300)
@@ -161,6 +183,9 @@ Shape = Annotated[
 
 
 class Placement(Spec):
+    """Where a prop stands: an offset (mm) and yaw/tilt (deg) from an anchor (board top, board edge, hand,
+    thrower's feet, table origin)."""
+
     anchor: Literal["board", "board-edge", "hand", "thrower", "table"] = "board-edge"
     x_mm: float = 0.0
     y_mm: float = 0.0
@@ -186,6 +211,9 @@ class Jitter(Spec):
 
 
 class PropSpec(Spec):
+    """A prop data file: shape, material, placement, per-throw jitter and the hero damage touching it
+    costs."""
+
     name: str
     estimated: bool = True
     notes: str = ""
@@ -204,6 +232,7 @@ class PropSpec(Spec):
 
 
 def load_prop(name_or_path) -> PropSpec:
+    """A prop by built-in name or TOML path; bad files raise SpecError."""
     return PropSpec.load(name_or_path, "prop")
 
 
@@ -217,6 +246,7 @@ def rot_matrix(yaw_deg: float, tilt_deg: float) -> np.ndarray:
 
 
 def matrix_to_quat(m: np.ndarray) -> tuple[float, ...]:
+    """The xyzw quaternion of a 3x3 rotation matrix."""
     from scipy.spatial.transform import Rotation
 
     q = Rotation.from_matrix(m).as_quat()

@@ -22,6 +22,13 @@ class RuleSet(Spec):
     cocked: Literal["count", "miss", "rethrow"] = "count"
     # Minimum number of table bounces outside the board before the board is touched.
     min_bounces: int = Field(default=1, ge=0, le=10)
+    # What a bounce is (every rule that counts bounces: the standard bounce, min_bounces, the
+    # two-bounces house rule, the Firewall's bounce): the die arrives on the surface after leaving
+    # every surface for at least bounce_min_airborne_s and falling at least bounce_min_height_mm
+    # (centre height at its highest point of that airborne stretch minus at the arrival). A die that
+    # rattles on landing loses contact for a few ms by a fraction of a mm: one bounce, not many.
+    bounce_min_airborne_s: float = Field(default=0.02, ge=0, le=1)
+    bounce_min_height_mm: float = Field(default=3.0, ge=0, le=100)
     bullseye_damage: int = Field(default=10, ge=0)
     # Icon on the bullseye: instantly defeats the monster (rulebook "Insta-Kill Effect").
     icon_insta_kill: bool = True
@@ -39,4 +46,26 @@ class RuleSet(Spec):
     armor: Literal["base", "rock-and-roll"] = "base"
     # Slime placement: "best", "worst", or "random" position along the indicated curve.
     slime_choice: Literal["best", "worst", "random"] = "best"
+    # A die in a hole. "miss" (the rulebook: "If the die falls into one of the holes of the Target
+    # board (and remains there)" it is a Miss) or the house rule "section": it counts as the section
+    # the hole is cut into.
+    holes: Literal["miss", "section"] = "miss"
+    # A die on the bones. "miss" (the rulebook: "If the die lands on one of the bones at the edge of
+    # the Target board" it is a Miss) or the house rule "outer-section": it counts as the outer
+    # section the bones are printed on.
+    bones: Literal["miss", "outer-section"] = "miss"
+
+    def describe(self) -> dict:
+        """The options as a scenario's description (and so its key) holds them: every option, except
+        that options added later (LATER_OPTIONS) appear only when set, so that adding them changed no
+        existing scenario key and no recorded throw."""
+        d = self.model_dump()
+        for k in LATER_OPTIONS:
+            if d[k] == type(self).model_fields[k].default:
+                del d[k]
+        return d
+
+
+# options added after scenario keys were first recorded (see RuleSet.describe)
+LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm")
 

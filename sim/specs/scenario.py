@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SpecError
+from sim.hashing import json_hash
 from sim.specs.board import BoardSpec
 from sim.specs.datafiles import read_toml, resolve
 from sim.specs.die import DieSpec
@@ -47,6 +47,9 @@ def _set_path(data: dict, path: list[str], value: Any, source: str, full: str) -
 
 @dataclass
 class Scenario:
+    """Everything one throw needs, resolved and validated: board, dice, shots, skill, rules, physics,
+    materials, props and templates; `key` identifies it for caches."""
+
     board: BoardSpec | None
     dice: tuple[DieSpec, ...]
     shots: tuple[ShotSpec, ...]
@@ -55,8 +58,8 @@ class Scenario:
     physics: PhysicsSettings
     materials: MaterialTable
     description: dict = field(default_factory=dict)
-    props: tuple = ()  # PropSpecs of all shots, each once (sim/prop.py, sim/combine.py)
-    templates: tuple = ()  # TemplateSetups: laid or flipped before each throw (sim/template_scene.py)
+    props: tuple = ()  # PropSpecs of all shots, each once (sim/specs/prop.py, sim/specs/combine.py)
+    templates: tuple = ()  # TemplateSetups: laid or flipped before each throw (sim/specs/template_setup.py)
 
     @classmethod
     def build(
@@ -72,6 +75,8 @@ class Scenario:
         source: str = "<scenario>",
         templates: list | None = None,
     ) -> Scenario:
+        """Load and validate a scenario from names or paths plus overrides; every problem raises one
+        SpecError naming the file and field."""
         if isinstance(dice, (str, Path)):
             dice = [dice]
         if isinstance(shots, (str, Path)):
@@ -126,7 +131,7 @@ class Scenario:
             "dice": dice_d,
             "shots": shot_d,
             "skill": raw["skill"],
-            "rules": sc.rules.model_dump(),
+            "rules": sc.rules.describe(),
             "physics": sc.physics.model_dump(),
             "materials": raw["materials"],
         }
@@ -162,25 +167,26 @@ class Scenario:
         return dataclasses.replace(self, physics=ps, description=desc)
 
     def describe(self) -> dict:
+        """A copy of the scenario's description in plain JSON types (it is what `key` hashes)."""
         return json.loads(json.dumps(self.description, sort_keys=True, default=str))
 
     @cached_property
     def aim_key(self) -> str:
         """Hash of everything but the skill: what the aimed (nominal) release depends on."""
         d = {k: v for k, v in self.description.items() if k != "skill"}
-        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        return json_hash(d)
 
     @cached_property
     def board_aim_key(self) -> str:
         """The aim key of this scenario without its templates: aiming at the board as usual, variants
         with and without templates share one aimed release (and so throw the very same releases)."""
         d = {k: v for k, v in self.description.items() if k not in ("skill", "templates")}
-        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        return json_hash(d)
 
     @cached_property
     def key(self) -> str:
-        blob = json.dumps(self.description, sort_keys=True, default=str).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        """The scenario's stable name: a hash of everything it is made of (its records' key)."""
+        return json_hash(self.description)
 
     @property
     def shot(self) -> ShotSpec:

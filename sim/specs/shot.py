@@ -40,15 +40,21 @@ class NoiseMultipliers(Spec):
 
 class CombineRules(Spec):
     """How this shot changes the primary shot's release when it is combined as a secondary one
-    (e.g. `--shot firewall --shot far`: the Far Shot steps back 70 cm). See sim/combine.py."""
+    (e.g. `--shot firewall --shot far`: the Far Shot steps back 70 cm). See sim/specs/combine.py and docs/shots-and-props.md."""
 
     distance_add_mm: float = Field(default=0.0, ge=-2000, le=5000)
     height_add_mm: float = Field(default=0.0, ge=-2000, le=3000)
+    # the aimed first bounce moves this much further from the board edge (a longer throw aims its
+    # bounce earlier: the Far Shot's 60 -> 150 mm)
+    bounce_gap_add_mm: float = Field(default=0.0, ge=-1000, le=2000)
     height_max_mm: float | None = Field(default=None, gt=0)
     noise: NoiseMultipliers = NoiseMultipliers()  # multiplied into the primary's multipliers
 
 
 class ShotSpec(Spec):
+    """A shot data file: nominal release, noise multipliers, throw requirements, props, and how it combines
+    with other shots."""
+
     name: str
     description: str = ""
     estimated: bool = True
@@ -62,4 +68,5 @@ class ShotSpec(Spec):
 
 
 def load_shot(name_or_path: str | Path) -> ShotSpec:
+    """A shot by built-in name or TOML path; bad files raise SpecError."""
     return ShotSpec.load(name_or_path, "shot")

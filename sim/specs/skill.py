@@ -25,4 +25,5 @@ class SkillSpec(Spec):
 
 
 def load_skill(name_or_path: str | Path) -> SkillSpec:
+    """A skill by built-in name or TOML path; bad files raise SpecError."""
     return SkillSpec.load(name_or_path, "skill")

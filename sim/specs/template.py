@@ -56,16 +56,23 @@ from sim.specs.geometry import MM, Shape, contains_points
 
 
 class TemplateRegion(Spec):
+    """A part of a template with its own damage (e.g. a template's centre dealing more)."""
+
     id: str = Field(min_length=1)
     damage: int = Field(ge=0)
     shape: Shape
 
 
 class SlimeCurve(Spec):
+    """The curve (mm, template frame) a slime template's arrow points to; a die is moved to touch it."""
+
     curve_mm: list[tuple[float, float]] = Field(min_length=2)
 
 
 class TemplateSpec(Spec):
+    """A template data file: outline and regions (mm), thickness (mm), mass or density, and its effect
+    (damage, armor, healing, slime)."""
+
     name: str = Field(min_length=1)
     title: str = ""
     estimated: bool = False
@@ -251,6 +258,7 @@ class PlacedTemplate:
         return (p @ self._rot)[:, :2]
 
     def to_world(self, xy_local_m: np.ndarray) -> np.ndarray:
+        """Template-frame xy points (m) to board-frame xy (m), as seen from above."""
         xy = np.asarray(xy_local_m, float).reshape(-1, 2)
         p = np.column_stack([xy, np.zeros(len(xy))]) @ self._rot.T + np.asarray(self.position_m)
         return p[:, :2]
@@ -262,6 +270,7 @@ class PlacedTemplate:
         return Polygon(self.to_world(co))
 
     def covers(self, xy_m: np.ndarray) -> np.ndarray:
+        """For each board-frame xy point (m), whether the template's footprint covers it."""
         return contains_points(self.footprint, xy_m)
 
     def region_for(self, xy_m: np.ndarray) -> tuple[str, int]:
@@ -280,10 +289,12 @@ def flat_pose(spec: TemplateSpec, x_mm: float, y_mm: float, yaw_deg: float, base
 
 
 def load_template(name_or_path: str | Path) -> TemplateSpec:
+    """A template by built-in name or TOML path; bad files raise SpecError."""
     return TemplateSpec.load(name_or_path, "template")
 
 
 def builtin_templates() -> list[TemplateSpec]:
+    """Every built-in template spec, sorted by name."""
     from sim.specs.datafiles import builtin_names
 
     return [TemplateSpec.load(n, "template") for n in builtin_names("template")]

@@ -158,6 +158,8 @@ def frame_times(duration_s: float, fps: float = GIF_FPS, max_s: float = MAX_S) -
 
 
 def render_frames(thrower, result, traj: Trajectory, size_px=SIZE_PX, fps: float = GIF_FPS, max_s: float = MAX_S) -> list[np.ndarray]:
+    """RGB frames (size_px: width, height) of a recorded throw at `fps`, real time up to `max_s` seconds
+    and sped up beyond."""
     fr = _Frame(thrower, traj, result, size_px)
     try:
         return [fr.draw(float(t)) for t in frame_times(traj.duration_s, fps, max_s)]
@@ -166,6 +168,7 @@ def render_frames(thrower, result, traj: Trajectory, size_px=SIZE_PX, fps: float
 
 
 def write_gif(path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, hold_s: float = HOLD_S) -> Path:
+    """Write frames as a looping GIF at `fps`, the last frame (the resting die) held for `hold_s` seconds."""
     import imageio.v3 as iio
 
     ms = [1000.0 / fps] * len(frames)
@@ -175,6 +178,7 @@ def write_gif(path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, 
 
 
 def mp4_available() -> bool:
+    """Whether MP4 output can be written (the optional imageio-ffmpeg package is installed)."""
     try:
         import imageio_ffmpeg  # noqa: F401
     except ImportError:
@@ -183,6 +187,8 @@ def mp4_available() -> bool:
 
 
 def write_mp4(path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, hold_s: float = HOLD_S) -> Path:
+    """Write frames as an H.264 MP4 at `fps`, the last frame held for `hold_s` seconds; SpecError when
+    imageio-ffmpeg is missing."""
     if not mp4_available():
         raise SpecError("command line", "--mp4", "needs imageio-ffmpeg: pip install 'dfsim[video]'")
     import imageio.v3 as iio

@@ -76,6 +76,8 @@ class ThrowOutputs:
         self.recorder = rec
 
     def write(self, result) -> list[Path]:
+        """Write the asked replay page, GIF and MP4 of the recorded throw; the paths written (none if
+        nothing was recorded)."""
         if self.recorder is None or self.recorder.trajectory is None:
             return []
         traj = self.recorder.trajectory

@@ -63,6 +63,8 @@ class TrajectoryRecorder:
         self._frames = 0
 
     def start(self, physics, active: list[str]) -> None:
+        """Begin a throw: pick the bodies that can move (thrown dice, templates, loose props), read the
+        static props once, and take frame 0."""
         self._pose = physics.fast_calls().pose
         self._dice = list(active)
         moving, static = [], {}
@@ -107,6 +109,8 @@ class TrajectoryRecorder:
             self._take(t, poses)
 
     def finish(self, t: float, trace: EventTrace) -> None:
+        """End the throw: take the resting pose at t (s) and assemble `trajectory` with the throw's contact
+        events."""
         if self._t[-1] < t:
             self._take(t)  # the resting pose itself, even between frames
         arr = np.asarray(self._rows, dtype=float).reshape(len(self._rows), -1)

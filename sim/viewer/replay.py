@@ -37,6 +37,8 @@ def record_throw(thrower, seed: int | None = None, index: int | None = None, rel
 
 
 def throw_label(res) -> str:
+    """A one-line caption of a throw: seed and index (or 'exact release'), result, reason and section
+    value."""
     o = res.outcome
     what = f"{o.result} ({o.reason})"
     if o.section:
@@ -61,6 +63,7 @@ def replay_data(entries: Sequence[tuple[Any, Any, Trajectory]], warning: str = "
 
 
 def replay_html(entries: Sequence[tuple[Any, Any, Trajectory]], title: str | None = None, warning: str = "") -> str:
+    """A self-contained replay page of one or more recorded throws of one scenario (ValueError if none)."""
     if not entries:
         raise ValueError("no throws to replay")
     data = replay_data(entries, warning)

@@ -83,7 +83,7 @@ def _tables(summary: dict[str, Any]) -> str:
         parts.append(f"<p>{_esc(exp['description'].strip())}</p>")
     parts.append(f"<p>Experiment hash <code>{_esc(exp['hash'])}</code>, root seed {_esc(exp['seed'])}, "
                  f"{summary['total_throws']} throws in {len(summary['variants'])} cell(s). Intervals are {pc}: Wilson "
-                 "for rates, t for mean damage, Newcombe (paired) and paired t for differences. Every cell uses the "
+                 "for rates, percentile bootstrap for mean damage (never below 0), Newcombe (paired) and paired t for differences. Every cell uses the "
                  "same random draws for throw k (common random numbers), so differences are paired.</p>")
     rows = []
     for v in summary["variants"]:
@@ -149,8 +149,14 @@ def landing_svg(board: dict[str, Any] | None, xy_mm: np.ndarray, samples: list[d
     return "".join(parts)
 
 
+def _figure_order(path: Path) -> tuple[str, int]:
+    """landing.png, landing-2.png, ..., landing-10.png: a figure split over files keeps its order."""
+    stem, _, page = path.stem.rpartition("-")
+    return (stem, int(page)) if stem and page.isdigit() else (path.stem, 1)
+
+
 def _figures(root: Path) -> str:
-    figs = sorted((root / "figures").glob("*.png")) if (root / "figures").is_dir() else []
+    figs = sorted((root / "figures").glob("*.png"), key=_figure_order) if (root / "figures").is_dir() else []
     if not figs:
         return ""
     imgs = [f'<figure><img alt="{_esc(f.stem)}" src="data:image/png;base64,{base64.b64encode(f.read_bytes()).decode()}">'
@@ -246,6 +252,7 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
 
 
 def rewrite_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path:
+    """Write a run's report.html atomically, with `sample` replayed throws per cell; returns its path."""
     root = Path(root)
     text = build_report_html(root, sample)
     path = root / "report.html"

@@ -105,6 +105,7 @@ class RunFolder:
 
     @classmethod
     def open(cls, root: str | Path) -> RunFolder:
+        """Open a finished run folder; SpecError if it is not one or its records are not assembled yet."""
         root = Path(root)
         try:
             resolved = json.loads((root / "experiment.resolved.json").read_text())
@@ -121,6 +122,7 @@ class RunFolder:
         return self.resolved["cells"]
 
     def cell(self, name: str | int) -> dict[str, Any]:
+        """A cell of the run by name or number; SpecError listing the cells if there is none."""
         for c in self.cells:
             if c["name"] == name or str(c["index"]) == str(name):
                 return c
@@ -145,6 +147,8 @@ class RunFolder:
         return th
 
     def record(self, cell: dict[str, Any], index: int) -> dict[str, Any]:
+        """The stored record of throw `index` of a cell, as plain values; SpecError if the cell has no such
+        throw."""
         table = pq.read_table(self.root / "records.parquet",
                               filters=[("cell", "=", int(cell["index"])), ("index", "=", int(index))])
         if table.num_rows == 0:

@@ -8,8 +8,6 @@ Lengths are millimetres (rounded to 0.01 mm), times seconds, orientations quater
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from typing import Any
 
@@ -20,6 +18,7 @@ import shapely.geometry
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel, unary_union
 
+from sim.hashing import json_hash
 from sim.viewer.recorder import Trajectory
 
 SIMPLIFY_MM = 0.05  # outline simplification: far below what a page shows, and it halves the points
@@ -204,7 +203,7 @@ def scene_json(thrower) -> dict[str, Any]:
         "bodies": bodies,
     }
     # a key of the drawing itself: cells that differ only in skill (same world) share one scene
-    scene["key"] = hashlib.sha256(json.dumps(scene, sort_keys=True).encode()).hexdigest()[:12]
+    scene["key"] = json_hash(scene, length=12)
     return scene
 
 
@@ -212,6 +211,8 @@ EVENT_KINDS = (("table", "table"), ("board", "board"), ("prop:", "prop"), ("temp
 
 
 def event_kind(other: str) -> str:
+    """The kind of body a contact was with (table, board, prop, template, die, other), from its name's
+    prefix."""
     for prefix, kind in EVENT_KINDS:
         if other.startswith(prefix):
             return kind

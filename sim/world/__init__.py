@@ -1,0 +1,2 @@
+"""World layer: the only code that imports PyBullet (physics facade, meshes, props, template flight and
+flips)."""

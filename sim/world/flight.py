@@ -22,6 +22,8 @@ AIR_DENSITY = 1.2  # kg/m^3, room air
 
 
 def lowest_z(spec: TemplateSpec, position_m, rot: np.ndarray) -> float:
+    """Height (m, world z) of the template's lowest point at this pose: the free flight hands over to
+    PyBullet once it comes within the handover height of what lies below."""
     pts = spec.local_outline.exterior.coords
     xy = np.asarray(pts)[:-1]
     h = spec.thickness_m / 2
@@ -32,12 +34,16 @@ def lowest_z(spec: TemplateSpec, position_m, rot: np.ndarray) -> float:
 # ---------------------------------------------------------------- free flight
 @dataclass
 class FlightState:
+    """A flying template's state: centre of mass (m), velocity (m/s), orientation (xyzw) and world angular
+    momentum (kg m^2/s)."""
+
     x: np.ndarray  # centre of mass (m)
     v: np.ndarray  # m/s
     q: np.ndarray  # xyzw
     L: np.ndarray  # world angular momentum (kg m^2/s)
 
     def omega(self, inv_inertia: np.ndarray) -> np.ndarray:
+        """World angular velocity (rad/s) from the conserved momentum: w = R I^-1 R^T L."""
         r = quat_to_matrix(self.q)
         return r @ (inv_inertia * (r.T @ self.L))
 
@@ -64,6 +70,8 @@ class Aero:
         self.k_edge = 0.5 * AIR_DENSITY * profile.cd_edge * spec.local_outline.length * spec.thickness_m
 
     def force(self, v: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """Drag force (N) at velocity v (m/s) on a plate with unit normal n: face drag for flow across the
+        plate, edge drag for flow along it; zero when drag is off."""
         if not self.on:
             return np.zeros(3)
         s = float(np.linalg.norm(v))

@@ -108,6 +108,8 @@ def add_flip_board(ph: Physics, board: BoardSpec, name: str = "board") -> int:
 # ---------------------------------------------------------------- the flip world
 @dataclass
 class FlipAttempt:
+    """One landing of a flipped template: where it came to rest and why it counts or not (`status`)."""
+
     turned_deg: float
     position_mm: list[float]
     orientation_xyzw: list[float]
@@ -122,6 +124,7 @@ class FlipAttempt:
     min_clearance_mm: float | None = None
 
     def to_json(self) -> dict:
+        """The attempt as a record (mm to 1 um, degrees to 1e-3)."""
         return {
             "turned_deg": round(self.turned_deg, 3),
             "position_mm": [round(v, 3) for v in self.position_mm],
@@ -138,6 +141,8 @@ class FlipAttempt:
 
 @dataclass
 class FlipResult:
+    """All attempts of one template's flip (re-flipped until it stays) and where it stayed, if it did."""
+
     template: str
     id: str
     attempts: list[FlipAttempt]
@@ -159,6 +164,7 @@ class FlipResult:
         return sum(a.status == "turned-too-little" for a in self.attempts)
 
     def to_json(self) -> dict:
+        """The flip as a record: final pose, counts of flips, damage and failures, and every attempt."""
         last = self.attempts[-1]
         return {
             "template": self.template,
@@ -227,6 +233,7 @@ class FlipWorld:
         self.placed.clear()
 
     def place_die(self, name: str, position_m, orientation_xyzw) -> None:
+        """Put a die at a pose (m, xyzw), at rest, before templates are flipped onto the board."""
         self.physics.set_state(name, position_m, orientation_xyzw)
 
     def nominal_speed(self, spec: TemplateSpec) -> float:
@@ -274,6 +281,8 @@ class FlipWorld:
         return FlightState(np.array([hand[0], hand[1], h]), v, q, L)
 
     def release(self, spec: TemplateSpec, rng: np.random.Generator, skill: FlipSkill) -> FlightState:
+        """A random flip's starting state: the nominal flip perturbed by the skill's noise, with a uniform
+        yaw."""
         p = self.profile
         z = rng.standard_normal(7)
         vh = max(0.05, self.nominal_speed(spec) * (1 + skill.speed_sd_frac * z[0]))
@@ -287,6 +296,8 @@ class FlipWorld:
 
     # -------- one flip (with re-flips)
     def flip(self, tid: str, seed: int, index: int = 0, skill: str | FlipSkill = "casual") -> FlipResult:
+        """Flip template `tid` until it stays (at most max_flips), drawing from the (seed, index) stream;
+        the result is placed in this world."""
         sk = FLIP_SKILLS[skill] if isinstance(skill, str) else skill
         spec = self.specs[tid]
         rng = rng_for(seed, index, STREAM_TEMPLATES)
@@ -437,14 +448,22 @@ _NOMINAL: dict = {}
 
 
 def flip_template(board: BoardSpec, spec: TemplateSpec, seed: int, index: int = 0, skill: str = "casual",
-                  profile: FlipProfile | None = None) -> list[FlipResult]:
-    """Flip every piece of a template (Explosion: both, one after the other) onto an empty board.
+                  profile: FlipProfile | None = None,
+                  dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = ()) -> list[FlipResult]:
+    """Flip every piece of a template (Explosion: both, one after the other) onto the board.
+
+    The board is empty, or holds `dice`: (name, die spec, position m, orientation xyzw) resting there.
+    "If the Template lands on a die, remove the die": a die the template comes to rest on is named in
+    its attempt's `dice_removed`. (Dice change the world's solved surface factors, so a flip with dice
+    on the board is not bit for bit the same flip as on the empty board, even where it touches none.)
 
     The world is built fresh for each call (~40 ms against ~400 ms of flipping): Bullet keeps
     contact and solver caches across body resets, so a reused world would make a flip depend on
-    the flips before it in the last digits. Fresh, a flip depends only on (seed, index)."""
+    the flips before it in the last digits. Fresh, a flip depends only on (seed, index) and the dice."""
     ids = [spec.name] if spec.count == 1 else [f"{spec.name}-{k + 1}" for k in range(spec.count)]
-    w = FlipWorld(board, [(i, spec) for i in ids], profile)
+    w = FlipWorld(board, [(i, spec) for i in ids], profile, dice=[(n, d) for n, d, _p, _q in dice])
+    for name, _die, pos, q in dice:
+        w.place_die(name, tuple(pos), tuple(q))
     try:
         return [w.flip(tid, seed, index * 8 + k, skill) for k, tid in enumerate(ids)]
     finally:

@@ -24,7 +24,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -63,6 +63,16 @@ with _silenced_c_output():
     import pybullet as pb
     from pybullet_utils import bullet_client
 
+BodyRole = Literal["table", "board", "die", "template", "prop", "body"]
+"""What a body is, read from its name up to the first ':'. The rules rely on these roles: "table" and
+"board" are the surfaces a die lands on, "die" bodies are thrown, "template" bodies lie on the board and
+count as board, "prop" bodies are specific-throw obstacles; "body" names an unregistered PyBullet body."""
+
+BodyName = str
+"""A body's name in this world: its role alone ("table", "board") or role:id ("die:0", "template:fireball",
+"prop:firewall", "prop:stone-wall:0", "board:under-templates"). Contacts, the event trace and outcomes report
+names; PyBullet ids appear only in the throw loop's bound calls (`fast_calls`, `body`)."""
+
 
 @dataclass(frozen=True)
 class FastCalls:
@@ -92,7 +102,7 @@ class BodyGeometry:
 class Contact:
     """One contact of a die with something, as plain numbers."""
 
-    other: str
+    other: BodyName
     point_m: tuple[float, ...]  # contact point on the other body
     normal_force_n: float
 
@@ -113,8 +123,8 @@ class Physics:
             deterministicOverlappingPairs=1,
             allowedCcdPenetration=0.0,
         )
-        self._names: dict[int, str] = {}
-        self._ids: dict[str, int] = {}
+        self._names: dict[int, BodyName] = {}
+        self._ids: dict[BodyName, int] = {}
         self._material_of: dict[str, str] = {}
         self._die_specs: dict[str, DieSpec] = {}
         self._apart: set[frozenset[str]] = set()  # pairs whose collisions are switched off
@@ -126,7 +136,7 @@ class Physics:
         self.table_material = "wood"
 
     # ---------------- building ----------------
-    def _register(self, name: str, body: int, material: str) -> int:
+    def _register(self, name: BodyName, body: int, material: str) -> int:
         self._names[body] = name
         self._ids[name] = body
         self._material_of[name] = material
@@ -146,12 +156,17 @@ class Physics:
         body = self.add_static_mesh("table", verts, idx, material)
         self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
 
-    def add_board(self, board: BoardSpec, name: str = "board") -> None:
+    def add_board(self, board: BoardSpec, name: BodyName = "board") -> None:
+        """The board as one static triangle mesh with real holes; its top face is `thickness_mm` above the
+        table (z = 0)."""
         verts, idx = board_mesh(board)
         body = self.add_static_mesh(name, verts, idx, board.material)
         self.client.changeDynamics(body, -1, collisionMargin=COLLISION_MARGIN_M)
 
-    def add_die(self, die: DieSpec, name: str) -> int:
+    def add_die(self, die: DieSpec, name: BodyName) -> int:
+        """A die as a free maximal-coordinate body with its exact mass and inertia, continuous collision
+        detection and no damping; parked below the table. RuntimeError if PyBullet does not keep the
+        mass."""
         c = self.client
         if die.shape == "cylinder" and die.edge_radius_mm == 0:
             shape = c.createCollisionShape(pb.GEOM_CYLINDER, radius=die.radius_mm * 1e-3, height=die.height_mm * 1e-3)
@@ -212,7 +227,7 @@ class Physics:
         self._calibrate_rebounds()
         return self.material_error
 
-    def set_drop_points(self, name: str, xy_m: list[tuple[float, float]], top_m: float) -> None:
+    def set_drop_points(self, name: BodyName, xy_m: list[tuple[float, float]], top_m: float) -> None:
         """Points over a static body where a die is dropped to calibrate its rebound (averaged: a die
         landing across triangle edges rebounds differently from one landing inside a triangle). Point i
         of n meets the surface at step phase (i + 0.5) / n (see `drop_rebound`)."""
@@ -266,18 +281,19 @@ class Physics:
             self.rebound[name] = (value, f_val + pair.restitution)
         self.park(die)
 
-    def _mean_rebound(self, die: str, spec: DieSpec, points) -> float:
+    def _mean_rebound(self, die: BodyName, spec: DieSpec, points) -> float:
         return float(np.mean([drop_rebound(self, die, spec, x, y, top, phase) for x, y, top, phase in points]))
 
-    def contact_damping(self, die: str, touching) -> float:
+    def contact_damping(self, die: BodyName, touching) -> float:
         """Damping a die gets while touching these bodies (the largest of their pair values)."""
         return max((self._damping.get((die, o), 0.0) for o in touching), default=0.0)
 
-    def set_damping(self, die: str, value: float) -> None:
+    def set_damping(self, die: BodyName, value: float) -> None:
+        """Set a die's linear and angular velocity damping (the contact damping it gets while touching)."""
         self.client.changeDynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
 
     # ---------------- bodies from vertex arrays (nothing is written to disk) ----------------
-    def add_static_mesh(self, name: str, verts: np.ndarray, idx: np.ndarray, material: str,
+    def add_static_mesh(self, name: BodyName, verts: np.ndarray, idx: np.ndarray, material: str,
                         position=(0.0, 0.0, 0.0), orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> int:
         """A static concave triangle mesh (internal-edge smoothing on, as for the board)."""
         c = self.client
@@ -307,15 +323,15 @@ class Physics:
                 return c.createCollisionShape(pb.GEOM_MESH, fileName=files[0], meshScale=[1, 1, 1])
             return c.createCollisionShapeArray([pb.GEOM_MESH] * len(files), fileNames=files, meshScales=[[1, 1, 1]] * len(files))
 
-    def add_static_hulls(self, name: str, hulls: list[np.ndarray], material: str, margin_m: float) -> int:
+    def add_static_hulls(self, name: BodyName, hulls: list[np.ndarray], material: str, margin_m: float) -> int:
         """A static body made of convex hulls of vertex arrays (one hull, or a compound of several)."""
         body = self.client.createMultiBody(0, self._hull_shape(hulls))
         self.client.changeDynamics(body, -1, collisionMargin=margin_m)
         self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
         return self._register(name, body, material)
 
-    def add_dynamic_hulls(self, name: str, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal, material: str,
-                          margin_m: float, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
+    def add_dynamic_hulls(self, name: BodyName, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal,
+                          material: str, margin_m: float, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
         """A free maximal-coordinate body of convex hulls with its exact mass and inertia, parked below
         the table, never asleep (a sleeping body carries state across resets)."""
         c = self.client
@@ -337,7 +353,7 @@ class Physics:
         self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
         return self._register(name, body, material)
 
-    def add_box_compound(self, name: str, parts: list, mass_kg: float, material: str) -> int:
+    def add_box_compound(self, name: BodyName, parts: list, mass_kg: float, material: str) -> int:
         """A free compound of boxes ((centre, half extents[, yaw]) per part), parked, never asleep."""
         c = self.client
         types, half, poss, orns = [], [], [], []
@@ -355,7 +371,7 @@ class Physics:
         self._geometry[name] = BodyGeometry(boxes=tuple(tuple(p) for p in parts))
         return self._register(name, body, material)
 
-    def remove_body(self, name: str) -> None:
+    def remove_body(self, name: BodyName) -> None:
         """Remove a body from the world (its name can be registered again)."""
         body = self._ids.pop(name)
         self._names.pop(body, None)
@@ -364,22 +380,24 @@ class Physics:
         self._geometry.pop(name, None)
         self.client.removeBody(body)
 
-    def material_of(self, name: str) -> str:
+    def material_of(self, name: BodyName) -> str:
+        """The material a body was registered with."""
         return self._material_of[name]
 
-    def surface(self, name: str) -> tuple[float, float]:
+    def surface(self, name: BodyName) -> tuple[float, float]:
         """(friction, restitution) factors the engine holds for a body."""
         info = self.client.getDynamicsInfo(self._ids[name], -1)
         return float(info[1]), float(info[5])
 
-    def set_surface(self, name: str, friction: float, restitution: float) -> None:
+    def set_surface(self, name: BodyName, friction: float, restitution: float) -> None:
+        """Set the friction and restitution factors the engine multiplies per contact for a body."""
         self.client.changeDynamics(self._ids[name], -1, lateralFriction=friction, restitution=restitution)
 
-    def set_pair_damping(self, die: str, other: str, value: float) -> None:
+    def set_pair_damping(self, die: BodyName, other: BodyName, value: float) -> None:
         """Contact damping of `die` while it touches `other` (see `contact_damping`)."""
         self._damping[(die, other)] = value
 
-    def collide(self, a: str, b: str, enabled: bool) -> None:
+    def collide(self, a: BodyName, b: BodyName, enabled: bool) -> None:
         """Switch collisions between two bodies on or off."""
         self.client.setCollisionFilterPair(self._ids[a], self._ids[b], -1, -1, int(enabled))
         pair = frozenset((a, b))
@@ -392,14 +410,15 @@ class Physics:
         """Whether two bodies can touch at all (False once `collide(a, b, False)`)."""
         return frozenset((a, b)) not in self._apart
 
-    def set_angular_damping(self, name: str, value: float) -> None:
+    def set_angular_damping(self, name: BodyName, value: float) -> None:
+        """Set a body's angular velocity damping (linear damping unchanged)."""
         self.client.changeDynamics(self._ids[name], -1, angularDamping=value)
 
     def detect_collisions(self) -> None:
         """Run collision detection without stepping (advances the broadphase by one update)."""
         self.client.performCollisionDetection()
 
-    def settle(self, names: list[str], max_time_s: float = 3.0) -> bool:
+    def settle(self, names: list[BodyName], max_time_s: float = 3.0) -> bool:
         """Step until every named body is at rest by the throw loop's own rest test (sim/world/rest.py:
         quiet windows, as many as the body's support asks), True; or the time cap, False."""
         c = self.client
@@ -421,30 +440,35 @@ class Physics:
         return False
 
     # ---------------- state ----------------
-    def body(self, name: str) -> int:
+    def body(self, name: BodyName) -> int:
+        """The PyBullet body id of a name (for calls the facade does not wrap)."""
         return self._ids[name]
 
-    def name_of(self, body: int) -> str:
+    def name_of(self, body: int) -> BodyName:
+        """The name of a PyBullet body id; 'body:<id>' for a body this world did not register."""
         return self._names.get(body, f"body:{body}")
 
-    def names(self) -> list[str]:
+    def names(self) -> list[BodyName]:
+        """All registered body names, in registration order."""
         return list(self._ids)
 
     def set_state(self, name, position_m, orientation_xyzw, velocity_mps=(0, 0, 0), spin_radps=(0, 0, 0)) -> None:
+        """Put a body at a pose (m, xyzw) with a velocity (m/s) and spin (rad/s), world frame."""
         b = self._ids[name]
         self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
         self.client.resetBaseVelocity(b, list(velocity_mps), list(spin_radps))  # reset zeroed them
 
-    def set_pose(self, name: str, position_m, orientation_xyzw) -> None:
+    def set_pose(self, name: BodyName, position_m, orientation_xyzw) -> None:
         """Move a body without touching its velocity (static and kinematic bodies)."""
         self.client.resetBasePositionAndOrientation(self._ids[name], list(position_m), list(orientation_xyzw))
 
-    def park(self, name: str) -> None:
+    def park(self, name: BodyName) -> None:
         """Move a body out of the way (far below the table), at rest."""
         k = list(self._ids).index(name)
         self.set_state(name, (50.0 + k, 50.0, -5.0), (0, 0, 0, 1))
 
     def step(self) -> None:
+        """Advance the world by one fixed time step and the clock by `dt` (s)."""
         self.client.stepSimulation()
         self.time_s += self.dt
 
@@ -453,6 +477,7 @@ class Physics:
         self.client.setPhysicsEngineParameter(fixedTimeStep=dt)
 
     def reset_clock(self) -> None:
+        """Start a new throw's clock at 0 s (event times are relative to it)."""
         self.time_s = 0.0
 
     # ---------------- adaptive stepping support (sim/engine/stepper.py, sim/world/ballistic.py) ----------------
@@ -484,6 +509,7 @@ class Physics:
         return max(d) - min(d) <= 1e-9 * max(d)
 
     def fast_calls(self) -> FastCalls:
+        """PyBullet calls bound to this world's client for the throw loop (skips BulletClient's dispatch)."""
         cid = self.client._client
         return FastCalls(
             step=functools.partial(pb.stepSimulation, physicsClientId=cid),
@@ -495,24 +521,27 @@ class Physics:
         )
 
     # ---------------- read-outs ----------------
-    def body_geometry(self, name: str) -> BodyGeometry | None:
+    def body_geometry(self, name: BodyName) -> BodyGeometry | None:
         """The mesh, box parts or hulls a body was built from (body frame, m); None for dice and
         bodies built from a primitive shape."""
         return self._geometry.get(name)
 
-    def mass_kg(self, name: str) -> float:
+    def mass_kg(self, name: BodyName) -> float:
         """A body's mass (0 for static bodies: they never move)."""
         return float(self.client.getDynamicsInfo(self._ids[name], -1)[0])
 
-    def die_pose(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+    def die_pose(self, name: BodyName) -> tuple[np.ndarray, np.ndarray]:
+        """Position (m) and orientation (xyzw) of a body, world frame."""
         p, q = self.client.getBasePositionAndOrientation(self._ids[name])
         return np.array(p), np.array(q)
 
-    def die_velocity(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+    def die_velocity(self, name: BodyName) -> tuple[np.ndarray, np.ndarray]:
+        """Linear (m/s) and angular (rad/s) velocity of a body, world frame."""
         v, w = self.client.getBaseVelocity(self._ids[name])
         return np.array(v), np.array(w)
 
-    def contacts(self, name: str) -> list[Contact]:
+    def contacts(self, name: BodyName) -> list[Contact]:
+        """Contacts of a body closer than TOUCH_DISTANCE_M (0.1 mm), with the other body's name."""
         out = []
         for cp in self.client.getContactPoints(bodyA=self._ids[name]):
             if cp[8] > TOUCH_DISTANCE_M:
@@ -520,10 +549,12 @@ class Physics:
             out.append(Contact(self.name_of(cp[2]), tuple(cp[6]), float(cp[9])))
         return out
 
-    def touching(self, name: str) -> frozenset[str]:
+    def touching(self, name: BodyName) -> frozenset[BodyName]:
+        """Names of the bodies this body is touching now."""
         return frozenset(c.other for c in self.contacts(name))
 
     def close(self) -> None:
+        """Disconnect from PyBullet (harmless if already disconnected)."""
         try:
             self.client.disconnect()
         except pb.error:
@@ -542,7 +573,7 @@ def _normals(cps) -> list:
     return [cp[7] for cp in cps]
 
 
-def drop_rebound(ph: Physics, die: str, spec: DieSpec, x: float, y: float, top: float, phase: float = 0.5) -> float:
+def drop_rebound(ph: Physics, die: BodyName, spec: DieSpec, x: float, y: float, top: float, phase: float = 0.5) -> float:
     """Rebound speed / impact speed of a flat 10 cm drop of `die` at (x, y) onto a surface at height `top`.
 
     The flight is exact (the die starts `DROP_GAP_M` above the surface at the speed of a 10 cm fall) and

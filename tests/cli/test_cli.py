@@ -110,3 +110,35 @@ def test_subprocess_stdout_is_one_json_object_and_errors_one_line():
     assert json.loads(r.stdout)["seed"] == 2
     r = subprocess.run([sys.executable, "-m", "sim.cli", "throw", "--board", "nope", "--seed", "2"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and "unknown board" in r.stderr
+
+
+def test_no_command_leaves_temporary_files(tmp_path):
+    """Flips, placed templates and throws build hull shapes through temporary files: none may stay."""
+    import os
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    for args in (["flip", "fireball", "--seed", "3", "--json"],
+                 ["place", "--x", "0", "--y", "0", "--template", "weak-point:0,0,0", "--json"],
+                 ["throw", "--shot", "firewall", "--seed", "1", "--json"]):
+        r = subprocess.run([sys.executable, "-m", "sim.cli", *args], capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 0, r.stderr
+    assert list(tmp.iterdir()) == []
+
+
+def test_check_validates_experiment_files(capsys):
+    """`dfsim check` accepts the shipped experiments (every scenario built) and refuses a broken one."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    assert main(["check", str(root / "quickstart.toml")]) == 0
+    assert "valid experiment" in capsys.readouterr().out
+
+
+def test_check_refuses_a_bad_experiment(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\nseed = 1\nthrows = 10\n[defaults]\nboard = "nope"\n[[variants]]\nname = "a"\n')
+    assert main(["check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope" in err

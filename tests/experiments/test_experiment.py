@@ -213,6 +213,10 @@ def test_shipped_experiments_validate():
     root = Path(__file__).resolve().parents[2] / "experiments"
     names = sorted(p.stem for p in root.glob("*.toml"))
     assert {"quickstart", "skill-levels", "throw-distance"} <= set(names)
+    from sim.experiments.fight_spec import FightExperiment, resolve_any
+
     for n in names:
-        exp = resolve_experiment(n)  # by built-in name
+        exp = resolve_any(n)  # by built-in name; a fight experiment validates its throw experiment too
         assert exp.cells
+        if not isinstance(exp, FightExperiment):
+            assert resolve_experiment(n).hash == exp.hash

@@ -1,0 +1,696 @@
+"""The fight rules engine: a pure, deterministic state machine from classified throw outcomes to a
+won or lost combat (Chambers of Malevolent Magma, "2 · Combat" to "3 · Resting", "5 · Final Boss
+Combat", "Impossible Situations"). No physics: a `ThrowSource` answers every throw, a policy makes
+every choice, and every event goes to a blow-by-blow log of plain dicts.
+
+Rule readings (docs/fights.md has each with its rulebook sentence):
+
+- monster life = card + room Monster Advantage + difficulty (hard +3, inferno +5) + house bonus;
+- turns go round the party in list order (the first hero is "the Hero to the left of the Leader");
+  fainted heroes skip their turns; a new round starts when play passes the first seat;
+- the Active Hero takes one of the colored dice still available ("Each die can be thrown just once
+  per combat"); with none left: a white Bonus die, or retrieve all three colored dice while every
+  hero suffers the monster's level in damage (nothing prevents it). Final Boss: white dice only;
+  none left = lost;
+- hit: section value (bullseye 10) + ability + weapon bonuses (weapons only on hits) + spendables;
+  icon on the bullseye: insta-kill. Miss: the hero suffers the monster's miss damage (Fury: + dice
+  on the board), unless prevented (Beer, an Armor once per combat, Agile Instincts);
+- Arrogant: after the monster deals damage its card is facedown; a miss while facedown is thrown
+  again and the card turns faceup;
+- faint at life < 1; all fainted = lost; Epic Shot when the last hit leaves the monster at -3 or
+  less, or is an insta-kill (+1 gold); after a won combat each fainted hero takes a Scar (-2 life,
+  that colour's ability lost; a fourth faint eliminates) and is restored to full health;
+- backing down: every hero loses the monster's level in life, the monster is discarded.
+
+Outcomes are used as the throw source classified them (templates in the request: the Armor
+template's -1 is in the outcome's damage); the engine only tracks the board's templates (a die on
+the Armor removes it) and applies what classification cannot know (hero abilities and equipment).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sim.rules import abilities as ab
+from sim.rules.outcome import Outcome
+from sim.rules.policy import DEFAULT, POLICIES, Decision, Policy
+from sim.rules.throw_source import AIM_OBJECTIVES, AIMS, Aim, ThrowRequest, ThrowSource
+from sim.specs.fight import FightSpec
+from sim.specs.party import COLOURS, HeroSpec
+
+EPIC_LIFE = -3  # "if the last Hit on the Monster managed to reduce its life to -3 or less"
+EPIC_GOLD = 1
+MAX_RETHROWS = 20  # re-throws (ability, Arrogant, void) of one turn before the engine gives up
+BULLSEYE_DAMAGE = 10
+
+
+class FightError(RuntimeError):
+    """The policy or the throw source broke the contract (an option not offered, endless voids)."""
+
+
+@dataclass
+class HeroState:
+    """One hero during the fight (the policy reads these)."""
+
+    name: str
+    life: int
+    max_life: int
+    scars: list[str]
+    abilities: dict[str, str | None]  # colour -> ability on the sheet
+    skill: str
+    weapons: tuple = ()
+    armors: list = field(default_factory=list)  # unused this combat
+    spendables: list = field(default_factory=list)
+    fainted: bool = False
+    damage_taken: int = 0
+    eliminated: bool = False
+    key: tuple = ()  # the sheet (abilities, scars) this fight started with: what a policy may cache by
+
+    def ability(self, colour: str) -> str | None:
+        """The ability the icon of a die of this colour activates (None when scarred)."""
+        return None if colour in self.scars else self.abilities.get(colour)
+
+    def available_abilities(self) -> list[str]:
+        """What a white die's icon may activate: "any one of their Hero's available (without a Scar)
+        special abilities"."""
+        return list(dict.fromkeys(a for c in COLOURS if (a := self.ability(c)) is not None))
+
+    @classmethod
+    def from_spec(cls, h: HeroSpec, skill: str) -> HeroState:
+        """The hero at the start of the fight: sheet life (9 - 2 per Scar unless set), their own skill or
+        the fight's `skill`, equipment split into weapons, armors and spendables."""
+        eq = h.equipment
+        return cls(
+            name=h.name, life=h.start_life, max_life=h.max_life, scars=list(h.scars),
+            abilities={c: h.ability(c) for c in COLOURS}, skill=h.skill or skill,
+            weapons=tuple(e for e in eq if e.kind == "weapon"), armors=[e for e in eq if e.kind == "armor"],
+            spendables=[e for e in eq if e.kind == "spendable"],
+        )
+
+
+@dataclass
+class FightResult:
+    """What one fight came to: its outcome, the monster's life, rounds, turns and physical throws,
+    what it cost the party (life points, white dice, retrievals, faints, Scars), gold, and the log."""
+
+    outcome: str  # "won" | "lost" | "backed-down" | "unfinished"
+    monster: str
+    monster_life_start: int
+    monster_life_end: int
+    rounds: int
+    turns: int
+    throws: int  # physical throws, re-throws included
+    rethrows: int
+    hero_damage: int  # life lost by all heroes together
+    hero_damage_by_hero: dict[str, int]
+    white_dice_used: int
+    white_dice_left: int
+    retrievals: int
+    fainted: list[str]
+    scars: list[tuple[str, str]]
+    eliminated: list[str]
+    epic_shot: bool
+    gold: int  # gold gained by the party in this fight (room, reward, Epic Shot, Pickpocket, templates)
+    lost_reason: str
+    heroes_after: list[dict[str, Any]]
+    log: list[dict[str, Any]]
+    life_by_throw: list[int] = field(default_factory=list)  # the monster's life after each physical throw
+
+    @property
+    def won(self) -> bool:
+        return self.outcome == "won"
+
+    def record(self) -> dict[str, Any]:
+        """One flat row of primitives (for a table of many fights)."""
+        return {
+            "outcome": self.outcome, "won": self.won, "monster_life_end": self.monster_life_end,
+            "rounds": self.rounds, "turns": self.turns, "throws": self.throws, "rethrows": self.rethrows,
+            "hero_damage": self.hero_damage, "white_dice_used": self.white_dice_used,
+            "retrievals": self.retrievals, "fainted": len(self.fainted), "scars": len(self.scars),
+            "eliminated": len(self.eliminated), "epic_shot": self.epic_shot, "gold": self.gold,
+            "lost_reason": self.lost_reason,
+        }
+
+    def to_json(self, log: bool = True) -> dict[str, Any]:
+        """Every field as JSON-able values plus `won`; the blow-by-blow log only when `log`."""
+        d = {k: v for k, v in self.__dict__.items() if k != "log"}
+        d["won"] = self.won
+        d["scars"] = [list(s) for s in self.scars]
+        if log:
+            d["log"] = self.log
+        return d
+
+
+@dataclass(frozen=True)
+class FightPlan:
+    """Everything about a fight that does not change while it is played, computed once per spec."""
+
+    spec: FightSpec
+    heroes: tuple  # HeroSpec
+    skill: str
+    monster_life: int
+    retrieval_damage: int
+    white_dice: int
+    templates: tuple[str, ...]
+    requirements: tuple[str, ...]
+    rules: tuple
+    noise: float
+    house_rules: dict[str, Any]
+    shots_cache: dict = field(default_factory=dict)  # weapon requirements -> shots in force
+    hero_rows: list = field(default_factory=list)  # HeroState constructor arguments
+
+    @classmethod
+    def of(cls, spec: FightSpec) -> FightPlan:
+        """The plan of `spec`, cached by identity (specs are frozen), so many fights of one spec compute
+        it once."""
+        hit = _PLANS.get(id(spec))
+        if hit is not None and hit.spec is spec:
+            return hit
+        hr, room, m = spec.house_rules, spec.room, spec.monster
+        plan = cls(
+            spec=spec, heroes=tuple(spec.party.heroes), skill=spec.throws.skill, monster_life=spec.monster_life,
+            retrieval_damage=hr.retrieval_damage(m.level),
+            white_dice=spec.party.white_dice + room.white_dice + hr.extra_white_dice,
+            templates=tuple(sorted(set(m.templates) | set(room.templates))),
+            requirements=tuple(dict.fromkeys([*m.requirements, *room.requirements])),
+            rules=hr.throw_rules(), noise=hr.release_noise_factor, house_rules=hr.changed(),
+        )
+        for h in plan.heroes:
+            x = HeroState.from_spec(h, plan.skill)
+            plan.hero_rows.append((x.name, x.life, x.max_life, tuple(x.scars), x.abilities, x.skill, x.weapons,
+                                   tuple(x.armors), tuple(x.spendables),
+                                   (tuple(x.abilities.items()), tuple(x.scars))))
+        if len(_PLANS) > 64:
+            _PLANS.clear()
+        _PLANS[id(spec)] = plan
+        return plan
+
+
+_PLANS: dict[int, FightPlan] = {}
+
+
+def resolve_policy(policy: Policy | str | None, source: str = "<fight>") -> Policy:
+    """A policy from a name in `POLICIES`, a callable (returned as is) or None (the default policy);
+    an unknown name is a SpecError naming `source`."""
+    if policy is None:
+        return DEFAULT
+    if isinstance(policy, str):
+        if policy not in POLICIES:
+            from sim.errors import SpecError
+
+            raise SpecError(source, "policy", f"unknown policy '{policy}' (one of {', '.join(POLICIES)})")
+        return POLICIES[policy]
+    return policy
+
+
+def run_fight(spec: FightSpec, source: ThrowSource, policy: Policy | str | None = None, fight: int = 0,
+              log: bool = True, max_turns: int = 1000) -> FightResult:
+    """Play one fight. `policy` defaults to the fight file's named policy; `fight` is the fight's
+    index (the throw source's stream index); `log=False` skips the blow-by-blow log (faster)."""
+    return Fight(spec, source, policy if policy is not None else spec.policy, fight, log, max_turns).run()
+
+
+def run_fights(spec: FightSpec, source: ThrowSource, fights: int | range, policy: Policy | str | None = None,
+               log: bool = False) -> list[FightResult]:
+    """Play fights 0..n-1 (or the given range) of one spec: fight i draws only from stream i."""
+    idx = range(fights) if isinstance(fights, int) else fights
+    pol = resolve_policy(policy if policy is not None else spec.policy, spec.source)
+    return [Fight(spec, source, pol, i, log).run() for i in idx]
+
+
+def possible_requests(spec: FightSpec) -> list[ThrowRequest]:
+    """The kinds of throw a fight can ask its source for (one request per distinct scenario): every
+    hero with the colored and the white die, under every combination of the hero's weapons, with
+    the board's templates at the start and (the Armor can be knocked off) without the Armor. Used to
+    check, before any fight is played, that a throw source covers the fight."""
+    import itertools
+
+    plan = FightPlan.of(spec)
+    t = spec.throws
+    tpls = {plan.templates} | ({tuple(x for x in plan.templates if x != "armor")} if "armor" in plan.templates else set())
+    seen: dict[tuple, ThrowRequest] = {}
+    for h in spec.party.heroes:
+        weapons = [e for e in h.equipment if e.kind == "weapon"][:6]
+        for k in range(len(weapons) + 1):
+            for used in itertools.combinations(weapons, k):
+                extra = tuple(r for w in used for r in w.requirements)
+                shots = tuple(dict.fromkeys(plan.requirements + extra)) or (t.shot,)
+                for die in (t.colored_die, t.white_die):
+                    for tp in sorted(tpls):
+                        req = ThrowRequest(0, 0, h.name, "red", "colored", die, shots, h.skill or plan.skill, t.board,
+                                           tp, plan.rules, plan.noise)
+                        seen.setdefault((die, shots, req.skill, tp), req)
+    return list(seen.values())
+
+
+class Fight:
+    """The state of one combat. Policies read it through `Decision.fight`; only the engine changes it."""
+
+    def __init__(self, spec: FightSpec, source: ThrowSource, policy: Policy | str | None = None, fight: int = 0,
+                 log: bool = True, max_turns: int = 1000) -> None:
+        plan = self.plan = FightPlan.of(spec)
+        self.spec = spec
+        self.monster = spec.monster
+        self.throws_spec = spec.throws
+        self.board = spec.throws.board
+        self.source = source
+        self.policy = resolve_policy(policy, spec.source)
+        self.fight = fight
+        self.max_turns = max_turns
+        self.log: list[dict[str, Any]] | None = [] if log else None
+        self.heroes = [HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), key=k)
+                       for n, life, mx, sc, ab_, sk, w, a, sp, k in plan.hero_rows]
+        self.standing = len(self.heroes)
+        self.scars: list[tuple[str, str]] = []
+        self.monster_life_start = self.monster_life = plan.monster_life
+        self.bullseye_damage = BULLSEYE_DAMAGE
+        self.retrieval_damage = plan.retrieval_damage
+        self.colored: list[str] = list(COLOURS)
+        self.white_left = plan.white_dice
+        self.white_used = 0
+        self.retrievals = 0
+        self.templates: list[str] = list(plan.templates)
+        self.templates_t: tuple[str, ...] = plan.templates  # what requests carry (sorted)
+        self.requirements = plan.requirements
+        self.rules = plan.rules
+        self.noise = plan.noise
+        self.facedown = False  # Arrogant
+        self.dice_on_board = 0  # Fury
+        self.fire_section: str | None = None  # Set on Fire
+        self.beer = 0
+        self.gold = 0
+        self.epic = False
+        self.outcome = ""
+        self.lost_reason = ""
+        self.turns = self.rounds = self.throws = self.rethrows = 0
+        self.seat = -1
+        self.life_track: list[int] = []
+        self._shots_cache = plan.shots_cache
+        self.base_shots = self._shots(())
+
+    # ---- helpers -------------------------------------------------------------------------------
+    def _event(self, event: str, **kw: Any) -> None:
+        if self.log is not None:
+            kw["event"] = event
+            self.log.append(kw)
+
+    def _ask(self, kind: str, hero: HeroState, options: tuple, detail: dict | None = None) -> Any:
+        choice = self.policy(Decision(kind, self, hero, options, detail))
+        if kind == "weapons":
+            chosen = tuple(choice or ())
+            bad = [c for c in chosen if c not in options]
+            if bad:
+                raise FightError(f"policy chose weapon(s) {bad} not carried by {hero.name}")
+            return chosen
+        if kind == "aim":
+            if isinstance(choice, Aim):
+                try:
+                    return choice.check()
+                except ValueError as exc:
+                    raise FightError(f"policy answered {choice!r} to 'aim': {exc}") from None
+            aim = AIMS.get(choice)
+            if aim is None:
+                raise FightError(f"policy answered {choice!r} to 'aim', not one of {AIM_OBJECTIVES} or an Aim")
+            return aim
+        if choice is not None and choice not in options:
+            raise FightError(f"policy answered {choice!r} to '{kind}', not one of {options}")
+        if choice is None and kind in ("die", "dice-out", "scar"):
+            raise FightError(f"policy must answer '{kind}' with one of {options}")
+        return choice
+
+    def _hurt(self, h: HeroState, amount: int, cause: str) -> None:
+        if amount <= 0 or h.fainted:
+            return
+        lost = min(amount, h.life)
+        h.life -= lost
+        h.damage_taken += lost
+        if self.log is not None:
+            self._event("hero-damage", hero=h.name, damage=amount, cause=cause, life=h.life)
+        if h.life < 1:  # "Any time a Hero has less than 1 life point, they faint"
+            h.fainted = True
+            self.standing -= 1
+            self._event("faint", hero=h.name)
+
+    def _heal(self, h: HeroState, amount: int, cause: str) -> None:
+        if amount <= 0 or h.fainted:  # a fainted hero "cannot act again during that combat"
+            return
+        new = min(h.max_life, h.life + amount)
+        if new != h.life:
+            h.life = new
+            self._event("heal", hero=h.name, amount=amount, cause=cause, life=h.life)
+
+    def _all_fainted(self) -> bool:
+        return self.standing == 0
+
+    def _lose(self, reason: str) -> None:
+        self.outcome, self.lost_reason = "lost", reason
+        self._event("lost", reason=reason)
+
+    # ---- the combat ----------------------------------------------------------------------------
+    def run(self) -> FightResult:
+        """Play the combat to its end (won, lost, backed down, or unfinished after `max_turns` turns),
+        rest after a win, and return the result. Call once per `Fight`."""
+        spec, room = self.spec, self.spec.room
+        if self.log is not None:
+            self._event("start", monster=self.monster.label, life=self.monster_life, card_life=self.monster.life,
+                        room_bonus=room.life_bonus, difficulty=spec.difficulty, level=self.monster.level,
+                        miss_damage=self.monster.miss_damage, final_boss=self.monster.final_boss,
+                        heroes=[h.name for h in self.heroes], white_dice=self.white_left,
+                        requirements=list(self.requirements), templates=list(self.templates),
+                        house_rules=dict(self.plan.house_rules))
+        if room.gold:
+            self.gold += room.gold
+            self._event("gold", amount=room.gold, cause="room")
+        if room.gain_life:
+            for h in self.heroes:
+                self._heal(h, room.gain_life, "room")
+        # the party may back down when the monster is revealed, and again whenever it runs out of
+        # colored dice ("When these situations arise, the Heroes can choose (as a group) to back down.")
+        if self._ask("back-down", self.heroes[0], (False, True)):
+            self._back_down()
+        while not self.outcome:
+            h = self._next_hero()
+            if self.turns >= self.max_turns:
+                self.outcome, self.lost_reason = "unfinished", f"no result after {self.max_turns} turns"
+                self._event("unfinished", turns=self.turns)
+                break
+            self._turn(h)
+        if self.outcome == "won":
+            self._rest()
+        return self._result()
+
+    def _next_hero(self) -> HeroState:
+        n = len(self.heroes)
+        while True:
+            self.seat = (self.seat + 1) % n
+            if self.seat == 0:
+                self.rounds += 1
+            h = self.heroes[self.seat]
+            if not h.fainted:
+                return h
+
+    def _back_down(self) -> None:
+        """Impossible Situations: "Out of shame, each Hero loses life points equal to the current
+        Monster's level." Then the monster goes back in the box."""
+        self._event("back-down", shame=self.monster.level)
+        for h in self.heroes:
+            self._hurt(h, self.monster.level, "shame")
+        if self._all_fainted():
+            self._lose("all heroes fainted")
+        else:
+            self.outcome = "backed-down"
+
+    def _turn(self, h: HeroState) -> None:
+        self.turns += 1
+        if self.log is not None:
+            self._event("turn", hero=h.name, round=self.rounds, turn=self.turns, monster_life=self.monster_life)
+        if not self.colored:
+            if self._ask("back-down", h, (False, True)):
+                self._back_down()
+                return
+            if self.monster.final_boss:  # "the next player's only option is to throw a white Bonus die"
+                if self.white_left == 0:
+                    self._lose("out of white dice against the Final Boss")
+                    return
+                choice = "white"
+            elif self.white_left == 0:
+                choice = "retrieve"
+            else:
+                choice = self._ask("dice-out", h, ("white", "retrieve"))
+            if choice == "retrieve":
+                self._retrieve()
+                if self.outcome or h.fainted:  # a fainted Active Hero cannot act: the next hero takes over
+                    return
+        if self.colored:
+            colour = self.colored[0] if len(self.colored) == 1 else self._ask("die", h, tuple(self.colored))
+            self.colored.remove(colour)
+            kind, die = "colored", self.throws_spec.colored_die
+        else:
+            colour, kind, die = "white", "white", self.throws_spec.white_die
+            self.white_left -= 1
+            self.white_used += 1
+            self._event("white-die", hero=h.name, left=self.white_left)
+        if h.weapons:
+            weapons = self._ask("weapons", h, tuple(w.name for w in h.weapons))
+            used = tuple(w for w in h.weapons if w.name in weapons)
+            shots = self._shots(used)
+        else:
+            weapons = used = ()
+            shots = self.base_shots
+        aim = self._ask("aim", h, AIM_OBJECTIVES)
+        if self.log is not None:
+            self._event("choose", hero=h.name, die=colour, weapons=list(weapons), shots=list(shots),
+                        aim=aim.objective, target_mm=aim.target_mm)
+        for _ in range(MAX_RETHROWS + 1):
+            out = self._draw(h, colour, kind, die, shots, aim)
+            hit = out.result == "hit"
+            if not hit and self.monster.ability == "arrogant" and self.facedown:
+                self.facedown = False  # "they must re-throw the die and flip the Monster card faceup again"
+                self.rethrows += 1
+                self._event("re-throw", hero=h.name, cause="arrogant")
+                continue
+            ability, damage_by = self._choose_ability(h, colour, out, hit, used)
+            if ability == "re-throw":  # "Ignore the result from the first throw."
+                self.rethrows += 1
+                self._event("ability", hero=h.name, ability=ability)
+                self._event("re-throw", hero=h.name, cause="ability")
+                continue
+            self._resolve(h, out, hit, ability, used, damage_by)
+            return
+        raise FightError(f"more than {MAX_RETHROWS} re-throws in one turn")
+
+    def _shots(self, weapons: tuple) -> tuple[str, ...]:
+        """The specific throws in force, identical ones once ("If the throw requirements of 2 or
+        more cards are the same, then they count as one requirement"); the base shot if none."""
+        key = tuple(r for w in weapons for r in w.requirements)
+        s = self._shots_cache.get(key)
+        if s is None:
+            s = self._shots_cache[key] = tuple(dict.fromkeys(self.requirements + key)) or (self.throws_spec.shot,)
+        return s
+
+    def _retrieve(self) -> None:
+        """"Retrieve the 3 colored dice from the board. This choice will, however, make the entire
+        party of Heroes suffer damage equal to the Monster's level. No special ability or card can
+        be used to prevent this damage." All dice leave the board (Fury's note)."""
+        self.retrievals += 1
+        self.colored = list(COLOURS)
+        self.dice_on_board = 0
+        self._event("retrieve", damage=self.retrieval_damage, retrievals=self.retrievals)
+        for x in self.heroes:
+            self._hurt(x, self.retrieval_damage, "retrieve")
+        if self._all_fainted():
+            self._lose("all heroes fainted")
+
+    def _draw(self, h: HeroState, colour: str, kind: str, die: str, shots: tuple, aim: Aim) -> Outcome:
+        for _ in range(MAX_RETHROWS + 1):
+            req = ThrowRequest(self.fight, self.throws, h.name, colour, kind, die, shots, h.skill,
+                               self.board, self.templates_t, self.rules, self.noise, aim, self.monster_life,
+                               self.turns, self.retrievals)
+            self.throws += 1
+            out = self.source.throw(req)
+            if self.log is not None:
+                self._event("throw", hero=h.name, die=colour, throw=req.throw, result=out.result, reason=out.reason,
+                            section=out.section, value=out.value, face=out.face, icon=bool(out.icon),
+                            damage=out.damage, template=out.template)
+            if out.result in ("hit", "miss"):
+                return out
+            if out.result != "void":
+                raise FightError(f"throw source returned result '{out.result}' (expected hit, miss or void)")
+            self.rethrows += 1
+        raise FightError(f"the throw source returned void {MAX_RETHROWS + 1} times in a row")
+
+    # ---- one throw's consequences --------------------------------------------------------------
+    def _hit_damage(self, h: HeroState, out: Outcome, ability: str | None, weapons: tuple) -> int:
+        value = out.value if out.value is not None else int(out.damage)
+        extra = out.damage - value  # special-die bonuses, the Armor template's -1, ...
+        total = ab.section_value(ability, value) + extra + ab.hit_bonus(ability, self.monster.type)
+        if self.fire_section is not None and out.section == self.fire_section:
+            total += ab.SET_ON_FIRE_BONUS
+        for w in weapons:
+            total += w.bonus
+        if value <= 0 and "armor" in self.templates and out.template != "armor" and total > 0:
+            total -= 1  # the classifier's -1 skipped a 0 hit; bonuses still "deal -1 damage"
+        return max(0, int(total))
+
+    def _choose_ability(self, h: HeroState, colour: str, out: Outcome, hit: bool, weapons: tuple):
+        if not out.icon and (not out.effects or "collective-icon" not in out.effects):
+            return None, None
+        cands = h.available_abilities() if colour == "white" else [a for a in (h.ability(colour),) if a]
+        options = tuple(a for a in cands if ab.applies(a, hit) and not (a == "beer" and self.beer == 2))
+        if not options:
+            self._event("icon", hero=h.name, ability=None, note="no ability can activate")
+            return None, None
+        damage_by = None
+        if hit and not out.insta_kill:
+            damage_by = {a: self._hit_damage(h, out, a, weapons) for a in (None, *options)}
+        choice = self._ask("ability", h, options, {"outcome": out, "hit": hit, "damage": damage_by or {}})
+        return choice, damage_by
+
+    def _resolve(self, h: HeroState, out: Outcome, hit: bool, ability: str | None, weapons: tuple,
+                 damage_by: dict | None) -> None:
+        if hit or out.reason == "on-bones":
+            self.dice_on_board += 1
+        if ability is not None and ability != "re-throw":
+            self._event("ability", hero=h.name, ability=ability)
+            self._side_effect(h, ability)
+        before = self.monster_life
+        insta = False
+        if hit:
+            if out.insta_kill:  # "the Monster is immediately defeated and the Hit is considered an Epic Shot"
+                insta = True
+                dealt = max(self.monster_life, 0)
+                self.monster_life = 0
+            else:
+                dealt = damage_by[ability] if damage_by is not None else self._hit_damage(h, out, ability, weapons)
+                if ability == "set-on-fire" and out.section is not None:
+                    self.fire_section = out.section
+                dealt = self._spend(h, dealt)
+                self.monster_life -= dealt
+            if self.log is not None:
+                self._event("hit", hero=h.name, damage=dealt, insta_kill=insta, monster_life=self.monster_life,
+                            weapons=[w.name for w in weapons])
+        else:
+            dealt = int(out.damage)  # e.g. the Fire element die's +N "even if the die misses"
+            if ability == "agile-instincts":
+                dealt += ab.AGILE_DAMAGE
+            self.monster_life -= dealt
+            if self.log is not None:
+                self._event("miss", hero=h.name, reason=out.reason, damage=dealt, monster_life=self.monster_life)
+            if ability == "agile-instincts":
+                self._event("dodge", hero=h.name, ability=ability)
+            else:
+                self._miss_damage(h)
+        self._outcome_effects(h, out)
+        track = self.life_track
+        track.extend([before] * (self.throws - 1 - len(track)))  # re-thrown and void throws changed nothing
+        track.append(self.monster_life)
+        if self.monster_life <= 0:
+            self.epic = insta or (hit and self.monster_life <= EPIC_LIFE)
+            self.outcome = "won"
+            self._event("defeated", hero=h.name, monster_life=self.monster_life, life_before=before,
+                        epic_shot=self.epic)
+        elif self._all_fainted():
+            self._lose("all heroes fainted")
+
+    def _side_effect(self, h: HeroState, ability: str) -> None:
+        if ability == "beer":
+            self.beer = ab.BEER_TOKENS
+            self._event("beer", tokens=self.beer)
+        elif ability == "heal-party":
+            for x in self.heroes:
+                self._heal(x, ab.HEAL_PARTY, "heal-party")
+        elif ability == "self-healing":
+            self._heal(h, ab.SELF_HEALING, "self-healing")
+        elif ability == "pickpocket":
+            self.gold += ab.PICKPOCKET_GOLD
+            self._event("gold", amount=ab.PICKPOCKET_GOLD, cause="pickpocket")
+
+    def _spend(self, h: HeroState, dealt: int) -> int:
+        while True:
+            names = tuple(s.name for s in h.spendables if s.damage > 0)
+            if not names:
+                return dealt
+            choice = self._ask("spendable", h, names, {"damage": dealt, "monster_life": self.monster_life})
+            if choice is None:
+                return dealt
+            s = next(s for s in h.spendables if s.name == choice)
+            h.spendables.remove(s)
+            dealt += s.damage
+            self._event("spendable", hero=h.name, item=s.name, damage=s.damage)
+
+    def _miss_damage(self, h: HeroState) -> None:
+        m = self.monster
+        dmg = m.miss_damage
+        if m.ability == "fury" and self.dice_on_board:
+            dmg += self.dice_on_board  # "additional damage equal to the number of dice currently on the Target board"
+            self._event("fury", extra=self.dice_on_board)
+        while dmg > 0 and (self.beer or h.armors):
+            opts = (("beer",) if self.beer else ()) + tuple(f"armor:{a.name}" for a in h.armors)
+            if not opts:
+                break
+            choice = self._ask("prevent", h, opts, {"damage": dmg})
+            if choice is None:
+                break
+            if choice == "beer":  # "reduce the Monster's damage to zero"
+                self.beer -= 1
+                prevented = dmg
+            else:  # an Armor, "once during each combat"
+                a = next(a for a in h.armors if f"armor:{a.name}" == choice)
+                h.armors.remove(a)
+                prevented = dmg if a.reduce is None else min(dmg, a.reduce)
+            dmg -= prevented
+            self._event("prevent", hero=h.name, by=choice, prevented=prevented)
+        if dmg > 0:
+            self._hurt(h, dmg, "miss")
+            if m.ability == "arrogant" and not self.facedown:
+                self.facedown = True  # "When the Monster deals damage, flip their card facedown."
+                self._event("arrogant", facedown=True)
+
+    def _outcome_effects(self, h: HeroState, out: Outcome) -> None:
+        """What the classified outcome itself carries: hero damage (Firewall touch, Boulder die,
+        Explosion template), healing, gold, a template removed from the board."""
+        if not out.effects and not out.hero_damage and out.template is None:
+            return
+        every = 0
+        for e in out.effects:
+            if e.startswith("every-hero-suffers:"):
+                every += int(e.split(":")[1])
+            elif e.startswith("every-hero-heals:"):
+                for x in self.heroes:
+                    self._heal(x, int(e.split(":")[1]), "template")
+            elif e.startswith("gold:"):
+                n = int(e.split(":")[1])
+                self.gold += n
+                self._event("gold", amount=n, cause="throw")
+        own = int(out.hero_damage) - every
+        if own > 0:
+            self._hurt(h, own, "throw")
+        if every > 0:
+            for x in self.heroes:
+                self._hurt(x, every, "template")
+        if out.template == "armor" and "armor" in self.templates:
+            self.templates.remove("armor")  # "remove the Shield Template from the Target board"
+            self.templates_t = tuple(self.templates)
+            self._event("template-removed", template="armor")
+
+    # ---- after the combat ----------------------------------------------------------------------
+    def _rest(self) -> None:
+        """3 · Resting: Epic Shot bonus, the reward, Scars."""
+        m = self.monster
+        if self.epic:
+            self.gold += EPIC_GOLD
+            self._event("gold", amount=EPIC_GOLD, cause="epic-shot")
+        if m.reward_gold:
+            self.gold += m.reward_gold
+            self._event("gold", amount=m.reward_gold, cause="reward")
+        for h in self.heroes:
+            if not h.fainted:
+                continue
+            free = tuple(c for c in COLOURS if c not in h.scars)
+            if not free:  # "If a Hero with 3 Scars faints once more, flip their sheet over"
+                h.eliminated = True
+                self._event("eliminated", hero=h.name)
+                continue
+            colour = free[0] if len(free) == 1 else self._ask("scar", h, free)
+            h.scars.append(colour)
+            self.scars.append((h.name, colour))
+            h.max_life -= 2
+            h.life = h.max_life  # "Then, that Hero is restored to full health."
+            self._event("scar", hero=h.name, colour=colour, max_life=h.max_life)
+
+    def _result(self) -> FightResult:
+        fainted = [h.name for h in self.heroes if h.fainted]
+        scars = self.scars
+        return FightResult(
+            outcome=self.outcome, monster=self.monster.name, monster_life_start=self.monster_life_start,
+            monster_life_end=self.monster_life, rounds=self.rounds, turns=self.turns, throws=self.throws,
+            rethrows=self.rethrows, hero_damage=sum(h.damage_taken for h in self.heroes),
+            hero_damage_by_hero={h.name: h.damage_taken for h in self.heroes}, white_dice_used=self.white_used,
+            white_dice_left=self.white_left, retrievals=self.retrievals, fainted=fainted, scars=scars,
+            eliminated=[h.name for h in self.heroes if h.eliminated], epic_shot=self.epic, gold=self.gold,
+            lost_reason=self.lost_reason,
+            heroes_after=[{"name": h.name, "life": h.life, "max_life": h.max_life, "scars": list(h.scars),
+                           "eliminated": h.eliminated} for h in self.heroes],
+            log=self.log if self.log is not None else [], life_by_throw=self.life_track,
+        )

@@ -1,0 +1,159 @@
+"""Fight files (`fights/*.toml`): a monster, a room, a party, the difficulty, house rules, the policy,
+and the throws the fight is made of. Schema::
+
+    name = "reference"
+    monster = "firewall"            # a built-in monster name, a monster file path, or an inline table
+    difficulty = "normal"           # normal | hard (+3 monster life) | inferno (+5)
+    policy = "default"              # a named fight policy (sim.rules.policy.POLICIES)
+    seed = 1                        # root seed of `dfsim fight` (overridden by --seed)
+    fights = 1                      # how many fights `dfsim fight` plays (overridden by --fights)
+    [room]                          # the Dungeon card (sim.specs.monster.RoomSpec); optional
+    life_bonus = 3
+    [throws]                        # what the throws are, so a throw source can build their scenario
+    board = "magma"
+    skill = "casual"                # default skill of every hero
+    shot = "standard"               # the shot thrown when no specific throw is required
+    colored_die = "hero-d8"
+    white_die = "white-d8"
+    [house_rules]                   # sim.specs.house_rules.HouseRules
+    [party]
+    white_dice = 2
+    gold = 0
+    [[party.heroes]]                # in turn order; sim.specs.party.HeroSpec
+    name = "Torm"
+    green = "piercing"
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from sim.errors import SpecError
+from sim.specs.base import Spec
+from sim.specs.datafiles import read_toml, resolve
+from sim.specs.house_rules import HouseRules
+from sim.specs.monster import MonsterSpec, RoomSpec, checked, load_monster
+from sim.specs.party import PartySpec
+
+DIFFICULTY_BONUS: dict[str, int] = {"normal": 0, "hard": 3, "inferno": 5}
+
+
+class ThrowsSpec(Spec):
+    """What every throw of the fight is physically: the scenario a throw source builds or looks up."""
+
+    model_config = ConfigDict(strict=True)
+
+    board: str = "magma"
+    skill: str = "casual"
+    shot: str = "standard"
+    colored_die: str = "hero-d8"
+    white_die: str = "white-d8"
+    variant: str | None = None  # `dfsim fight --records`: resample only this experiment variant's throws
+
+    def problems(self) -> list[tuple[str, str]]:
+        """Names that resolve to no board, skill, shot or die file, as (field, problem)."""
+        out = []
+        for field, kind in (("board", "board"), ("skill", "skill"), ("shot", "shot"),
+                            ("colored_die", "die"), ("white_die", "die")):
+            try:
+                resolve(kind, getattr(self, field))
+            except SpecError as exc:
+                out.append((field, exc.problem))
+        return out
+
+
+class FightSpec(Spec):
+    """One fight as `dfsim fight` plays it: monster, room, party, Difficulty Mode ("Hard: +3",
+    "Inferno: +5" monster life), house rules, policy, and what the throws are."""
+
+    model_config = ConfigDict(strict=True)
+
+    name: str = Field(min_length=1, max_length=80)
+    description: str = ""
+    notes: str = ""
+    monster: MonsterSpec
+    room: RoomSpec = RoomSpec()
+    party: PartySpec
+    difficulty: Literal["normal", "hard", "inferno"] = "normal"
+    house_rules: HouseRules = HouseRules()
+    policy: str = Field(default="default", min_length=1)
+    throws: ThrowsSpec = ThrowsSpec()
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    fights: int = Field(default=1, ge=1, le=10_000_000)
+
+    @property
+    def monster_life(self) -> int:
+        """Card life + room Monster Advantage + difficulty + house-rule bonus (at least 1)."""
+        life = self.monster.life + self.room.life_bonus + DIFFICULTY_BONUS[self.difficulty]
+        return max(1, life + self.house_rules.monster_life_bonus)
+
+    def problems(self) -> list[tuple[str, str]]:
+        """Reference and cross-field problems of the room, party, house rules, throws and hero skills, as
+        (field, problem); the first is raised on load."""
+        out = [(f"room.{f}", p) for f, p in self.room.problems()]
+        out += [(f"party.{f}", p) for f, p in self.party.problems()]
+        out += [(f"house_rules.{f}", p) for f, p in self.house_rules.problems()]
+        out += [(f"throws.{f}", p) for f, p in self.throws.problems()]
+        for i, h in enumerate(self.party.heroes):
+            if h.skill is not None:
+                try:
+                    resolve("skill", h.skill)
+                except SpecError as exc:
+                    out.append((f"party.heroes.{i}.skill", exc.problem))
+        return out
+
+    @classmethod
+    def check_file(cls, path: Path, data: dict[str, Any]) -> FightSpec:
+        """Validate a fight file for `dfsim check` (a named monster is read, and blamed, from its own file)."""
+        return fight_from_dict(data, path)
+
+
+def fight_from_dict(data: dict[str, Any], source: str | Path, overrides: dict[str, Any] | None = None) -> FightSpec:
+    """Validate a fight; `monster` may name a monster (resolved now, its errors name its own file)."""
+    data = dict(data)
+    for key, value in (overrides or {}).items():
+        _set(data, key.split("."), value, source)
+    m = data.get("monster")
+    if isinstance(m, str):
+        try:
+            data["monster"] = load_monster(_relative(m, source))
+        except SpecError as exc:
+            if exc.field == "monster":  # an unknown name: the fight file's fault
+                raise SpecError(source, "monster", exc.problem) from None
+            raise
+    elif isinstance(m, dict):
+        data["monster"] = checked(MonsterSpec, m, source, prefix="monster")
+    return checked(FightSpec, data, source)
+
+
+def load_fight(name_or_path: str | Path, overrides: dict[str, Any] | None = None) -> FightSpec:
+    """A built-in fight name (`reference`) or a fight file; `overrides` sets dotted keys first
+    (`{"house_rules.no_bounce": True}`)."""
+    path = resolve("fight", name_or_path)
+    return fight_from_dict(read_toml(path), path, overrides)
+
+
+def _relative(name: str, source: str | Path) -> str:
+    """A monster path is read relative to the fight file; a bare name is a built-in."""
+    if name.endswith(".toml") and not Path(name).is_absolute():
+        cand = Path(str(source)).parent / name
+        if cand.is_file():
+            return str(cand)
+    return name
+
+
+def _set(data: dict[str, Any], parts: list[str], value: Any, source: str | Path) -> None:
+    d = data
+    for p in parts[:-1]:
+        nxt = d.get(p)
+        if nxt is None:
+            nxt = d[p] = {}
+        elif not isinstance(nxt, dict):
+            raise SpecError(source, ".".join(parts), f"'{p}' is not a table")
+        else:
+            nxt = d[p] = dict(nxt)
+        d = nxt
+    d[parts[-1]] = value
