@@ -33,6 +33,12 @@ class PhysicsSettings(Spec):
     # free flight: "analytic" moves the dice along their exact parabola until one could touch something
     # (sim/world/ballistic.py); "step" steps it at step_hz like the rest of the throw
     flight: Literal["analytic", "step"] = "analytic"
+    # per-impact step: the world steps at step_hz while any die's fastest point (|v| + |w| x its
+    # bounding radius) is faster than fine_speed_mps, at coarse_step_hz otherwise (rolling out,
+    # settling, the rest confirmation); step_hz / coarse_step_hz is rounded to a whole number of steps.
+    # 240 Hz below 1.5 m/s passes the convergence check on every scene (docs/physics.md)
+    coarse_step_hz: float = Field(default=240.0, ge=60, le=20000)
+    fine_speed_mps: float = Field(default=1.5, ge=0)
     # how far (beyond its bounding sphere) a die must stay from every other body's box while its flight
     # is skipped (25 mm, beyond Bullet's 20 mm contact-breaking threshold, changed no outcome)
     flight_margin_mm: float = Field(default=2.0, ge=0, le=1000)
