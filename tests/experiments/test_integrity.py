@@ -277,8 +277,10 @@ def test_out_with_a_300_character_name(patched_cli, exp_file, tmp_path, capsys, 
     long_exp = tmp_path / "long.toml"
     long_exp.write_text(TOML.replace('name = "integ"', f'name = "{"y" * 300}"'))
     monkeypatch.chdir(tmp_path)
-    assert patched_cli(["run", str(long_exp), "--quiet", "--no-figures"]) == 1
+    # a 300-character experiment name is refused as bad input (names are capped), before any folder exists
+    assert patched_cli(["run", str(long_exp), "--quiet", "--no-figures"]) == 2
     _one_line(capsys.readouterr().err)
+    assert not (tmp_path / "results").exists()
 
 
 def test_disk_full_part_way_keeps_chunks_and_resumes(patched_cli, exp_file, tmp_path, capsys, monkeypatch,
