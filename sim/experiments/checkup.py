@@ -170,7 +170,7 @@ def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | Non
             up.add(root, "the experiment's chunk plan cannot be told", "chunk ranges are not checked")
         return {}
     verified: dict[int, list[int]] = {}
-    reference: pa.Schema | None = None
+    reference: dict[int, pa.Schema] = {}  # per cell: cells with templates have more columns
     for c, j in sorted(on_disk):
         path = chunk_dir / f"{chunk_name(c, j)}.parquet"
         if c >= len(plan.keys) or j >= plan.layout.count:
@@ -179,11 +179,11 @@ def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | Non
         start, stop = plan.layout.bounds(j)
         recorded = hashes.get(chunk_name(c, j)) if hashes is not None else None
         table, _, problem = verify_chunk(path, recorded, hashes is not None, c, start, stop, plan.seed, plan.keys[c],
-                                         reference)
+                                         reference.get(c))
         if problem is not None or table is None:
             up.add(path, str(problem), RECOMPUTE)
             continue
-        reference = reference or table.schema
+        reference.setdefault(c, table.schema)
         verified.setdefault(c, []).append(j)
         up.chunks_verified += 1
     for name in sorted(hashes or {}):

@@ -104,7 +104,7 @@ def check_records(table: Any, cell: int, start: int, stop: int, seed: int, key: 
                   reference: pa.Schema | None = None) -> str | None:
     """Why `table` is not the records of throws start..stop-1 of `cell` (None when it is).
 
-    `reference` is the schema of the run's other chunks: the column names must be the same and
+    `reference` is the schema of the cell's other chunks: the column names must be the same and
     their types compatible (a column that is null throughout one chunk has type null).
     """
     if not isinstance(table, pa.Table):
@@ -138,11 +138,11 @@ def check_records(table: Any, cell: int, start: int, stop: int, seed: int, key: 
         extra = [c for c in names if c not in reference.names]
         if missing or extra:
             what = ", ".join([f"no '{c}'" for c in missing[:2]] + [f"unexpected '{c}'" for c in extra[:2]])
-            return f"has other columns than the run's other chunks ({what})"
+            return f"has other columns than the cell's other chunks ({what})"
         try:
             pa.unify_schemas([reference, table.schema], promote_options="permissive")
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            return f"has column types that differ from the run's other chunks ({short_error(exc)})"
+            return f"has column types that differ from the cell's other chunks ({short_error(exc)})"
     return None
 
 

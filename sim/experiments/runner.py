@@ -327,11 +327,11 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
                     continue
                 in_flight.discard((task.cell, task.chunk))
                 problem = check_records(table, task.cell, task.start, task.stop, spec.seed, exp.cells[task.cell].key,
-                                        reference)
+                                        reference.get(task.cell))
                 if problem:
                     raise ChunkFailed(f"chunk {task.chunk} of cell {task.cell}: what the worker returned {problem}; "
                                       "not stored")
-                reference = reference or table.schema
+                reference.setdefault(task.cell, table.schema)
                 store.write_chunk(task.cell, task.chunk, table)
                 plan_c = plans[task.cell]
                 plan_c.done[task.chunk] = (_rate_count(table, stop_rule), table.num_rows)
@@ -423,12 +423,14 @@ def _rate_count(table: pa.Table, stop_rule) -> int:
     return int(rate_mask(table, stop_rule.rate).sum()) if stop_rule else 0
 
 
-def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, plans: list[_CellPlan], notes: _Notes) -> pa.Schema | None:
+def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, plans: list[_CellPlan],
+                   notes: _Notes) -> dict[int, pa.Schema]:
     """Trust the chunks on disk that match their recorded hash and their place in the plan; report the rest.
 
-    Returns the schema of the first trusted chunk (every later chunk must agree with it).
+    Returns the schema of each cell's first trusted chunk: every later chunk of that cell must agree
+    with it (cells may differ: a cell with templates has tpl_* columns, one without has none).
     """
-    reference: pa.Schema | None = None
+    reference: dict[int, pa.Schema] = {}
     kept = 0
     recorded = store.recorded_chunks()
     on_disk = store.done_chunks()
@@ -438,12 +440,12 @@ def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, 
         start, stop = plan.layout.bounds(j)
         path = store.chunk_path(c, j)
         table, digest, problem = verify_chunk(path, store.recorded_hash(c, j), store.hashes_known, c, start, stop,
-                                              plan.seed, plan.keys[c], reference)
+                                              plan.seed, plan.keys[c], reference.get(c))
         if problem is not None or table is None:
             notes.add(f"{path}: {problem}; recomputing it")
             store.forget(c, j)
             continue
-        reference = reference or table.schema
+        reference.setdefault(c, table.schema)
         if not store.hashes_known and digest is not None:
             store.record(c, j, digest)
         plans[c].done[j] = (_rate_count(table, _stop_rule(exp)), table.num_rows)

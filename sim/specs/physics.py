@@ -38,7 +38,7 @@ class PhysicsSettings(Spec):
     # settling, the rest confirmation); step_hz / coarse_step_hz is rounded to a whole number of steps.
     # 240 Hz below 1.5 m/s passes the convergence check on every scene (docs/physics.md)
     coarse_step_hz: float = Field(default=240.0, ge=60, le=20000)
-    fine_speed_mps: float = Field(default=1.5, ge=0)
+    fine_speed_mps: float = Field(default=1.5, ge=0, le=100)
     # how far (beyond its bounding sphere) a die must stay from every other body's box while its flight
     # is skipped (25 mm, beyond Bullet's 20 mm contact-breaking threshold, changed no outcome)
     flight_margin_mm: float = Field(default=2.0, ge=0, le=1000)
