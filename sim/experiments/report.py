@@ -23,6 +23,8 @@ from sim.experiments.statistics import (
     wilson,
 )
 from sim.experiments.store import Store, write_json
+from sim.formatting import estimate_text as _num
+from sim.formatting import rate_text as _pct
 
 SUMMARY_SCHEMA = "dfsim-summary/1"
 COLUMNS = ["index", "result", "reason", "section", "value", "face", "damage", "insta_kill", "cocked"]
@@ -227,23 +229,6 @@ def _finite(obj: Any) -> Any:
 
 # ----------------------------------------------------------------------------------------------
 # report.md
-
-
-def _pct(r: dict) -> str:
-    if not r or r.get("rate") is None:
-        return "–"
-    return f"{100 * r['rate']:.1f} % [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
-
-
-def _num(e: dict, scale: float = 1.0, signed: bool = False) -> str:
-    if not e or e.get("value") is None:
-        return "–"
-    fmt = "{:+.2f}" if signed else "{:.2f}"
-
-    def f(x):
-        return "–" if x is None else fmt.format(scale * x)
-
-    return f"{f(e['value'])} [{f(e.get('lo'))}, {f(e.get('hi'))}]"
 
 
 def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]) -> Path:

@@ -26,6 +26,8 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from sim.errors import SpecError
+from sim.formatting import estimate_text as _num
+from sim.formatting import rate_text as _pct
 from sim.viewer.page import page_html
 from sim.viewer.scene import board_json, scene_json, throw_json
 
@@ -56,23 +58,6 @@ def choose_sample(df, n: int) -> list[int]:
 
 def _esc(x: Any) -> str:
     return html.escape(str(x))
-
-
-def _pct(r: dict | None) -> str:
-    if not r or r.get("rate") is None:
-        return "–"
-    return f"{100 * r['rate']:.1f} % [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
-
-
-def _num(e: dict | None, scale: float = 1.0, signed: bool = False) -> str:
-    if not e or e.get("value") is None:
-        return "–"
-    fmt = "{:+.2f}" if signed else "{:.2f}"
-
-    def f(x):
-        return "–" if x is None else fmt.format(scale * x)
-
-    return f"{f(e['value'])} [{f(e.get('lo'))}, {f(e.get('hi'))}]"
 
 
 def _tables(summary: dict[str, Any]) -> str:
