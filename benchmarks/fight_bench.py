@@ -1,12 +1,18 @@
 """Fights per second of the fight rules engine with the resampling throw source, on one core.
 
 Usage: python benchmarks/fight_bench.py [--fights N] [--records RESULTS_DIR] [--fight NAME] [--json]
+       python benchmarks/fight_bench.py --physics N [--fight NAME] [--seed S]
 
 Plays fights 0..N-1 of a fight file (default: the reference fight, three heroes) with the default
 policy, without and with the blow-by-blow log, and reports fights/s by wall clock and by this
 process's CPU time (the machine may be shared). Without --records the throws come from a synthetic
 table shaped like the standard shot thrown by a casual hero (50 % hits, sections 1-6, 1 in 8 icons);
 with --records they come from a `dfsim run` folder (e.g. `dfsim run fight-throws`).
+
+`--physics N` plays fights 0..N-1 with physics in the loop (sim/engine/fight_physics.py) and then the
+very same throws (same scenarios, same stream indices) as plain single throws on an empty board, in
+worlds built and aimed beforehand: the CPU-time ratio is what keeping the dice on the board costs,
+and the paired outcomes show how often the dice on the board changed a throw's result.
 """
 
 from __future__ import annotations
@@ -50,14 +56,71 @@ def bench(spec, source_factory, fights: int, log: bool) -> dict:
             "win_rate": round(float(np.mean([r.won for r in res])), 4)}
 
 
+def bench_physics(spec, fights: int, seed: int) -> dict:
+    from sim.engine.fight_physics import THROWS_PER_FIGHT, PhysicsSource
+    from sim.engine.worlds import build_thrower
+
+    src = PhysicsSource(seed, spec.throws.colored_die, spec.throws.white_die)
+    reqs: list = []
+
+    class Recording:
+        def throw(self, req):
+            reqs.append(req)
+            return src.throw(req)
+
+    run_fights(spec, Recording(), range(fights, fights + 1))  # warm-up fight: worlds built, aims solved
+    reqs.clear()
+    c0 = time.process_time()
+    res = run_fights(spec, Recording(), fights)
+    cpu_fights = time.process_time() - c0
+    outs = [None] * len(reqs)
+    plain: dict = {}
+    for r in reqs:
+        key = src.scenario(r).key
+        if key not in plain:
+            plain[key] = build_thrower(src.scenario(r))
+            plain[key].throw(seed, 0)  # aim solved outside the timing, as for the fights
+    c0 = time.process_time()
+    outs = [plain[src.scenario(r).key].throw(seed, r.fight * THROWS_PER_FIGHT + r.throw).outcome for r in reqs]
+    cpu_plain = time.process_time() - c0
+    phys_outs: list = []
+    src2 = PhysicsSource(seed, spec.throws.colored_die, spec.throws.white_die)
+
+    class Again:
+        def throw(self, req):
+            o = src2.throw(req)
+            phys_outs.append((len(src2.state.dice) - (src2.state.last_slot is not None), o))  # dice there before
+            return o
+
+    run_fights(spec, Again(), fights)
+    on_board = [k for k, (n, _o) in enumerate(phys_outs) if n > 0]
+    differ = sum(phys_outs[k][1].result != outs[k].result for k in on_board)
+    return {"fights": fights, "throws": len(reqs), "cpu_fights_s": round(cpu_fights, 2),
+            "cpu_plain_s": round(cpu_plain, 2), "ratio": round(cpu_fights / cpu_plain, 2),
+            "throws_with_dice_on_board": len(on_board), "result_changed_by_board_dice": differ,
+            "hit_rate_physics": round(float(np.mean([o.result == "hit" for _n, o in phys_outs])), 3),
+            "hit_rate_plain": round(float(np.mean([o.result == "hit" for o in outs])), 3),
+            "win_rate": round(float(np.mean([r.won for r in res])), 3), "board_moves": len(src2.state.moves)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fights", type=int, default=20000)
     ap.add_argument("--fight", default="reference")
     ap.add_argument("--records")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--physics", type=int, metavar="N", help="physics in the loop: N fights vs their throws alone")
+    ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     spec = load_fight(a.fight)
+    if a.physics:
+        r = bench_physics(spec, a.physics, a.seed)
+        print(json.dumps(r) if a.json else
+              f"{spec.name}: {r['fights']} physics fights, {r['throws']} throws: {r['cpu_fights_s']} s CPU vs "
+              f"{r['cpu_plain_s']} s for the same throws alone (x{r['ratio']}); {r['throws_with_dice_on_board']} "
+              f"throws had dice on the board, {r['result_changed_by_board_dice']} of them changed result; "
+              f"{r['board_moves']} resting dice moved")
+        return
     if a.records:
         tables, _ = tables_from_results(a.records, spec.throws.variant, spec.throws.white_die, spec.throws.colored_die)
 

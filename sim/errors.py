@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 
 class SpecError(ValueError):
@@ -10,21 +12,70 @@ class SpecError(ValueError):
 
     def __init__(self, source: str | Path, field: str, problem: str) -> None:
         self.source = str(source)
+        self.field = _one_line(field, 160)
+        self.problem = _one_line(problem, 300)
+        where = _one_line(self.source, 300)
+        super().__init__(f"{where}: {self.field}: {self.problem}" if field else f"{where}: {self.problem}")
+
+
+class FieldError(ValueError):
+    """Raised inside a validator that knows the exact field it is about, relative to the model (or
+    field) being validated: pydantic alone would blame the model as a whole."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(problem)
         self.field = field
         self.problem = problem
-        super().__init__(f"{self.source}: {field}: {problem}" if field else f"{self.source}: {problem}")
 
 
-def from_validation_error(source: str | Path, exc: Exception, prefix: str = "") -> SpecError:
-    """Turn a pydantic ValidationError into a SpecError about its first problem."""
+def _clean_loc(loc: Sequence[Any], data: Any, missing_last: bool = True) -> list[str]:
+    """The part of a pydantic error location that names keys of the input: pydantic inserts its own steps
+    (a union member such as 'annulus' or 'list[str]', a validator wrapper) that the user never wrote."""
+    out: list[str] = []
+    cur = data
+    for i, p in enumerate(loc):
+        last = missing_last and i == len(loc) - 1
+        if isinstance(cur, dict) and p in cur:
+            out.append(str(p))
+            cur = cur[p]
+        elif isinstance(cur, (list, tuple)) and isinstance(p, int) and 0 <= p < len(cur):
+            out.append(str(p))
+            cur = cur[p]
+        elif last and isinstance(cur, dict) and isinstance(p, str) and not p.startswith("function-"):
+            out.append(p)  # a missing required key
+    return out
+
+
+def from_validation_error(source: str | Path, exc: Exception, prefix: str = "", data: Any = None) -> SpecError:
+    """Turn a pydantic ValidationError into a SpecError about its first problem (`data`, the validated
+    input, lets the field be named exactly as it is spelled in the file)."""
     errors = getattr(exc, "errors", None)
     if errors is None:
         return SpecError(source, prefix, str(exc))
     first = errors()[0]
-    loc = ".".join(str(p) for p in first.get("loc", ()) if p not in ("function-after", "function-before"))
-    field = ".".join(x for x in (prefix, loc) if x)
+    raw_loc = first.get("loc", ())
+    ctx_err = (first.get("ctx") or {}).get("error")
+    if data is not None:
+        loc = _clean_loc(raw_loc, data, missing_last=not isinstance(ctx_err, FieldError))
+    else:
+        loc = [str(p) for p in raw_loc if not str(p).startswith("function-")]
     msg = first.get("msg", "invalid value")
+    if first.get("type") == "missing" and len(raw_loc) > len(loc) and isinstance(raw_loc[-1], int):
+        msg = f"too few values (item {raw_loc[-1]} is missing)"
+    if isinstance(ctx_err, FieldError):
+        loc = [*loc, ctx_err.field] if ctx_err.field else loc
+        msg = ctx_err.problem
+    field = ".".join(x for x in (prefix, *loc) if x)
     msg = msg.removeprefix("Value error, ")
     if first.get("type") == "extra_forbidden":
         msg = "unknown key"
     return SpecError(source, field, msg)
+
+
+def _one_line(text: str, limit: int) -> str:
+    """One line, and short: a message may quote the offending value or key, which can be huge or hold
+    line breaks."""
+    text = str(text)
+    if len(text.splitlines()) > 1:
+        text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

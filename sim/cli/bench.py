@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
+from sim.cli.common import integer, number
+
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """`dfsim bench`: run the throughput benchmark and print its figures (JSON with --json)."""
     from sim.engine.bench import run_bench
 
     out = run_bench(throws=args.throws, naive_throws=args.naive_throws,
-                    physics={"step_hz": args.step_hz} if args.step_hz else None)
+                    physics={"step_hz": args.step_hz} if args.step_hz else None, uniform_step_hz=args.uniform_step_hz)
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
     return 0
 
@@ -19,8 +21,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `bench` command: throughput of the reference scene against a naive rebuild-per-throw loop."""
     b = sub.add_parser("bench", help="throughput of the reference scene vs a naive loop")
-    b.add_argument("--throws", type=int, default=300)
-    b.add_argument("--naive-throws", type=int, default=10)
-    b.add_argument("--step-hz", type=float, default=None, help="contact step (default: the physics default)")
+    b.add_argument("--throws", type=integer(1, 100_000), default=300)
+    b.add_argument("--naive-throws", type=integer(1, 1000), default=10)
+    b.add_argument("--step-hz", type=number(60, 20000), default=None, help="contact step (default: the physics default)")
+    b.add_argument("--uniform-step-hz", type=number(60, 20000), default=480.0, help="step of the uniform loop compared against")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench)

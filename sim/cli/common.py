@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from sim.errors import SpecError
@@ -14,13 +16,54 @@ EXIT_FAULT = 1
 EXIT_INTERRUPTED = 130
 
 
+MAX_SEED = 2**63 - 1  # seeds and throw indices are stored as 64-bit integers
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         """Print the usage error as one `dfsim: ...` line on stderr and exit with EXIT_BAD_INPUT (2)."""
-        sys.stderr.write(f"dfsim: {message}\n")
+        sys.stderr.write(f"dfsim: {' '.join(message.split())}\n")
         raise SystemExit(EXIT_BAD_INPUT)
+
+
+def integer(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in [lo, hi]."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text[:30]!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo} (got {text[:30]})")
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi} (got {text[:30]})")
+        return v
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def number(lo: float, hi: float) -> Callable[[str], float]:
+    """An argparse type: a finite number in [lo, hi]."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, not {text[:30]!r}") from None
+        if not math.isfinite(v) or not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"must be a finite number between {lo:g} and {hi:g} (got {text[:30]})")
+        return v
+
+    parse.__name__ = "number"
+    return parse
+
+
+SEED = integer(0, MAX_SEED)  # a root seed
+INDEX = integer(0, MAX_SEED)  # a throw's (or flip's) index in its seed's stream
 
 
 def parse_value(text: str) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from sim.cli.common import SEED, integer, number, pairs
 from sim.errors import SpecError
 
 
@@ -20,8 +21,11 @@ def cmd_converge(args: argparse.Namespace) -> int:
     out = {}
     for scene in args.scenes or list(QUICK_SCENES):
         sc = Scenario.build(**QUICK_SCENES[scene])
+        settings = pairs(args.physics, "--physics")
         if args.step_hz:
-            sc = sc.with_physics(step_hz=args.step_hz)
+            settings["step_hz"] = args.step_hz
+        if settings:
+            sc = sc.with_physics(**settings)
         tab = convergence_check(sc, args.n, seed=args.seed, factor=args.factor, reference_flight=args.reference_flight)
         out[scene] = tab.as_dict()
         if not args.json:
@@ -36,10 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("converge", help="convergence check: default physics vs a finer contact step, paired")
     c.add_argument("scenes", nargs="*", default=[],
                    help="of reference, firewall, template, roll-d6, roll-d8 (default: all)")
-    c.add_argument("-n", type=int, default=200, help="throws per scene")
-    c.add_argument("--seed", type=int, default=2024)
-    c.add_argument("--step-hz", type=float, default=None, help="candidate contact step (default: the physics default)")
-    c.add_argument("--factor", type=float, default=4.0, help="reference step = factor x candidate step")
+    c.add_argument("-n", type=integer(1, 100_000), default=200, help="throws per scene")
+    c.add_argument("--seed", type=SEED, default=2024)
+    c.add_argument("--step-hz", type=number(60, 20000), default=None, help="candidate contact step (default: the physics default)")
+    c.add_argument("--physics", action="append", default=[], metavar="KEY=VALUE",
+                   help="candidate physics setting (repeatable), e.g. fine_speed_mps=1.0")
+    c.add_argument("--factor", type=number(1, 64), default=4.0, help="reference step = factor x candidate step")
     c.add_argument("--reference-flight", choices=["analytic", "step"], default="analytic")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_converge)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sim.cli.common import add_scenario_options, scenario_from
+from sim.cli.common import SEED, add_scenario_options, integer, scenario_from
 
 
 def cmd_determinism(args: argparse.Namespace) -> int:
@@ -24,6 +24,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `determinism` command (scenario options, --seed, --throws)."""
     p = sub.add_parser("determinism", help="throw the same draws twice and in a fresh world; compare to the bit")
     add_scenario_options(p)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--throws", type=int, default=3)
+    p.add_argument("--seed", type=SEED, default=7)
+    p.add_argument("--throws", type=integer(1, 1000), default=3)
     p.set_defaults(func=cmd_determinism)

@@ -2,8 +2,9 @@
 
 One fight prints its blow-by-blow log; `--fights N` plays fights 0..N-1 (fight i depends only on
 (seed, i)) and prints how hard the fight is: the win rate with its interval and the cost of the
-fights. Throws come from the records of a `dfsim run` folder (sim.engine.resample); fights with
-physics in the loop will slot in as another throw source.
+fights. Throws come from the records of a `dfsim run` folder (sim.engine.resample), or with
+`--engine physics` from physics in the loop (sim.engine.fight_physics: every throw simulated, the
+dice of earlier throws lying on the board; slow, ~0.1-0.5 s per throw).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import json
 from typing import Any
 
+from sim.cli.common import INDEX, SEED, integer
 from sim.errors import SpecError
 from sim.specs.fight import load_fight
 
@@ -21,10 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fight", help="play a fight (monster, room, party) with resampled recorded throws")
     p.add_argument("fight", help="fight file, or a built-in fight name (fights/), e.g. 'reference'")
     p.add_argument("--records", metavar="RESULTS_DIR", help="output folder of a `dfsim run` whose throws are resampled")
+    p.add_argument("--engine", choices=("resample", "physics"), default="resample",
+                   help="resample recorded throws (--records, default) or simulate every throw with the dice "
+                        "left on the board (physics)")
     p.add_argument("--variant", help="use only this variant's throws from RESULTS_DIR (default: the fight file's)")
-    p.add_argument("--seed", type=int, help="root seed (default: the fight file's)")
-    p.add_argument("--fights", type=int, help="how many fights to play (default: the fight file's, 1)")
-    p.add_argument("--first", type=int, default=0, help="index of the first fight (default 0)")
+    p.add_argument("--seed", type=SEED, help="root seed (default: the fight file's)")
+    p.add_argument("--fights", type=integer(1, 10_000_000), help="how many fights to play (default: the fight file's, 1)")
+    p.add_argument("--first", type=INDEX, default=0, help="index of the first fight (default 0)")
     p.add_argument("--policy", help="named policy (default: the fight file's)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", dest="overrides",
                    help="override a fight setting, e.g. difficulty=hard or house_rules.extra_white_dice=2")
@@ -79,30 +84,48 @@ def cmd_fight(args: argparse.Namespace) -> int:
             raise
         raise SpecError("command line", flags[key], f"{exc.field}: {exc.problem}") from None
     policy = resolve_policy(args.policy or spec.policy, spec.source if not args.policy else "command line")
-    if not args.records:
+    physics = args.engine == "physics"
+    if physics and args.records:
+        raise SpecError("command line", "--records", "is for --engine resample (physics simulates every throw)")
+    if not physics and not args.records:
         raise SpecError("command line", "--records", "is required: give the output folder of a `dfsim run` whose "
-                        "throws match the fight (physics-in-the-loop fights are not available yet)")
+                        "throws match the fight (or simulate every throw with --engine physics)")
     n = args.fights if args.fights is not None else spec.fights
     if n < 1 or args.first < 0:
         raise SpecError("command line", "--fights", "must be at least 1 (and --first at least 0)")
     seed = spec.seed if args.seed is None else args.seed
-    tables, notes = tables_from_results(args.records, args.variant or spec.throws.variant,
-                                        white_die=spec.throws.white_die, colored_die=spec.throws.colored_die)
-    source = ResampleSource(tables, seed=seed)
+    source: Any
+    if physics:
+        from sim.engine.fight_physics import PhysicsSource
+
+        notes: list[str] = []
+        source = PhysicsSource(seed, spec.throws.colored_die, spec.throws.white_die)
+    else:
+        tables, notes = tables_from_results(args.records, args.variant or spec.throws.variant,
+                                            white_die=spec.throws.white_die, colored_die=spec.throws.colored_die)
+        source = ResampleSource(tables, seed=seed)
     try:
         results = run_fights(spec, source, range(args.first, args.first + n), policy, log=(n == 1))
     except UncoveredThrow as exc:
         raise SpecError(args.records, "records", f"{exc} (record these throws with `dfsim run`)") from None
+    except NotImplementedError as exc:
+        raise SpecError(spec.source, "engine", str(exc)) from None
     except FightError as exc:
         raise SpecError(spec.source, "policy", str(exc)) from None
     head = {"fight": spec.name, "source": spec.source, "seed": seed, "first": args.first, "fights": n,
-            "records": str(args.records), "tables": [t.describe() for t in source.used.values()], "notes": notes}
+            "engine": args.engine, "records": str(args.records) if args.records else None,
+            "tables": [t.describe() for t in source.used.values()] if not physics else [], "notes": notes}
+    if physics:
+        head["board_moves"] = source.state.moves
     if n == 1:
         r = results[0]
         if args.json:
             print(json.dumps(head | {"result": r.to_json()}, default=str))
         else:
             print("\n".join(format_log(r.log)))
+            for m in head.get("board_moves", []):
+                print(f"throw {m['throw']} moved the {m['slot']} die on the board {m['shift_mm']} mm: "
+                      f"{m['from']} -> {m['to']}")
             print(_summary_line(r))
         return 0
     summary = summarize(results)
@@ -140,6 +163,10 @@ def format_summary(spec, head: dict, s: dict) -> str:
         lines.append(f"  {label:<12} {mean(s[k])}  (mean per fight)")
     for t in head["tables"]:
         lines.append(f"  throws from {t['label']}: {t['throws']} records, hit rate {100 * t['hit_rate']:.1f}%")
+    if head.get("engine") == "physics":
+        moves = head.get("board_moves", [])
+        changed = sum(m["from"] != m["to"] for m in moves)
+        lines.append(f"  physics in the loop: {len(moves)} resting dice moved by later throws, {changed} changed section")
     lines += [f"  note: {x}" for x in head["notes"]]
     return "\n".join(lines)
 

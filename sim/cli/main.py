@@ -12,24 +12,30 @@ from sim.cli import (
     catalog,
     converge,
     determinism,
+    doctor,
     fight,
     run,
     shots,
     templates,
     throws,
+    tune,
     validate,
     viewer,
 )
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, validate)
+COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, tune, doctor, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, every group registered explicitly."""
-    p = Parser(prog="dfsim", description="Dungeon Fighter throw simulator")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    import sim
+
+    p = Parser(prog="dfsim", description="Dungeon Fighter throw simulator",
+               epilog="`dfsim COMMAND --help` explains a command; start with `dfsim run quickstart`.")
+    p.add_argument("--version", action="version", version=f"dfsim {sim.__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
     for group in COMMAND_GROUPS:
         group.register(sub)
     return p
@@ -40,7 +46,18 @@ def main(argv: list[str] | None = None) -> int:
     import matplotlib
 
     matplotlib.use("Agg")  # the CLI draws files, never windows; the library leaves the backend alone
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    if not argv:  # a first look: what the commands are
+        parser.print_help()
+        return 0
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except SystemExit as exc:  # a usage error (already one line on stderr) or --help: its status, returned
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    if extra:
+        sys.stderr.write(f"dfsim: {split_value_hint(argv) or 'unrecognized arguments: ' + ' '.join(extra)}\n")
+        return EXIT_BAD_INPUT
     try:
         return int(args.func(args) or 0)
     except SpecError as exc:
@@ -52,3 +69,26 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def split_value_hint(argv: list[str]) -> str | None:
+    """The message for a JSON value the shell split into several arguments (`--release {"a": 1}`
+    unquoted): name the option and say how to quote it. None when no option value looks like that."""
+    import json
+
+    for i, a in enumerate(argv):
+        if not a.startswith("--"):
+            continue
+        opt, eq, value = a.partition("=")
+        if not eq:
+            if i + 1 >= len(argv):
+                continue
+            value = argv[i + 1]
+        if value[:1] not in ("{", "["):
+            continue
+        try:
+            json.loads(value)
+        except json.JSONDecodeError:
+            return (f"{opt}: its JSON value was split into several arguments by the shell ({value!r} ...): "
+                    f"put the whole value in single quotes, e.g. {opt} '{{\"position_mm\": [-650, 0, 100], ...}}'")
+    return None

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from pathlib import Path
 
-from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED
+from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, integer
 from sim.errors import SpecError
 
 
@@ -18,13 +20,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("experiment", help="experiment TOML file, or a built-in name such as 'quickstart'")
     p.add_argument("--out", help="output folder (default: results/<experiment name>/)")
-    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=integer(1, 1024), help="worker processes (default: all cores)")
     p.add_argument("--executor", choices=["local", "dask"], default="local")
-    p.add_argument("--scheduler", help="Dask scheduler address tcp://HOST:PORT (default: a local Dask cluster)")
-    p.add_argument("--force", action="store_true", help="replace results of a different experiment in --out")
+    p.add_argument("--scheduler", help="Dask scheduler address tcp:// or tls://HOST:PORT (default: a local Dask "
+                   "cluster); full trust: the scheduler's workers can run code in this process")
+    p.add_argument("--tls-ca-file", help="Dask TLS: CA certificate to check the scheduler with")
+    p.add_argument("--tls-cert", help="Dask TLS: this client's certificate (PEM)")
+    p.add_argument("--tls-key", help="Dask TLS: this client's private key (PEM; default: in --tls-cert)")
+    p.add_argument("--force", action="store_true",
+                   help="replace results of a different experiment in --out (removes only files a run writes)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
-    p.add_argument("--max-throws", type=int, help="cap throws per cell (a quick preview; a different experiment hash)")
-    p.add_argument("--max-fights", type=int, help="fight experiments: cap fights per variant (a quick preview)")
+    p.add_argument("--max-throws", type=integer(1, 100_000_000),
+                   help="cap throws per cell (a quick preview; a different experiment hash)")
+    p.add_argument("--max-fights", type=integer(1, 100_000_000), help="fight experiments: cap fights per variant (a quick preview)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     p.set_defaults(func=cmd_run)
 
@@ -34,6 +42,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from sim.experiments.executor import ChunkFailed
     from sim.experiments.runner import Interrupted, run_experiment
 
+    if hasattr(signal, "SIGXFSZ"):  # a file-size limit is an OSError (exit 1, chunks kept), not a kill
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         if args.scheduler and args.executor != "dask":
             raise SpecError("command line", "--scheduler", "needs --executor dask")
@@ -41,20 +51,48 @@ def cmd_run(args: argparse.Namespace) -> int:
             args.experiment, out=args.out, workers=args.workers, executor=args.executor,
             scheduler=args.scheduler, force=args.force, quiet=args.quiet,
             max_throws=args.max_throws, figures=not args.no_figures, max_fights=args.max_fights,
+            security=tls_files(args),
         )
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INTERRUPTED
     except ImportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"dfsim: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ChunkFailed as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"dfsim: {exc}", file=sys.stderr)
+        return EXIT_FAULT
+    except OSError as exc:  # the environment: read-only or full disk, a name too long, a file-size limit...
+        print(f"dfsim: {os_error(exc)}", file=sys.stderr)
         return EXIT_FAULT
     if not args.quiet:
         print(format_fight_table(res.summary) if "total_fights" in res.summary else format_table(res.summary))
         print(f"results: {res.out}  (report: {res.report})")
     return 0
+
+
+def tls_files(args: argparse.Namespace) -> dict[str, str] | None:
+    """The --tls-* options as the runner's `security` dict (None: Dask's own configuration applies)."""
+    given = {"ca_file": args.tls_ca_file, "cert": args.tls_cert, "key": args.tls_key}
+    if not any(given.values()):
+        return None
+    flags = {"ca_file": "--tls-ca-file", "cert": "--tls-cert", "key": "--tls-key"}
+    for k in ("ca_file", "cert"):
+        if not given[k]:
+            raise SpecError("command line", flags[k], "is needed with the other --tls options")
+    for k, v in given.items():
+        if v and not Path(v).is_file():
+            raise SpecError("command line", flags[k], f"file not found: {v}")
+    if args.executor != "dask" or not (args.scheduler or "").startswith("tls://"):
+        raise SpecError("command line", "--tls-ca-file", "TLS needs --executor dask --scheduler tls://HOST:PORT")
+    return {k: str(v) for k, v in given.items() if v}
+
+
+def os_error(exc: OSError) -> str:
+    """An OSError as one line naming the file (pathlib and open put it in exc.filename)."""
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def format_table(summary: dict) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from sim.errors import SpecError
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `shot-report` and `sda-rolloff` commands, both read-outs of a finished run's output folder."""
@@ -46,7 +48,10 @@ def _cmd_sda(args: argparse.Namespace) -> int:
         stars = {}
         for item in args.stars.split(","):
             k, _, v = item.partition("=")
-            stars[k.strip()] = int(v)
+            try:
+                stars[k.strip()] = int(v)
+            except ValueError:
+                raise SpecError("command line", "--stars", f"expected LABEL=WHOLE_NUMBER pairs, e.g. star=1,2-star=2 (got {item[:30]!r})") from None
     rep = sda_rolloff(args.out, stars, args.variant)
     if args.json:
         print(json.dumps(rep, default=float))

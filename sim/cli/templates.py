@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 
+from sim.cli.common import INDEX, SEED
 from sim.errors import SpecError
+from sim.specs.base import MAX_BOARD_MM
 
 
 def cmd_flip(args: argparse.Namespace) -> int:
@@ -28,6 +31,8 @@ def cmd_flip(args: argparse.Namespace) -> int:
             x, y = (float(v) for v in args.aim.split(","))
         except ValueError:
             raise SpecError("command line", "--aim", "expected X,Y in mm") from None
+        if not all(math.isfinite(v) and abs(v) <= MAX_BOARD_MM for v in (x, y)):
+            raise SpecError("command line", "--aim", f"X and Y must be finite and within {MAX_BOARD_MM:g} mm of the board centre")
         prof["aim_mm"] = (x, y)
     profile = FlipProfile.from_dict(prof, "command line")
     results = flip_template(board, spec, args.seed, args.index, args.skill, profile)
@@ -76,8 +81,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `flip` and `template-report` commands."""
     f = sub.add_parser("flip", help="flip a template onto the board like a coin")
     f.add_argument("name", help="template name or TOML path")
-    f.add_argument("--seed", type=int, help="root seed")
-    f.add_argument("--index", type=int, default=0, help="flip index within the seed's stream (default 0)")
+    f.add_argument("--seed", type=SEED, help="root seed")
+    f.add_argument("--index", type=INDEX, default=0, help="flip index within the seed's stream (default 0)")
     f.add_argument("--board", default="magma", help="board name or path (default: magma)")
     f.add_argument("--skill", default="casual", help="flip skill: novice, casual, expert (default: casual)")
     f.add_argument("--aim", help="aim point X,Y in mm (default: the board centre)")

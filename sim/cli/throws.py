@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from sim.cli.common import add_scenario_options, human, scenario_from
+from sim.cli.common import INDEX, SEED, add_scenario_options, human, number, scenario_from
 from sim.cli.viewer import add_clip_options
 from sim.errors import SpecError
+from sim.specs.base import MAX_ANGLE_DEG, MAX_BOARD_MM
+
+PLACE = number(-MAX_BOARD_MM, MAX_BOARD_MM)  # a position on the table, mm from the board centre
 
 
 def cmd_throw(args: argparse.Namespace) -> int:
@@ -58,8 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `throw` and `place` commands."""
     t = sub.add_parser("throw", help="one physical throw")
     add_scenario_options(t)
-    t.add_argument("--seed", type=int, help="root seed")
-    t.add_argument("--index", type=int, default=0, help="throw index within the seed's stream (default 0)")
+    t.add_argument("--seed", type=SEED, help="root seed")
+    t.add_argument("--index", type=INDEX, default=0, help="throw index within the seed's stream (default 0)")
     t.add_argument("--release", help="exact release as JSON: position_mm, velocity_mps, orientation_xyzw, spin_radps")
     t.add_argument("--events", action="store_true", help="include the contact event trace")
     t.add_argument("--replay", metavar="HTML", help="also write a 3-D replay page of the throw (docs/viewer.md)")
@@ -68,9 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     pl = sub.add_parser("place", help="put a die on the board, let it settle, classify it")
     add_scenario_options(pl, with_shot=False)
-    pl.add_argument("--x", type=float, required=True, help="mm")
-    pl.add_argument("--y", type=float, required=True, help="mm")
-    pl.add_argument("--yaw", type=float, default=0.0, help="deg about z")
+    pl.add_argument("--x", type=PLACE, required=True, help="mm")
+    pl.add_argument("--y", type=PLACE, required=True, help="mm")
+    pl.add_argument("--yaw", type=number(-MAX_ANGLE_DEG, MAX_ANGLE_DEG), default=0.0, help="deg about z")
     pl.add_argument("--up", help="face label to put up (down for a d4)")
     pl.add_argument("--template", action="append", default=[], metavar="NAME:X,Y,YAW",
                     help="lay a template on the board first (mm, mm, deg); repeat to add or stack more")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from sim.cli.common import INDEX, integer
 from sim.errors import SpecError
 
 
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "throw again (checking the outcome against the record) and write a replay page.")
     p.add_argument("results", help="the output folder of `dfsim run` (e.g. results/quickstart)")
     p.add_argument("--cell", required=True, help="cell name (as in summary.json / report.md) or number")
-    p.add_argument("--index", type=int, required=True, help="throw index within the cell")
+    p.add_argument("--index", type=INDEX, required=True, help="throw index within the cell")
     p.add_argument("--out", help="replay page to write (default: replay-CELL-INDEX.html in the run folder)")
     p.add_argument("--allow-mismatch", action="store_true",
                    help="write the page even when the replay ends differently from the record (marked on the page)")
@@ -30,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_replay)
     r = sub.add_parser("report-html", help="(re)write report.html of a finished run, with replays of sample throws")
     r.add_argument("results", help="the output folder of `dfsim run`")
-    r.add_argument("--sample", type=int, default=None, help="throws replayed per cell (default 20; 0: none)")
+    r.add_argument("--sample", type=integer(0, 100_000), default=None, help="throws replayed per cell (default 20; 0: none)")
     r.set_defaults(func=cmd_report_html)
 
 

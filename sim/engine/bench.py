@@ -3,12 +3,13 @@
 Reference scene: standard shot, magma board, one hero d8, casual skill; one world reused, throws stop
 at rest. Three loops on the same releases:
 - the engine as configured (default: adaptive flight, contact step `step_hz`, support rest test);
-- uniform stepping at the same contact step with the windowed rest test (what converged physics
-  costs without the adaptive stepper), interleaved with the first in chunks so load changes on a
-  shared machine hit both alike;
+- uniform stepping at `uniform_step_hz` (default 480 Hz) with the windowed rest test (the loop
+  before adaptive stepping), interleaved with the first in chunks so load changes on a shared
+  machine hit both alike;
 - a naive loop: the world rebuilt for every throw and a fixed 5 s of simulated time.
 Then a bare replay of the engine's exact steps and resets (no reads, no bookkeeping) gives the share
-of time spent in the engine vs in Python.
+of time spent in the engine vs in Python. Rates are given per wall second and per CPU second of this
+process (throws per second per core, which holds on a machine shared with other jobs).
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ CHUNK = 25
 def _timed_loop(th, releases, acc: dict) -> list:
     """Throw each release; add wall time of whole throws and of the stepping loop to acc; return stats."""
     stats, hits, loop_s = [], 0, 0.0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for rel in releases:
         res = th.throw_releases(rel)
         hits += res.outcome.result == "hit"
         stats.append(th.last_stats)
         loop_s += th.last_stats.loop_s
     acc["throw_s"] = acc.get("throw_s", 0.0) + time.perf_counter() - t0
+    acc["cpu_s"] = acc.get("cpu_s", 0.0) + time.process_time() - c0
     acc["loop_s"] = acc.get("loop_s", 0.0) + loop_s
     acc["hits"] = acc.get("hits", 0) + hits
     return stats
@@ -51,15 +53,17 @@ def _bare_replay(th, releases, stats) -> float:
     return time.perf_counter() - t0
 
 
-def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physics: dict | None = None) -> dict:
-    """Throws per second of the reference scene, adaptive vs uniform stepping and vs a naive loop, on the
-    same releases in one run; steps per throw by phase and the engine vs Python share of the time."""
+def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physics: dict | None = None,
+              uniform_step_hz: float = 480.0) -> dict:
+    """Throws per second of the reference scene, adaptive vs uniform stepping (at `uniform_step_hz`) and vs
+    a naive loop, on the same releases in one run; steps per throw by phase and the engine vs Python
+    share of the time."""
     sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual", physics=physics)
     t0 = time.perf_counter()
     th = thrower_for(sc)
     th.nominal()
     setup_s = time.perf_counter() - t0
-    uni = build_thrower(sc.with_physics(flight="step", rest="windows"))
+    uni = build_thrower(sc.with_physics(step_hz=uniform_step_hz, coarse_step_hz=uniform_step_hz, flight="step", rest="windows"))
     releases = [th.release_for(Draw.for_throw(seed, k)) for k in range(max(throws, naive_throws))]
 
     adaptive: dict[str, float] = {}
@@ -101,6 +105,11 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
         "throws_per_s": round(rate, 2),
         "uniform_throws_per_s": round(uni_rate, 2),
         "speedup_vs_uniform": round(rate / uni_rate, 2),
+        # per CPU-second of this process: throws per second per core, whatever else the machine runs
+        "throws_per_cpu_s": round(throws / adaptive["cpu_s"], 2),
+        "uniform_throws_per_cpu_s": round(throws / uniform["cpu_s"], 2),
+        "speedup_vs_uniform_cpu": round(uniform["cpu_s"] / adaptive["cpu_s"], 2),
+        "uniform_step_hz": uniform_step_hz,
         "hit_rate": round(adaptive["hits"] / throws, 3),
         "uniform_hit_rate": round(uniform["hits"] / throws, 3),
         "steps_per_throw": {
@@ -109,6 +118,7 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
             "rest_confirmation": per_throw(a_stats, "rest"),
             "skipped_flight": per_throw(a_stats, "skipped"),
             "jumps": per_throw(a_stats, "jumps"),
+            "coarse_of_stepped": per_throw(a_stats, "coarse"),
         },
         "uniform_steps_per_throw": {
             "flight": per_throw(u_stats, "flight"),
@@ -126,6 +136,8 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
         "speedup_vs_naive": round(rate / naive_rate, 2),
         "setup_s": round(setup_s, 3),
         "step_hz": sc.physics.step_hz,
+        "coarse_step_hz": sc.physics.coarse_step_hz,
+        "fine_speed_mps": sc.physics.fine_speed_mps,
         "flight": sc.physics.flight,
         "rest": sc.physics.rest,
         "python": platform.python_version(),

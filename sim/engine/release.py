@@ -10,6 +10,9 @@ import numpy as np
 
 from sim.errors import SpecError
 
+# what a hand can do: within 5 m of the board centre, 50 m/s, 1000 rad/s (a fast flick is ~100 rad/s)
+LIMITS = {"position_mm": 5000.0, "velocity_mps": 50.0, "orientation_xyzw": 1e6, "spin_radps": 1000.0}
+
 
 @dataclass(frozen=True)
 class Release:
@@ -50,16 +53,20 @@ class Release:
         need = {"position_mm": 3, "velocity_mps": 3, "orientation_xyzw": 4, "spin_radps": 3}
         extra = set(data) - set(need)
         if extra:
-            raise SpecError(source, sorted(extra)[0], "unknown key")
+            raise SpecError(source, sorted(extra)[0], f"unknown key (keys: {', '.join(need)})")
+        # every key is required: a release with a key left out is a typo, not a die at rest
+        missing = [k for k in need if k not in data]
         vals = {}
         for k, n in need.items():
-            v = data.get(k, [0, 0, 0, 1] if k == "orientation_xyzw" else [0, 0, 0] if k != "position_mm" else None)
-            if v is None:
-                raise SpecError(source, k, "is required")
+            if k in missing:
+                raise SpecError(source, k, f"is required (missing: {', '.join(missing)})")
+            v = data[k]
             if not isinstance(v, list) or len(v) != n or not all(isinstance(t, (int, float)) for t in v):
                 raise SpecError(source, k, f"must be a list of {n} numbers")
             if not all(math.isfinite(t) for t in v):
                 raise SpecError(source, k, "must be finite")
+            if max(abs(t) for t in v) > LIMITS[k]:
+                raise SpecError(source, k, f"each value must lie within +-{LIMITS[k]:g}")
             vals[k] = tuple(float(t) for t in v)
         q = np.array(vals["orientation_xyzw"])
         if np.linalg.norm(q) < 1e-9:

@@ -40,8 +40,9 @@ class StepStats:
     rest: int = 0  # the final quiet windows that confirmed rest
     skipped: int = 0  # replaced by exact free flight
     jumps: int = 0
+    coarse: int = 0  # of the stepped ones, at the coarse step
     loop_s: float = 0.0  # wall time of the loop (for the bench only: no choice depends on it)
-    schedule: list = field(default_factory=list, repr=False)  # ("steps", n) / ("reset", states): for a bare replay
+    schedule: list = field(default_factory=list, repr=False)  # ("steps", n) / ("reset", states) / ("dt", s): bare replay
 
     @property
     def stepped(self) -> int:
@@ -81,7 +82,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     reset_pose, reset_vel = fast.reset_pose, fast.reset_velocity
     ph.reset_clock()
     dt = ph.dt
-    trace = EventTrace(paths={n: [] for n in active})
+    trace = EventTrace(paths={n: [] for n in active}, lift_offs={n: [] for n in active})
+    lift_offs = [trace.lift_offs[n] for n in active] if trace.lift_offs is not None else []
     nd = len(active)
     bodies = [ph.body(n) for n in active]
     paths = [trace.paths[n] for n in active]
@@ -89,8 +91,9 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     names = ph.names_by_body()
     empty: frozenset[str] = frozenset()
     prev: list[AbstractSet[str]] = [empty] * nd
-    status: list[Status] = ["not-settled"] * nd
-    max_steps = int(round(st.max_time_s * st.step_hz))
+    # the step budget (sim/specs/physics.py): a throw ends void after max_steps (stepped or skipped), never hangs
+    status: list[Status] = [st.out_of_steps] * nd
+    max_steps = st.max_steps
     r_max = st.world_radius_m
     r2 = r_max * r_max
     touch = TOUCH_DISTANCE_M
@@ -117,6 +120,15 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     plan_after = 0
     run_steps = 0  # steps since the last schedule entry
 
+    # ---- per-impact step: `ratio` contact steps make one coarse step
+    ratio = max(1, int(round(st.step_hz / st.coarse_step_hz)))
+    fine_speed = st.fine_speed_mps
+    reach = [ph.bounding_radius(n) for n in active]  # the fastest point of a die: |v| + |w| x reach
+    set_dt = ph.set_step
+    coarse_now = False
+    ks: list[int] = []  # the step (in contact steps) of every path sample
+    stepped_ks: list[int] = []  # ... of every step taken
+
     rec = recorder  # viewer hook
     if rec is not None:
         rec.start(ph, active)
@@ -130,48 +142,71 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 v, w = get_vel(b)
                 states.append((p, v, q, w))
             horizon = (max_steps - k) * dt
-            windows = contact_windows([(s[0], s[1]) for s in states], radii, boxes, GRAVITY, horizon)
-            for s in states:
-                windows = windows + _leave_window(s[0], s[1], r_max, horizon)
+            windows = contact_windows([(sd[0], sd[1]) for sd in states], radii, boxes, GRAVITY, horizon)
+            for sd in states:
+                windows = windows + _leave_window(sd[0], sd[1], r_max, horizon)
             windows.sort()
             if windows and windows[0][0] <= 0.0:
-                plan_after = k + int(windows[0][1] / dt) + 1  # inside a window: step through it
+                n_skip = 0  # inside a window: step through it
             else:
                 t_first = windows[0][0] if windows else horizon
                 n_skip = int(t_first / dt) - 1  # land at least one full step before the first possible touch
-                if windows:
-                    plan_after = k + int(windows[0][1] / dt) + 1
-                if n_skip >= MIN_JUMP_STEPS:
-                    ts = np.arange(1, n_skip + 1) * dt
-                    tau = float(ts[-1])
-                    resets = []
-                    flights = []
-                    for i, (p, v, q, w) in enumerate(states):
-                        pts = position_at(p, v, GRAVITY, ts)
-                        flights.append(pts)
-                        paths[i].extend(map(tuple, pts.tolist()))
-                        pos = tuple(pts[-1].tolist())
-                        vel = (v[0], v[1], v[2] - GRAVITY * tau)
-                        qn = quat_after(q, w, tau)
-                        reset_pose(bodies[i], pos, qn)
-                        reset_vel(bodies[i], vel, w)
-                        resets.append((bodies[i], pos, qn, vel, w))
-                    if rec is not None:  # viewer hook: the exact pose at every skipped step's time
-                        for j in range(n_skip):
-                            rec.sample((k + j + 1) * dt, {active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
-                                                          for i, sd in enumerate(states)})
-                    if run_steps:
-                        stats.schedule.append(("steps", run_steps))
-                        run_steps = 0
-                    stats.schedule.append(("reset", resets))
-                    k += n_skip
-                    stats.skipped += n_skip
-                    stats.jumps += 1
-                    continue
+            if windows:
+                plan_after = k + int(windows[0][1] / dt) + 1
+            if n_skip >= MIN_JUMP_STEPS:
+                ts = np.arange(1, n_skip + 1) * dt
+                tau = float(ts[-1])
+                resets = []
+                flights = []
+                for i, (p, v, q, w) in enumerate(states):
+                    pts = position_at(p, v, GRAVITY, ts)
+                    flights.append(pts)
+                    paths[i].extend(map(tuple, pts.tolist()))
+                    pos = tuple(pts[-1].tolist())
+                    vel = (v[0], v[1], v[2] - GRAVITY * tau)
+                    qn = quat_after(q, w, tau)
+                    reset_pose(bodies[i], pos, qn)
+                    reset_vel(bodies[i], vel, w)
+                    resets.append((bodies[i], pos, qn, vel, w))
+                if rec is not None:  # viewer hook: the exact pose at every skipped step's time
+                    for j in range(n_skip):
+                        rec.sample((k + j + 1) * dt, {active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
+                                                      for i, sd in enumerate(states)})
+                if run_steps:
+                    stats.schedule.append(("steps", run_steps))
+                    run_steps = 0
+                stats.schedule.append(("reset", resets))
+                ks.extend(range(k + 1, k + n_skip + 1))
+                k += n_skip
+                stats.skipped += n_skip
+                stats.jumps += 1
+                continue
         if before_step is not None:
             before_step(k * dt)
+        # per-impact step: the contact step while any die moves fast (an impact, a hard bounce), the
+        # coarse one otherwise (rolling out, settling, rest confirmation); a coarse step starts only on
+        # the coarse grid, so rest windows still end on their steps
+        if ratio > 1:
+            coarse = k % ratio == 0 and k + ratio <= max_steps and k % win + ratio <= win
+            if coarse:
+                for i in range(nd):
+                    v, w = get_vel(bodies[i])
+                    if (math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                            + math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * reach[i]) > fine_speed:
+                        coarse = False
+                        break
+            if coarse != coarse_now:
+                if run_steps:
+                    stats.schedule.append(("steps", run_steps))
+                    run_steps = 0
+                set_dt(dt * ratio if coarse else dt)
+                stats.schedule.append(("dt", dt * ratio if coarse else dt))
+                coarse_now = coarse
         step()
-        k += 1
+        k += ratio if coarse_now else 1
+        stats.coarse += coarse_now
+        ks.append(k)
+        stepped_ks.append(k)
         run_steps += 1
         t = k * dt
         if rec is not None:  # viewer hook
@@ -206,6 +241,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
             else:
                 now = empty
             if now != before:
+                if not now:
+                    lift_offs[i].append(t)  # the die left every surface (a bounce starts here)
                 dmp = ph.contact_damping(active[i], now)
                 if dmp != damping[i]:
                     ph.set_damping(active[i], dmp)
@@ -226,13 +263,16 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
             break
         if all_still:
             status = ["rest" for _ in range(nd)]
-            confirm = min(max(rest.quiet_windows) * win, stats.contact)
+            since = k - max(rest.quiet_windows) * win
+            confirm = min(sum(1 for x in stepped_ks if x > since), stats.contact)
             stats.rest, stats.contact = confirm, stats.contact - confirm
             break
     if run_steps:
         stats.schedule.append(("steps", run_steps))
     ph.time_s = k * dt
-    trace.path_t = (np.arange(1, k + 1) * dt).tolist()
+    if coarse_now:
+        set_dt(dt)
+    trace.path_t = (np.asarray(ks, dtype=float) * dt).tolist()
     if rec is not None:  # viewer hook
         rec.finish(ph.time_s, trace)
     for n in active:
@@ -254,6 +294,8 @@ def replay(ph: Physics, stats: StepStats) -> None:
         if kind == "steps":
             for _ in range(arg):
                 step()
+        elif kind == "dt":
+            ph.set_step(arg)
         else:
             for b, pos, q, v, w in arg:
                 reset_pose(b, pos, q)

@@ -33,6 +33,8 @@ def calibration_points(region, n: int, seed: int = 20241129) -> list[tuple[float
     sd < 0.001), so the calibration
     matches the *mean* over points, as dice land anywhere."""
     rng = np.random.Generator(np.random.PCG64(seed))
+    if region.is_empty or region.area <= 0:
+        raise ValueError("no area to drop calibration dice on")  # BoardSpec refuses boards without room
     x0, y0, x1, y1 = region.bounds
     pts: list[tuple[float, float]] = []
     while len(pts) < n:
@@ -58,6 +60,8 @@ NOMINAL_REF_SEED = 12345
 NOMINAL_MAX_SPEED_MPS = 15.0
 NOMINAL_VOID_MISS_M = 9.0
 NOMINAL_MISS_PER_HIT_M = 100.0
+# what an aimed release can maximise (the fight policy chooses per throw)
+AIM_OBJECTIVES = ("hit", "damage", "kill")
 # releases: lowest hand height, and how further dice of one throw leave the same hand (lateral, up)
 MIN_RELEASE_HEIGHT_M = 0.02
 EXTRA_DIE_OFFSET_M = (0.02, 0.005)
@@ -186,6 +190,7 @@ class Thrower:
         self.templates: list[PlacedTemplate] = []  # templates lying on the board (set by a component)
         self.components: list[Component] = []
         self._solving = False
+        self.objective: tuple[str, int] = ("hit", 0)  # what the aimed release maximises (set_objective)
         sc = scenario
         self.physics = Physics(sc.physics, sc.materials)
         table_material = sc.board.table_material if sc.board else "wood"
@@ -298,15 +303,17 @@ class Thrower:
                 v = self._ballistic_speed(D, h, el)
                 if not math.isfinite(v) or v > NOMINAL_MAX_SPEED_MPS:
                     continue
-                miss, hits = [], 0
+                miss, hits, value = [], 0, 0.0
                 for q in refs:
                     res = self.throw_releases([self._make_release(v, el, rel.azimuth_deg, h, hand, u, q, np.zeros(3))])
                     o = res.outcome
                     hits += o.result == "hit"
+                    value += self._objective_value(o)
                     d = float(np.linalg.norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else NOMINAL_VOID_MISS_M
                     miss.append(d)
-                # most reference hits first; among equals, the smallest median miss distance
-                score = -hits + float(np.median(miss)) / NOMINAL_MISS_PER_HIT_M
+                # the objective first (by default: most reference hits); among equals, the smallest
+                # median miss distance
+                score = -value + float(np.median(miss)) / NOMINAL_MISS_PER_HIT_M
                 if score < best[0]:
                     best = (score, v, float(el))
         return (best[1], best[2])
@@ -317,7 +324,25 @@ class Thrower:
         key: tuple = (self.scenario.aim_key, "Thrower", None)
         for c in self.components:
             key = c.nominal_key(self, key)
+        if self.objective != ("hit", 0):  # the default key is unchanged, so cached solves stay valid
+            key = (*key, self.objective)
         return key
+
+    def set_objective(self, objective: str = "hit", need: int = 0) -> None:
+        """What the thrower's technique (the aimed release) maximises over its reference throws: "hit"
+        (the chance of a hit: the default), "damage" (the expected damage) or "kill" (the chance to deal
+        at least `need` damage, a monster's remaining life). Each objective is solved once and cached."""
+        if objective not in AIM_OBJECTIVES:
+            raise ValueError(f"aim objective must be one of {', '.join(AIM_OBJECTIVES)}, not {objective!r}")
+        self.objective = (objective, int(need) if objective == "kill" else 0)
+
+    def _objective_value(self, o: Outcome) -> float:
+        kind, need = self.objective
+        if kind == "damage":
+            return float(o.damage) if o.result == "hit" else 0.0
+        if kind == "kill":
+            return float(o.result == "hit" and (o.insta_kill or o.damage >= need))
+        return float(o.result == "hit")
 
     def set_nominal(self, value: tuple[float, float]) -> None:
         """Install an aimed release solved elsewhere (the runner solves it once per run for all workers)."""

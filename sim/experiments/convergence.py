@@ -134,8 +134,9 @@ def paired_check(scenario_a: Scenario, scenario_b: Scenario, n: int, seed: int =
         if not (math.isfinite(lo) and math.isfinite(hi)):
             lo = hi = est.value
         rows.append(Row(c, sum(x) / n, sum(y) / n, est.value, lo, hi, lo <= 0.0 <= hi))
-    a_desc = {k: v for k, v in scenario_a.physics.model_dump().items() if k in ("step_hz", "flight", "rest")}
-    b_desc = {k: v for k, v in scenario_b.physics.model_dump().items() if k in ("step_hz", "flight", "rest")}
+    keys = ("step_hz", "coarse_step_hz", "fine_speed_mps", "flight", "rest")
+    a_desc = {k: v for k, v in scenario_a.physics.model_dump().items() if k in keys}
+    b_desc = {k: v for k, v in scenario_b.physics.model_dump().items() if k in keys}
     return PairedTable(n, a_desc, b_desc, rows, sum(x != y for x, y in zip(la, lb)), sa / n, sb / n, ta_s, tb_s, confidence)
 
 
@@ -143,7 +144,8 @@ def convergence_check(scenario: Scenario, n: int, seed: int = 2024, factor: floa
                       confidence: float = 0.95, reference_flight: str = "analytic") -> PairedTable:
     """The scenario's physics against a `factor` x finer contact step (windowed rest test; flight exact
     unless reference_flight = "step")."""
-    ref = with_physics(scenario, step_hz=scenario.physics.step_hz * factor, flight=reference_flight, rest="windows")
+    hz = scenario.physics.step_hz * factor
+    ref = with_physics(scenario, step_hz=hz, coarse_step_hz=hz, flight=reference_flight, rest="windows")
     return paired_check(scenario, ref, n, seed, confidence)
 
 

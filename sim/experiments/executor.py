@@ -5,6 +5,11 @@ worker can run any chunk in any order and the records do not change. Each worker
 Scenario/Thrower (PyBullet world) per scenario key, built on first use and reused for every later
 chunk (one client per worker, never passed between processes). Results come back to the
 parent, which alone writes files, so Dask workers on other machines need no shared disk.
+
+Trust: the parent unpickles what workers return, so a Dask scheduler (and every worker it admits)
+can run code in the parent: connect only to a scheduler you control, over TLS (`security`) when
+the network is not yours. What comes back is still checked as records of the expected cell and
+throw range before it is stored (sim.experiments.integrity), which catches faults, not attacks.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import os
 import queue
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -23,6 +29,7 @@ from typing import Any
 import pyarrow as pa
 
 from sim.engine.worlds import thrower_for
+from sim.errors import SpecError
 
 # --------------------------------------------------------------------------------------------
 # the task run in workers
@@ -181,9 +188,29 @@ def run_fight_chunk(task: FightChunkTask) -> pa.Table:
     return pa.Table.from_pylist(rows)
 
 
-def _worker_init() -> None:
+PARENT_POLL_S = 0.5  # how often a worker checks that the process that started it is still there
+
+
+def watch_parent(parent: int, poll_s: float = PARENT_POLL_S) -> None:
+    """Exit this process once its parent (pid `parent`, told by the parent itself) is gone.
+
+    kill -9 of the run would otherwise leave its workers computing for nobody. The pid comes from
+    the parent because a worker still starting up when the parent dies would see init as its parent.
+    """
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os.kill(os.getpid(), signal.SIGKILL)  # no cleanup owed: nobody is left to receive results
+            time.sleep(poll_s)
+
+    threading.Thread(target=watch, name="dfsim-parent-watch", daemon=True).start()
+
+
+def _worker_init(parent: int) -> None:
     # Ctrl-C goes to the whole process group; only the parent decides what to do about it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent(parent)
     # import the engine (PyBullet, numpy, shapely: ~1.5 s) now, in every worker at once, rather than
     # when each worker gets its first chunk (which, for all but one, waits for the aim solve)
     import sim.engine.thrower  # noqa: F401
@@ -251,7 +278,7 @@ class LocalExecutor(Executor):
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
         self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(start_method),
-                                         initializer=_worker_init)
+                                         initializer=_worker_init, initargs=(os.getpid(),))
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
         """Run `fn(task)` in the process pool; the result is queued for `next_result` when done."""
@@ -280,18 +307,50 @@ class LocalExecutor(Executor):
             p.join(timeout=10)
 
 
+CONNECT_TIMEOUT_S = 10  # a scheduler that does not answer by then is reported, not waited for
+
+
+def _parent_watch_plugin():
+    """A Dask worker plugin (local clusters only): a worker exits once the run that started it is gone."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class ParentWatch(WorkerPlugin):
+        name = "dfsim-parent-watch"
+
+        def __init__(self, parent: int) -> None:
+            self.parent = parent
+
+        def setup(self, worker) -> None:
+            watch_parent(self.parent)
+
+    return ParentWatch(os.getpid())
+
+
+def _security(security: Any):
+    """A distributed Security from a dict of TLS files ({ca_file, cert, key}); None: Dask's own config."""
+    if security is None or not isinstance(security, dict):
+        return security
+    from distributed.security import Security
+
+    return Security(tls_ca_file=security.get("ca_file"), tls_client_cert=security.get("cert"),
+                    tls_client_key=security.get("key"), require_encryption=True)
+
+
 class DaskExecutor(Executor):
-    """Chunks on a Dask cluster: the scheduler at `scheduler` (tcp://HOST:PORT) or a new local cluster.
+    """Chunks on a Dask cluster: the scheduler at `scheduler` (tcp:// or tls://HOST:PORT) or a new local cluster.
 
     Each Dask worker should run one thread (`--nthreads 1`): PyBullet worlds are cached per thread,
-    so more threads means more worlds and no speed-up on CPU-bound physics.
+    so more threads means more worlds and no speed-up on CPU-bound physics. A scheduler address is
+    full trust (see the module docstring). A local cluster listens on 127.0.0.1 only and serves no
+    dashboard or information pages; its workers ignore Ctrl-C and exit when this process dies.
     """
 
     name = "dask"
 
-    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
+    def __init__(self, scheduler: str | None = None, workers: int | None = None, security: Any = None) -> None:
         super().__init__()
         try:
+            import dask
             from dask.distributed import Client, LocalCluster
         except ImportError:
             raise ImportError(
@@ -299,23 +358,32 @@ class DaskExecutor(Executor):
             ) from None
         import logging
 
-        for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
-            logging.getLogger(name).setLevel(logging.ERROR)
+        for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny",
+                     "distributed.client", "distributed.core", "distributed.comm"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         self._cluster = None
         if scheduler:
-            self._client = Client(scheduler, timeout="20s")
+            self._client = _connect(Client, scheduler, _security(security))
             info = self._client.scheduler_info()
             self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
         else:
             self.workers = int(workers or default_workers())
-            self._cluster = LocalCluster(
-                n_workers=self.workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            self._client = Client(self._cluster)
+            # no HTTP routes: distributed always opens an HTTP listener, this leaves it serving nothing
+            quiet_http: dict[str, list] = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+            with dask.config.set(quiet_http), _sigint_ignored():  # workers inherit "ignore Ctrl-C"
+                self._cluster = LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    # no dashboard, and its bare HTTP listener on a free port of 127.0.0.1 (not 8787)
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+                    silence_logs=logging.CRITICAL,
+                    security=_security(security),
+                )
+                self._client = Client(self._cluster)
+                self._client.register_plugin(_parent_watch_plugin())
         self._futures: set = set()
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
@@ -345,22 +413,58 @@ class DaskExecutor(Executor):
     def close(self) -> None:
         """Cancel outstanding tasks and close the client, and the local cluster if this executor started
         one."""
-        try:
-            if self._futures:
-                self._client.cancel(list(self._futures))
-            self._client.close()
-        finally:
-            if self._cluster is not None:
-                self._cluster.close()
+        with _sigint_ignored():  # a second Ctrl-C must not turn the shutdown into tracebacks
+            try:
+                if self._futures:
+                    self._client.cancel(list(self._futures))
+                self._client.close()
+            finally:
+                if self._cluster is not None:
+                    self._cluster.close()
 
 
-def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None) -> Executor:
+def _connect(client_cls, address: str, security):
+    """A Client of the scheduler at `address`, or one line why not (bad address: SpecError; unreachable: OSError)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, loc = parse_address(address, strict=True)
+        if protocol in ("tcp", "tls"):
+            parse_host_port(loc)
+    except (ValueError, TypeError) as exc:
+        raise SpecError("command line", "--scheduler", f"'{address}' is not a Dask scheduler address like "
+                        f"tcp://HOST:PORT or tls://HOST:PORT ({exc})") from None
+    kw = {"security": security} if security is not None else {}
+    try:
+        return client_cls(address, timeout=f"{CONNECT_TIMEOUT_S}s", **kw)
+    except (OSError, TimeoutError) as exc:
+        raise OSError(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT_S} s "
+                      f"({type(exc).__name__})") from None
+    except (ValueError, TypeError) as exc:
+        raise SpecError("command line", "--scheduler", f"cannot connect to '{address}': {exc}") from None
+
+
+class _sigint_ignored:
+    """Ignore Ctrl-C while processes are started (they inherit it) or shut down; main thread only."""
+
+    def __enter__(self) -> None:
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def __exit__(self, *exc) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
+def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None,
+                  security: Any = None) -> Executor:
     """The executor named on the command line ('local' or 'dask'); ValueError for an unknown kind or a
-    scheduler given without dask."""
+    scheduler given without dask. `security`: TLS for a Dask scheduler (see DaskExecutor)."""
     if kind == "local":
         if scheduler:
             raise ValueError("--scheduler needs --executor dask")
         return LocalExecutor(workers)
     if kind == "dask":
-        return DaskExecutor(scheduler, workers)
+        return DaskExecutor(scheduler, workers, security)
     raise ValueError(f"unknown executor '{kind}' (local or dask)")

@@ -18,6 +18,8 @@ import pandas as pd
 
 from sim.experiments.statistics import mean_interval, paired_mean_difference, paired_rate_difference, wilson
 from sim.experiments.store import Store, write_json
+from sim.formatting import estimate_text as _num
+from sim.formatting import rate_text as _pct
 
 FIGHT_SUMMARY_SCHEMA = "dfsim-fight-summary/1"
 OUTCOMES = ("won", "lost", "backed-down", "unfinished")
@@ -161,23 +163,6 @@ def _finite(obj: Any) -> Any:
 
 # ----------------------------------------------------------------------------------------------
 # report.md
-
-
-def _pct(r: dict | None) -> str:
-    if not r or r.get("rate") is None:
-        return "–"
-    return f"{100 * r['rate']:.1f} % [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
-
-
-def _num(e: dict | None, scale: float = 1.0, signed: bool = False) -> str:
-    if not e or e.get("value") is None:
-        return "–"
-    fmt = "{:+.2f}" if signed else "{:.2f}"
-
-    def f(x):
-        return "–" if x is None else fmt.format(scale * x)
-
-    return f"{f(e['value'])} [{f(e.get('lo'))}, {f(e.get('hi'))}]"
 
 
 def write_fight_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]) -> Path:

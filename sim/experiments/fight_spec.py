@@ -210,14 +210,11 @@ def is_fight_experiment(data: Mapping[str, Any]) -> bool:
 def parse_fight_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> FightExperimentSpec:
     """The fight experiment file's contents, validated; the first problem is a SpecError naming
     `source` and the field."""
+    data = dict(data)
     try:
-        return FightExperimentSpec.model_validate(dict(data))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        ctx_err = (first.get("ctx") or {}).get("error")
-        if isinstance(ctx_err, FieldError):
-            raise SpecError(source, ctx_err.field, ctx_err.problem) from None
-        raise from_validation_error(source, exc) from None
+        return FightExperimentSpec.model_validate(data)
+    except ValidationError as exc:  # FieldErrors (model checks that know their field) included
+        raise from_validation_error(source, exc, data=data) from None
 
 
 def load_any(path_or_name: str | Path) -> tuple[ExperimentSpec | FightExperimentSpec, str]:

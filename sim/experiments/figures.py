@@ -2,7 +2,9 @@
 
 Drawn with matplotlib's Agg backend (no display needed). The board is drawn from the BoardSpec's own
 geometry (the same shapes the classifier uses), so the picture shows the board the run simulated.
-Every figure works from summary.json plus, for the heat map, the x/y columns of the records.
+Every figure works from summary.json plus, for the landing map, the x/y and result columns of the
+records. A run with many cells gets several files per figure (landing.png, landing-2.png, ...), every
+cell on one of them, rather than a sample of its cells.
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ import math
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.colors import LogNorm  # noqa: E402
-from matplotlib.patches import PathPatch  # noqa: E402
-from matplotlib.path import Path as MplPath  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib import patheffects
+from matplotlib.patches import PathPatch
+from matplotlib.path import Path as MplPath
 
-MAX_PANELS = 12
-MAX_BAR_CELLS = 10
+MAX_BAR_CELLS = 10  # cells per bar figure; more are split over outcomes-2.png, ...
 DPI = 110
+_HALO = [patheffects.withStroke(linewidth=2.2, foreground="white")]  # labels stay readable over the heat
+HIT_CMAP = "RdBu"  # share of hits in a square: red (all misses) to blue (all hits); readable by most colour-blind eyes
+HOLE_COLOUR, BONES_COLOUR, PROP_COLOUR, TEMPLATE_COLOUR = "white", "#d9d9d9", "#3d3d3d", "#7d3c98"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -49,30 +53,32 @@ def _patch(geom, scale: float = 1e3, **kw) -> PathPatch | None:
     return PathPatch(MplPath(verts, codes), **kw)
 
 
-def draw_board(ax, board, labels: bool = True, alpha: float = 1.0) -> None:
-    """Outline, sections shaded by value with their values, printed bones, and holes."""
+def draw_board(ax, board, labels: bool = True, alpha: float = 1.0, palette: str = "Oranges",
+               shades: tuple[float, float] = (0.15, 0.75)) -> None:
+    """Outline, sections shaded by value (`palette`: a matplotlib colour map, from `shades[0]` for the
+    lowest value to `shades[1]` for the highest) with their values, printed bones, and holes."""
     if board is None:
         return
     values = [s.value for s in board.sections] or [0]
     vmin, vmax = min(values), max(values)
-    cmap = plt.get_cmap("Oranges")
+    cmap = plt.get_cmap(palette)
     outline = board.outline_geom
     p = _patch(outline, facecolor="#f4efe6", edgecolor="none", zorder=0, alpha=alpha)
     if p:
         ax.add_patch(p)
     for s in board.sections:  # painter's order, as the board spec layers them
         g = s.shape.geometry().intersection(outline)
-        t = 0.15 + 0.6 * ((s.value - vmin) / (vmax - vmin) if vmax > vmin else 0.5)
+        t = shades[0] + (shades[1] - shades[0]) * ((s.value - vmin) / (vmax - vmin) if vmax > vmin else 0.5)
         p = _patch(g, facecolor=cmap(t), edgecolor="#7a5c3e", linewidth=0.6, zorder=1, alpha=alpha)
         if p:
             ax.add_patch(p)
     for b in board.bones:
-        p = _patch(b.shape.geometry().intersection(outline), facecolor="#d9d9d9", edgecolor="#555555",
+        p = _patch(b.shape.geometry().intersection(outline), facecolor=BONES_COLOUR, edgecolor="#555555",
                    hatch="////", linewidth=0.6, zorder=2, alpha=alpha)
         if p:
             ax.add_patch(p)
     for g in board.hole_geoms:
-        p = _patch(g, facecolor="white", edgecolor="black", linewidth=0.8, zorder=2)
+        p = _patch(g, facecolor=HOLE_COLOUR, edgecolor="black", linewidth=0.8, zorder=2)
         if p:
             ax.add_patch(p)
     p = _patch(outline, facecolor="none", edgecolor="black", linewidth=1.2, zorder=3)
@@ -99,8 +105,8 @@ def _label_sections(ax, board) -> None:
             if poly.area < 2e-4:  # < 2 cm^2: too small to label
                 continue
             pt = poly.representative_point()
-            ax.text(pt.x * 1e3, pt.y * 1e3, str(s.value), ha="center", va="center", fontsize=7,
-                    color="#3b2a1a", zorder=6, fontweight="bold")
+            ax.text(pt.x * 1e3, pt.y * 1e3, str(s.value), ha="center", va="center", fontsize=7.5,
+                    color="#3b2a1a", zorder=6, fontweight="bold", path_effects=_HALO)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -108,6 +114,7 @@ def _label_sections(ax, board) -> None:
 
 
 HEAT_BINS = 64  # square bins across the plotted square
+PANELS_PER_PAGE = 9  # landing panels per figure; more cells are split over landing-2.png, ...
 
 
 def heat_extent(boards: list) -> float:
@@ -131,38 +138,147 @@ def landing_counts(xy_batches, extent: float, bins: int = HEAT_BINS) -> np.ndarr
     return counts
 
 
-def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str, extent: float) -> Path:
-    """Rest positions over the board, one panel per cell. panels: name, board, n, hit_rate, counts."""
+def landing_rgba(counts: np.ndarray, hits: np.ndarray, top: float) -> np.ndarray:
+    """The heat as an image (rows = y, columns = x): colour = share of hits among the throws resting in
+    a square, opacity = how many rested there (log scale up to `top`); empty squares transparent."""
+    import matplotlib
+
+    c, h = counts.T, hits.T
+    share = np.divide(h, c, out=np.zeros_like(c), where=c > 0)
+    rgba = matplotlib.colormaps[HIT_CMAP](share)
+    level = np.log(np.maximum(c, 1)) / math.log(max(top, 2.0))
+    rgba[..., 3] = np.where(c > 0, 0.5 + 0.5 * np.clip(level, 0, 1), 0.0)
+    return rgba
+
+
+def _key(ax, top: float) -> None:
+    """The 2-D colour key of `landing_rgba`: share of hits across, throws per square up."""
+    n = np.unique(np.round(np.geomspace(1, max(top, 2.0), 48)))
+    share = np.linspace(0, 1, 21)
+    counts = np.repeat(n[:, None], len(share), axis=1)
+    rgba = landing_rgba(counts.T, (counts * share[None, :]).T, top)
+    ax.imshow(rgba, origin="lower", aspect="auto", extent=(0, 100, 0, len(n)), interpolation="nearest")
+    ticks = [k for k, v in enumerate(n) if v in (1, 10, 100, 1000, 10000)] + [len(n) - 1]
+    ax.set_yticks([t + 0.5 for t in ticks], [f"{int(n[t])}" for t in ticks], fontsize=7)
+    ax.set_xticks([0, 50, 100], ["0", "50", "100"], fontsize=7)
+    ax.set_xlabel("hits among them (%)", fontsize=7)
+    ax.set_ylabel("throws resting in a square", fontsize=7)
+    ax.set_title("colour key", fontsize=8)
+
+
+def _edges(ax, board) -> None:
+    """Board outline, holes and bones drawn again over the heat, so they show through it."""
+    if board is None:
+        return
+    for geom, colour, style in ([(board.outline_geom, "black", "-")] + [(g, "black", "-") for g in board.hole_geoms]
+                                + [(b.shape.geometry().intersection(board.outline_geom), "#555555", ":") for b in board.bones]):
+        p = _patch(geom, facecolor="none", edgecolor=colour, linewidth=0.9, linestyle=style, zorder=5)
+        if p:
+            ax.add_patch(p)
+
+
+def _outline(ax, geom, label: str | None, colour: str, above: bool = False, **kw) -> None:
+    """A footprint's outline, with its name inside it, or just above it (`above`: thin props, walls)."""
+    p = _patch(geom, facecolor="none", edgecolor=colour, linewidth=1.4, zorder=5, **kw)
+    if p:
+        ax.add_patch(p)
+    if label:
+        x0, _y0, x1, y1 = geom.bounds
+        pt = geom.representative_point()
+        x, y = ((x0 + x1) / 2, y1) if above else (pt.x, pt.y)
+        ax.annotate(label, (x * 1e3, y * 1e3), xytext=(0, 3 if above else 0), textcoords="offset points", fontsize=6.5,
+                    color=colour, ha="center", va="bottom" if above else "center", zorder=7, path_effects=_HALO)
+
+
+def _thrower(ax, xy_mm: tuple[float, float] | None, extent: float) -> None:
+    """Where the thrower stands: on -x, usually beyond the drawn square - then an arrow at its edge."""
+    if xy_mm is None:
+        return
+    x, y = xy_mm
+    inside = -extent < x
+    at = (x if inside else -extent * 0.97, float(np.clip(y, -extent * 0.9, extent * 0.9)))
+    ax.plot(*at, marker=">", markersize=9, color="black", zorder=8, clip_on=False)
+    text = "thrower" if inside else f"thrower\n{-x:.0f} mm ←"
+    ax.annotate(text, at, xytext=(4, 6), textcoords="offset points", fontsize=6.5, zorder=8, path_effects=_HALO)
+
+
+def _legend_handles(panels: list[dict[str, Any]]) -> list:
+    """Legend entries for what the panels show: holes, bones, props, templates, the thrower."""
+    from matplotlib.artist import Artist
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    h: list[Artist] = []
+    if any(p["board"] is not None and p["board"].holes for p in panels):
+        h.append(Patch(facecolor=HOLE_COLOUR, edgecolor="black", label="hole (the die falls through)"))
+    if any(p["board"] is not None and p["board"].bones for p in panels):
+        h.append(Patch(facecolor=BONES_COLOUR, edgecolor="#555555", hatch="////", label="printed bones (a miss)"))
+    if any(p.get("props") for p in panels):
+        h.append(Patch(facecolor="none", edgecolor=PROP_COLOUR, linewidth=1.4, linestyle="--", label="prop (nominal place)"))
+    if any(p.get("templates") for p in panels):
+        h.append(Patch(facecolor="none", edgecolor=TEMPLATE_COLOUR, linewidth=1.4, label="laid template"))
+    h.append(Line2D([], [], marker=">", color="black", linestyle="none", label="thrower (throws toward +x)"))
+    return h
+
+
+def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str, extent: float, top: float | None = None) -> Path:
+    """Rest positions over the board, one panel per cell: coloured by the share of hits, opacity by count.
+
+    panels: name, board, n, hit_rate (text), counts and hits (HEAT_BINS x HEAT_BINS), and optionally
+    props [(name, type, polygon m)], templates [(name, polygon m)], flipped [names], thrower (x, y mm).
+    `top`: the count at full opacity (the same on every page of a split figure, so pages compare)."""
     n = len(panels)
     cols = min(n, 3)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols + 1.2, 4.0 * rows + 0.4), squeeze=False,
-                             layout="constrained")
-    top = max([float(p["counts"].max()) for p in panels] + [2.0])
-    norm = LogNorm(vmin=1, vmax=top)  # one colour scale for every panel, so panels compare
-    mesh = None
-    for ax, p in zip(axes.flat, panels, strict=False):
-        draw_board(ax, p["board"])
-        edges = np.linspace(-extent, extent, p["counts"].shape[0] + 1)
-        c = np.ma.masked_less(p["counts"].T, 1)
-        mesh = ax.pcolormesh(edges, edges, c, cmap="viridis", norm=norm, alpha=0.85, zorder=4, linewidth=0)
+    fig = plt.figure(figsize=(4.2 * cols + 2.2, 4.1 * rows + 0.6), layout="constrained")
+    grid = fig.add_gridspec(rows, cols + 1, width_ratios=[1.0] * cols + [0.42])
+    top = top or max([float(p["counts"].max()) for p in panels] + [2.0])
+    for k, p in enumerate(panels):
+        ax = fig.add_subplot(grid[k // cols, k % cols])
+        draw_board(ax, p["board"], palette="Greys", shades=(0.04, 0.3))  # greys under the red/blue heat
+        rgba = landing_rgba(p["counts"], p["hits"], top)
+        ax.imshow(rgba, origin="lower", extent=(-extent, extent, -extent, extent), interpolation="nearest", zorder=4)
+        _edges(ax, p["board"])
+        labelled = set()
+        for name, _type, geom in p.get("props", ()):
+            _outline(ax, geom, None if name in labelled else name, PROP_COLOUR, above=True, linestyle="--")
+            labelled.add(name)
+        for name, geom in p.get("templates", ()):
+            _outline(ax, geom, name, TEMPLATE_COLOUR)
+        _thrower(ax, p.get("thrower"), extent)
         ax.set_xlim(-extent, extent)
         ax.set_ylim(-extent, extent)
         ax.set_aspect("equal")
-        ax.set_title(f"{p['name']}  (n={p['n']}, hits {p['hit_rate']})", fontsize=9)
+        note = f"\n+ flipped before every throw: {', '.join(p['flipped'])}" if p.get("flipped") else ""
+        ax.set_title(f"{p['name']}  (n={p['n']}, hits {p['hit_rate']}){note}", fontsize=9)
         ax.set_xlabel("x (mm, throw direction →)", fontsize=8)
         ax.set_ylabel("y (mm)", fontsize=8)
         ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[n:]:
-        ax.axis("off")
-    if mesh is not None:
-        cb = fig.colorbar(mesh, ax=axes.ravel().tolist(), shrink=0.8)
-        cb.set_label(f"throws resting in each {2 * extent / HEAT_BINS:.0f} mm square (log scale; border\n"
-                     "squares also hold the throws that went farther)", fontsize=8)
-    fig.suptitle(title, fontsize=11)
+    key = fig.add_subplot(grid[0, cols])
+    key.set_box_aspect(1.6)
+    _key(key, top)
+    for r in range(1, rows):
+        fig.add_subplot(grid[r, cols]).axis("off")
+    fig.legend(handles=_legend_handles(panels), loc="outside lower center", ncols=5, fontsize=8, frameon=False)
+    fig.suptitle(f"{title}\nsquares of {2 * extent / HEAT_BINS:.0f} mm; the border squares also hold the throws that "
+                 "went farther", fontsize=10)
     fig.savefig(path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+def landing_maps(path: Path, panels: list[dict[str, Any]], title: str, extent: float) -> list[Path]:
+    """Every cell's landing panel, PANELS_PER_PAGE to a file (landing.png, landing-2.png, ...), all on
+    one opacity scale so the files compare."""
+    if not panels:
+        return []
+    pages = _pages(panels, PANELS_PER_PAGE)
+    top = max([float(p["counts"].max()) for p in panels] + [2.0])
+    out = []
+    for k, page in enumerate(pages):
+        note = _page_note(k, len(pages), len(page), k * PANELS_PER_PAGE, len(panels))
+        out.append(landing_heatmap(_page_path(path, k), page, f"{title}{note}", extent, top))
+    return out
 
 
 def _grouped_bars(ax, cells: list[dict], key: str, categories: list[str]) -> None:
@@ -184,30 +300,79 @@ def _grouped_bars(ax, cells: list[dict], key: str, categories: list[str]) -> Non
         ax.legend(fontsize=7, ncol=2)
 
 
-def outcome_bars(path: Path, summary: dict, conf_label: str) -> Path:
-    """Rate of each outcome reason per cell, with intervals."""
-    cells = _pick(summary["variants"], MAX_BAR_CELLS)
-    cats = _categories(cells, "reasons")
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(cats) * max(1, len(cells) ** 0.5) + 2), 4.2))
-    _grouped_bars(ax, cells, "reasons", cats)
-    ax.set_title(f"Outcome reasons ({conf_label} Wilson intervals){_shown(summary, cells)}", fontsize=10)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
-    return path
+def _pages(items: list, size: int) -> list[list]:
+    """Consecutive pages of at most `size` items (a figure per page: nothing is left out)."""
+    return [items[i: i + size] for i in range(0, len(items), size)] or [[]]
 
 
-def section_bars(path: Path, summary: dict, conf_label: str) -> Path:
-    """Share of throws counted in a section of each value, per cell, with intervals."""
-    cells = _pick(summary["variants"], MAX_BAR_CELLS)
-    seen = {k for c in cells for k, v in c["values"].items() if v["count"] > 0}
+def _page_path(path: Path, page: int) -> Path:
+    """figures/x.png for the first page, figures/x-2.png, x-3.png ... for the next."""
+    return path if page == 0 else path.with_name(f"{path.stem}-{page + 1}{path.suffix}")
+
+
+def _page_note(page: int, pages: int, shown: int, first: int, total: int) -> str:
+    return "" if pages == 1 else f" — part {page + 1} of {pages}: cells {first + 1}–{first + shown} of {total}"
+
+
+def outcome_bars(path: Path, summary: dict, conf_label: str) -> list[Path]:
+    """Rate of each outcome reason per cell, with intervals; split over several files beyond
+    MAX_BAR_CELLS cells (the categories are those of the whole run, so the files compare)."""
+    cats = _categories(summary["variants"], "reasons")
+    pages = _pages(summary["variants"], MAX_BAR_CELLS)
+    out = []
+    for k, cells in enumerate(pages):
+        fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(cats) * max(1, len(cells) ** 0.5) + 2), 4.2))
+        _grouped_bars(ax, cells, "reasons", cats)
+        note = _page_note(k, len(pages), len(cells), k * MAX_BAR_CELLS, len(summary["variants"]))
+        ax.set_title(f"Outcome reasons ({conf_label} Wilson intervals){note}", fontsize=10)
+        out.append(_page_path(path, k))
+        fig.savefig(out[-1], dpi=DPI, bbox_inches="tight")
+        plt.close(fig)
+    return out
+
+
+def section_bars(path: Path, summary: dict, conf_label: str) -> list[Path]:
+    """Share of throws counted in a section of each value, per cell, with intervals (split as above)."""
+    seen = {k for c in summary["variants"] for k, v in c["values"].items() if v["count"] > 0}
     cats = sorted((k for k in seen if k != "none"), key=int) + (["none"] if "none" in seen else [])
-    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(cats) * max(1, len(cells) ** 0.5) + 2), 4.2))
-    _grouped_bars(ax, cells, "values", cats or ["none"])
-    ax.set_xlabel("value of the section the die counted in ('none': no section, e.g. a miss)")
-    ax.set_title(f"Section values ({conf_label} Wilson intervals){_shown(summary, cells)}", fontsize=10)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    pages = _pages(summary["variants"], MAX_BAR_CELLS)
+    out = []
+    for k, cells in enumerate(pages):
+        fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(cats) * max(1, len(cells) ** 0.5) + 2), 4.2))
+        _grouped_bars(ax, cells, "values", cats or ["none"])
+        ax.set_xlabel("value of the section the die counted in ('none': no section, e.g. a miss)")
+        note = _page_note(k, len(pages), len(cells), k * MAX_BAR_CELLS, len(summary["variants"]))
+        ax.set_title(f"Section values ({conf_label} Wilson intervals){note}", fontsize=10)
+        out.append(_page_path(path, k))
+        fig.savefig(out[-1], dpi=DPI, bbox_inches="tight")
+        plt.close(fig)
+    return out
+
+
+def damage_bars(path: Path, summary: dict, conf_label: str) -> list[Path]:
+    """Mean damage per throw of each cell with its percentile-bootstrap interval (never below 0: damage
+    is never negative, and the bootstrap interval stays within the damage values thrown)."""
+    pages = _pages(summary["variants"], 4 * MAX_BAR_CELLS)
+    out = []
+    for k, cells in enumerate(pages):
+        names = [c["name"] for c in cells]
+        y = np.arange(len(cells))[::-1]
+        v = np.array([np.nan if c["damage"]["value"] is None else c["damage"]["value"] for c in cells], float)
+        lo = np.array([np.nan if c["damage"].get("lo") is None else c["damage"]["lo"] for c in cells], float)
+        hi = np.array([np.nan if c["damage"].get("hi") is None else c["damage"]["hi"] for c in cells], float)
+        fig, ax = plt.subplots(figsize=(7, 1.2 + 0.32 * len(cells)))
+        ax.barh(y, np.nan_to_num(v), color="tab:blue", alpha=0.75,
+                xerr=[np.nan_to_num(v - lo), np.nan_to_num(hi - v)], capsize=3, error_kw={"linewidth": 0.9})
+        ax.set_yticks(y, names, fontsize=8)
+        ax.set_xlim(left=0)
+        ax.set_xlabel("mean damage per throw")
+        ax.grid(axis="x", alpha=0.3)
+        note = _page_note(k, len(pages), len(cells), k * 4 * MAX_BAR_CELLS, len(summary["variants"]))
+        ax.set_title(f"Mean damage ({conf_label} percentile-bootstrap intervals){note}", fontsize=10)
+        out.append(_page_path(path, k))
+        fig.savefig(out[-1], dpi=DPI, bbox_inches="tight")
+        plt.close(fig)
+    return out
 
 
 def comparison(path: Path, summary: dict, conf_label: str) -> Path:
@@ -276,50 +441,68 @@ def _categories(cells: list[dict], key: str) -> list[str]:
     return [k for k, _ in sorted(total.items(), key=lambda kv: (-kv[1], kv[0])) if total[k] > 0] or ["none"]
 
 
-def _pick(items: list, k: int) -> list:
-    if len(items) <= k:
-        return list(items)
-    idx = np.unique(np.linspace(0, len(items) - 1, k).round().astype(int))
-    return [items[i] for i in idx]
+def _cell_drawing(scenario) -> dict[str, Any]:
+    """What a landing panel draws besides the board: props, laid and flipped templates, the thrower."""
+    from sim.specs.template import PlacedTemplate, flat_pose, load_template
+    from sim.world.props import prop_footprints
 
-
-def _shown(summary: dict, cells: list) -> str:
-    n = len(summary["variants"])
-    return "" if len(cells) == n else f" — {len(cells)} of {n} cells"
+    laid, flipped = [], []
+    counts: dict[str, int] = {}
+    for setup in scenario.templates:
+        spec = load_template(setup.name)
+        if setup.flip:
+            flipped.append(spec.name)
+            continue
+        counts[spec.name] = counts.get(spec.name, 0) + 1
+        pos, q = flat_pose(spec, setup.x_mm, setup.y_mm, setup.yaw_deg, 0.0)
+        laid.append((spec.name, PlacedTemplate(spec.name, spec, pos, q).footprint))
+    rel = scenario.shot.release
+    return {"props": prop_footprints(scenario), "templates": laid, "flipped": flipped,
+            "thrower": (-rel.distance_mm, rel.lateral_mm)}
 
 
 def draw_figures(store, exp, summary: dict) -> list[Path]:
-    """All figures for a finished run, written to OUT/figures/; returns their paths."""
+    """All figures for a finished run, written to OUT/figures/; returns their paths. Runs with many
+    cells get several files per figure (landing.png, landing-2.png, ...), each page complete."""
     from sim.specs.scenario import Scenario
 
     fig_dir = store.root / "figures"
     fig_dir.mkdir(exist_ok=True)
+    for stem in ("landing", "outcomes", "sections", "damage"):  # further pages of an earlier drawing
+        for old in fig_dir.glob(f"{stem}-[0-9]*.png"):
+            old.unlink()
     conf_label = f"{round(100 * exp.spec.confidence):g} %"
     out: list[Path] = []
-    picked = [c for c in _pick(exp.cells, MAX_PANELS)]
-    boards: dict[str, Any] = {}
-    for cell in picked:
-        if cell.key not in boards:
-            boards[cell.key] = Scenario.build(**cell.inputs).board
-    extent = heat_extent(list(boards.values()))
-    counts = {cell.index: np.zeros((HEAT_BINS, HEAT_BINS)) for cell in picked}
-    for c, table in store.iter_cell_batches(["x_mm", "y_mm"]):
+    scenarios: dict[str, Any] = {}
+    drawings: dict[str, dict[str, Any]] = {}
+    for cell in exp.cells:
+        if cell.key not in scenarios:
+            scenarios[cell.key] = sc = Scenario.build(**cell.inputs)
+            drawings[cell.key] = _cell_drawing(sc)
+    extent = heat_extent([sc.board for sc in scenarios.values()])
+    counts = {cell.index: np.zeros((HEAT_BINS, HEAT_BINS)) for cell in exp.cells}
+    hits = {cell.index: np.zeros((HEAT_BINS, HEAT_BINS)) for cell in exp.cells}
+    for c, table in store.iter_cell_batches(["x_mm", "y_mm", "result"]):
         if c in counts:
-            xy = (table.column("x_mm").to_numpy(zero_copy_only=False), table.column("y_mm").to_numpy(zero_copy_only=False))
-            counts[c] += landing_counts([xy], extent)
+            x = table.column("x_mm").to_numpy(zero_copy_only=False)
+            y = table.column("y_mm").to_numpy(zero_copy_only=False)
+            hit = np.asarray(table.column("result").to_pylist(), dtype=object) == "hit"
+            counts[c] += landing_counts([(x, y)], extent)
+            hits[c] += landing_counts([(x[hit], y[hit])], extent)
     by_name = {v["name"]: v for v in summary["variants"]}
     panels = []
-    for cell in picked:
-        s = by_name[cell.name]
+    for cell in exp.cells:
+        s = by_name.get(cell.name)
+        if s is None:
+            continue
         hr = s["hit_rate"]
-        panels.append({"name": cell.name, "board": boards[cell.key], "n": s["n"], "counts": counts[cell.index],
-                       "hit_rate": f"{100 * hr['rate']:.0f} %" if hr["rate"] is not None else "–"})
-    if panels:
-        shown = "" if len(panels) == len(exp.cells) else f" — {len(panels)} of {len(exp.cells)} cells"
-        out.append(landing_heatmap(fig_dir / "landing.png", panels, f"{exp.name}: where the die came to rest{shown}",
-                                   extent))
-    out.append(outcome_bars(fig_dir / "outcomes.png", summary, conf_label))
-    out.append(section_bars(fig_dir / "sections.png", summary, conf_label))
+        panels.append({"name": cell.name, "board": scenarios[cell.key].board, "n": s["n"], "counts": counts[cell.index],
+                       "hits": hits[cell.index], "hit_rate": f"{100 * hr['rate']:.0f} %" if hr["rate"] is not None else "–",
+                       **drawings[cell.key]})
+    out += landing_maps(fig_dir / "landing.png", panels, f"{exp.name}: where the die came to rest", extent)
+    out += outcome_bars(fig_dir / "outcomes.png", summary, conf_label)
+    out += section_bars(fig_dir / "sections.png", summary, conf_label)
+    out += damage_bars(fig_dir / "damage.png", summary, conf_label)
     if summary["differences"]:
         out.append(comparison(fig_dir / "comparison.png", summary, conf_label))
     if summary["sweep"]:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from sim.experiments.statistics import (
-    mean_interval_from_moments,
+    bootstrap_mean_from_counts,
     paired_mean_difference,
     paired_rate_difference,
     rate_mask,
@@ -23,6 +23,8 @@ from sim.experiments.statistics import (
     wilson,
 )
 from sim.experiments.store import Store, write_json
+from sim.formatting import estimate_text as _num
+from sim.formatting import rate_text as _pct
 
 SUMMARY_SCHEMA = "dfsim-summary/1"
 COLUMNS = ["index", "result", "reason", "section", "value", "face", "damage", "insta_kill", "cocked"]
@@ -46,8 +48,6 @@ class CellStats:
         self.cocked = 0
         self.stop_rate = stop_rate
         self.stop_count = 0
-        self._mean = 0.0
-        self._m2 = 0.0
         self._index: list[np.ndarray] = []
         self._hit: list[np.ndarray] = []
         self._damage: list[np.ndarray] = []
@@ -75,14 +75,7 @@ class CellStats:
         self.cocked += int(df["cocked"].fillna(False).astype(bool).sum())
         if self.stop_rate is not None:
             self.stop_count += int(rate_mask(df, self.stop_rate).sum())
-        # pairwise update of the mean and the sum of squared deviations (Chan, Golub & LeVeque)
-        b_mean = float(dmg.mean())
-        b_m2 = float(((dmg - b_mean) ** 2).sum())
-        total = self.n + m
-        delta = b_mean - self._mean
-        self._mean += delta * m / total
-        self._m2 += b_m2 + delta * delta * self.n * m / total
-        self.n = total
+        self.n += m
         self._index.append(df["index"].to_numpy(np.int64))
         self._hit.append(hit)
         self._damage.append(dmg)
@@ -92,6 +85,11 @@ class CellStats:
         if not self._index:
             return np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0)
         return np.concatenate(self._index), np.concatenate(self._hit), np.concatenate(self._damage)
+
+    def damage(self, confidence: float):
+        """Mean damage per throw with its percentile-bootstrap interval (never below 0; see statistics)."""
+        values, counts = np.unique(self.paired()[2], return_counts=True)
+        return bootstrap_mean_from_counts(values, counts, confidence)
 
     def summary(self, confidence: float) -> dict[str, Any]:
         """The cell's rates with Wilson intervals and its mean damage with a confidence interval, at
@@ -112,7 +110,7 @@ class CellStats:
             "faces": _rates(self.counts["faces"], n, confidence),
             "insta_kill": wilson(self.insta_kill, n, confidence).as_dict(),
             "cocked": wilson(self.cocked, n, confidence).as_dict(),
-            "damage": mean_interval_from_moments(n, self._mean, self._m2, confidence).as_dict(),
+            "damage": self.damage(confidence).as_dict(),
         }
         if self.stop_rate is not None:
             out["stop_rate"] = {"rate": self.stop_rate, **wilson(self.stop_count, n, confidence).as_dict()}
@@ -233,23 +231,6 @@ def _finite(obj: Any) -> Any:
 # report.md
 
 
-def _pct(r: dict) -> str:
-    if not r or r.get("rate") is None:
-        return "–"
-    return f"{100 * r['rate']:.1f} % [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
-
-
-def _num(e: dict, scale: float = 1.0, signed: bool = False) -> str:
-    if not e or e.get("value") is None:
-        return "–"
-    fmt = "{:+.2f}" if signed else "{:.2f}"
-
-    def f(x):
-        return "–" if x is None else fmt.format(scale * x)
-
-    return f"{f(e['value'])} [{f(e.get('lo'))}, {f(e.get('hi'))}]"
-
-
 def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]) -> Path:
     """A short Markdown report: key table, differences, sweep table and the figures."""
     spec = exp.spec
@@ -259,7 +240,8 @@ def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]
         lines += [spec.description.strip(), ""]
     lines += [
         f"Experiment hash `{exp.hash}`, root seed {spec.seed}, {summary['total_throws']} throws in "
-        f"{len(exp.cells)} cell(s). Intervals are {pc}: Wilson for rates, t for mean damage, "
+        f"{len(exp.cells)} cell(s). Intervals are {pc}: Wilson for rates, percentile bootstrap for mean "
+        "damage (never below 0), "
         "Newcombe (paired) and paired t for differences. Every cell uses the same random draws for "
         "throw k (common random numbers), so differences are paired.",
         "",

@@ -4,6 +4,11 @@ Why it is built this way: throw k's release depends only on (root seed, k), and 
 function of its cell and index range, so the records are the same whatever the executor, the number
 of workers or the order chunks finish in. The parent process alone touches the output folder; a
 stopping rule is decided on whole prefixes of chunks in throw order, so it too is deterministic.
+
+Nothing on disk is taken on trust: on every (re)run each chunk must match the sha256 the manifest
+recorded for it and hold exactly the throws its name stands for, the prepared aim must match its
+hash, and whatever a worker returns is checked the same way before it is stored. What fails is
+reported in one line and recomputed (sim.experiments.integrity).
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ import math
 import queue
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from sim.errors import SpecError
 from sim.experiments.executor import (
@@ -33,9 +40,21 @@ from sim.experiments.executor import (
     run_prepare,
 )
 from sim.experiments.fight_spec import FightExperiment, FightExperimentSpec, resolve_any, throws_folder
+from sim.experiments.integrity import (
+    ChunkLayout,
+    Plan,
+    check_records,
+    non_finite_path,
+    read_json_object,
+    value_digest,
+    verify_chunk,
+)
+from sim.experiments.progress import RunProgress
 from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
-from sim.experiments.store import Store, write_json
+from sim.experiments.store import FIGURE_DIR, Store
+
+MAX_NOTES = 20  # repair lines printed; the rest are counted (dfsim doctor lists them all)
 
 
 class Interrupted(Exception):
@@ -50,20 +69,16 @@ class Interrupted(Exception):
 
 
 def chunk_bounds(throws: int, max_throws: int, size: int) -> list[tuple[int, int]]:
-    """Index ranges of the chunks of one cell: `throws` split by size, then on to max_throws.
-
-    The boundary at `throws` is always a chunk end, so a stopping rule is first checked there.
-    """
-    out = [(s, min(s + size, throws)) for s in range(0, throws, size)]
-    out += [(s, min(s + size, max_throws)) for s in range(throws, max_throws, size)]
-    return out
+    """Index ranges of the chunks of one cell (a list, for inspection; the runner never builds it)."""
+    layout = ChunkLayout(throws, max_throws, size)
+    return [layout.bounds(j) for j in range(layout.count)]
 
 
 @dataclass
 class _CellPlan:
     """Progress of one cell: which chunks are done and, with a stopping rule, where it stops."""
 
-    bounds: list[tuple[int, int]]
+    layout: ChunkLayout
     min_throws: int
     done: dict[int, tuple[int, int]] = field(default_factory=dict)  # chunk -> (rate count, n)
     stop_at: int | None = None  # last chunk in the records, once decided
@@ -71,9 +86,10 @@ class _CellPlan:
     _checked: int = 0  # chunks 0.._checked-1 are folded into _k/_n
     _k: int = 0
     _n: int = 0
+    _cursor: int = 0  # chunks below it are done or running
 
     def decide(self, stop_rule, confidence: float) -> None:
-        last = len(self.bounds) - 1
+        last = self.layout.count - 1
         if stop_rule is None:
             self.stop_at, self.stopped_by = last, "throws"
             return
@@ -83,7 +99,7 @@ class _CellPlan:
             self._k += k
             self._n += n
             self._checked += 1
-            end = self.bounds[j][1]
+            end = self.layout.bounds(j)[1]
             if end >= self.min_throws and interval_width(wilson(self._k, self._n, confidence)) <= stop_rule.width:
                 self.stop_at, self.stopped_by = j, "width"
             elif j == last:
@@ -91,7 +107,7 @@ class _CellPlan:
 
     @property
     def limit(self) -> int:
-        return self.stop_at if self.stop_at is not None else len(self.bounds) - 1
+        return self.stop_at if self.stop_at is not None else self.layout.count - 1
 
     @property
     def complete(self) -> bool:
@@ -99,11 +115,17 @@ class _CellPlan:
 
     @property
     def planned_throws(self) -> int:
-        return self.bounds[self.limit][1]
+        return self.layout.bounds(self.limit)[1]
 
     @property
     def throws_done(self) -> int:
-        return sum(self.bounds[j][1] - self.bounds[j][0] for j in self.done if j <= self.limit)
+        return sum(n for j, (_, n) in self.done.items() if j <= self.limit)
+
+    def next_free(self, cell: int, in_flight: set[tuple[int, int]]) -> int | None:
+        """The lowest chunk neither done nor running (None: every chunk up to the limit is)."""
+        while self._cursor <= self.limit and (self._cursor in self.done or (cell, self._cursor) in in_flight):
+            self._cursor += 1
+        return self._cursor if self._cursor <= self.limit else None
 
 
 @dataclass
@@ -116,31 +138,37 @@ class Results:
     figures: list[Path] = field(default_factory=list)
     elapsed_s: float = 0.0
     throws_run: int = 0  # throws (of a fight experiment: fights) computed by this call (not resumed from disk)
+    repairs: list[str] = field(default_factory=list)  # what this call found damaged and recomputed
     throws: Results | None = None  # a fight experiment's throw experiment, when this call ran or reopened it
 
     @cached_property
     def records(self) -> pd.DataFrame:
+        """Every record of the run, one row per throw (per fight), cell by cell in throw order."""
         return pd.read_parquet(self.out / "records.parquet")
 
     @property
     def report(self) -> Path:
+        """The run's Markdown report."""
         return self.out / "report.md"
 
 
-def _progress(total: int, initial: int, quiet: bool, unit: str = "throw"):
-    from tqdm.auto import tqdm
+class _Notes:
+    """Repair reports: one line each on stderr (the first MAX_NOTES), all kept for Results.repairs."""
 
-    return tqdm(
-        total=total,
-        initial=initial,
-        unit=unit,
-        unit_scale=False,
-        smoothing=0.1,
-        disable=quiet,
-        file=sys.stderr,
-        dynamic_ncols=True,
-        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} " + unit + "s [{elapsed}<{remaining}, {rate_fmt}]",
-    )
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, line: str) -> None:
+        """Report one repair."""
+        self.items.append(line)
+        if len(self.items) <= MAX_NOTES:
+            print(f"dfsim: {line}", file=sys.stderr)
+
+    def close(self) -> None:
+        """Say how many repairs were not printed."""
+        if len(self.items) > MAX_NOTES:
+            print(f"dfsim: ... and {len(self.items) - MAX_NOTES} more repairs (dfsim doctor lists problems)",
+                  file=sys.stderr)
 
 
 def run_experiment(
@@ -154,6 +182,7 @@ def run_experiment(
     max_throws: int | None = None,
     figures: bool = True,
     max_fights: int | None = None,
+    security: Any = None,
     _chunk_fn=run_chunk,
     _prepare_fn=run_prepare,
 ) -> Results:
@@ -162,90 +191,133 @@ def run_experiment(
     `path_or_spec`: an experiment file, a built-in experiment name, a parsed ExperimentSpec (or
     FightExperimentSpec) or a plain dict of the file's content. `out` defaults to
     results/<experiment name>/. A fight experiment first runs (or resumes) the throw experiment it
-    names, into the folder of that name beside `out`, unless that run is already complete;
-    `max_throws` caps that experiment, `max_fights` the fights per cell. Bad input raises
-    sim.errors.SpecError before anything is written; Ctrl-C raises Interrupted with finished chunks kept.
+    names, into the folder of that name beside `out`, unless that run is already complete and
+    verifies; `max_throws` caps that experiment, `max_fights` the fights per cell. `security`
+    (Dask only): a distributed.security.Security, or a dict with ca_file, cert and key for TLS.
+    Bad input raises sim.errors.SpecError before anything is written (a scheduler that cannot be
+    reached raises OSError, also before); Ctrl-C raises Interrupted with finished chunks kept;
+    a full disk raises OSError with finished chunks kept.
     """
 
     t0 = time.perf_counter()
     exp = resolve_any(path_or_spec, max_throws=max_throws, max_fights=max_fights)
+    require_finite(exp)
     out = Path(out) if out is not None else Path("results") / exp.name
-    Store.check(out, exp.hash, force)
     if isinstance(executor, str) and executor not in ("local", "dask"):
         raise SpecError("command line", "--executor", f"unknown executor '{executor}' (local or dask)")
     if workers is not None and workers < 1:
         raise SpecError("command line", "--workers", "must be at least 1")
+    Store.check(out, exp.hash, force)
     throws = None
     if isinstance(exp, FightExperiment):
         if exp.throws_dir is None:
             tdir = throws_folder(exp, out)
             Store.check(tdir, exp.throws_hash, False)
-            throws = _throws_results(exp, tdir, workers, executor, scheduler, quiet, figures)
+            throws = _throws_results(exp, tdir, workers, executor, scheduler, quiet, figures, security)
             exp = exp.with_throws_dir(tdir)
         if _chunk_fn is run_chunk:
             _chunk_fn = run_fight_chunk
         _prepare_fn = None
-    store = Store.prepare(out, exp, force)
+    given = executor if isinstance(executor, Executor) else None
+    owned: list[Executor] = []
+
+    def get_executor() -> Executor:
+        if given is not None:
+            return given
+        if not owned:
+            owned.append(make_executor(str(executor), workers, scheduler, security))
+        return owned[0]
+
     try:
-        res = _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_fn, _prepare_fn, t0)
+        if given is None and executor == "dask" and scheduler:
+            get_executor()  # connect now: an unreachable scheduler must not leave a folder behind
+        store = Store.prepare(out, exp, force, plan=plan_of(exp).to_json())
+        try:
+            res = _run(exp, store, out, get_executor, quiet, figures, _chunk_fn, _prepare_fn, t0)
+        finally:
+            store.close()
     finally:
-        store.close()
+        for ex in owned:
+            ex.close()
     res.throws = throws
     return res
 
 
-def _throws_results(exp: FightExperiment, out: Path, workers, executor, scheduler, quiet, figures) -> Results:
-    """The throw experiment a fight experiment draws from: reopened when complete, else run or resumed."""
+def _throws_results(exp: FightExperiment, out: Path, workers, executor, scheduler, quiet, figures,
+                    security) -> Results:
+    """The throw experiment a fight experiment draws from: reopened when complete and verified, else run
+    (or resumed, repairing what does not verify)."""
+    from sim.experiments.checkup import examine
+
     texp = exp.throws_experiment
-    manifest = out / "manifest.json"
-    if manifest.is_file():
-        try:
-            m = json.loads(manifest.read_text())
-        except (OSError, ValueError):
-            m = {}
-        if m.get("experiment_hash") == texp.hash and m.get("state") == "complete" and (out / "summary.json").is_file():
-            return Results(out=out, summary=json.loads((out / "summary.json").read_text()), experiment=texp)
+    manifest, _ = read_json_object(out / "manifest.json")
+    if (manifest and manifest.get("experiment_hash") == texp.hash and manifest.get("state") == "complete"
+            and examine(out).healthy):
+        summary, _ = read_json_object(out / "summary.json")
+        return Results(out=out, summary=summary or {}, experiment=texp)
     if not quiet:
         print(f"recording the throws first: {texp.name} -> {out}", file=sys.stderr)
     return run_experiment(texp.source, out=out, workers=workers, executor=executor, scheduler=scheduler,
-                          quiet=quiet, figures=figures, max_throws=exp.throws_cap)
+                          quiet=quiet, figures=figures, max_throws=exp.throws_cap, security=security)
 
 
-def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_fn, _prepare_fn, t0) -> Results:
+def require_finite(exp: Experiment | FightExperiment) -> None:
+    """Refuse NaN and infinity anywhere in the experiment before anything is written (they cannot be stored)."""
+    path = non_finite_path(exp.spec.model_dump())
+    if path is None:
+        try:
+            json.dumps(exp.resolved(), allow_nan=False)
+            return
+        except ValueError:
+            path = non_finite_path(exp.resolved()) or ""
+    raise SpecError(exp.source, path, "must be a finite number (not NaN or infinity)")
+
+
+def plan_of(exp: Experiment | FightExperiment) -> Plan:
+    """What the run's chunks must hold: the seed, the chunk layout of every cell, each cell's key."""
+    keys = tuple(c.key for c in exp.cells)
+    if isinstance(exp, FightExperiment):
+        return Plan(exp.spec.seed, ChunkLayout(exp.fights, exp.fights, exp.spec.chunk_fights), keys)
+    spec = exp.spec
+    return Plan(spec.seed, ChunkLayout(spec.throws, exp.max_throws, spec.chunk_throws), keys)
+
+
+def _stop_rule(exp: Experiment | FightExperiment):
+    return None if isinstance(exp, FightExperiment) else exp.spec.stop
+
+
+def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executor: Callable[[], Executor],
+         quiet: bool, figures: bool, chunk_fn, prepare_fn, t0: float) -> Results:
     fights = isinstance(exp, FightExperiment)
     spec = exp.spec
-    if fights:
-        first = most = exp.fights
-        size, stop_rule = spec.chunk_fights, None
-    else:
-        first, most, size, stop_rule = spec.throws, exp.max_throws, spec.chunk_throws, spec.stop
-    plans = [_CellPlan(chunk_bounds(first, most, size), first) for _ in exp.cells]
-    for c, j in sorted(store.done_chunks()):
-        if c >= len(plans) or j >= len(plans[c].bounds):
-            continue
-        n = plans[c].bounds[j][1] - plans[c].bounds[j][0]
-        k = int(rate_mask(store.read_chunk(c, j), stop_rule.rate).sum()) if stop_rule else 0
-        plans[c].done[j] = (k, n)
-    for p in plans:
-        p.decide(stop_rule, spec.confidence)
-
-    resumed = sum(p.throws_done for p in plans)
-    bar = _progress(sum(p.planned_throws for p in plans), resumed, quiet, "fight" if fights else "throw")
+    stop_rule = _stop_rule(exp)
+    plan = plan_of(exp)
+    plans = [_CellPlan(plan.layout, plan.layout.first) for _ in exp.cells]
+    notes = _Notes()
+    bar = None
     run_throws = 0
     in_flight: set[tuple[int, int]] = set()
-    ex: Executor | None = None
     try:
+        reference = _verify_chunks(store, exp, plan, plans, notes)
+        bar = RunProgress(sum(p.planned_throws for p in plans), sum(p.throws_done for p in plans), quiet,
+                          "fight" if fights else "throw")
+        prepared: dict[str, dict] = {}
+        if prepare_fn is not None and isinstance(exp, Experiment):
+            prepared = _prepare(store, exp, plans, get_executor, prepare_fn, notes, bar)
+        for p in plans:
+            p.decide(stop_rule, spec.confidence)
+        bar.bar.n = sum(p.throws_done for p in plans)  # a repaired aim may have discarded chunks
+        bar.set_total(sum(p.planned_throws for p in plans))
         if not all(p.complete for p in plans):
-            ex = executor if isinstance(executor, Executor) else make_executor(executor, workers, scheduler)
+            ex = get_executor()
             limit = max(2, 2 * ex.workers)
-            bar.set_postfix_str(f"{ex.name} x{ex.workers}", refresh=False)
-            prepared = _prepare(ex, exp, plans, store, bar, _prepare_fn) if _prepare_fn is not None else {}
+            bar.throwing(ex.name, ex.workers)
             while True:
                 while len(in_flight) < limit:
                     task = _next_task(exp, plans, in_flight, prepared)
                     if task is None:
                         break
-                    ex.submit(task, _chunk_fn)
+                    ex.submit(task, chunk_fn)
                     in_flight.add((task.cell, task.chunk))
                 if not in_flight:
                     break
@@ -254,45 +326,46 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
                 except queue.Empty:
                     continue
                 in_flight.discard((task.cell, task.chunk))
-                if table.num_rows != task.stop - task.start:
-                    raise ChunkFailed(f"chunk {task.chunk} of cell {task.cell} returned {table.num_rows} records")
+                problem = check_records(table, task.cell, task.start, task.stop, spec.seed, exp.cells[task.cell].key,
+                                        reference.get(task.cell))
+                if problem:
+                    raise ChunkFailed(f"chunk {task.chunk} of cell {task.cell}: what the worker returned {problem}; "
+                                      "not stored")
+                reference.setdefault(task.cell, table.schema)
                 store.write_chunk(task.cell, task.chunk, table)
-                plan = plans[task.cell]
-                k = int(rate_mask(table, stop_rule.rate).sum()) if stop_rule else 0
-                plan.done[task.chunk] = (k, table.num_rows)
-                was = plan.planned_throws
-                plan.decide(stop_rule, spec.confidence)
-                if task.chunk <= plan.limit:
-                    bar.update(table.num_rows)
+                plan_c = plans[task.cell]
+                plan_c.done[task.chunk] = (_rate_count(table, stop_rule), table.num_rows)
+                was = plan_c.planned_throws
+                plan_c.decide(stop_rule, spec.confidence)
+                bar.chunk_done(table.num_rows, counted=task.chunk <= plan_c.limit)
+                if task.chunk <= plan_c.limit:
                     run_throws += table.num_rows
-                if plan.planned_throws != was:
-                    bar.total = sum(p.planned_throws for p in plans)
-                    bar.refresh()
+                if plan_c.planned_throws != was:
+                    bar.set_total(sum(p.planned_throws for p in plans))
     except KeyboardInterrupt:
-        if ex is not None and ex is not executor:
-            ex.close()
-            ex = None
-        bar.close()
-        store.write_manifest(exp, "interrupted")
-        n_chunks = len(store.done_chunks())
+        _best_effort(lambda: store.write_manifest(exp, "interrupted"))
+        if bar is not None:
+            bar.close()
+        notes.close()
+        n_chunks = len(store.recorded_chunks())
         raise Interrupted(out, n_chunks, sum(p.throws_done for p in plans)) from None
     except BaseException:
-        store.write_manifest(exp, "failed")
+        _best_effort(lambda: store.write_manifest(exp, "failed"))
         raise
     finally:
-        if ex is not None and ex is not executor:
-            ex.close()
-        bar.close()
+        if bar is not None:
+            bar.close()
+    notes.close()
 
     # speculative chunks past a stopping point are not part of the records
     for c, p in enumerate(plans):
-        for j in list(p.done):
-            if j > p.limit:
-                store.chunk_path(c, j).unlink(missing_ok=True)
+        for j in [j for j in p.done if j > p.limit]:
+            store.drop_chunk(c, j)
+            del p.done[j]
     order = [(c, j) for c, p in enumerate(plans) for j in range(p.limit + 1)]
     store.finalize(order)
-    if fights:
-        return _finish_fights(exp, store, out, figures, run_throws, t0)
+    if isinstance(exp, FightExperiment):
+        return _finish_fights(exp, store, out, figures, run_throws, t0, notes.items)
     from sim.experiments.figures import draw_figures
     from sim.experiments.report import summarize, write_report
 
@@ -310,12 +383,16 @@ def _run(exp, store, out, workers, executor, scheduler, quiet, figures, _chunk_f
     store.write_manifest(
         exp, "complete",
         {"throws": summary["total_throws"], "elapsed_s": round(elapsed, 3),
-         "throws_run": run_throws, "throws_per_s": round(run_throws / elapsed, 2) if run_throws else None},
+         "throws_run": run_throws, "throws_per_s": round(run_throws / elapsed, 2) if run_throws else None,
+         "records_sha256": store.records_sha256,
+         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs]},
     )
-    return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_throws)
+    return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_throws,
+                   repairs=notes.items)
 
 
-def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool, run_fights: int, t0: float) -> Results:
+def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool, run_fights: int, t0: float,
+                   repairs: list[str]) -> Results:
     from sim.experiments.fight_figures import draw_fight_figures
     from sim.experiments.fight_report import summarize_fights, write_fight_report
 
@@ -326,35 +403,141 @@ def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool,
     store.write_manifest(
         exp, "complete",
         {"fights": summary["total_fights"], "elapsed_s": round(elapsed, 3),
-         "fights_run": run_fights, "fights_per_s": round(run_fights / elapsed, 2) if run_fights else None},
+         "fights_run": run_fights, "fights_per_s": round(run_fights / elapsed, 2) if run_fights else None,
+         "records_sha256": store.records_sha256,
+         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs]},
     )
-    return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_fights)
+    return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_fights,
+                   repairs=repairs)
 
 
-def _prepare(ex: Executor, exp: Experiment, plans: list[_CellPlan], store: Store, bar, fn) -> dict[str, dict]:
-    """Solve the per-scenario values (PrepareTask) once per run, in parallel; kept in prepared.json."""
-    path = store.root / "prepared.json"
-    known: dict[str, dict] = json.loads(path.read_text()) if path.is_file() else {}
-    need: dict[str, int] = {}
-    for c, (cell, plan) in enumerate(zip(exp.cells, plans, strict=True)):
-        if not plan.complete and cell.key not in known and cell.key not in need:
-            need[cell.key] = c
-    if not need:
-        return known
-    bar.set_description_str(f"aiming ({len(need)} scenarios)")
-    for key, c in need.items():
-        ex.submit(PrepareTask(cell=c, inputs=exp.cells[c].inputs, key=key), fn)
-    for _ in range(len(need)):
-        while True:
-            try:
-                task, value = ex.next_result(timeout=0.5)
-                break
-            except queue.Empty:
+def _best_effort(fn: Callable[[], None]) -> None:
+    """Record a failed or interrupted state if the disk still allows it (it may be the disk that failed)."""
+    try:
+        fn()
+    except OSError:
+        pass
+
+
+def _rate_count(table: pa.Table, stop_rule) -> int:
+    return int(rate_mask(table, stop_rule.rate).sum()) if stop_rule else 0
+
+
+def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, plans: list[_CellPlan],
+                   notes: _Notes) -> dict[int, pa.Schema]:
+    """Trust the chunks on disk that match their recorded hash and their place in the plan; report the rest.
+
+    Returns the schema of each cell's first trusted chunk: every later chunk of that cell must agree
+    with it (cells may differ: a cell with templates has tpl_* columns, one without has none).
+    """
+    reference: dict[int, pa.Schema] = {}
+    kept = 0
+    recorded = store.recorded_chunks()
+    on_disk = store.done_chunks()
+    for c, j in sorted(on_disk):
+        if c >= len(plans) or j >= plan.layout.count:
+            continue  # outside this experiment's plan: never part of its records (dfsim doctor reports it)
+        start, stop = plan.layout.bounds(j)
+        path = store.chunk_path(c, j)
+        table, digest, problem = verify_chunk(path, store.recorded_hash(c, j), store.hashes_known, c, start, stop,
+                                              plan.seed, plan.keys[c], reference.get(c))
+        if problem is not None or table is None:
+            notes.add(f"{path}: {problem}; recomputing it")
+            store.forget(c, j)
+            continue
+        reference.setdefault(c, table.schema)
+        if not store.hashes_known and digest is not None:
+            store.record(c, j, digest)
+        plans[c].done[j] = (_rate_count(table, _stop_rule(exp)), table.num_rows)
+        kept += 1
+    for c, j in sorted(recorded - on_disk):
+        if c < len(plans) and j < plan.layout.count:
+            notes.add(f"{store.chunk_path(c, j)}: is missing although the manifest records it; recomputing it")
+        store.forget(c, j)
+    if not store.hashes_known:
+        checks = "the range checks (cell, throw indices, seed, scenario)"
+        if store.manifest_outdated:
+            notes.add(f"{store.root / 'manifest.json'} {store.manifest_problem}: recorded the hashes of the {kept} "
+                      f"chunks that pass {checks}")
+        else:
+            notes.add(f"{store.root / 'manifest.json'} {store.manifest_problem}: its chunk hashes are lost; rebuilt "
+                      f"it, keeping the {kept} chunks that pass {checks}")
+        store.hashes_known = True
+    store.flush(force=True)
+    return reference
+
+
+def _prepare(store: Store, exp: Experiment, plans: list[_CellPlan], get_executor: Callable[[], Executor], fn,
+             notes: _Notes, bar: RunProgress) -> dict[str, dict]:
+    """The per-scenario values (PrepareTask), verified against the manifest or solved (once, in parallel).
+
+    A value is trusted when its digest matches the one the manifest recorded, i.e. the one the
+    run's chunks were thrown with. Any other is solved again; should the solution differ from the
+    value the chunks were thrown with, those chunks are recomputed too.
+    """
+    path = store.prepared_path
+    keys = list(dict.fromkeys(c.key for c in exp.cells))
+    claimed, problem = read_json_object(path)
+    claimed = claimed or {}
+    recorded = store.prepared_digests()
+    if recorded is not None:
+        known = {k: claimed[k] for k in keys if k in claimed and recorded.get(k) == _digest_or_none(claimed[k])}
+        expected: dict[str, str] = dict(recorded)
+        if problem:
+            notes.add(f"{path} {problem}; solving the aims again")
+        elif path.exists() and not store.prepared_file_matches():
+            notes.add(f"{path}: does not match its hash in the manifest; solving again the aims that do not verify")
+        elif recorded and not path.exists():
+            notes.add(f"{path}: is missing; solving the aims again")
+    else:  # hashes lost: nothing verifies, so solve every aim and compare with what the file claims
+        known = {}
+        expected = {k: d for k, d in ((k, _digest_or_none(v)) for k, v in claimed.items()) if d is not None}
+    need = [k for k in keys if k not in known]
+    if need:
+        solved = _solve(get_executor(), exp, need, fn, bar)
+        for key, value in solved.items():
+            if expected.get(key) == value_digest(value):
                 continue
-        known[task.key] = value
-    write_json(path, known)
-    bar.set_description_str("")
-    return known
+            cells = [c for c, cell in enumerate(exp.cells) if cell.key == key and plans[c].done]
+            if not cells:
+                continue
+            n = sum(len(plans[c].done) for c in cells)
+            notes.add(f"{path}: the aim of scenario {key} solved again differs from the one its chunks were thrown "
+                      f"with; recomputing its {n} chunks")
+            for c in cells:
+                for j in list(plans[c].done):
+                    store.drop_chunk(c, j)
+                plans[c].done.clear()
+        known.update(solved)
+    values = {k: known[k] for k in keys}
+    if need or recorded is None or set(claimed) != set(keys) or not store.prepared_file_matches():
+        store.write_prepared(values)
+    return values
+
+
+def _digest_or_none(value: Any) -> str | None:
+    try:
+        return value_digest(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _solve(ex: Executor, exp: Experiment, need: list[str], fn, bar: RunProgress) -> dict[str, dict]:
+    bar.describe(f"aiming ({len(need)} scenarios)")
+    first = {k: next(c for c, cell in enumerate(exp.cells) if cell.key == k) for k in need}
+    for key, c in first.items():
+        ex.submit(PrepareTask(cell=c, inputs=exp.cells[c].inputs, key=key), fn)
+    solved: dict[str, dict] = {}
+    while len(solved) < len(need):
+        try:
+            task, value = ex.next_result(timeout=0.5)
+        except queue.Empty:
+            continue
+        if not isinstance(value, dict) or _digest_or_none(value) is None:
+            raise ChunkFailed(f"preparing cell {task.cell}: the worker returned {type(value).__name__}, not JSON values")
+        solved[task.key] = value
+    bar.describe("")
+    return solved
 
 
 def _next_task(
@@ -364,15 +547,13 @@ def _next_task(
     """The lowest chunk index not yet done or running, across cells (cells advance together)."""
     best: tuple[int, int] | None = None
     for c, p in enumerate(plans):
-        for j in range(p.limit + 1):
-            if j not in p.done and (c, j) not in in_flight:
-                if best is None or j < best[1]:
-                    best = (c, j)
-                break
+        j = p.next_free(c, in_flight)
+        if j is not None and (best is None or j < best[1]):
+            best = (c, j)
     if best is None:
         return None
     c, j = best
-    start, stop = plans[c].bounds[j]
+    start, stop = plans[c].layout.bounds(j)
     if isinstance(exp, FightExperiment):
         fc = exp.cells[c]
         return FightChunkTask(

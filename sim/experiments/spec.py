@@ -13,13 +13,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
-from sim.errors import SpecError, from_validation_error
+from sim.errors import FieldError, SpecError, from_validation_error
 from sim.hashing import json_hash
+from sim.specs.base import Name, Spec
 from sim.specs.datafiles import read_toml, resolve
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -28,6 +29,12 @@ RATE_PREFIXES = ("result:", "reason:", "section:", "face:")
 SETTING_KEYS = ("board", "dice", "shots", "skill", "rules", "overrides", "physics", "materials", "templates")
 MERGED_KEYS = ("rules", "overrides", "physics")  # a variant's entries are merged key by key onto the defaults
 FORMAT_VERSION = 1
+# Cells (variants x sweep values) of one experiment: each is validated by building its scenario before
+# anything runs (~20 ms a cell), so the cap keeps `dfsim check` and a run's start within seconds.
+MAX_CELLS = 200
+MAX_DICE = 8  # the scenario's own limits (sim/specs/scenario.py), checked here so the error names the field
+MAX_SHOTS = 8
+SWEEP_BOUND = 1e9  # sweep values are checked against the swept setting's own range; this only keeps them finite
 
 RuleValue = bool | int | float | str
 
@@ -48,24 +55,21 @@ def _check_override_keys(d: Mapping[str, float] | None) -> None:
             raise ValueError(f"override '{k}' is not a dotted path like 'shot.release.distance_mm'")
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Settings(_Model):
+class Settings(Spec):
     """What one throw is made of. In [defaults] unset keys take the built-in defaults."""
 
-    board: str | None = None
-    dice: list[str] | None = Field(default=None, min_length=1)
-    shots: list[str] | None = Field(default=None, min_length=1)
-    skill: str | None = None
-    rules: dict[str, RuleValue] | None = None
-    overrides: dict[str, float] | None = None
-    physics: dict[str, RuleValue] | None = None  # PhysicsSettings options (sim/specs/physics.py), merged like rules
-    materials: str | None = None  # material table: built-in name or path
+    board: Name | None = None
+    dice: list[Name] | None = Field(default=None, min_length=1, max_length=MAX_DICE)
+    shots: list[Name] | None = Field(default=None, min_length=1, max_length=MAX_SHOTS)
+    skill: Name | None = None
+    rules: dict[str, RuleValue] | None = Field(default=None, max_length=50)
+    overrides: dict[str, float] | None = Field(default=None, max_length=50)
+    # PhysicsSettings options (sim/specs/physics.py), merged like rules
+    physics: dict[str, RuleValue] | None = Field(default=None, max_length=50)
+    materials: Name | None = None  # material table: built-in name or path
     # templates on the board: laid { name, x_mm, y_mm, yaw_deg } or { name, flip = true, ... }
-    # (sim/template_scene.py); a variant's list replaces the defaults' list
-    templates: list[dict[str, Any]] | None = None
+    # (sim/specs/template_setup.py); a variant's list replaces the defaults' list
+    templates: list[Annotated[dict[str, Any], Field(max_length=20)]] | None = Field(default=None, max_length=20)
 
     _list = field_validator("dice", "shots", mode="before")(_as_list)
 
@@ -86,7 +90,7 @@ class Settings(_Model):
 class Variant(Settings):
     """A named change to the defaults; `rules`, `overrides` and `physics` are merged key by key onto them."""
 
-    name: str
+    name: str = Field(max_length=100)
     description: str = ""
 
     @field_validator("name")
@@ -95,13 +99,16 @@ class Variant(Settings):
         return _name(v, "variant name")
 
 
-class Sweep(_Model):
+SweepValue = Annotated[float, Field(ge=-SWEEP_BOUND, le=SWEEP_BOUND)]
+
+
+class Sweep(Spec):
     """A grid over one numeric setting (a dotted override path), given as values or start/stop/num."""
 
-    setting: str
-    values: list[float] | None = Field(default=None, min_length=1)
-    start: float | None = None
-    stop: float | None = None
+    setting: str = Field(max_length=200)
+    values: list[SweepValue] | None = Field(default=None, min_length=1, max_length=1000)
+    start: SweepValue | None = None
+    stop: SweepValue | None = None
     num: int | None = Field(default=None, ge=2, le=1000)
 
     @field_validator("setting")
@@ -141,7 +148,7 @@ class Sweep(_Model):
         return [float(v) for v in np.linspace(self.start, self.stop, self.num)]
 
 
-class StopRule(_Model):
+class StopRule(Spec):
     """Throw until the 95 % interval on `rate` is at most `width` wide in every cell (or max_throws)."""
 
     rate: str = "hit"
@@ -161,22 +168,22 @@ class StopRule(_Model):
         )
 
 
-class ExperimentSpec(_Model):
+class ExperimentSpec(Spec):
     """The whole experiment file."""
 
-    name: str
+    name: str = Field(max_length=200)
     description: str = ""
     seed: int = Field(ge=0, le=2**63 - 1)
     throws: int = Field(ge=1, le=100_000_000)
     chunk_throws: int = Field(default=100, ge=1, le=100_000)
     confidence: float = Field(default=0.95, gt=0.5, lt=1)
     defaults: Settings = Settings()
-    variants: list[Variant] = Field(default_factory=list)
+    variants: list[Variant] = Field(default_factory=list, max_length=MAX_CELLS)
     sweep: Sweep | None = None
     stop: StopRule | None = None
     # extra record columns, opt-in so that existing experiments keep their records bit for bit:
     # "effects" (the outcome's effects joined by ';': template, prop and special-die effects)
-    record: list[Literal["effects"]] | None = Field(default=None, min_length=1)
+    record: list[Literal["effects"]] | None = Field(default=None, min_length=1, max_length=10)
 
     @field_validator("name")
     @classmethod
@@ -185,24 +192,22 @@ class ExperimentSpec(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> ExperimentSpec:
-        names = [v.name for v in self.variants]
-        for i, n in enumerate(names):
-            if n in names[:i]:
-                raise _FieldError(f"variants.{i}.name", f"duplicate variant name '{n}'")
+        seen: set[str] = set()
+        for i, v in enumerate(self.variants):
+            if v.name in seen:
+                raise FieldError(f"variants.{i}.name", f"duplicate variant name '{v.name}'")
+            seen.add(v.name)
         if self.stop is not None and self.stop.max_throws < self.throws:
-            raise _FieldError(
+            raise FieldError(
                 "stop.max_throws", f"must be at least throws ({self.throws}), the minimum before the rule is checked"
             )
+        n_variants = max(1, len(self.variants))
+        n_values = len(self.sweep.values) if self.sweep and self.sweep.values else (self.sweep.num if self.sweep else 1)
+        if n_variants * (n_values or 1) > MAX_CELLS:
+            raise FieldError("sweep" if self.sweep else "variants",
+                             f"{n_variants} variant(s) x {n_values} sweep value(s) = {n_variants * (n_values or 1)} cells; "
+                             f"an experiment has at most {MAX_CELLS} cells (split it into several experiments)")
         return self
-
-
-class _FieldError(ValueError):
-    """A model-level check that knows its exact field (pydantic would report it at the model root)."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(problem)
-        self.field = field
-        self.problem = problem
 
 
 # ----------------------------------------------------------------------------------------------
@@ -327,8 +332,17 @@ def _check_names(inputs: dict[str, Any], source: str, origin: str) -> None:
                 raise SpecError(source, f"{origin}.{key}", problem) from None
 
 
-def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin: str) -> None:
-    """Build the cell piece by piece so an error is blamed on the field that caused it."""
+def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin: str,
+                      variant: Settings | None = None) -> None:
+    """Build the cell piece by piece so an error is blamed on the field that caused it: in the variant's
+    own table, or in [defaults] when the variant does not set that key."""
+
+    def where(key: str, sub: str = "") -> str:
+        own = getattr(variant, key, None) if variant is not None else None
+        from_variant = own is not None and (key not in MERGED_KEYS or not sub or sub.split(".")[0] in own
+                                            or sub in own)
+        return origin if from_variant or variant is None else "defaults"
+
     _check_names(inputs, source, origin)
     base = {k: v for k, v in inputs.items() if k != "overrides"}
     try:
@@ -336,16 +350,18 @@ def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin:
     except SpecError as exc:
         if exc.source.startswith(f"{source} (") and exc.source.endswith(")"):  # e.g. "<file> (rules)"
             part = exc.source[len(source) + 2:-1]
-            raise SpecError(source, f"{origin}.{part}.{exc.field}" if exc.field else f"{origin}.{part}",
-                            exc.problem) from None
+            key = part.split(".")[0]
+            at = where(key, exc.field)
+            raise SpecError(source, f"{at}.{part}.{exc.field}" if exc.field else f"{at}.{part}", exc.problem) from None
         if exc.source == source:
-            raise SpecError(source, f"{origin}.{exc.field}" if exc.field else origin, exc.problem) from None
+            at = where(exc.field.split(".")[0]) if exc.field else origin
+            raise SpecError(source, f"{at}.{exc.field}" if exc.field else origin, exc.problem) from None
         raise  # a data file (board, die...) is itself wrong: its own file and field
     for k, v in (inputs.get("overrides") or {}).items():
         try:
             scenario_cls.build(**base, overrides={k: v}, source=source)
         except SpecError as exc:
-            raise SpecError(source, f"{origin}.overrides.{k}", exc.problem) from None
+            raise SpecError(source, f"{where('overrides', k)}.overrides.{k}", exc.problem) from None
 
 
 def load_experiment(path_or_name: str | Path) -> tuple[ExperimentSpec, str]:
@@ -357,14 +373,15 @@ def load_experiment(path_or_name: str | Path) -> tuple[ExperimentSpec, str]:
 
 def parse_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> ExperimentSpec:
     """Validate an experiment table; any problem raises one SpecError naming the field."""
+    if not isinstance(data, Mapping):
+        raise SpecError(source, "", "expected a table of keys and values")
+    data = dict(data)
+    if data.get("kind") == "experiment":
+        data.pop("kind")
     try:
-        return ExperimentSpec.model_validate(dict(data))
+        return ExperimentSpec.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        ctx_err = (first.get("ctx") or {}).get("error")
-        if isinstance(ctx_err, _FieldError):
-            raise SpecError(source, ctx_err.field, ctx_err.problem) from None
-        raise from_validation_error(source, exc) from None
+        raise from_validation_error(source, exc, data=data) from None
 
 
 def _hash(obj: Any) -> str:
@@ -406,7 +423,7 @@ def resolve_experiment(
     for vname, origin, vsettings in variants:
         settings = _merge(spec.defaults, vsettings)
         base_inputs = _scenario_inputs(settings, base_dir)
-        _validate_variant(Scenario, base_inputs, source, origin)
+        _check_names(base_inputs, source, origin)
         for value in sweep_values:
             inputs = dict(base_inputs)
             if value is not None:
@@ -414,6 +431,8 @@ def resolve_experiment(
             try:
                 sc = Scenario.build(**inputs, source=source)
             except SpecError as exc:
+                # one build per cell while all is well; on an error, find the field to blame
+                _validate_variant(Scenario, base_inputs, source, origin, vsettings)
                 if value is None:
                     raise SpecError(source, f"{origin}.overrides", exc.problem) from None
                 bad_setting = any(p in exc.problem for p in _SETTING_PROBLEMS)
@@ -444,8 +463,8 @@ def resolve_experiment(
     return Experiment(spec=spec, source=source, cells=cells, hash=_hash(ident))
 
 
-# the pieces fight experiments (sim.experiments.fight_spec) share with throw experiments
-Model = _Model
-FieldError = _FieldError
+# the pieces fight experiments (sim.experiments.fight_spec) share with throw experiments (FieldError:
+# sim.errors, imported above)
+Model = Spec
 check_name = _name
 localise = _localise

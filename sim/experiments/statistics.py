@@ -8,7 +8,11 @@ difference uses the correlation between the two variants and is much narrower th
 - rates: Wilson score interval (Wilson 1927).
 - paired difference of rates: Newcombe's method 10 (Newcombe 1998, Stat. Med. 17:2635), the
   square-and-add combination of the two Wilson intervals corrected for the correlation phi.
-- means: Student t interval (default) or a percentile bootstrap with a fixed seed.
+- means: Student t interval, or a percentile bootstrap with a fixed seed. Mean damage per throw uses
+  the bootstrap: damage is never negative and mostly 0 or a few section values, and there a t
+  interval can reach below 0 (n = 30 throws with 3 hits of 1: t gives [-0.01, 0.21]); bootstrap
+  percentiles stay within the values thrown. Resampling n throws with replacement is drawing
+  multinomial counts over the distinct values, so it costs the number of distinct values, not n.
 - paired difference of means: t interval on the per-throw differences.
 """
 
@@ -109,15 +113,36 @@ def mean_interval(
         half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / math.sqrt(n)
         return Estimate(m, m - half, m + half, n, "t", sd)
     if method == "bootstrap":
-        rng = np.random.default_rng(seed)
-        means = np.empty(n_boot)
-        # resample in blocks so memory stays O(n) even for large n
-        for i in range(n_boot):
-            means[i] = a[rng.integers(0, n, n)].mean()
-        alpha = (1.0 - confidence) / 2.0
-        lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
-        return Estimate(m, float(lo), float(hi), n, "bootstrap", sd)
+        values, counts = np.unique(a, return_counts=True)
+        e = bootstrap_mean_from_counts(values, counts, confidence, n_boot, seed)
+        return Estimate(m, e.lo, e.hi, n, "bootstrap", sd)
     raise ValueError(f"unknown interval method '{method}' (t or bootstrap)")
+
+
+def bootstrap_mean_from_counts(values, counts, confidence: float = CONFIDENCE, n_boot: int = 4000,
+                               seed: int = 0) -> Estimate:
+    """Percentile-bootstrap interval of a mean, from each distinct value and how often it was seen.
+
+    A bootstrap resample of the n observations is a multinomial draw of n over the distinct values
+    with their observed shares, so this is the ordinary percentile bootstrap (fixed seed:
+    reproducible), in memory and time proportional to the number of distinct values. The interval
+    lies within [min, max] of the values: a mean of non-negative values never gets a negative bound."""
+    v = np.asarray(values, dtype=float)
+    c = np.asarray(counts, dtype=np.int64)
+    n = int(c.sum())
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0, "bootstrap")
+    m = float((v * c).sum() / n)
+    sd = float(math.sqrt(((v - m) ** 2 * c).sum() / (n - 1))) if n > 1 else math.nan
+    if n == 1:
+        return Estimate(m, math.nan, math.nan, 1, "bootstrap", sd)
+    if len(v) == 1:
+        return Estimate(m, m, m, n, "bootstrap", sd)
+    rng = np.random.default_rng(seed)
+    means = rng.multinomial(n, c / n, size=n_boot) @ v / n
+    alpha = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    return Estimate(m, float(lo), float(hi), n, "bootstrap", sd)
 
 
 def paired_rate_difference(a: Iterable[bool], b: Iterable[bool], confidence: float = CONFIDENCE) -> Estimate:

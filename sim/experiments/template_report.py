@@ -4,8 +4,9 @@ Reads OUT/records.parquet (the runner's records with the tpl_ / partial_as_ colu
 sim/template_scene.py) and writes OUT/template-odds.json and one comparison figure,
 OUT/figures/template-odds.png. Per variant: hit rate, the chance the die lands fully / partly on a
 template (95 % Wilson intervals), what the partial landings count as under each partial-template
-option, mean damage per throw (and, paired on the same throws, its difference to the variant
-"none-<skill>" without a template), and for flipped templates the flip statistics.
+option, mean damage per throw with its 95 % percentile-bootstrap interval (never below 0; paired
+on the same throws, its difference to the variant "none-<skill>" without a template, with a paired t
+interval), and for flipped templates the flip statistics.
 """
 
 from __future__ import annotations
@@ -19,13 +20,23 @@ import pandas as pd
 
 from sim.engine.templates import flip_summary
 from sim.errors import SpecError
-from sim.experiments.statistics import wilson
+from sim.experiments.statistics import mean_interval, paired_mean_difference, wilson
 from sim.rules.templates import PARTIAL_OPTIONS
 
 
 def _rate(k: int, n: int) -> dict[str, float]:
     iv = wilson(int(k), int(n), 0.95)
     return {"value": k / n if n else float("nan"), "lo": iv.lo, "hi": iv.hi}
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
+
+
+def _mean(col: pd.Series) -> dict[str, Any]:
+    """Mean with its 95 % percentile-bootstrap interval (None bounds below 2 throws)."""
+    e = mean_interval(col.to_numpy(float), 0.95, method="bootstrap")
+    return {"value": _finite(e.value), "lo": _finite(e.lo), "hi": _finite(e.hi), "method": e.method}
 
 
 def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
@@ -57,6 +68,10 @@ def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
             "mean_damage": float(g["damage"].mean()),
             "mean_hero_damage": float(g["hero_damage"].mean()),
             "insta_kill_rate": float(g["insta_kill"].astype(bool).mean()),
+            # intervals (95 %): mean damage by percentile bootstrap (damage is never negative)
+            "damage": _mean(g["damage"]),
+            "hero_damage": _mean(g["hero_damage"]),
+            "insta_kill": _rate(int(g["insta_kill"].astype(bool).sum()), n),
         }
         if has_tpl:
             part = g[partial]
@@ -79,9 +94,11 @@ def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
         common = a.index.intersection(b.index)
         diff = (a.loc[common] - b.loc[common]).to_numpy(float)
         if len(diff):
-            sd = float(diff.std(ddof=1)) if len(diff) > 1 else float("nan")
+            e = paired_mean_difference(a.loc[common].to_numpy(float), b.loc[common].to_numpy(float), 0.95)
+            half = (e.hi - e.lo) / 2 if len(diff) > 1 and np.isfinite(e.hi) else None
             row["damage_vs_none"] = {"baseline": f"none-{skill}", "pairs": len(diff), "mean": float(diff.mean()),
-                                     "half_width_95": float(1.96 * sd / np.sqrt(len(diff))) if len(diff) > 1 else None}
+                                     "lo": _finite(e.lo), "hi": _finite(e.hi), "method": e.method,
+                                     "half_width_95": half}
     result = {"run": str(out), "variants": variants}
     (out / "template-odds.json").write_text(json.dumps(result, indent=2, default=float))
     if figure:
@@ -90,10 +107,7 @@ def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
 
 
 def _figure(out: Path, variants: dict[str, Any]) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # the backend is the caller's (the CLI draws with Agg)
 
     names = list(variants)
     y = np.arange(len(names))
@@ -107,7 +121,10 @@ def _figure(out: Path, variants: dict[str, Any]) -> Path:
         ax.set_xlabel("% of throws (95 % Wilson)")
         ax.set_title(title)
     dm = np.array([variants[n]["mean_damage"] for n in names], float)
-    axes[2].barh(y, dm, color="tab:blue", alpha=0.8, label="mean damage per throw")
+    dlo = np.array([np.nan if variants[n]["damage"]["lo"] is None else variants[n]["damage"]["lo"] for n in names])
+    dhi = np.array([np.nan if variants[n]["damage"]["hi"] is None else variants[n]["damage"]["hi"] for n in names])
+    axes[2].barh(y, dm, xerr=[np.nan_to_num(dm - dlo), np.nan_to_num(dhi - dm)], color="tab:blue", alpha=0.8,
+                 error_kw={"linewidth": 0.8, "capsize": 2}, label="mean damage per throw (95 % bootstrap)")
     hw = [variants[n].get("damage_vs_none", {}) for n in names]
     base = [variants.get(h.get("baseline", ""), {}).get("mean_damage", np.nan) if h else np.nan for h in hw]
     axes[2].scatter(base, y, color="k", marker="|", s=200, label="same throws, no template")

@@ -62,7 +62,7 @@ def classify(
         return out
     if not placed:
         out.requirements = evaluate(list(requirements), trace, rest.name, ctx)
-        out.bounces_before_board = bounces_before_board(trace, rest.name, board)
+        out.bounces_before_board = bounces_before_board(trace, rest.name, ctx)
     if board is None:
         out.result, out.reason = "roll", "free-roll"
         return out

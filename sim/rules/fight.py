@@ -485,7 +485,8 @@ class Fight:
     def _draw(self, h: HeroState, colour: str, kind: str, die: str, shots: tuple, aim: Aim) -> Outcome:
         for _ in range(MAX_RETHROWS + 1):
             req = ThrowRequest(self.fight, self.throws, h.name, colour, kind, die, shots, h.skill,
-                               self.board, self.templates_t, self.rules, self.noise, aim, self.monster_life)
+                               self.board, self.templates_t, self.rules, self.noise, aim, self.monster_life,
+                               self.turns, self.retrievals)
             self.throws += 1
             out = self.source.throw(req)
             if self.log is not None:

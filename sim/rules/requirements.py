@@ -36,12 +36,13 @@ from typing import Any
 import numpy as np
 
 from sim.errors import SpecError
-from sim.rules.trace import EventTrace
+from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.board import BoardSpec
 from sim.specs.requirements import REQUIREMENT_NAMES
 from sim.specs.rules import RuleSet
 
 PASSED, FAILED, TOUCHED = "passed", "failed", "touched"
+BOARD_PREFIXES = ("board", "template")
 
 
 @dataclass
@@ -56,30 +57,68 @@ class RequirementContext:
 Predicate = Callable[[EventTrace, str, RequirementContext], str]
 
 
-def bounces_before_board(trace: EventTrace, die: str, board: BoardSpec | None) -> int:
-    """Table contacts that began outside the board outline before the die first touched the board."""
+# props lying on the board: for the bounce rule they are the board ("before touching the board")
+ON_BOARD_PROP_TYPES = ("volcano", "slow-tokens", "fire-token")
+
+
+def touches_board(e: ContactEvent, ctx: RequirementContext) -> bool:
+    """Whether a contact is a touch of the board for the bounce rule: the board, a template, a prop lying
+    on the board (Volcano, Fire token, Slow tokens), or any other body that is neither the table nor a
+    prop off the board (another die) met over the board's outline."""
+    if e.other == "table":
+        return False
+    if e.other.startswith(BOARD_PREFIXES):
+        return True
+    for pp in ctx.props.values():
+        if e.other in pp.bodies:
+            return pp.type in ON_BOARD_PROP_TYPES
+    return ctx.board is not None and bool(ctx.board.on_board(np.array([e.point_m[:2]]))[0])
+
+
+def is_bounce(trace: EventTrace, e: ContactEvent, rules: RuleSet) -> bool:
+    """Whether contact `e` ends a real flight: the die touched nothing since its last lift-off (or its
+    release) for at least `rules.bounce_min_airborne_s`, and its centre fell at least
+    `rules.bounce_min_height_mm` from the highest point of that stretch onto the arrival. A trace
+    without contact state (`lift_offs` None) or without the die's path counts every contact."""
+    if trace.lift_offs is None:
+        return True
+    t_path, path = _times_path(trace, e.die)
+    if len(path) == 0:
+        return True
+    start = max((t for t in trace.lift_offs.get(e.die, []) if t <= e.time_s), default=0.0)
+    if any(start < o.time_s < e.time_s for o in trace.of(e.die)):
+        return False  # it touched something in between: not airborne since the lift-off
+    if e.time_s - start < rules.bounce_min_airborne_s - 1e-9:
+        return False
+    stretch = path[(t_path >= start - 1e-9) & (t_path <= e.time_s + 1e-9), 2]
+    if len(stretch) == 0:
+        return True  # no samples in the stretch (a sparse hand-built path): the contact counts
+    return float(stretch.max() - stretch[-1]) * 1e3 >= rules.bounce_min_height_mm - 1e-9
+
+
+def bounces_before_board(trace: EventTrace, die: str, ctx: RequirementContext) -> int:
+    """Table bounces (`is_bounce`) that began outside the board outline before the die first touched the
+    board (or anything lying on it: `touches_board`)."""
+    board = ctx.board
     n = 0
     for e in trace.of(die):
-        if e.other == "board" or e.other.startswith("template"):
+        if touches_board(e, ctx):
             break
-        if e.other == "table":
+        if e.other == "table" and is_bounce(trace, e, ctx.rules):
             if board is None or not bool(board.on_board(np.array([e.point_m[:2]]))[0]):
                 n += 1
     return n
 
 
 def standard_bounce(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
-    """The standard rule: at least `rules.min_bounces` table bounces outside the board first."""
-    touched_board = trace.first(die, "board") is not None or trace.first(die, "template") is not None
-    if not touched_board:
-        return PASSED  # never reached the board: that is a landing miss, not a bounce failure
-    return PASSED if bounces_before_board(trace, die, ctx.board) >= ctx.rules.min_bounces else FAILED
+    """The standard rule: at least `rules.min_bounces` table bounces outside the board before the die
+    first touches the board or anything lying on it ("the die must bounce at least once on the table
+    outside of the Target board before touching the board")."""
+    if not any(touches_board(e, ctx) for e in trace.of(die)):
+        return PASSED  # never reached the board nor anything on it: a landing miss, not a bounce failure
+    return PASSED if bounces_before_board(trace, die, ctx) >= ctx.rules.min_bounces else FAILED
 
 
-
-
-
-BOARD_PREFIXES = ("board", "template")
 
 
 def _prop(ctx: RequirementContext, kind: str, name: str, hole: bool | None = None):
@@ -134,7 +173,8 @@ def firewall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
     if cross is None:
         return FAILED  # never got past the wall
     tc, loc = cross
-    bounced = any(e.other == "table" and e.time_s < tc and pp.to_local(np.array(e.point_m))[0, 0] < 0 for e in trace.of(die))
+    bounced = any(e.other == "table" and e.time_s < tc and pp.to_local(np.array(e.point_m))[0, 0] < 0
+                  and is_bounce(trace, e, ctx.rules) for e in trace.of(die))
     over = loc[2] > s.height_mm * 1e-3 and abs(loc[1]) <= s.width_mm * 1e-3 / 2
     if not (bounced and over):
         return FAILED
@@ -251,7 +291,8 @@ def bounce_before_board(trace: EventTrace, die: str, ctx: RequirementContext) ->
     if not mats:
         return standard_bounce(trace, die, ctx)
     events = [replace(e, other="table") if e.other in mats else e for e in trace.events]
-    return standard_bounce(EventTrace(events=events, path_t=trace.path_t, paths=trace.paths), die, ctx)
+    return standard_bounce(EventTrace(events=events, path_t=trace.path_t, paths=trace.paths, lift_offs=trace.lift_offs),
+                           die, ctx)
 
 
 PREDICATES: dict[str, Predicate] = {

@@ -7,7 +7,10 @@ specific throws, identical ones once; the fight's base shot when none), the hero
 the templates lying on it, the classification rules in force (house rules), the release-noise factor
 (house rules "eyes closed" / "off hand"), and where to aim. `(fight, throw)` is the throw's stream
 index: a source that draws randomness must draw it from `(root seed, fight, throw)` only, so a fight
-replays exactly whatever else was thrown before it.
+replays exactly whatever else was thrown before it. `turn` and `retrievals` let a source that keeps
+dice on the board (physics in the loop) know when a die is picked up again: a re-throw in the same
+turn ("The player retrieves the die they just threw and throws it again") or a retrieval ("All dice
+are removed from the Target board when the Party retrieves dice and at the end of each combat").
 
 The engine never mutates the `Outcome` a source returns (a source may hand out shared objects).
 """
@@ -60,6 +63,8 @@ class ThrowRequest(NamedTuple):
     noise_factor: float = 1.0  # multiplier on the skill's release spreads
     aim: Aim = AIMS["hit"]
     monster_life: int = 0  # the monster's remaining life when the die is thrown ("kill" aims)
+    turn: int = 0  # the fight's turn counter: a second throw in one turn re-throws the die just thrown
+    retrievals: int = 0  # retrievals so far this fight: all dice leave the board at each one
 
 
 @runtime_checkable

@@ -39,6 +39,10 @@ class EventTrace:
     events: list[ContactEvent] = field(default_factory=list)
     path_t: list[float] = field(default_factory=list)
     paths: dict[str, list[tuple[float, ...]]] = field(default_factory=dict)
+    # per die, the times (s) of the first path sample at which it touched nothing after touching
+    # something: with the contact events these bound its airborne stretches (what a bounce is:
+    # sim/rules/requirements.py `is_bounce`). None: not recorded (a hand-built trace).
+    lift_offs: dict[str, list[float]] | None = None
 
     def of(self, die: str) -> list[ContactEvent]:
         """The events of one die, in time order."""

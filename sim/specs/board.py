@@ -7,6 +7,8 @@ over sections and holes over everything.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -18,25 +20,31 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
-from sim.specs.base import Spec
-from sim.specs.geometry import MM, Circle, PolygonShape, Shape, contains_points
+from sim.errors import FieldError
+from sim.specs.base import MAX_BOARD_MM, Name, Place, Spec
+from sim.specs.geometry import MAX_POINTS, MM, Circle, PolygonShape, Shape, contains_points
+
+LANDING_MARGIN_MM = 15.0  # the board must have room for a die: a point this far from every edge and hole
+MAX_REGIONS = 200  # sections, holes and bones, each
 
 
 class Outline(Spec):
     """The board's outer edge: a circle (radius_mm) or a simple polygon (points_mm), board frame."""
 
     shape: Literal["circle", "polygon"]
-    radius_mm: float | None = Field(default=None, gt=0)
-    points_mm: list[tuple[float, float]] | None = None
+    radius_mm: float | None = Field(default=None, gt=0, le=MAX_BOARD_MM)
+    points_mm: list[tuple[Place, Place]] | None = Field(default=None, max_length=MAX_POINTS)
 
     @model_validator(mode="after")
     def _check(self) -> Outline:
         if self.shape == "circle" and self.radius_mm is None:
-            raise ValueError("radius_mm is required for a circle outline")
+            raise FieldError("radius_mm", "radius_mm is required for a circle outline")
         if self.shape == "polygon":
             if not self.points_mm:
-                raise ValueError("points_mm is required for a polygon outline")
+                raise FieldError("points_mm", "points_mm is required for a polygon outline")
             PolygonShape(kind="polygon", points_mm=self.points_mm)
+            if max(math.hypot(x, y) for x, y in self.points_mm) > MAX_BOARD_MM:
+                raise FieldError("points_mm", f"the outline reaches farther than {MAX_BOARD_MM:g} mm from the centre")
         return self
 
     def geometry(self) -> BaseGeometry:
@@ -49,8 +57,8 @@ class Outline(Spec):
 class SectionSpec(Spec):
     """A scoring section: its printed value (damage on a hit) and whether it is the bullseye."""
 
-    id: str = Field(min_length=1)
-    value: int
+    id: str = Field(min_length=1, max_length=200)
+    value: int = Field(ge=-1000, le=1000)
     bullseye: bool = False
     shape: Shape
 
@@ -58,14 +66,14 @@ class SectionSpec(Spec):
 class HoleSpec(Spec):
     """A real cut-out hole: a die that falls through it misses."""
 
-    id: str = ""
+    id: str = Field(default="", max_length=200)
     shape: Shape
 
 
 class BonesSpec(Spec):
     """Printed bones: a die resting on them misses."""
 
-    id: str = ""
+    id: str = Field(default="", max_length=200)
     shape: Shape
 
 
@@ -90,18 +98,18 @@ OFF = Region("off", "off")
 
 class BoardSpec(Spec):
     """A board data file: thickness (mm), materials, outline, sections, holes and bones; validated so holes
-    lie inside the outline and section ids are unique."""
+    lie inside the outline, section ids are unique and a die has room to land."""
 
-    name: str
+    name: Name
     estimated: bool = False
     notes: str = ""
     thickness_mm: float = Field(gt=0, le=50)
-    material: str = "cardboard"
-    table_material: str = "wood"
+    material: str = Field(default="cardboard", min_length=1, max_length=200)
+    table_material: str = Field(default="wood", min_length=1, max_length=200)
     outline: Outline
-    sections: list[SectionSpec] = Field(min_length=1)
-    holes: list[HoleSpec] = Field(default_factory=list)
-    bones: list[BonesSpec] = Field(default_factory=list)
+    sections: list[SectionSpec] = Field(min_length=1, max_length=MAX_REGIONS)
+    holes: list[HoleSpec] = Field(default_factory=list, max_length=MAX_REGIONS)
+    bones: list[BonesSpec] = Field(default_factory=list, max_length=MAX_REGIONS)
 
     @model_validator(mode="after")
     def _inside(self) -> BoardSpec:
@@ -109,14 +117,16 @@ class BoardSpec(Spec):
         for i, h in enumerate(self.holes):
             g = h.shape.geometry()
             if not out.buffer(1e-9).contains(g):
-                raise ValueError(f"holes.{i}.shape: hole lies (partly) outside the board outline")
+                raise FieldError(f"holes.{i}.shape", "hole lies (partly) outside the board outline")
         for i, s in enumerate(self.sections):
             if not out.intersects(s.shape.geometry()):
-                raise ValueError(f"sections.{i}.shape: section '{s.id}' lies entirely outside the board outline")
-        ids = [s.id for s in self.sections]
-        dup = {i for i in ids if ids.count(i) > 1}
+                raise FieldError(f"sections.{i}.shape", f"section '{s.id}' lies entirely outside the board outline")
+        dup = sorted(i for i, n in Counter(s.id for s in self.sections).items() if n > 1)
         if dup:
-            raise ValueError(f"sections: duplicate section id '{sorted(dup)[0]}'")
+            raise FieldError("sections", f"duplicate section id '{dup[0]}'")
+        if self.surface.buffer(-LANDING_MARGIN_MM * MM).is_empty:
+            raise FieldError("holes" if self.holes else "outline",
+                             f"no room to land a die: no point of the board is {LANDING_MARGIN_MM:g} mm from every edge and hole")
         return self
 
     # ---- geometry (metres) ----

@@ -7,6 +7,7 @@ from typing import Any
 
 from sim.errors import SpecError
 from sim.specs.board import BoardSpec
+from sim.specs.combine import check_requirements, load_shot_props
 from sim.specs.datafiles import KINDS, builtin_dir, builtin_names, read_toml
 from sim.specs.die import DieSpec
 from sim.specs.fight import FightSpec
@@ -43,6 +44,8 @@ def list_kind(kind: str) -> list[Any]:
 def infer_kind(path: Path, data: dict) -> str:
     """The kind of a data file: its `kind` key, its folder, or its tell-tale keys."""
     k = data.get("kind")
+    if k is not None and not isinstance(k, str):
+        raise SpecError(path, "kind", "must be text naming the kind of file, e.g. kind = \"board\"")
     if isinstance(k, str):
         if k not in KINDS:
             raise SpecError(path, "kind", f"unknown kind '{k}' (one of {', '.join(KINDS)})")
@@ -79,7 +82,13 @@ def check_file(path: str | Path) -> tuple[str, Any]:
         raise SpecError(p, "kind", f"'{kind}' files are checked by `dfsim check` itself, not by the spec catalog")
     if hasattr(cls, "check_file"):
         return kind, cls.check_file(p, data)
-    return kind, cls.from_dict(data, p)
+    spec = cls.from_dict(data, p)
+    if kind == "shot":
+        # what a scenario would refuse later: props that do not load, requirements without their prop
+        shots = (spec,)
+        props, _ = load_shot_props(shots)
+        check_requirements(shots, props)
+    return kind, spec
 
 
 __all__ = ["list_kind", "check_file", "infer_kind", "builtin_dir", "builtin_names", "SPEC_CLASSES"]

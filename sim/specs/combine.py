@@ -4,8 +4,9 @@ Merge rules, applied by `Scenario.build` when several shots are given (`--shot f
 or `shots = [...]` in an experiment):
 
 - the **first** shot is the primary one: its release profile is the one thrown;
-- every further shot's `[combine]` table adjusts that release: `distance_add_mm` and
-  `height_add_mm` add (the Far Shot's step back adds 700 mm), `height_max_mm` caps the release
+- every further shot's `[combine]` table adjusts that release: `distance_add_mm`, `height_add_mm`
+  and `bounce_gap_add_mm` add (the Far Shot's step back adds 700 mm and aims the bounce 90 mm
+  earlier), `height_max_mm` caps the release
   height (Wrist on the Table), and its `noise` multipliers multiply into the primary's (a Friendly
   or Jump shot makes any other throw sloppier);
 - props are the union over all shots, each prop once (by its name);
@@ -18,8 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from sim.errors import SpecError
+from sim.specs.base import validated
 from sim.specs.datafiles import read_toml, resolve
+from sim.specs.requirements import REQUIRED_PROP
 from sim.specs.shot import NoiseMultipliers, ShotSpec
+
+# One shot, one physical meaning: a modifier shot thrown alone (`far`) is the standard shot with its
+# own `[combine]` rules applied, so `far` and `standard + far` throw the same release (tests/specs).
 
 
 def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
@@ -35,6 +41,7 @@ def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
         c = s.combine
         rel["distance_mm"] += c.distance_add_mm
         rel["height_mm"] += c.height_add_mm
+        rel["bounce_gap_mm"] += c.bounce_gap_add_mm
         if c.height_max_mm is not None:
             cap = c.height_max_mm if cap is None else min(cap, c.height_max_mm)
         for k, v in c.noise.model_dump().items():
@@ -43,9 +50,27 @@ def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
         rel["height_mm"] = min(rel["height_mm"], cap)
     if rel["distance_mm"] <= 0 or rel["height_mm"] <= 0:
         raise SpecError(primary.source, "release", "combined shots give a non-positive release distance or height")
-    merged = primary.model_copy(update={"release": type(primary.release).model_validate(rel),
-                                        "noise": NoiseMultipliers.model_validate(noise)})
+    where = f"{primary.source} (combined with {', '.join(s.name for s in shots[1:])})"
+    merged = primary.model_copy(update={"release": validated(type(primary.release), rel, where, "release"),
+                                        "noise": validated(NoiseMultipliers, noise, where, "noise")})
     return (merged.with_source(primary.source), *shots[1:])
+
+
+def check_requirements(shots: tuple[ShotSpec, ...], props: tuple) -> None:
+    """Every requirement of every shot has the prop it reads among `props` (the props of all the shots),
+    and a shot thrown without a board has no prop anchored to the board."""
+    prop_types = {p.shape.type for p in props}
+    for s in shots:
+        for i, r in enumerate(s.requirements):
+            need = REQUIRED_PROP.get(r)
+            if need is not None and need not in prop_types:
+                raise SpecError(s.source, f"requirements.{i}", f"'{r}' needs a '{need}' prop; add one to the shot's props")
+    if shots and not any(s.board for s in shots):
+        for p in props:
+            if p.placement.anchor in ("board", "board-edge") or p.shape.type == "slow-tokens":
+                what = "slow tokens need" if p.shape.type == "slow-tokens" else f"anchor '{p.placement.anchor}' needs"
+                raise SpecError(p.source, "placement.anchor" if "anchor" in what else "shape",
+                                f"{what} a board (the shot has board = false)")
 
 
 def load_shot_props(shots: tuple[ShotSpec, ...]) -> tuple[tuple, dict]:

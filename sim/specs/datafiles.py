@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+import difflib
+import hashlib
+import os
+import stat
 import sys
 from importlib import resources
 from pathlib import Path
@@ -50,29 +55,104 @@ def builtin_names(kind: str) -> list[str]:
     return sorted(p.stem for p in d.glob("*.toml"))
 
 
+MAX_FILE_BYTES = 1_000_000  # the largest data file read (built-in files are under 10 kB)
+MAX_DEPTH = 32  # tables and arrays nested deeper than this are refused
+
+
+_PARSED: dict[bytes, dict[str, Any]] = {}  # content digest -> parsed: a sweep reads the same files per cell
+
+
 def read_toml(path: Path) -> dict[str, Any]:
-    """Parse a TOML file; missing, unreadable or malformed files raise SpecError instead of OSError."""
+    """A data file's content (a fresh copy the caller may change); missing, unreadable or malformed
+    files, and anything that is not a small UTF-8 TOML file, raise SpecError instead of OSError."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a folder, a pipe or a device (which could block)
+            raise SpecError(path, "", "cannot read (not a regular file)")
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise SpecError(path, "", "file not found") from None
+    except OSError as exc:
+        raise SpecError(path, "", f"cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise SpecError(path, "", f"file is larger than {MAX_FILE_BYTES // 1000} kB (data files are small TOML files)")
+    key = hashlib.blake2b(raw, digest_size=20).digest()
+    if key not in _PARSED:
+        if len(_PARSED) >= 256:
+            _PARSED.clear()
+        _PARSED[key] = _parse(raw, path)
+    return copy.deepcopy(_PARSED[key])
+
+
+def _parse(raw: bytes, path: Path) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(path, "", f"not UTF-8 text (byte {exc.start}); data files are TOML text") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(path, "", f"not valid TOML ({exc})") from None
-    except OSError as exc:
-        raise SpecError(path, "", f"cannot read ({exc.strerror})") from None
+    except RecursionError:
+        raise SpecError(path, "", f"tables or arrays nested too deeply (at most {MAX_DEPTH} levels)") from None
+    if _depth(data) > MAX_DEPTH:
+        raise SpecError(path, "", f"tables or arrays nested too deeply (at most {MAX_DEPTH} levels)")
+    return data
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth of parsed TOML, without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if isinstance(node, dict):
+            stack.extend((v, d + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, d + 1) for v in node)
+    return deepest
+
+
+def nearest(name: str, known: list[str]) -> str | None:
+    """The known name closest to a mistyped one (`magam` -> `magma`), or None when none is close."""
+    match = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return match[0] if match else None
 
 
 def resolve(kind: str, name_or_path: str | Path) -> Path:
     """A built-in name (`magma`) or a path (`my_board.toml`) to a file path."""
     s = str(name_or_path)
+    if len(s) > MAX_NAME or "\x00" in s:
+        raise SpecError(f"<{kind} name>", kind, f"not a {kind} name or a file path ({len(s)} characters)")
     p = Path(s)
-    if s.endswith(".toml") or p.parent != Path(".") or p.is_file():
-        if not p.is_file():
-            raise SpecError(p, "", "file not found")
+    if s.endswith(".toml") or p.parent != Path(".") or _is_file(p):
+        if not _is_file(p):
+            raise SpecError(p, "", "file not found" + _builtin_hint(kind, p.stem if s.endswith(".toml") else p.name))
         return p
     candidate = builtin_dir(kind) / f"{s}.toml"
-    if candidate.is_file():
+    if _is_file(candidate):
         return candidate
-    known = ", ".join(builtin_names(kind)) or "none"
-    raise SpecError(f"<{kind} name>", kind, f"unknown {kind} '{s}' (built-in: {known})")
+    names = builtin_names(kind)
+    guess = nearest(s, names)
+    hint = f"did you mean '{guess}'? " if guess else ""
+    raise SpecError(f"<{kind} name>", kind, f"unknown {kind} '{s}' ({hint}built-in: {', '.join(names) or 'none'})")
+
+
+MAX_NAME = 4096  # characters of a name or path (the usual PATH_MAX)
+
+
+def _is_file(p: Path) -> bool:
+    """Path.is_file, but a name the system refuses (too long, ...) is simply not a file."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _builtin_hint(kind: str, stem: str) -> str:
+    """A missing file whose name is a built-in's (`quickstart.toml` run from another folder): name it."""
+    names = builtin_names(kind)
+    if stem in names:
+        return f" (there is a built-in {kind} '{stem}': give its name without a folder or '.toml')"
+    guess = nearest(stem, names)
+    return f" (a built-in {kind} is named '{guess}')" if guess else ""

@@ -19,16 +19,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
-from scipy.spatial import ConvexHull
+from scipy.spatial import ConvexHull, QhullError
 
+from sim.errors import FieldError
 from sim.specs.base import Spec
 from sim.specs.geometry import MM
 
 PHI = (1 + math.sqrt(5)) / 2
+MAX_DIE_MM = 200.0  # no die is longer than this along any axis
+MAX_VERTICES = 100  # corners of a polyhedron die, and labels of its faces
+MIN_DIE_VOLUME_MM3 = 1.0  # a polyhedron must be a solid, not points in a plane or on a line
+
+DieLength = Annotated[float, Field(gt=0, le=MAX_DIE_MM)]
+DieCoord = Annotated[float, Field(ge=-MAX_DIE_MM, le=MAX_DIE_MM)]
+Label = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 @dataclass(frozen=True)
@@ -47,41 +55,43 @@ class DieSpec(Spec):
     estimated: bool = False
     notes: str = ""
     shape: Literal["d4", "d6", "d8", "d12", "cuboid", "cylinder", "polyhedron"]
-    size_mm: float | None = Field(default=None, gt=0, le=200)
-    dims_mm: tuple[float, ...] | None = None
-    radius_mm: float | None = Field(default=None, gt=0)
-    height_mm: float | None = Field(default=None, gt=0)
-    vertices_mm: list[tuple[float, ...]] | None = None
+    size_mm: float | None = Field(default=None, gt=0, le=MAX_DIE_MM)
+    dims_mm: tuple[DieLength, DieLength, DieLength] | None = None
+    radius_mm: float | None = Field(default=None, gt=0, le=MAX_DIE_MM / 2)
+    height_mm: float | None = Field(default=None, gt=0, le=MAX_DIE_MM)
+    vertices_mm: list[tuple[DieCoord, DieCoord, DieCoord]] | None = Field(default=None, max_length=MAX_VERTICES)
     mass_g: float = Field(gt=0, le=2000)
-    edge_radius_mm: float = Field(default=0.0, ge=0)
-    material: str = "plastic"
-    faces: list[str] = Field(min_length=1)
+    edge_radius_mm: float = Field(default=0.0, ge=0, le=MAX_DIE_MM / 2)
+    material: str = Field(default="plastic", min_length=1, max_length=200)
+    faces: list[Label] = Field(min_length=1, max_length=MAX_VERTICES)
     reading: Literal["top", "bottom"] | None = None
-    icon_labels: list[str] = Field(default_factory=lambda: ["icon"])
-    color: str = "white"
+    icon_labels: list[Label] = Field(default_factory=lambda: ["icon"], max_length=MAX_VERTICES)
+    color: str = Field(default="white", max_length=200)
 
     @model_validator(mode="after")
     def _check(self) -> DieSpec:
         s = self.shape
         if s in ("d4", "d6", "d8", "d12") and self.size_mm is None:
-            raise ValueError(f"size_mm (edge length) is required for a {s}")
-        if s == "cuboid" and (self.dims_mm is None or min(self.dims_mm) <= 0):
-            raise ValueError("dims_mm = [x, y, z] with positive lengths is required for a cuboid")
+            raise FieldError("size_mm", f"size_mm (edge length) is required for a {s}")
+        if s == "cuboid" and self.dims_mm is None:
+            raise FieldError("dims_mm", "dims_mm = [x, y, z] with positive lengths is required for a cuboid")
         if s == "cylinder" and (self.radius_mm is None or self.height_mm is None):
-            raise ValueError("radius_mm and height_mm are required for a cylinder")
+            raise FieldError("radius_mm" if self.radius_mm is None else "height_mm",
+                             "radius_mm and height_mm are required for a cylinder")
         if s == "polyhedron":
             if not self.vertices_mm or len(self.vertices_mm) < 4:
-                raise ValueError("vertices_mm with at least 4 points is required for a polyhedron")
+                raise FieldError("vertices_mm", "vertices_mm with at least 4 points is required for a polyhedron")
+            _check_solid(np.array(self.vertices_mm, float) * MM)
         n = len(self._faces_raw())
         if len(self.faces) != n:
-            raise ValueError(f"faces: a {s} has {n} faces but {len(self.faces)} labels were given")
+            raise FieldError("faces", f"a {s} has {n} faces but {len(self.faces)} labels were given")
         if self.edge_radius_mm > 0.3 * self.min_extent_mm:
-            raise ValueError("edge_radius_mm is too large for the die size")
+            raise FieldError("edge_radius_mm", "edge_radius_mm is too large for the die size")
         if s == "polyhedron":
             inertia = self._inertia_tensor_unit()
             off = np.abs(inertia - np.diag(np.diag(inertia))).max()
             if off > 0.01 * np.abs(np.diag(inertia)).max():
-                raise ValueError("vertices_mm: give the polyhedron in its principal axes (products of inertia are not zero)")
+                raise FieldError("vertices_mm", "give the polyhedron in its principal axes (products of inertia are not zero)")
         return self
 
     # ---- geometry ----
@@ -272,6 +282,17 @@ class DieSpec(Spec):
     def is_icon(self, label: str) -> bool:
         """Whether this face label is the die's special icon."""
         return label in self.icon_labels
+
+
+def _check_solid(v: np.ndarray) -> None:
+    """A polyhedron's corners must span a solid: qhull refuses flat or repeated points with an error
+    that is no help in a data file."""
+    try:
+        hull = ConvexHull(v)
+    except (QhullError, ValueError):
+        raise FieldError("vertices_mm", "the points do not span a solid (all in one plane, on one line, or repeated)") from None
+    if hull.volume < MIN_DIE_VOLUME_MM3 * MM**3:
+        raise FieldError("vertices_mm", f"the solid is thinner than {MIN_DIE_VOLUME_MM3:g} mm^3 (points nearly in one plane)")
 
 
 def _order_polygon(pts: np.ndarray, n: np.ndarray) -> np.ndarray:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from sim.specs.base import Spec
+from sim.errors import FieldError
+from sim.specs.base import MAX_BOARD_MM, Name, Place, Spec
+
+MAX_FLIP_STEPS = 200_000  # free-flight plus engine steps of one flip attempt (the default: 24,000)
 
 
 class FlipSkill(Spec):
     """Spread of a thumb flip around the nominal one (standard deviations)."""
 
-    name: str
+    name: Name
     speed_sd_frac: float = Field(ge=0, le=1)  # horizontal speed
     up_sd_frac: float = Field(ge=0, le=1)  # upward speed
     azimuth_sd_deg: float = Field(ge=0, le=45)
@@ -31,26 +34,34 @@ FLIP_SKILLS = {
 class FlipProfile(Spec):
     """The nominal thumb flip (estimated): from the edge of the table, toward an aim point."""
 
-    distance_mm: float = Field(default=380.0, gt=0)  # hand from the board centre, on the -x side
-    lateral_mm: float = 0.0
-    height_mm: float = Field(default=150.0, gt=0)  # thumb above the table
-    aim_mm: tuple[float, float] = (0.0, 0.0)
+    distance_mm: float = Field(default=380.0, gt=0, le=MAX_BOARD_MM)  # hand from the board centre, on the -x side
+    lateral_mm: float = Field(default=0.0, ge=-MAX_BOARD_MM, le=MAX_BOARD_MM)
+    height_mm: float = Field(default=150.0, gt=0, le=1000)  # thumb above the table
+    aim_mm: tuple[Place, Place] = (0.0, 0.0)
     up_speed_mps: float = Field(default=1.6, gt=0, le=10)
     spin_rps: float = Field(default=5.0, gt=0, le=40)
-    min_turn_deg: float = Field(default=180.0, ge=0)
+    min_turn_deg: float = Field(default=180.0, ge=0, le=3600)
     max_flips: int = Field(default=25, ge=1, le=1000)
     drag: bool = True
-    cd_face: float = Field(default=1.17, ge=0)  # flat plate broadside (Hoerner)
-    cd_edge: float = Field(default=1.0, ge=0)
-    flight_hz: float = Field(default=2000.0, ge=100)
-    step_hz: float = Field(default=2000.0, ge=240)
-    handover_mm: float = Field(default=60.0, gt=0)
-    max_time_s: float = Field(default=6.0, gt=0)
-    rest_speed_mps: float = Field(default=0.01, gt=0)
-    rest_spin_radps: float = Field(default=0.5, gt=0)
-    rest_hold_s: float = Field(default=0.08, ge=0)
+    cd_face: float = Field(default=1.17, ge=0, le=10)  # flat plate broadside (Hoerner)
+    cd_edge: float = Field(default=1.0, ge=0, le=10)
+    flight_hz: float = Field(default=2000.0, ge=100, le=20000)
+    step_hz: float = Field(default=2000.0, ge=240, le=20000)
+    handover_mm: float = Field(default=60.0, gt=0, le=1000)
+    max_time_s: float = Field(default=6.0, gt=0, le=60)
+    rest_speed_mps: float = Field(default=0.01, gt=0, le=10)
+    rest_spin_radps: float = Field(default=0.5, gt=0, le=100)
+    rest_hold_s: float = Field(default=0.08, ge=0, le=10)
     # A template lying within this tilt of flat and only wobbling in place (Euler's disk: no damping
     # in the engine would make it ring for seconds) has settled where and which side up it lies.
     wobble_tilt_deg: float = Field(default=8.0, ge=0, le=30)
-    wobble_spin_radps: float = Field(default=15.0, ge=0)
+    wobble_spin_radps: float = Field(default=15.0, ge=0, le=1000)
     settle_angular_damping: float = Field(default=0.9, ge=0, lt=1)
+
+    @model_validator(mode="after")
+    def _work(self) -> FlipProfile:
+        # the work of one flip is bounded like a throw's: flight and contact steps together
+        steps = self.max_time_s * (self.flight_hz + self.step_hz)
+        if steps > MAX_FLIP_STEPS:
+            raise FieldError("max_time_s", f"max_time_s x (flight_hz + step_hz) is {steps:.0f} steps; at most {MAX_FLIP_STEPS}")
+        return self

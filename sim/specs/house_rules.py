@@ -35,7 +35,8 @@ RULEBOOK: dict[str, tuple[str, str]] = {
         "no bounce is required (`RuleSet.min_bounces = 0`)."),
     "two_bounces": (
         "2.2 (as above): \"the die must bounce at least once on the table\"",
-        "two bounces are required (`RuleSet.min_bounces = 2`)."),
+        "two bounces are required (`RuleSet.min_bounces = 2`; a bounce as `RuleSet.bounce_min_airborne_s` "
+        "and `bounce_min_height_mm` define it)."),
     "partial_templates_hit": (
         "Templates: \"If a die lands partially on a Template while also touching anything below the Template "
         "(the table, Target, or another Template), resolve the die as if it wasn't touching the Template at "

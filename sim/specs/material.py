@@ -13,16 +13,19 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
-from sim.specs.base import Spec
+from sim.errors import FieldError
+from sim.specs.base import Name, Spec
+
+MAX_MATERIALS = 100
 
 
 class PairSpec(Spec):
     """Friction, restitution and optional contact damping of a contact between materials a and b."""
 
-    a: str
-    b: str
+    a: Name
+    b: Name
     friction: float = Field(gt=0, le=2.0)
     restitution: float = Field(ge=0, le=1.0)
     contact_damping: float = Field(default=0.0, ge=0, le=1.0)  # die velocity damping while touching
@@ -34,16 +37,28 @@ class MaterialTable(Spec):
     name: str = "materials"
     estimated: bool = True
     notes: str = ""
-    materials: list[str] = Field(min_length=1)
-    pairs: list[PairSpec] = Field(min_length=1)
+    materials: list[Name] = Field(min_length=1, max_length=MAX_MATERIALS)
+    pairs: list[PairSpec] = Field(min_length=1, max_length=MAX_MATERIALS * MAX_MATERIALS)
 
-    def model_post_init(self, _ctx) -> None:
+    @field_validator("materials")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        for i, m in enumerate(v):
+            if not m.strip():
+                raise FieldError(str(i), "a material needs a name")
+            if m in v[:i]:
+                raise FieldError(str(i), f"material '{m}' is listed twice")
+        return v
+
+    @model_validator(mode="after")
+    def _known(self) -> MaterialTable:
         """Refuse pairs that name a material missing from `materials`."""
         known = set(self.materials)
         for i, p in enumerate(self.pairs):
             for side in ("a", "b"):
                 if getattr(p, side) not in known:
-                    raise ValueError(f"pairs.{i}.{side}: material '{getattr(p, side)}' is not in materials")
+                    raise FieldError(f"pairs.{i}.{side}", f"material '{getattr(p, side)}' is not in materials")
+        return self
 
     def pair(self, a: str, b: str) -> PairSpec | None:
         """The pair entry for two materials in either order, or None; a same-material contact matches only

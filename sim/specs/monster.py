@@ -86,7 +86,7 @@ class MonsterSpec(Spec):
     notes: str = ""
     source_rulebook: str = ""
     estimated: bool = True
-    estimated_fields: list[str] = Field(default_factory=list)
+    estimated_fields: list[str] = Field(default_factory=list, max_length=100)
     life: int = Field(ge=1, le=99)
     miss_damage: int = Field(ge=0, le=20)
     level: int = Field(ge=1, le=5)

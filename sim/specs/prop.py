@@ -43,9 +43,12 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
+from shapely import affinity
+from shapely.geometry import Point, box
 
-from sim.specs.base import Spec
+from sim.errors import FieldError
+from sim.specs.base import MAX_ANGLE_DEG, MAX_BOARD_MM, Name, Spec
 
 MM = 1e-3
 
@@ -73,10 +76,10 @@ class RingShape(Spec):
 class EllipseHole(Spec):
     """An elliptical hole in a mat (centre and semi-axes in mm, in the mat's frame)."""
 
-    x_mm: float = 0.0
-    y_mm: float = 0.0
-    rx_mm: float = Field(gt=0)
-    ry_mm: float = Field(gt=0)
+    x_mm: float = Field(default=0.0, ge=-2000, le=2000)
+    y_mm: float = Field(default=0.0, ge=-2000, le=2000)
+    rx_mm: float = Field(gt=0, le=2000)
+    ry_mm: float = Field(gt=0, le=2000)
 
 
 class MatShape(Spec):
@@ -88,6 +91,20 @@ class MatShape(Spec):
     width_mm: float = Field(gt=0, le=2000)
     thickness_mm: float = Field(gt=0, le=50)
     hole: EllipseHole | None = None
+
+    @model_validator(mode="after")
+    def _hole_inside(self) -> MatShape:
+        # the same shapes sim/world/mesh.py builds: the hole must leave at least 1 mm of mat all round
+        if self.hole is not None:
+            L, W, h = self.length_mm, self.width_mm, self.hole
+            if self.outline == "rectangle":
+                outline = box(-L / 2, -W / 2, L / 2, W / 2)
+            else:
+                outline = affinity.scale(Point(0, 0).buffer(1.0, quad_segs=16), L / 2, W / 2)
+            hole = affinity.translate(affinity.scale(Point(0, 0).buffer(1.0, quad_segs=16), h.rx_mm, h.ry_mm), h.x_mm, h.y_mm)
+            if not outline.buffer(-1.0).contains(hole):
+                raise FieldError("hole", "the hole must lie inside the mat")
+        return self
 
 
 class GateShape(Spec):
@@ -138,12 +155,18 @@ class VolcanoShape(Spec):
     crater_depth_mm: float = Field(gt=0, le=500)
     segments: int = Field(default=32, ge=8, le=256)
 
+    @model_validator(mode="after")
+    def _profile(self) -> VolcanoShape:
+        if not (self.crater_radius_mm < self.top_radius_mm <= self.base_radius_mm and self.crater_depth_mm < self.height_mm):
+            raise FieldError("", "need crater_radius < top_radius <= base_radius and crater_depth < height")
+        return self
+
 
 class SlowTokensShape(Spec):
     """Tokens filling board holes (all, or those named) so a die landing there is not a plain miss."""
 
     type: Literal["slow-tokens"]
-    holes: list[str] | Literal["all"] = "all"
+    holes: Annotated[list[Name], Field(max_length=200)] | Literal["all"] = "all"
     clearance_mm: float = Field(default=1.0, ge=0, le=20)  # token radius = hole radius - clearance
     thickness_mm: float | None = Field(default=None, gt=0, le=20)  # default: the board's thickness
 
@@ -163,7 +186,7 @@ class CupShape(Spec):
     inner_radius_mm: float = Field(gt=0, le=200)
     inner_height_mm: float = Field(gt=0, le=300)
     wall_mm: float = Field(gt=0, le=20)
-    mass_g: float = Field(default=1000.0, gt=0)  # the hand drives it: effectively unmovable by a die
+    mass_g: float = Field(default=1000.0, gt=0, le=100_000)  # the hand drives it: effectively unmovable by a die
     wall_segments: int = Field(default=16, ge=6, le=64)
     # the cast: after `delay_s` (the die settles in the cup), the cup moves forward with a
     # half-sine speed profile peaking at `cast_speed_mps` over `cast_time_s`, rising at
@@ -187,10 +210,10 @@ class Placement(Spec):
     thrower's feet, table origin)."""
 
     anchor: Literal["board", "board-edge", "hand", "thrower", "table"] = "board-edge"
-    x_mm: float = 0.0
-    y_mm: float = 0.0
-    z_mm: float = 0.0
-    yaw_deg: float = 0.0
+    x_mm: float = Field(default=0.0, ge=-MAX_BOARD_MM, le=MAX_BOARD_MM)
+    y_mm: float = Field(default=0.0, ge=-MAX_BOARD_MM, le=MAX_BOARD_MM)
+    z_mm: float = Field(default=0.0, ge=-MAX_BOARD_MM, le=MAX_BOARD_MM)
+    yaw_deg: float = Field(default=0.0, ge=-MAX_ANGLE_DEG, le=MAX_ANGLE_DEG)
     tilt_deg: float = Field(default=0.0, ge=-89, le=89)
 
 
@@ -214,11 +237,11 @@ class PropSpec(Spec):
     """A prop data file: shape, material, placement, per-throw jitter and the hero damage touching it
     costs."""
 
-    name: str
+    name: Name
     estimated: bool = True
     notes: str = ""
     description: str = ""
-    material: str = "cardboard"
+    material: Name = "cardboard"
     touch_hero_damage: int = Field(default=0, ge=0, le=20)  # Firewall (Fire at Will): touching it costs 1
     shape: Shape
     placement: Placement = Placement()

@@ -22,13 +22,20 @@ class RuleSet(Spec):
     cocked: Literal["count", "miss", "rethrow"] = "count"
     # Minimum number of table bounces outside the board before the board is touched.
     min_bounces: int = Field(default=1, ge=0, le=10)
-    bullseye_damage: int = Field(default=10, ge=0)
+    # What a bounce is (every rule that counts bounces: the standard bounce, min_bounces, the
+    # two-bounces house rule, the Firewall's bounce): the die arrives on the surface after leaving
+    # every surface for at least bounce_min_airborne_s and falling at least bounce_min_height_mm
+    # (centre height at its highest point of that airborne stretch minus at the arrival). A die that
+    # rattles on landing loses contact for a few ms by a fraction of a mm: one bounce, not many.
+    bounce_min_airborne_s: float = Field(default=0.02, ge=0, le=1)
+    bounce_min_height_mm: float = Field(default=3.0, ge=0, le=100)
+    bullseye_damage: int = Field(default=10, ge=0, le=1000)
     # Icon on the bullseye: instantly defeats the monster (rulebook "Insta-Kill Effect").
     icon_insta_kill: bool = True
     # Damage a hit deals when the die is in a hole filled by a Slow token (Rock and Roll).
-    slow_token_damage: int = 2
+    slow_token_damage: int = Field(default=2, ge=0, le=1000)
     # Extra damage on the section holding a Fire token (Malevolent Magma, Melissa's ability).
-    fire_token_bonus: int = 2
+    fire_token_bonus: int = Field(default=2, ge=0, le=1000)
     # Partial-template rule (sim/template_rules.py, docs/templates.md): "base" (Malevolent Magma:
     # resolve as what is below, a lower template included), "expansion" (Fire at Will / Big Wave /
     # Rock and Roll cases a-b-c: board -> normal, table -> miss, only templates -> the top one), or
@@ -60,5 +67,5 @@ class RuleSet(Spec):
 
 
 # options added after scenario keys were first recorded (see RuleSet.describe)
-LATER_OPTIONS: tuple[str, ...] = ("holes", "bones")
+LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm")
 

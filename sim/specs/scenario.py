@@ -21,10 +21,44 @@ from sim.specs.datafiles import read_toml, resolve
 from sim.specs.die import DieSpec
 from sim.specs.material import MaterialTable
 from sim.specs.physics import PhysicsSettings
-from sim.specs.requirements import REQUIRED_PROP, REQUIREMENT_NAMES
 from sim.specs.rules import RuleSet
 from sim.specs.shot import ShotSpec
 from sim.specs.skill import SkillSpec
+
+MAX_DICE = 8  # dice thrown at once
+MAX_SHOTS = 8  # shots combined into one throw
+
+
+def _check_slow_tokens(props: tuple, board: BoardSpec | None) -> None:
+    """Slow tokens fill holes of the board by id: every id they name must be one of the board's."""
+    if board is None:
+        return
+    ids = [h.id or f"hole-{i}" for i, h in enumerate(board.holes)]
+    for p in props:
+        holes = getattr(p.shape, "holes", "all") if p.shape.type == "slow-tokens" else "all"
+        for i, hid in enumerate([] if holes == "all" else holes):
+            if hid not in ids:
+                raise SpecError(p.source, f"shape.holes.{i}", f"board '{board.name}' has no hole '{hid}' (holes: {', '.join(ids) or 'none'})")
+
+
+def _check_material_pairs(sc: Scenario, template_specs: list) -> None:
+    """The material table has a pair for every contact the world will have: each moving body (dice,
+    templates) against every material in the scene. The world would refuse a missing pair only when it
+    is built, inside a run's worker."""
+    board = sc.board
+    users: list[tuple[str, str, str]] = []  # (material, file, field) in the order a user reads them
+    users += [(d.material, d.source, "material") for d in sc.dice]
+    users += [(t.material, t.source, "material") for t in template_specs]
+    if board is not None:
+        users += [(board.material, board.source, "material"), (board.table_material, board.source, "table_material")]
+    else:
+        users.append(("wood", "<table>", "material"))
+    users += [(p.material, p.source, "material") for p in sc.props]
+    moving = {m for m, _, _ in users[: len(sc.dice) + len(template_specs)]}
+    for m, where, fld in users:
+        for a in sorted(moving):
+            if sc.materials.pair(a, m) is None:
+                raise SpecError(where, fld, f"material '{m}' has no pair with '{a}' in the material table {sc.materials.source}")
 
 
 def _load_raw(kind: str, name: str | Path) -> tuple[dict, str]:
@@ -85,6 +119,10 @@ class Scenario:
             raise SpecError(source, "dice", "at least one die is required")
         if not shots:
             raise SpecError(source, "shots", "at least one shot is required")
+        if len(dice) > MAX_DICE:
+            raise SpecError(source, "dice", f"at most {MAX_DICE} dice in one throw ({len(dice)} given)")
+        if len(shots) > MAX_SHOTS:
+            raise SpecError(source, "shots", f"at most {MAX_SHOTS} shots combined ({len(shots)} given)")
         raw: dict[str, Any] = {}
         srcs: dict[str, str] = {}
         raw["board"], srcs["board"] = _load_raw("board", board)
@@ -111,7 +149,7 @@ class Scenario:
             else:
                 raise SpecError(source, f"overrides.{key}", f"unknown component '{head}' (board, die, shot, skill, rules, physics)")
         shot_specs = tuple(ShotSpec.from_dict(s, src) for s, (_, src) in zip(shot_d, shot_raw))
-        from sim.specs.combine import combine_shots, load_shot_props
+        from sim.specs.combine import check_requirements, combine_shots, load_shot_props
 
         shot_specs = combine_shots(shot_specs)
         prop_specs, props_raw = load_shot_props(shot_specs)
@@ -137,26 +175,23 @@ class Scenario:
         }
         if props_raw:
             sc.description["props"] = props_raw
+        template_specs: list = []
         if templates:
             from sim.specs.template_setup import parse_setups
 
             sc.templates = parse_setups(list(templates), source)
             from sim.specs.template import load_template
 
+            template_specs = [load_template(t.name) for t in sc.templates]
             sc.description["templates"] = [
-                t.model_dump(mode="json") | {"spec": load_template(t.name).model_dump(mode="json")} for t in sc.templates
+                t.model_dump(mode="json") | {"spec": spec.model_dump(mode="json")} for t, spec in zip(sc.templates, template_specs)
             ]
-        prop_types = {p.shape.type for p in prop_specs}
-        for s in sc.shots:
-            for i, r in enumerate(s.requirements):
-                if r not in REQUIREMENT_NAMES:
-                    raise SpecError(s.source, f"requirements.{i}", f"unknown requirement '{r}' (known: {', '.join(sorted(REQUIREMENT_NAMES))})")
-                need = REQUIRED_PROP.get(r)
-                if need is not None and need not in prop_types:
-                    raise SpecError(s.source, f"requirements.{i}", f"'{r}' needs a '{need}' prop; add one to the shot's props")
+        check_requirements(sc.shots, prop_specs)
+        _check_slow_tokens(prop_specs, board_spec)
         for d in sc.dice:
             if sc.materials.pair(d.material, d.material) is None and d.material not in sc.materials.materials:
                 raise SpecError(d.source, "material", f"unknown material '{d.material}'")
+        _check_material_pairs(sc, template_specs)
         return sc
 
     def with_physics(self, **settings: Any) -> Scenario:

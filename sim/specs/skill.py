@@ -6,13 +6,13 @@ from pathlib import Path
 
 from pydantic import Field
 
-from sim.specs.base import Spec
+from sim.specs.base import Name, Spec
 
 
 class SkillSpec(Spec):
     """Standard deviations of release errors; a shot profile can multiply each of them."""
 
-    name: str
+    name: Name
     estimated: bool = True
     notes: str = ""
     speed_sd_frac: float = Field(ge=0, le=1)

@@ -50,63 +50,74 @@ from shapely.geometry import LineString, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
-from sim.specs.base import Spec
+from sim.errors import FieldError
+from sim.specs.base import MAX_ANGLE_DEG, MAX_BOARD_MM, Length, Name, Spec
 from sim.specs.die import quat_to_matrix
-from sim.specs.geometry import MM, Shape, contains_points
+from sim.specs.geometry import MAX_POINTS, MM, Shape, contains_points
+
+MAX_TEMPLATE_MM = 400.0  # a template fits in a square this wide (real ones are about 10 cm across)
+MAX_TEMPLATE_CORNERS = 64  # corners of a non-convex outline (its convex decomposition grows as corners^3)
+MAX_SCORE = 100  # damage, healing, gold of one template
 
 
 class TemplateRegion(Spec):
     """A part of a template with its own damage (e.g. a template's centre dealing more)."""
 
-    id: str = Field(min_length=1)
-    damage: int = Field(ge=0)
+    id: str = Field(min_length=1, max_length=200)
+    damage: int = Field(ge=0, le=MAX_SCORE)
     shape: Shape
 
 
 class SlimeCurve(Spec):
     """The curve (mm, template frame) a slime template's arrow points to; a die is moved to touch it."""
 
-    curve_mm: list[tuple[float, float]] = Field(min_length=2)
+    curve_mm: list[tuple[Length, Length]] = Field(min_length=2, max_length=MAX_POINTS)
 
 
 class TemplateSpec(Spec):
     """A template data file: outline and regions (mm), thickness (mm), mass or density, and its effect
     (damage, armor, healing, slime)."""
 
-    name: str = Field(min_length=1)
+    name: Name
     title: str = ""
     estimated: bool = False
     notes: str = ""
     source_rulebook: str = ""
     thickness_mm: float = Field(default=2.0, gt=0.2, le=20)
-    material: str = "cardboard"
+    material: Name = "cardboard"
     density_g_cm3: float = Field(default=0.7, gt=0.05, le=5)
-    mass_g: float | None = Field(default=None, gt=0)
+    mass_g: float | None = Field(default=None, gt=0, le=1000)
     count: int = Field(default=1, ge=1, le=4)
     effect: Literal["damage", "armor", "healing", "slime"] = "damage"
-    damage: int = Field(default=0, ge=0)
-    hero_damage: int = Field(default=0, ge=0)
-    heal: int = Field(default=0, ge=0)
-    gold: int = Field(default=0, ge=0)
+    damage: int = Field(default=0, ge=0, le=MAX_SCORE)
+    hero_damage: int = Field(default=0, ge=0, le=MAX_SCORE)
+    heal: int = Field(default=0, ge=0, le=MAX_SCORE)
+    gold: int = Field(default=0, ge=0, le=MAX_SCORE)
     icon_insta_kill: bool = False
-    outline: list[Shape] = Field(min_length=1)
-    regions: list[TemplateRegion] = Field(default_factory=list)
+    outline: list[Shape] = Field(min_length=1, max_length=16)
+    regions: list[TemplateRegion] = Field(default_factory=list, max_length=64)
     slime: SlimeCurve | None = None
 
     @model_validator(mode="after")
     def _check(self) -> TemplateSpec:
         out = unary_union([s.geometry() for s in self.outline])
         if out.geom_type != "Polygon":
-            raise ValueError("outline: the pieces must join into one connected outline")
+            raise FieldError("outline", "the pieces must join into one connected outline")
+        x0, y0, x1, y1 = out.bounds
+        if max(x1 - x0, y1 - y0) > MAX_TEMPLATE_MM * MM:
+            raise FieldError("outline", f"a template is at most {MAX_TEMPLATE_MM:g} mm across")
+        if not _is_convex(out) and len(out.exterior.coords) - 1 > MAX_TEMPLATE_CORNERS:
+            raise FieldError("outline", f"a non-convex outline has at most {MAX_TEMPLATE_CORNERS} corners "
+                                        f"(this one has {len(out.exterior.coords) - 1})")
         for i, r in enumerate(self.regions):
             if not out.intersects(r.shape.geometry()):
-                raise ValueError(f"regions.{i}.shape: region '{r.id}' lies entirely outside the outline")
+                raise FieldError(f"regions.{i}.shape", f"region '{r.id}' lies entirely outside the outline")
         if self.effect == "slime" and self.slime is None:
-            raise ValueError("slime: a slime template needs [slime] curve_mm (the curve its arrow points to)")
+            raise FieldError("slime", "a slime template needs [slime] curve_mm (the curve its arrow points to)")
         if self.slime is not None:
             line = LineString([(x * MM, y * MM) for x, y in self.slime.curve_mm])
             if line.distance(out.exterior) > 2 * MM or line.hausdorff_distance(out.exterior) > 0.5 * line.length + 1:
-                raise ValueError("slime.curve_mm: the curve must run along the outline")
+                raise FieldError("slime.curve_mm", "the curve must run along the outline")
         return self
 
     # ---------------- geometry (metres, template frame) ----------------
@@ -192,11 +203,16 @@ def _second_moments(poly: Polygon) -> tuple[float, ...]:
     return ixx, iyy, ixy
 
 
+def _is_convex(poly: Polygon, tol: float = 1e-9) -> bool:
+    poly = shapely.set_precision(poly, 1e-7)
+    return bool(abs(poly.convex_hull.area - poly.area) <= tol * max(poly.area, 1e-12) + 1e-12)
+
+
 def convex_decomposition(poly: Polygon, tol: float = 1e-9) -> list[Polygon]:
     """Split a simple polygon into convex pieces: triangulate, then greedily merge neighbours whose
     union stays convex (Hertel-Mehlhorn style; at most 4x the optimum number of pieces)."""
     poly = shapely.set_precision(poly, 1e-7)
-    if abs(poly.convex_hull.area - poly.area) <= tol * max(poly.area, 1e-12) + 1e-12:
+    if _is_convex(poly, tol):
         return [shapely.geometry.polygon.orient(poly)]
     tris = list(shapely.constrained_delaunay_triangles(poly).geoms)
     pieces = [t for t in tris if t.area > 1e-14]
@@ -316,4 +332,7 @@ def parse_template_arg(text: str) -> tuple[str, float, float, float]:
         raise SpecError("--template", text, "X, Y and YAW must be numbers") from None
     if not all(math.isfinite(v) for v in vals):
         raise SpecError("--template", text, "X, Y and YAW must be finite")
+    if max(abs(vals[0]), abs(vals[1])) > MAX_BOARD_MM or (len(vals) == 3 and abs(vals[2]) > MAX_ANGLE_DEG):
+        raise SpecError("--template", text, f"X and Y must lie within {MAX_BOARD_MM:g} mm of the board centre, "
+                                            f"YAW within {MAX_ANGLE_DEG:g} deg")
     return name, vals[0], vals[1], vals[2] if len(vals) == 3 else 0.0

@@ -15,21 +15,23 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from sim.errors import SpecError
-from sim.specs.base import Spec
+from sim.specs.base import MAX_ANGLE_DEG, MAX_BOARD_MM, Name, Place, Spec
 from sim.specs.flip import FLIP_SKILLS
 from sim.specs.template import load_template
+
+MAX_TEMPLATES = 20  # templates on the board in one scenario
 
 
 class TemplateSetup(Spec):
     """One template of a scenario: laid at (x_mm, y_mm, yaw_deg), or flipped before every throw."""
 
-    name: str = Field(min_length=1)
-    x_mm: float | None = None
-    y_mm: float | None = None
-    yaw_deg: float = 0.0
+    name: Name
+    x_mm: float | None = Field(default=None, ge=-MAX_BOARD_MM, le=MAX_BOARD_MM)
+    y_mm: float | None = Field(default=None, ge=-MAX_BOARD_MM, le=MAX_BOARD_MM)
+    yaw_deg: float = Field(default=0.0, ge=-MAX_ANGLE_DEG, le=MAX_ANGLE_DEG)
     flip: bool = False
-    skill: str = "casual"
-    aim_mm: tuple[float, float] | None = None
+    skill: Name = "casual"
+    aim_mm: tuple[Place, Place] | None = None
     aim: bool = False
 
     @model_validator(mode="after")
@@ -48,6 +50,8 @@ class TemplateSetup(Spec):
 
 def parse_setups(items: list[Any], source: str) -> tuple[TemplateSetup, ...]:
     """Validate a scenario's `templates` list (each name must be a known template)."""
+    if len(items) > MAX_TEMPLATES:
+        raise SpecError(source, "templates", f"at most {MAX_TEMPLATES} templates on the board ({len(items)} given)")
     out = []
     for i, it in enumerate(items):
         if not isinstance(it, dict):

@@ -26,6 +26,8 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from sim.errors import SpecError
+from sim.formatting import estimate_text as _num
+from sim.formatting import rate_text as _pct
 from sim.viewer.page import page_html
 from sim.viewer.scene import board_json, scene_json, throw_json
 
@@ -58,23 +60,6 @@ def _esc(x: Any) -> str:
     return html.escape(str(x))
 
 
-def _pct(r: dict | None) -> str:
-    if not r or r.get("rate") is None:
-        return "–"
-    return f"{100 * r['rate']:.1f} % [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
-
-
-def _num(e: dict | None, scale: float = 1.0, signed: bool = False) -> str:
-    if not e or e.get("value") is None:
-        return "–"
-    fmt = "{:+.2f}" if signed else "{:.2f}"
-
-    def f(x):
-        return "–" if x is None else fmt.format(scale * x)
-
-    return f"{f(e['value'])} [{f(e.get('lo'))}, {f(e.get('hi'))}]"
-
-
 def _tables(summary: dict[str, Any]) -> str:
     exp = summary["experiment"]
     pc = f"{round(100 * exp.get('confidence', 0.95)):g} %"
@@ -83,7 +68,7 @@ def _tables(summary: dict[str, Any]) -> str:
         parts.append(f"<p>{_esc(exp['description'].strip())}</p>")
     parts.append(f"<p>Experiment hash <code>{_esc(exp['hash'])}</code>, root seed {_esc(exp['seed'])}, "
                  f"{summary['total_throws']} throws in {len(summary['variants'])} cell(s). Intervals are {pc}: Wilson "
-                 "for rates, t for mean damage, Newcombe (paired) and paired t for differences. Every cell uses the "
+                 "for rates, percentile bootstrap for mean damage (never below 0), Newcombe (paired) and paired t for differences. Every cell uses the "
                  "same random draws for throw k (common random numbers), so differences are paired.</p>")
     rows = []
     for v in summary["variants"]:
@@ -149,8 +134,14 @@ def landing_svg(board: dict[str, Any] | None, xy_mm: np.ndarray, samples: list[d
     return "".join(parts)
 
 
+def _figure_order(path: Path) -> tuple[str, int]:
+    """landing.png, landing-2.png, ..., landing-10.png: a figure split over files keeps its order."""
+    stem, _, page = path.stem.rpartition("-")
+    return (stem, int(page)) if stem and page.isdigit() else (path.stem, 1)
+
+
 def _figures(root: Path) -> str:
-    figs = sorted((root / "figures").glob("*.png")) if (root / "figures").is_dir() else []
+    figs = sorted((root / "figures").glob("*.png"), key=_figure_order) if (root / "figures").is_dir() else []
     if not figs:
         return ""
     imgs = [f'<figure><img alt="{_esc(f.stem)}" src="data:image/png;base64,{base64.b64encode(f.read_bytes()).decode()}">'

@@ -437,14 +437,22 @@ _NOMINAL: dict = {}
 
 
 def flip_template(board: BoardSpec, spec: TemplateSpec, seed: int, index: int = 0, skill: str = "casual",
-                  profile: FlipProfile | None = None) -> list[FlipResult]:
-    """Flip every piece of a template (Explosion: both, one after the other) onto an empty board.
+                  profile: FlipProfile | None = None,
+                  dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = ()) -> list[FlipResult]:
+    """Flip every piece of a template (Explosion: both, one after the other) onto the board.
+
+    The board is empty, or holds `dice`: (name, die spec, position m, orientation xyzw) resting there.
+    "If the Template lands on a die, remove the die": a die the template comes to rest on is named in
+    its attempt's `dice_removed`. (Dice change the world's solved surface factors, so a flip with dice
+    on the board is not bit for bit the same flip as on the empty board, even where it touches none.)
 
     The world is built fresh for each call (~40 ms against ~400 ms of flipping): Bullet keeps
     contact and solver caches across body resets, so a reused world would make a flip depend on
-    the flips before it in the last digits. Fresh, a flip depends only on (seed, index)."""
+    the flips before it in the last digits. Fresh, a flip depends only on (seed, index) and the dice."""
     ids = [spec.name] if spec.count == 1 else [f"{spec.name}-{k + 1}" for k in range(spec.count)]
-    w = FlipWorld(board, [(i, spec) for i in ids], profile)
+    w = FlipWorld(board, [(i, spec) for i in ids], profile, dice=[(n, d) for n, d, _p, _q in dice])
+    for name, _die, pos, q in dice:
+        w.place_die(name, tuple(pos), tuple(q))
     try:
         return [w.flip(tid, seed, index * 8 + k, skill) for k, tid in enumerate(ids)]
     finally:

@@ -445,6 +445,10 @@ class Physics:
         self.client.stepSimulation()
         self.time_s += self.dt
 
+    def set_step(self, dt: float) -> None:
+        """The length of the next steps (the throw loop's per-impact step); `dt` stays the contact step."""
+        self.client.setPhysicsEngineParameter(fixedTimeStep=dt)
+
     def reset_clock(self) -> None:
         """Start a new throw's clock at 0 s (event times are relative to it)."""
         self.time_s = 0.0

@@ -234,3 +234,47 @@ class PropWorld:
 def build_props(physics, scenario) -> PropWorld:
     """The props of a scenario built into a physics world (none if it has no props)."""
     return PropWorld(physics, scenario, list(getattr(scenario, "props", ()) or ()))
+
+
+def prop_footprints(scenario) -> list[tuple[str, str, Any]]:
+    """Where each prop body stands at its nominal placement, seen from above: (prop name, prop type,
+    shapely polygon in metres, board frame). Built in a scratch world from the very bodies a throw
+    uses, so a figure shows what was simulated (hand-held props are jittered per throw around this)."""
+    from shapely.geometry import MultiPoint, Polygon
+    from shapely.ops import unary_union
+
+    from sim.specs.die import quat_to_matrix
+    from sim.world.physics import Physics
+
+    if not getattr(scenario, "props", ()):
+        return []
+    ph = Physics(scenario.physics, scenario.materials)
+    try:
+        ph.add_table(scenario.board.table_material if scenario.board is not None else "wood")  # the cup needs one
+        world = build_props(ph, scenario)
+        out = []
+        for pp in world.props.values():
+            for name in pp.bodies:
+                g = ph.body_geometry(name)
+                if g is None:
+                    continue
+                pos, q = ph.die_pose(name)
+                rot = quat_to_matrix(q)
+                if g.mesh is not None:
+                    v = np.asarray(g.mesh[0], float).reshape(-1, 3) @ rot.T + pos
+                    tris = [Polygon(v[t, :2]) for t in np.asarray(g.mesh[1]).reshape(-1, 3)]
+                    shape = unary_union([t for t in tris if t.is_valid and t.area > 1e-10])
+                else:
+                    boxes = []
+                    for p in g.boxes:
+                        c, h = np.asarray(p[0], float), np.asarray(p[1], float)
+                        yaw = p[2] if len(p) > 2 else 0.0
+                        rz = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1.0]])
+                        corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * h
+                        boxes.append(MultiPoint(((corners @ rz.T + c) @ rot.T + pos)[:, :2]).convex_hull)
+                    shape = unary_union(boxes)
+                if not shape.is_empty:
+                    out.append((pp.name, pp.type, shape))
+        return out
+    finally:
+        ph.close()

@@ -125,3 +125,20 @@ def test_no_command_leaves_temporary_files(tmp_path):
         r = subprocess.run([sys.executable, "-m", "sim.cli", *args], capture_output=True, text=True, env=env, timeout=300)
         assert r.returncode == 0, r.stderr
     assert list(tmp.iterdir()) == []
+
+
+def test_check_validates_experiment_files(capsys):
+    """`dfsim check` accepts the shipped experiments (every scenario built) and refuses a broken one."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    assert main(["check", str(root / "quickstart.toml")]) == 0
+    assert "valid experiment" in capsys.readouterr().out
+
+
+def test_check_refuses_a_bad_experiment(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\nseed = 1\nthrows = 10\n[defaults]\nboard = "nope"\n[[variants]]\nname = "a"\n')
+    assert main(["check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope" in err

@@ -49,10 +49,10 @@ def test_adaptive_stepper_is_bitwise_deterministic(magma):
 
 def test_skipped_flight_lands_where_fine_stepping_lands(magma):
     """The first table contact of an exact (skipped) flight and of uniform stepping at the same fine
-    step: both detect the touch within a step or two; they differ only by Euler's lag g*dt*t/2."""
+    step (no per-impact coarse steps): both detect the touch within a step or two; they differ only by Euler's lag g*dt*t/2."""
     hz = 7680.0
-    a = build_thrower(magma.with_physics(step_hz=hz, flight="analytic", max_time_s=0.6))
-    b = build_thrower(magma.with_physics(step_hz=hz, flight="step", max_time_s=0.6))
+    a = build_thrower(magma.with_physics(step_hz=hz, coarse_step_hz=hz, flight="analytic", max_time_s=0.6))
+    b = build_thrower(magma.with_physics(step_hz=hz, coarse_step_hz=hz, flight="step", max_time_s=0.6))
     try:
         ea, ra = _first_table_event(a, DROP)
         eb, _ = _first_table_event(b, DROP)
@@ -73,7 +73,7 @@ def test_skipped_flight_lands_where_fine_stepping_lands(magma):
 def test_skipped_flight_at_the_contact_step_touches_in_time(magma):
     """At the default contact step the first contact is seen no later than two steps after the exact one."""
     th = build_thrower(magma)
-    fine = build_thrower(magma.with_physics(step_hz=7680.0, flight="step", max_time_s=0.6))
+    fine = build_thrower(magma.with_physics(step_hz=7680.0, coarse_step_hz=7680.0, flight="step", max_time_s=0.6))
     try:
         ea, _ = _first_table_event(th, DROP)
         ef, _ = _first_table_event(fine, DROP)
@@ -135,5 +135,33 @@ def test_recorder_sees_the_exact_flight_while_it_is_skipped(magma):
         for tk, q in zip(t[::10], poses[::10, 3:]):
             expect = ballistic.quat_after(q0, DROP.spin_radps, float(tk))
             assert abs(float(np.dot(q, expect))) == pytest.approx(1.0, abs=1e-6)
+    finally:
+        th.physics.close()
+
+
+def test_per_impact_step_is_coarse_only_while_every_die_is_slow(magma):
+    """The contact step while a die moves fast, the coarse step otherwise: a die set down on the board
+    takes only coarse steps and rests at the end of a rest window; a throw's path samples are one
+    contact step or one coarse step apart, coarse ones only where the die was slow."""
+    th = build_thrower(magma)
+    try:
+        st = magma.physics
+        ratio = round(st.step_hz / st.coarse_step_hz)
+        assert ratio > 1
+        res = th.place(0.05, 0.02)
+        assert res.outcome.result != "void" and th.last_stats.coarse == th.last_stats.stepped
+        win = round(st.rest_window_s * st.step_hz)
+        assert round(res.outcome.time_s * st.step_hz) % win == 0
+        res = th.throw(2024, 1)
+        stats = th.last_stats
+        assert 0 < stats.coarse < stats.stepped
+        t = np.asarray(res.trace.path_t)
+        gaps = np.round(np.diff(t) * st.step_hz).astype(int)
+        assert set(gaps.tolist()) <= {1, ratio}
+        p = res.trace.path("die:0")
+        v = np.linalg.norm(np.diff(p, axis=0), axis=1) / np.diff(t)
+        # a coarse step starts slow: its mean speed stays within what one coarse step of falling adds
+        coarse = gaps == ratio
+        assert coarse.any() and np.all(v[coarse] <= st.fine_speed_mps + GRAVITY * ratio / st.step_hz + 1e-9)
     finally:
         th.physics.close()

@@ -46,7 +46,7 @@ def test_against_direct_computation():
     s = cell_summary(df, 0.9)
     hits = int((df["result"] == "hit").sum())
     assert s["hit_rate"] == wilson(hits, 500, 0.9).as_dict()
-    direct = mean_interval(df["damage"].to_numpy(), 0.9)
+    direct = mean_interval(df["damage"].to_numpy(), 0.9, method="bootstrap", n_boot=4000)
     assert s["damage"]["value"] == pytest.approx(direct.value, rel=1e-12)
     assert s["damage"]["lo"] == pytest.approx(direct.lo, rel=1e-12)
     assert s["damage"]["hi"] == pytest.approx(direct.hi, rel=1e-12)
@@ -59,3 +59,13 @@ def test_against_direct_computation():
     assert s["values"]["10"]["count"] == int(((df["value"] == 10) & (df["result"] == "hit")).sum())
     assert s["insta_kill"]["count"] == int(df["insta_kill"].sum())
     assert (s["first_index"], s["last_index"]) == (0, 499)
+
+
+def test_mean_damage_interval_never_below_zero():
+    # 30 throws, 3 hits of 1 damage: a t interval reaches below 0, the bootstrap stays within the data
+    df = _records(30)
+    df["damage"] = [1.0] * 3 + [0.0] * 27
+    s = cell_summary(df)["damage"]
+    assert s["method"] == "bootstrap" and s["value"] == pytest.approx(0.1)
+    assert 0.0 <= s["lo"] < 0.1 < s["hi"] <= 1.0
+    assert mean_interval(df["damage"].to_numpy()).lo < 0  # what the t interval said

@@ -44,7 +44,7 @@ def test_builtin_fights_load():
 
 @pytest.mark.parametrize("text,field,problem", [
     (MONSTER.replace("life = 6", "life = 0"), "life", "greater than or equal to 1"),
-    (MONSTER.replace("life = 6", 'life = "6"'), "life", "valid integer"),
+    (MONSTER.replace("life = 6", 'life = "6"'), "life", "whole number"),
     (MONSTER.replace("life = 6", "life = 6.0"), "life", "valid integer"),
     (MONSTER + "colour = 3\n", "colour", "unknown key"),
     (MONSTER + 'requirements = ["moonwalk"]\n', "requirements.0", "unknown shot 'moonwalk'"),

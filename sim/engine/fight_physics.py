@@ -1,0 +1,317 @@
+"""Physics in the loop: every throw of a fight is thrown in one persistent scene, with the dice of
+earlier throws still lying where they came to rest.
+
+The rulebook leaves thrown dice on the board until they are picked up: "Retrieve the 3 colored dice
+from the board", "All dice are removed from the Target board when the Party retrieves dice and at the
+end of each combat", and a re-throw "retrieves the die they just threw and throws it again". So a
+later throw can strike a resting die, knock it into another section, or land on it. Resampling
+recorded throws (sim/engine/resample.py) cannot see that; this source can.
+
+How: `BoardDice` is a thrower component (like the templates' layer). It holds a pool of extra die
+bodies in the thrower's world, one per colored die and a few for white dice, parked below the table.
+The dice lying on the board are data, a `BoardState` shared by all the worlds of one source (a
+fight's throws may need several worlds: heroes of different skill, weapons' shots): before every
+throw each pool body is set at the pose its die rests at (or parked). The thrower always throws its
+own die body; when that die comes to rest on the board, its pose is handed to the pool body of its
+colour and the thrown body is parked. A die resting off the board (on the table: a miss) is picked
+up. After the throw, board dice the throw moved are settled (the whole world stepped until they
+rest) and read again: their new sections are recorded in `BoardState.moves` (the fight rules use no
+section of a die already on the board, so nothing else reads them).
+
+Streams: throw t of fight f is throw index `f * 1000 + t` of the source's root seed (the plain
+thrower's `Draw.for_throw(seed, f * 1000 + t)`); the board is cleared when fight f starts. A fight
+depends on (root seed, f) only, never on the worker count or on other fights; with an empty board a
+throw is the very throw the plain thrower makes with that index.
+
+Templates: a fight's templates (the request's `templates`) are flipped once, when the fight's first
+throw is requested, from the stream (root seed, fight), and lie at those poses for every throw of the
+fight; a template the requests stop listing (the Armor after a die landed on it) leaves the board, and
+a template flipped onto a die resting on the board removes that die (sim/engine/fight_templates.py).
+
+Aiming: the aimed release is solved with the board dice parked (an empty board, shared with the plain
+scenario) for the request's objective: "hit" (most hits, the default), "damage" (the highest expected
+damage) or "kill" (the best chance to deal the monster's remaining life), each solved once per scenario
+and cached; an `Aim` with a target point aims there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from shapely.geometry import Point
+
+from sim.engine.fight_templates import FightTemplateLayer, FightTemplates, flip_fight_templates
+from sim.engine.thrower import Thrower, ThrowResult
+from sim.engine.worlds import build_thrower
+from sim.rules.classifier import classify
+from sim.rules.outcome import DieRest, Outcome
+from sim.rules.throw_source import ThrowRequest
+from sim.specs.die import DieSpec, load_die
+from sim.specs.scenario import Scenario
+from sim.world.templates import fit_template_materials
+
+THROWS_PER_FIGHT = 1000  # stream index of throw t of fight f: f * THROWS_PER_FIGHT + t
+COLOURS = ("red", "green", "blue")
+WHITE_SLOTS = 6  # white dice that can lie on the board at once
+MOVED_M = 0.5e-3  # a board die displaced more than this (or turned more than MOVED_DEG) was struck
+MOVED_DEG = 1.0
+SETTLE_S = 3.0  # longest settle of struck dice after the thrown die rests
+
+
+@dataclass
+class BoardDie:
+    """A die lying on the board: which slot (colour or white-k), its die file, where it rests and how
+    it reads there."""
+
+    slot: str
+    die: str
+    position_m: tuple[float, ...]
+    orientation_xyzw: tuple[float, ...]
+    section: str | None
+    result: str
+
+
+@dataclass
+class BoardState:
+    """The dice lying on the board during one fight, and the log of dice later throws moved."""
+
+    fight: int = -1
+    turn: int = -1
+    retrievals: int = 0
+    last_slot: str | None = None
+    dice: dict[str, BoardDie] = field(default_factory=dict)
+    moves: list[dict[str, Any]] = field(default_factory=list)  # (fight, throw, slot, from/to section)
+
+    def clear(self) -> None:
+        """Every die leaves the board (a retrieval, a new fight)."""
+        self.dice.clear()
+        self.last_slot = None
+
+
+def _slot_body(slot: str) -> str:
+    return f"die:board-{slot}"
+
+
+class BoardDice:
+    """A thrower component: pool bodies for the dice lying on the board (see the module docstring)."""
+
+    def __init__(self, thrower: Thrower, state: BoardState, colored: DieSpec, white: DieSpec) -> None:
+        self.state = state
+        ph = thrower.physics
+        thrown = thrower.die_names[0]
+        self.specs: dict[str, DieSpec] = {c: colored for c in COLOURS}
+        self.specs.update({f"white-{k}": white for k in range(WHITE_SLOTS)})
+        names = []
+        for slot, spec in self.specs.items():
+            name = _slot_body(slot)
+            ph.add_die(spec, name)
+            names.append(name)
+        # surfaces: a pool die of the thrown die's material gets its factor (the same body, as solved);
+        # another material is fitted against the final bodies (templates do the same)
+        same = [n for n, s in zip(names, self.specs.values()) if s.material == thrower.scenario.dice[0].material]
+        f, e = ph.surface(thrown)
+        for n in same:
+            ph.set_surface(n, f, e)
+        other = [n for n in names if n not in same]
+        if other:
+            fit_template_materials(ph, other)
+        for n in names:
+            pair = ph.materials.pair(ph.material_of(thrown), ph.material_of(n))
+            if pair is not None and pair.contact_damping > 0:
+                ph.set_pair_damping(thrown, n, pair.contact_damping)
+            ph.park(n)
+        self.bodies = names
+
+    # ---- the Component protocol ----------------------------------------------------------------
+    def place(self, thrower: Thrower) -> None:
+        """Every pool body at its die's resting pose, or parked."""
+        ph = thrower.physics
+        for slot in self.specs:
+            d = self.state.dice.get(slot)
+            if d is None:
+                ph.park(_slot_body(slot))
+            else:
+                ph.set_state(_slot_body(slot), d.position_m, d.orientation_xyzw)
+
+    def prepare(self, thrower: Thrower, seed: int, index: int) -> None:
+        """The board dice where they rest: the state decides, never what the world did before."""
+        self.place(thrower)
+
+    def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
+        """No aim of its own: the shot (or the request's target point) decides."""
+        return None
+
+    def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
+        """The plain scenario's key: the aim is solved on an empty board."""
+        return key
+
+    @contextlib.contextmanager
+    def solving(self, thrower: Thrower) -> Iterator[None]:
+        """The aimed release is solved on the empty board; the board dice come back afterwards."""
+        for n in self.bodies:
+            thrower.physics.park(n)
+        try:
+            yield
+        finally:
+            self.place(thrower)
+
+    def judge_reference(self, outcomes: list[Outcome]) -> None:
+        """Reference throws are judged as usual."""
+        return None
+
+    def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
+        """`board_dice`: the slots of the dice lying on the board during the throw."""
+        return {"board_dice": ",".join(sorted(self.state.dice))}
+
+    # ---- after a throw ---------------------------------------------------------------------------
+    def after_throw(self, thrower: Thrower, result: ThrowResult, slot: str, die: str, req: ThrowRequest) -> None:
+        """Settle and re-read the board dice the throw moved; leave the thrown die on the board (or pick
+        it up from the table)."""
+        ph = thrower.physics
+        sc = thrower.scenario
+        moved = []
+        for s, d in self.state.dice.items():
+            p, q = ph.die_pose(_slot_body(s))
+            dq = abs(float(np.dot(q, d.orientation_xyzw)))
+            turned = math.degrees(2 * math.acos(min(1.0, dq)))
+            if float(np.linalg.norm(p - np.array(d.position_m))) > MOVED_M or turned > MOVED_DEG:
+                moved.append(s)
+        thrown = thrower.die_names[0]
+        if moved:
+            ph.settle([_slot_body(s) for s in moved] + [thrown], SETTLE_S)
+            for s in moved:
+                d = self.state.dice[s]
+                name = _slot_body(s)
+                p, q = ph.die_pose(name)
+                rest = DieRest(name, tuple(float(v) for v in p), tuple(float(v) for v in q), ph.touching(name),
+                               "rest", 0.0)
+                o = classify(rest, self.specs[s], sc.board, result.trace, sc.rules, [], thrower.ctx, placed=True)
+                self.state.moves.append({"fight": req.fight, "throw": req.throw, "slot": s, "from": d.section,
+                                         "to": o.section, "from_result": d.result, "to_result": o.result,
+                                         "shift_mm": round(float(np.linalg.norm(p - np.array(d.position_m))) * 1e3, 2)})
+                if o.result == "void" or not _on_board(sc, p):
+                    del self.state.dice[s]  # knocked off the board onto the table: picked up
+                else:
+                    self.state.dice[s] = BoardDie(s, d.die, tuple(float(v) for v in p), tuple(float(v) for v in q),
+                                                  o.section, o.result)
+        o = result.outcome
+        p, q = ph.die_pose(thrown)
+        if o.result != "void" and _on_board(sc, p):
+            self.state.dice[slot] = BoardDie(slot, die, tuple(float(v) for v in p), tuple(float(v) for v in q),
+                                             o.section, o.result)
+            self.state.last_slot = slot
+        else:
+            self.state.last_slot = None
+        ph.park(thrown)
+        self.place(thrower)
+
+
+def _on_board(sc: Scenario, p) -> bool:
+    return sc.board is not None and bool(sc.board.outline_geom.contains(Point(float(p[0]), float(p[1]))))
+
+
+SKILL_SPREADS = ("speed_sd_frac", "elevation_sd_deg", "azimuth_sd_deg", "height_sd_mm", "lateral_sd_mm",
+                 "distance_sd_mm", "spin_sd_rps")
+
+
+class PhysicsSource:
+    """`ThrowSource` throwing every request in a physics world with the fight's dice on the board.
+
+    `PhysicsSource(seed, colored_die="hero-d8", white_die="white-d8")`; `physics` are settings for
+    every scenario (e.g. `{"step_hz": 480}`). One source per thread: its worlds are its own."""
+
+    def __init__(self, seed: int, colored_die: str = "hero-d8", white_die: str = "white-d8",
+                 physics: dict[str, Any] | None = None) -> None:
+        self.seed = int(seed)
+        self.colored_die, self.white_die = colored_die, white_die
+        self.colored, self.white = load_die(colored_die), load_die(white_die)
+        self.physics = dict(physics or {})
+        self.state = BoardState()
+        self.templates = FightTemplates()
+        self.throwers: dict[tuple, tuple[Thrower, BoardDice]] = {}
+        self.throws = 0
+        self.last: ThrowResult | None = None
+
+    def scenario(self, req: ThrowRequest) -> Scenario:
+        """The request's scenario: its die, shots, skill, board and rules, noise and aim point (its
+        templates are no part of it: they are the fight's, see `world`)."""
+        overrides: dict[str, Any] = {}
+        if req.noise_factor != 1.0:
+            from sim.specs.skill import load_skill
+
+            sk = load_skill(req.skill)
+            overrides.update({f"skill.{k}": getattr(sk, k) * req.noise_factor for k in SKILL_SPREADS})
+        if req.aim.target_mm is not None:
+            overrides.update({"shot.release.aim": "point", "shot.release.aim_mm": list(req.aim.target_mm)})
+        return Scenario.build(board=req.board, dice=[req.die], shots=list(req.shots), skill=req.skill,
+                              rules=dict(req.rules), overrides=overrides, physics=self.physics,
+                              source="physics fight")
+
+    def world(self, req: ThrowRequest) -> tuple[Thrower, BoardDice]:
+        """The request's world (built once per scenario) with its board-dice component and, if the request
+        lists templates, a component laying the fight's flipped templates (sim/engine/fight_templates.py)."""
+        key = (req.die, req.shots, req.skill, req.board, req.templates, req.rules, req.noise_factor, req.aim.target_mm)
+        w = self.throwers.get(key)
+        if w is None:
+            th = build_thrower(self.scenario(req))
+            layer = BoardDice(th, self.state, self.colored, self.white)
+            th.attach(layer)
+            if req.templates:
+                th.attach(FightTemplateLayer(th, self.templates, req.templates, layer.bodies))
+            w = self.throwers[key] = (th, layer)
+        return w
+
+    def _pick_up(self, req: ThrowRequest) -> None:
+        st = self.state
+        if req.fight != st.fight:  # "at the end of each combat": a new fight starts on an empty board
+            st.clear()
+            st.fight, st.turn, st.retrievals = req.fight, req.turn, req.retrievals
+            return
+        if req.retrievals != st.retrievals:
+            st.clear()
+            st.retrievals = req.retrievals
+        elif req.turn == st.turn and st.last_slot is not None:  # a re-throw picks up the die just thrown
+            st.dice.pop(st.last_slot, None)
+        st.turn = req.turn
+
+    def _templates(self, req: ThrowRequest) -> None:
+        """Flip the fight's templates when it starts (removing dice they land on); later, drop those the
+        request no longer lists (the Armor once a die landed on it)."""
+        if req.fight != self.templates.fight:
+            sc = self.scenario(req)
+            assert sc.board is not None, "a fight's throws land on a board"
+            dice = {s: (load_die(d.die), d.position_m, d.orientation_xyzw) for s, d in self.state.dice.items()}
+            for slot in flip_fight_templates(self.templates, sc.board, req.templates, self.seed, req.fight,
+                                             req.skill, dice):
+                self.state.dice.pop(slot, None)
+        else:
+            self.templates.keep(req.templates)
+
+    def _slot(self, req: ThrowRequest) -> str:
+        if req.kind != "white":
+            return req.colour
+        for k in range(WHITE_SLOTS):
+            if f"white-{k}" not in self.state.dice:
+                return f"white-{k}"
+        raise RuntimeError(f"more than {WHITE_SLOTS} white dice on the board at once")
+
+    def throw(self, request: ThrowRequest) -> Outcome:
+        """Pick up what leaves the board, throw (seed, f * 1000 + t), leave the die where it rests."""
+        if not 0 <= request.throw < THROWS_PER_FIGHT:
+            raise ValueError(f"throw index {request.throw} outside 0..{THROWS_PER_FIGHT - 1}")
+        self._pick_up(request)
+        self._templates(request)
+        th, layer = self.world(request)
+        slot = self._slot(request)
+        self.state.dice.pop(slot, None)  # the die thrown is in the hand, not on the board
+        th.set_objective(request.aim.objective, request.monster_life)
+        res = th.throw(self.seed, request.fight * THROWS_PER_FIGHT + request.throw)
+        layer.after_throw(th, res, slot, request.die, request)
+        self.throws += 1
+        self.last = res
+        return res.outcome

@@ -1,0 +1,173 @@
+"""Templates in physics-in-the-loop fights: flipped once when the combat starts, lying there all fight.
+
+The rulebook: "Monsters and Dungeons may request players to flip a Template at the start of the
+combat"; the template stays on the board until "Remove all Templates from the target board during the
+Resting phase". So a fight's templates are flipped once, when its first throw is requested, and every
+throw of that fight meets them at the very poses they came to rest at: `FightTemplateLayer`, a thrower
+component, lays each template body back at its flipped pose before every throw (a die that struck and
+shoved a template does not move it for the next throw: the template is re-laid where it was flipped).
+
+Streams: the j-th template (the request's sorted names) of fight f is flipped with
+`flip_template(board, spec, seed, f * 8 + j)`: it depends on (root seed, f) only. The flip world is
+the one of sim/world/flip.py (re-flips until it stays, at most the profile's max_flips; a template
+that never stays is not on the board this fight). The flipping hero's damage for a landing touching
+the table is recorded in `FightTemplates.flips` but not dealt (the fight rules do not ask for it).
+
+"If the Template lands on a die, remove the die": the dice resting on the board at the flip are put
+in the flip world at their poses; a die a template comes to rest on (the flip world's reading), or
+whose centre the resting template's footprint covers (the die may have been shoved aside under it in
+the flip world, where dice are loose bodies), is removed from the board (`flip_fight_templates` returns
+their slots). Dice a template only shoves are left at their poses in the fight. At the start of a combat the board is empty, so today
+this only matters to a caller flipping with dice on the board.
+
+A template the requests stop listing (the Armor, once a die lands on it: "remove the Shield Template
+from the Target board") leaves the board: `FightTemplates.keep`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from shapely.geometry import Point
+
+from sim.engine.thrower import Thrower, ThrowResult
+from sim.rules.outcome import Outcome
+from sim.specs.board import BoardSpec
+from sim.specs.die import DieSpec
+from sim.specs.flip import FLIP_SKILLS
+from sim.specs.template import PlacedTemplate, load_template
+from sim.world.flip import FlipResult, add_template_body, flip_template
+from sim.world.templates import fit_template_materials, templates_on_prism
+
+FLIPS_PER_FIGHT = 8  # flip stream index of template j of fight f: f * FLIPS_PER_FIGHT + j
+
+
+def piece_ids(name: str) -> list[str]:
+    """The body ids of a template's pieces (Explosion: two), as the flip world names them."""
+    spec = load_template(name)
+    return [spec.name] if spec.count == 1 else [f"{spec.name}-{k + 1}" for k in range(spec.count)]
+
+
+@dataclass
+class FightTemplates:
+    """The templates lying on the board during one fight (shared by all the worlds of a source)."""
+
+    fight: int = -1
+    placed: dict[str, PlacedTemplate] = field(default_factory=dict)  # piece id -> pose it was flipped to
+    names: dict[str, str] = field(default_factory=dict)  # piece id -> template name
+    flips: list[FlipResult] = field(default_factory=list)  # this fight's flips (attempts, damage)
+
+    def keep(self, names: Sequence[str]) -> list[str]:
+        """Only templates still listed stay on the board; returns the piece ids removed."""
+        gone = [t for t, n in self.names.items() if n not in names]
+        for t in gone:
+            self.placed.pop(t, None)
+            del self.names[t]
+        return gone
+
+
+def flip_fight_templates(state: FightTemplates, board: BoardSpec, names: Sequence[str], seed: int, fight: int,
+                         skill: str = "casual", dice: Mapping[str, tuple[DieSpec, Sequence[float], Sequence[float]]]
+                         | None = None) -> list[str]:
+    """Flip fight `fight`'s templates onto the board, replacing the last fight's; `dice` (slot -> die
+    spec, position m, orientation xyzw) rest on the board. Returns the slots of the dice removed."""
+    state.fight = fight
+    state.placed.clear()
+    state.names.clear()
+    state.flips = []
+    left = dict(dice or {})
+    removed: list[str] = []
+    sk = skill if skill in FLIP_SKILLS else "casual"
+    for j, name in enumerate(sorted(names)):
+        spec = load_template(name)
+        on = [(f"die:{s}", d, p, q) for s, (d, p, q) in left.items()]
+        results = flip_template(board, spec, int(seed), fight * FLIPS_PER_FIGHT + j, sk, dice=on)
+        for r in results:
+            state.flips.append(r)
+            for a in r.attempts:
+                for d in a.dice_removed:
+                    slot = d.removeprefix("die:")
+                    if slot in left:
+                        del left[slot]
+                        removed.append(slot)
+            if r.placed is not None:
+                # a die whose centre the resting template covers was landed on too (it may have been
+                # pushed aside in the flip world, where dice are loose: the rule removes it all the same)
+                for slot, (_d, pos, _q) in list(left.items()):
+                    if r.placed.footprint.contains(Point(float(pos[0]), float(pos[1]))):
+                        del left[slot]
+                        removed.append(slot)
+                state.placed[r.id] = r.placed
+                state.names[r.id] = name
+    return removed
+
+
+class FightTemplateLayer:
+    """A thrower component: bodies for a fight's templates, laid at their flipped poses before every
+    throw (parked if not on the board), so the thrown die's outcome reads them."""
+
+    def __init__(self, thrower: Thrower, state: FightTemplates, names: Sequence[str],
+                 other_dice: Sequence[str] = ()) -> None:
+        self.state = state
+        ph = thrower.physics
+        self.ids = [t for n in sorted(names) for t in piece_ids(n)]
+        bodies = [f"template:{t}" for t in self.ids]
+        for n in sorted(names):
+            spec = load_template(n)
+            for t in piece_ids(n):
+                add_template_body(ph, spec, f"template:{t}")
+        board = thrower.scenario.board
+        if board is not None and bodies:
+            templates_on_prism(ph, board, bodies, [*thrower.die_names, *other_dice])
+        fit_template_materials(ph, bodies)
+        for b in bodies:
+            ph.park(b)
+
+    def lay(self, thrower: Thrower) -> None:
+        """Every template at the pose it was flipped to this fight, or parked."""
+        ph = thrower.physics
+        placed = []
+        for t in self.ids:
+            p = self.state.placed.get(t)
+            if p is None:
+                ph.park(f"template:{t}")
+            else:
+                ph.set_state(f"template:{t}", p.position_m, p.orientation_xyzw)
+                placed.append(p)
+        thrower.templates = placed
+
+    # ---- the Component protocol ----------------------------------------------------------------
+    def prepare(self, thrower: Thrower, seed: int, index: int) -> None:
+        """The fight's templates where they were flipped: the state decides, not the last throw."""
+        self.lay(thrower)
+
+    def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
+        """No aim of its own: the shot (or the request's target point) decides."""
+        return None
+
+    def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
+        """The plain scenario's key: the aim is solved on the bare board."""
+        return key
+
+    @contextlib.contextmanager
+    def solving(self, thrower: Thrower) -> Iterator[None]:
+        """The aimed release is solved with the templates parked; they come back afterwards."""
+        saved, thrower.templates = thrower.templates, []
+        for t in self.ids:
+            thrower.physics.park(f"template:{t}")
+        try:
+            yield
+        finally:
+            thrower.templates = saved
+            self.lay(thrower)
+
+    def judge_reference(self, outcomes: list[Outcome]) -> None:
+        """Reference throws are judged as usual."""
+        return None
+
+    def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
+        """`tpl_on_board`: the template pieces lying on the board during the throw."""
+        return {"tpl_on_board": ",".join(t.id for t in thrower.templates)}

@@ -1,0 +1,72 @@
+"""The run's progress bar: a time-left estimate that is not wildly wrong at first, and a widget in Jupyter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.experiments.progress import Eta
+
+
+def _simulated_run(workers: int, chunks: int, size: int, aim_s: float, build_s: float, chunk_s: float):
+    """(time, throws back) per chunk of a pool that first aims, then builds a world in each worker;
+    chunk times vary by +-20 % (throws differ in length)."""
+    rng = np.random.default_rng(5)
+    free = [aim_s] * workers
+    built = [False] * workers
+    out = []
+    for _ in range(chunks):
+        w = min(range(workers), key=lambda i: free[i])
+        free[w] += chunk_s * rng.uniform(0.8, 1.2) + (0.0 if built[w] else build_s)
+        built[w] = True
+        out.append(free[w])
+    out.sort()
+    return [(t, size) for t in out]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 8])
+def test_first_estimate_is_close_and_nothing_is_shown_before(workers):
+    chunks, size = 100, 50
+    events = _simulated_run(workers, chunks, size, aim_s=30.0, build_s=3.0, chunk_s=2.0)
+    eta = Eta(workers)
+    end = events[-1][0]
+    first = None
+    for k, (t, n) in enumerate(events):
+        eta.chunk_done(n, t)
+        if eta.rate() is None:
+            assert eta.text(1000) == ""
+            continue
+        remaining = (chunks - k - 1) * size
+        left = remaining / eta.rate()
+        if first is None:
+            first = (k, left, end - t)
+    assert first is not None and first[0] >= 2 * workers  # two rounds of the pool back first
+    _, said, truth = first
+    assert said == pytest.approx(truth, rel=0.3), first
+    # what a rate over the whole bar's time (aiming included) would have said: far off
+    t0, n0 = events[first[0]]
+    naive = (chunks - first[0] - 1) * size / ((first[0] + 1) * size / t0)
+    assert naive > 2 * truth
+
+
+def test_estimate_text():
+    eta = Eta(1)
+    assert eta.text(100) == ""
+    for t in (1.0, 2.0, 3.0):
+        eta.chunk_done(10, t)
+    assert eta.text(600) == "10 throws/s, 1:00 left"
+
+
+def test_progress_bar_is_a_widget_in_jupyter():
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipywidgets")  # the notebooks extra installs it
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "from sim.experiments.progress import RunProgress\n"
+        "p = RunProgress(10, 0, quiet=False)\np.throwing('local', 1)\np.chunk_done(5)\np.chunk_done(5)\np.close()"))
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    outputs = nb.cells[0].outputs
+    text = "".join(o.get("text", "") for o in outputs)
+    assert "IProgress not found" not in text and "throws [" not in text  # no text-mode fallback
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
