@@ -19,12 +19,13 @@ from sim.cli import (
     templates,
     throws,
     tune,
+    validate,
     viewer,
 )
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, tune, doctor)
+COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, tune, doctor, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:

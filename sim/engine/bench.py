@@ -80,7 +80,7 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
     t0 = time.perf_counter()
     for k in range(naive_throws):
         ph = Physics(sc.physics, sc.materials)
-        ph.add_table(sc.board.table_material, cutout=sc.board.surface)
+        ph.add_table(sc.board.table_material, board=sc.board)
         ph.add_board(sc.board)
         ph.add_die(sc.dice[0], "die:0")
         ph.finalize_materials()

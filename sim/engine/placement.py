@@ -4,9 +4,9 @@ Templates are laid flat, face up, in the order given, each dropped 1 mm above wh
 outline (the board, the table, templates placed before it), and left to settle (by `TemplateLayer`,
 exactly as in experiments); then the die is put
 at (X, Y) just above the highest surface under it and classified with the templates on the board.
-The world is the scenario's own (table, board mesh, dice) plus one body per template; it is built
+The world is the scenario's own (table, board, dice) plus one body per template; it is built
 fresh for the command (the per-process thrower of the scenario is left untouched). Dice meet the
-board exactly as without templates (same mesh, same margin: the engine's own physics); templates
+board exactly as without templates (the same solids: the engine's own physics); templates
 rest on a convex prism of the board's outline that only they collide with (`templates_on_prism`),
 at their true height.
 """

@@ -202,29 +202,28 @@ class DieSpec(Spec):
 
     @cached_property
     def collision_points_m(self) -> np.ndarray:
-        """Points whose convex hull is the (optionally rounded) collision shape."""
+        """Points whose convex hull is the (optionally rounded) collision shape: the sharp shape inset by
+        the edge radius, with a small sphere of that radius at every inset corner."""
         r = self.edge_radius_mm * MM
         v = self.vertices_m
         if r <= 0:
             return v
-        inr = self.inradius_m
-        shrunk = v * (inr - r) / inr
         g = _sphere_points(r)
-        return np.vstack([p + g for p in shrunk])
+        return np.vstack([p + g for p in self._inset_vertices(r)])
 
-    def engine_points_m(self, margin_m: float) -> np.ndarray:
-        """Collision points for an engine that adds `margin_m` all round a convex hull (Bullet does):
-        the hull is inset by the margin so that hull + margin is the die's true shape."""
-        r = self.edge_radius_mm * MM
+    def _inset_vertices(self, r: float) -> np.ndarray:
+        """Vertices of the shape with every face moved inwards by r. A regular solid has all its faces
+        at the inradius, so a uniform scale does it; a cuboid and a cylinder are inset per axis (a
+        uniform scale by the smallest half extent would shrink their long sides too much)."""
         v = self.vertices_m
-        inr = self.inradius_m
-        if r > margin_m:
-            shrunk = v * (inr - r) / inr
-            return np.vstack([p + _sphere_points(r - margin_m) for p in shrunk])
         if self.shape == "cuboid":
             half = np.abs(v).max(axis=0)
-            return v * (half - margin_m) / half
-        return v * (inr - margin_m) / inr
+            return v * (half - r) / half
+        if self.shape == "cylinder":
+            rad, hh = self.radius_mm * MM, self.height_mm * MM / 2
+            return v * np.array([(rad - r) / rad, (rad - r) / rad, (hh - r) / hh])
+        inr = self.inradius_m  # exact for d4/d6/d8/d12; for a general polyhedron an approximation
+        return v * (inr - r) / inr
 
     @cached_property
     def inradius_m(self) -> float:

@@ -31,7 +31,7 @@ Shapes (local frame: +x toward the board), reference point in brackets:
 - fire-token [centre]           a thin disc lying on the board
 - cup        [floor centre, inside]  a cup, driven along a scripted casting motion (kinematic)
 
-Static props are triangle meshes (GEOM_CONCAVE_INTERNAL_EDGE, as the board); dynamic ones
+Static props are compounds of convex pieces (as the board and the table); dynamic ones
 (split-wall, cup) are compounds of boxes. Bodies are registered as "prop:NAME" (pieces
 "prop:NAME:k"), so every contact with them is an event in the throw's trace.
 """

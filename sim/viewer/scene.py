@@ -149,6 +149,24 @@ def _box_mesh(parts) -> tuple[np.ndarray, np.ndarray]:
     return np.array(verts), np.array(idx)
 
 
+def _hulls_mesh(hulls) -> tuple[np.ndarray, np.ndarray]:
+    """Triangle mesh (body frame, m) of convex pieces: each piece's convex hull."""
+    from scipy.spatial import ConvexHull
+
+    verts: list[np.ndarray] = []
+    idx: list[int] = []
+    for h in hulls:
+        pts = np.asarray(h, float)
+        hull = ConvexHull(pts)
+        base = len(verts)
+        verts += list(pts)
+        for simplex, eq in zip(hull.simplices, hull.equations):
+            a, b, c = pts[simplex]
+            tri = simplex if np.dot(np.cross(b - a, c - a), eq[:3]) > 0 else simplex[[0, 2, 1]]
+            idx += [base + int(i) for i in tri]
+    return np.array(verts), np.array(idx)
+
+
 PROP_COLOURS = {"wall": "#d35400", "ring": "#e67e22", "mat": "#a04000", "gate": "#7f8c8d", "split-wall": "#95a5a6",
                 "ramp": "#3498db", "volcano": "#6e2c00", "slow-tokens": "#5dade2", "fire-token": "#e74c3c", "cup": "#8e44ad"}
 
@@ -164,9 +182,12 @@ def props_json(thrower) -> dict[str, Any]:
     for pp in world.props.values():
         for name in pp.bodies:
             g = ph.body_geometry(name)
-            if g is None or (g.mesh is None and not g.boxes):
+            if g is None or (g.mesh is None and not g.boxes and not g.hulls):
                 continue
-            verts, idx = g.mesh if g.mesh is not None else _box_mesh(g.boxes)
+            if g.mesh is not None:
+                verts, idx = g.mesh
+            else:
+                verts, idx = _box_mesh(g.boxes) if g.boxes else _hulls_mesh(g.hulls)
             out[name] = {"kind": "prop", "prop": pp.name, "type": pp.type,
                          "colour": PROP_COLOURS.get(pp.type, "#888888"), "mesh": _mesh_json(verts, idx)}
     return out

@@ -2,9 +2,10 @@
 
 Bodies: a template is one maximal-coordinate PyBullet body whose collision shape is a compound of
 convex prisms (its outline split by `template.convex_decomposition`), with continuous collision
-detection (swept sphere 0.45 x thickness, `allowedCcdPenetration=0` world-wide) and zero damping.
-Bullet inflates a convex hull by its collision margin, so each prism is built shrunk by the margin
-on every side: the rest height is the true one (tests/test_flip.py checks it to 0.2 mm).
+detection (swept sphere 0.45 x thickness, `allowedCcdPenetration` 0.1 mm world-wide) and zero damping.
+Like every body (`sim.world.solids`) it is loaded with polyhedral features and its prisms are the
+true shape: face clipping ignores the collision margin, so the rest height is the true one
+(tests/world/test_flip.py checks it to 0.2 mm).
 
 Flight (why not just PyBullet): a maximal-coordinate body ignores the gyroscopic term
 ω x (Iω), and a flipped cardboard disk feels air drag of the order of half its weight. So the flip
@@ -43,11 +44,6 @@ from sim.specs.template import PlacedTemplate, TemplateSpec
 from sim.world.flight import Aero, FlightState, fly, lowest_z
 from sim.world.physics import Physics, pb  # pb imported silenced there
 
-MARGIN_M = 0.0002  # collision margin of a one-piece template (0.2 mm; the prism is shrunk by it)
-# Children of a compound shape keep PyBullet's default convex margin (1 mm; changeDynamics only
-# sets the compound's own), so multi-piece templates are shrunk by that instead: a 2 mm template is
-# then a flat polygon core rounded by the 1 mm margin (measured: rests at its true height).
-CHILD_MARGIN_M = 0.001
 # Rolling / spinning resistance of a card edge (estimated): without it a disk landing on its rim rolls
 # and spins down like Euler's disk for seconds, which punchboard on card does not do.
 ROLLING_FRICTION = 0.01
@@ -60,26 +56,24 @@ def _prism_vertices(outline_xy: np.ndarray, z0: float, z1: float) -> np.ndarray:
     return np.array([(x, y, z) for z in (z0, z1) for x, y in pts])
 
 
-def _shrunk_pieces(spec: TemplateSpec, margin: float) -> tuple:
+def _simplified_pieces(spec: TemplateSpec) -> tuple:
     import shapely
     from shapely.geometry import Polygon
 
     out = []
     for p in spec.convex_pieces:
         # arcs are drawn with 96 segments per circle; 0.15 mm is plenty for contact and far cheaper
-        poly = Polygon(p).simplify(0.00015).buffer(-margin, join_style="mitre")
-        poly = shapely.geometry.polygon.orient(poly)
+        poly = shapely.geometry.polygon.orient(Polygon(p).simplify(0.00015))
         out.append(tuple(map(tuple, np.asarray(poly.exterior.coords)[:-1].round(10))))
     return tuple(out)
 
 
 def add_template_body(ph: Physics, spec: TemplateSpec, name: str) -> int:
     """Create a template body named `name` ("template:<id>") in a Physics world, parked below it."""
-    margin = MARGIN_M if len(spec.convex_pieces) == 1 else CHILD_MARGIN_M
-    h = max(spec.thickness_m / 2 - margin, 1e-5)
-    hulls = [_prism_vertices(np.array(p), -h, h) for p in _shrunk_pieces(spec, margin)]
+    h = spec.thickness_m / 2
+    hulls = [_prism_vertices(np.array(p), -h, h) for p in _simplified_pieces(spec)]
     return ph.add_dynamic_hulls(
-        name, hulls, spec.mass_kg, spec.inertia_diagonal, spec.material, margin_m=MARGIN_M,
+        name, hulls, spec.mass_kg, spec.inertia_diagonal, spec.material,
         ccd_radius_m=0.45 * spec.thickness_m, rolling_friction=ROLLING_FRICTION,
     )
 
@@ -89,20 +83,15 @@ def add_flip_board(ph: Physics, board: BoardSpec, name: str = "board") -> int:
 
     Every template is far larger than a hole (32 mm on the built-in boards), so a template cannot
     drop into one; what is lost is a template edge dipping into a hole, which we do not count as
-    touching the table. The triangle mesh costs ~1.5 ms a step under a 100 mm template (every
-    board triangle under it is a separate convex test); the prism costs a few microseconds.
-    Compound children keep a 1 mm margin: accepted rather than shrink a 2 mm board to nothing."""
+    touching the table. The board with its holes is ~150 convex pieces, each a separate contact test
+    under a 100 mm template; the outline is one to a few."""
     from shapely.geometry import Polygon
 
     from sim.specs.template import convex_decomposition
 
     pieces = convex_decomposition(Polygon(board.outline_geom.exterior.coords).simplify(0.00015))
-    hulls = [
-        _prism_vertices(np.asarray(poly.buffer(-MARGIN_M, join_style="mitre").exterior.coords)[:-1],
-                        MARGIN_M, board.thickness_m - MARGIN_M)
-        for poly in pieces
-    ]
-    return ph.add_static_hulls(name, hulls, board.material, margin_m=MARGIN_M)
+    hulls = [_prism_vertices(np.asarray(poly.exterior.coords)[:-1], 0.0, board.thickness_m) for poly in pieces]
+    return ph.add_static_solid(name, hulls, board.material)
 
 
 # ---------------------------------------------------------------- the flip world

@@ -1,7 +1,8 @@
 """Props in the world: every prop of a scenario built into one Physics world and re-posed per throw.
 
 What each prop is (shapes, anchors, jitter) is in `sim.specs.prop`; here it becomes bodies: static props
-are triangle meshes, dynamic ones (split wall, cup) compounds of boxes, registered as "prop:NAME"
+are compounds of convex pieces, dynamic ones (split wall, cup) compounds of boxes (all loaded by
+`sim.world.solids`), registered as "prop:NAME"
 (pieces "prop:NAME:k") so every contact with them is an event in the throw's trace.
 """
 
@@ -16,7 +17,7 @@ from shapely.geometry import Point, box
 from sim.errors import SpecError
 from sim.seeding import STREAM_PROPS, rng_for
 from sim.specs.prop import MM, CupShape, PlacedProp, PropSpec, matrix_to_quat, rot_matrix
-from sim.world.mesh import extrude, static_mesh
+from sim.world.mesh import extrude, static_pieces
 
 _BUILDING = ("building",)  # start() marker while the world is being built
 
@@ -79,8 +80,8 @@ class PropWorld:
                 r_in = math.sqrt(g.area / math.pi) * 1e3 - s.clearance_mm  # inscribed-ish radius in mm
                 centre = np.array(g.centroid.coords[0]) * 1e3
                 t = s.thickness_mm or board.thickness_m * 1e3
-                v, i = extrude(Point(*centre).buffer(max(r_in, 1.0), quad_segs=8), 0.0, t)
-                self._static(f"{base}:{hid}", v * MM, i, np.zeros(3), (0, 0, 0, 1), spec.material)
+                pieces = extrude(Point(*centre).buffer(max(r_in, 1.0), quad_segs=8), 0.0, t)
+                self._static(f"{base}:{hid}", [p * MM for p in pieces], np.zeros(3), (0, 0, 0, 1), spec.material)
                 pp.bodies.append(f"{base}:{hid}")
                 discs.append((hid, centre * MM, max(r_in, 1.0) * MM))
             pp.extra["discs"] = discs
@@ -96,9 +97,9 @@ class PropWorld:
                 panel = extrude(box(-t / 2, y0, t / 2, y1), 0.0, h)
                 yf0, yf1 = sorted((side * (g2 + w - t), side * (g2 + w)))
                 foot = extrude(box(-fl / 2, yf0, fl / 2, yf1), 0.0, fh)
-                for part, (v, i) in (("", panel), ("f", foot)):
+                for part, pieces in (("", panel), ("f", foot)):
                     name = f"{base}:{k}{part}"
-                    self._static(name, v * MM, i, pos, matrix_to_quat(rot), spec.material)
+                    self._static(name, [p * MM for p in pieces], pos, matrix_to_quat(rot), spec.material)
                     pp.bodies.append(name)
             return pp
         if s.type == "split-wall":
@@ -133,14 +134,14 @@ class PropWorld:
             self._dynamic.append((base, np.zeros(3), None))
             self._cups.append(pp)
             return pp
-        for k, (v, i) in enumerate(static_mesh(spec)):
+        for k, pieces in enumerate(static_pieces(spec)):
             name = base if k == 0 else f"{base}:{k}"
-            self._static(name, v, i, pos, matrix_to_quat(pp.rotation), spec.material)
+            self._static(name, pieces, pos, matrix_to_quat(pp.rotation), spec.material)
             pp.bodies.append(name)
         return pp
 
-    def _static(self, name, verts, idx, pos, quat, material) -> None:
-        self.physics.add_static_mesh(name, verts, idx, material, pos, quat)
+    def _static(self, name, pieces, pos, quat, material) -> None:
+        self.physics.add_static_solid(name, pieces, material, pos, quat)
 
     # ---- per throw ----
     def start(self, draw: tuple | None) -> None:

@@ -11,10 +11,9 @@ PRISM_NAME = "board:under-templates"
 
 
 def templates_on_prism(ph, board, template_names: list[str], die_names: list[str]) -> None:
-    """Templates rest on the board's outline as a convex prism (as in the flip world), not on its
-    triangle mesh: a template over the mesh costs ~1 ms a step (every triangle under it is a separate
-    convex test), over the prism a few microseconds. Dice still meet only the mesh (and its holes);
-    the prism ("board:under-templates") collides with templates only."""
+    """Templates rest on the board's outline as a convex prism (as in the flip world), not on the
+    board's ~150 convex pieces (each a separate contact test under a template). Dice still meet only
+    the board's pieces (and its holes); the prism ("board:under-templates") collides with templates only."""
     add_flip_board(ph, board, name=PRISM_NAME)
     for n in template_names:
         ph.collide(n, "board", False)

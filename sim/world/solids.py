@@ -1,0 +1,240 @@
+"""Convex solids: every collision body of the world is a convex polyhedron or a compound of them, loaded
+with polyhedral features so that Bullet builds contacts by clipping faces against each other.
+
+Why (docs/physics.md, "Contacts"): Bullet's default convex-convex contact (GJK/EPA) gives one point per
+pair per step, and a persistent manifold builds the rest over later steps. Three artefacts followed
+from that at 240 Hz, measured on free rolls: a die landing flat took its impulse at one corner (so the
+flat-drop rebound depended on the surface's shape, and the rebound calibration pushed restitution
+above 1, which then let edge impacts gain energy); a die rocking on a face while spinning about the
+vertical lost its manifold points as fast as they were made (Bullet drops a point that slides more
+than ~0.25 mm) and settled into a rocking cycle millimetres deep in the table, fed by penetration
+recovery at one corner at a time, until the time cap; and a die pushed through the top of a triangle
+mesh slab was trapped inside it. With polyhedral features a face landing on a face gets its four
+contact points in the step it lands, whatever the surface.
+
+Polyhedral clipping ignores Bullet's collision margin (measured: bodies rest at their true geometry),
+so every hull here is the true shape, never inset. Both bodies of a pair need the features: a body
+without them (a hull given as a vertex array, a triangle mesh) meets these through GJK/EPA with the
+margins, and triangle meshes let such dice sink through.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+
+import numpy as np
+import shapely
+from scipy.spatial import ConvexHull
+from shapely.geometry import Polygon
+from shapely.geometry.polygon import orient
+
+SAT_FLAGS = 4096  # pybullet's (GEOM|URDF)_INITIALIZE_SAT_FEATURES (numbers, so this module needs no pybullet import)
+SHAPE_MESH = 5  # pybullet.GEOM_MESH
+
+
+# ---------------------------------------------------------------- 2-D convex decomposition
+def convex_pieces(region, tolerance_m: float = 0.0) -> list[np.ndarray]:
+    """Split a flat region (Polygon or MultiPolygon, with holes) into convex polygons covering it exactly.
+
+    Constrained Delaunay triangulation, then Hertel-Mehlhorn merging: a diagonal between two pieces is
+    removed whenever the union stays convex (at most 4x the optimal number of pieces). `tolerance_m`
+    simplifies the boundary first (arcs drawn with 96 segments need far fewer for contact). Returns
+    counter-clockwise (k, 2) vertex arrays."""
+    if tolerance_m > 0:
+        region = shapely.make_valid(region.simplify(tolerance_m, preserve_topology=True))
+    region = shapely.set_precision(region, 1e-9)
+    polys = [g for g in getattr(region, "geoms", [region]) if g.geom_type == "Polygon" and g.area > 1e-12]
+    out: list[np.ndarray] = []
+    for poly in polys:
+        if not poly.interiors and abs(poly.convex_hull.area - poly.area) <= 1e-9 * poly.area:
+            out.append(_ccw(np.asarray(orient(poly).exterior.coords)[:-1]))
+            continue
+        out += _merge_triangles(poly)
+    return out
+
+
+def _ccw(co: np.ndarray) -> np.ndarray:
+    return co if _area2(co) > 0 else co[::-1]
+
+
+def _area2(co: np.ndarray) -> float:
+    x, y = co[:, 0], co[:, 1]
+    return float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def _merge_triangles(poly: Polygon) -> list[np.ndarray]:
+    keys: dict[tuple[float, float], int] = {}
+    pts: list[tuple[float, float]] = []
+
+    def key(p) -> int:
+        k = (round(float(p[0]), 9), round(float(p[1]), 9))
+        if k not in keys:
+            keys[k] = len(pts)
+            pts.append(k)
+        return keys[k]
+
+    pieces: dict[int, list[int]] = {}
+    for tri in shapely.constrained_delaunay_triangles(poly).geoms:
+        co = np.asarray(tri.exterior.coords)[:3]
+        if abs(_area2(co)) < 1e-18:
+            continue
+        pieces[len(pieces)] = [key(p) for p in _ccw(co)]
+    xy = np.array(pts)
+    edge_of: dict[tuple[int, int], int] = {}
+    for pid, ring in pieces.items():
+        for a, b in zip(ring, ring[1:] + ring[:1]):
+            edge_of[(a, b)] = pid
+
+    def convex_at(prev: int, cur: int, nxt: int) -> bool:
+        u, v = xy[cur] - xy[prev], xy[nxt] - xy[cur]
+        return u[0] * v[1] - u[1] * v[0] >= -1e-15
+
+    # longest interior diagonals first: fewer, rounder pieces
+    diagonals = sorted({(a, b) for (a, b) in edge_of if (b, a) in edge_of and a < b},
+                       key=lambda e: -float(np.hypot(*(xy[e[0]] - xy[e[1]]))))
+    for a, b in diagonals:
+        pa, pb = edge_of.get((a, b)), edge_of.get((b, a))
+        if pa is None or pb is None or pa == pb:
+            continue
+        ra, rb = pieces[pa], pieces[pb]
+        ia, ib = ra.index(a), rb.index(b)
+        # walk A from b round to a, then B from a round to b (its edge b->a is the diagonal)
+        walk_a = ra[ia + 1:] + ra[:ia + 1]  # starts at b, ends at a
+        walk_b = rb[ib + 1:] + rb[:ib + 1]  # starts at a, ends at b
+        merged = walk_a + walk_b[1:-1]
+        n = len(merged)
+        ok = True
+        for i, v in enumerate(merged):
+            if v in (a, b) and not convex_at(merged[i - 1], v, merged[(i + 1) % n]):
+                ok = False
+                break
+        if not ok:
+            continue
+        del edge_of[(a, b)], edge_of[(b, a)]
+        for u, w in zip(rb, rb[1:] + rb[:1]):
+            if (u, w) in edge_of:
+                edge_of[(u, w)] = pa
+        pieces[pa] = merged
+        del pieces[pb]
+    out = []
+    for ring in pieces.values():
+        co = xy[ring]
+        # drop collinear vertices left by merging
+        keep = [i for i in range(len(co)) if abs(_cross(co[i - 1], co[i], co[(i + 1) % len(co)])) > 1e-16]
+        out.append(co[keep])
+    return out
+
+
+def _cross(p, q, r) -> float:
+    return float((q[0] - p[0]) * (r[1] - q[1]) - (q[1] - p[1]) * (r[0] - q[0]))
+
+
+# ---------------------------------------------------------------- 3-D pieces
+def prism(outline_xy, z0: float, z1: float) -> np.ndarray:
+    """Vertices of a convex prism: a convex outline extruded from z0 to z1."""
+    pts = np.asarray(outline_xy, dtype=float)
+    return np.vstack([np.c_[pts, np.full(len(pts), z0)], np.c_[pts, np.full(len(pts), z1)]])
+
+
+def box_hull(centre, half_extents, yaw_rad: float = 0.0) -> np.ndarray:
+    """The 8 corners of a box turned by `yaw_rad` about z."""
+    hx, hy, hz = half_extents
+    c, s = math.cos(yaw_rad), math.sin(yaw_rad)
+    corners = np.array([(x, y, z) for x in (-hx, hx) for y in (-hy, hy) for z in (-hz, hz)])
+    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return corners @ rot.T + np.asarray(centre, dtype=float)
+
+
+def slab_pieces(region, z0: float, z1: float, tolerance_m: float = 0.0) -> list[np.ndarray]:
+    """A flat region extruded from z0 to z1 as convex prisms."""
+    return [prism(p, z0, z1) for p in convex_pieces(region, tolerance_m)]
+
+
+def revolved_pieces(profile_rz: list[tuple[float, float]], segments: int) -> list[np.ndarray]:
+    """A solid of revolution of a closed (r, z) profile (r >= 0) as convex pieces: the profile split into
+    convex polygons, each swept over `segments` equal sectors (the hull of its two end faces)."""
+    angles = np.linspace(0.0, 2 * math.pi, segments + 1)
+    out = []
+    for piece in convex_pieces(Polygon(profile_rz)):
+        for a0, a1 in zip(angles[:-1], angles[1:]):
+            pts = [(r * math.cos(a), r * math.sin(a), z) for a in (a0, a1) for r, z in piece]
+            out.append(np.array(pts))
+    return out
+
+
+# ---------------------------------------------------------------- loading
+def static_bodies(client, hulls: list[np.ndarray], margin_m: float, position=(0.0, 0.0, 0.0),
+                  orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> list[int]:
+    """One static body per convex hull, all at the same pose, each with collision margin `margin_m`.
+
+    Why not one compound: the collision margin of a compound's children cannot be set (PyBullet leaves
+    them at 1 mm), and a static margin of 1 mm cost thin dice their bounce: contact points found within
+    the margin before the impact step had aged into "resting" contacts, which Bullet gives no
+    restitution, by the time the die hit (a 20 x 4 mm cylinder's flat drops rebounded at 0 for 22 of 40
+    step phases, and the rebound calibration then pushed the table's restitution to 1.5)."""
+    out = []
+    with tempfile.TemporaryDirectory(prefix="dfsim-solid-") as d:
+        for k, h in enumerate(hulls):
+            path = os.path.join(d, f"piece{k}.obj")
+            write_hull_obj(path, np.asarray(h, dtype=float))
+            shape = client.createCollisionShape(SHAPE_MESH, fileName=path, meshScale=[1, 1, 1], flags=SAT_FLAGS)
+            body = client.createMultiBody(0.0, shape, basePosition=list(position), baseOrientation=list(orientation_xyzw),
+                                          useMaximalCoordinates=True)
+            client.changeDynamics(body, -1, collisionMargin=margin_m)
+            out.append(body)
+    return out
+
+
+def solid_body(client, hulls: list[np.ndarray], mass_kg: float = 0.0, position=(0.0, 0.0, 0.0),
+               orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> int:
+    """A maximal-coordinate body (static when `mass_kg` is 0) whose shape is the convex hulls of vertex
+    arrays (body frame, metres) with polyhedral features. Returns the body id.
+
+    PyBullet initialises the features only for meshes read from files, never for vertex arrays, so each
+    hull goes over as an OBJ in a temporary folder removed once the body exists (Bullet keeps the hulls
+    in memory). One hull becomes a convex shape (continuous collision detection works only on convex
+    shapes: dice); several become a compound through a URDF, because `createCollisionShapeArray` takes
+    at most 16 meshes (the cup has 17 parts). A compound's inertia is its bounding box's, as Bullet
+    assigns a compound; callers that know better set it afterwards."""
+    with tempfile.TemporaryDirectory(prefix="dfsim-solid-") as d:
+        files = []
+        for k, h in enumerate(hulls):
+            path = os.path.join(d, f"piece{k}.obj")
+            write_hull_obj(path, np.asarray(h, dtype=float))
+            files.append(path)
+        if len(files) == 1:
+            shape = client.createCollisionShape(SHAPE_MESH, fileName=files[0], meshScale=[1, 1, 1], flags=SAT_FLAGS)
+            return client.createMultiBody(mass_kg, shape, basePosition=list(position),
+                                          baseOrientation=list(orientation_xyzw), useMaximalCoordinates=True)
+        pts = np.vstack([np.asarray(h, dtype=float) for h in hulls])
+        e = pts.max(axis=0) - pts.min(axis=0)
+        ix, iy, iz = (float(mass_kg) / 12.0 * (e[j] ** 2 + e[k] ** 2) for j, k in ((1, 2), (0, 2), (0, 1)))
+        urdf = os.path.join(d, "body.urdf")
+        with open(urdf, "w") as fh:
+            # one element per line: PyBullet's URDF reader garbles file names on very long lines
+            fh.write('<robot name="solid">\n<link name="base">\n<inertial><origin xyz="0 0 0"/>'
+                     f'<mass value="{float(mass_kg)!r}"/><inertia ixx="{ix!r}" iyy="{iy!r}" izz="{iz!r}" '
+                     'ixy="0" ixz="0" iyz="0"/></inertial>\n')
+            for k in range(len(files)):
+                fh.write(f'<collision><geometry><mesh filename="piece{k}.obj"/></geometry></collision>\n')
+            fh.write("</link>\n</robot>\n")
+        return client.loadURDF(urdf, basePosition=list(position), baseOrientation=list(orientation_xyzw),
+                               useMaximalCoordinates=True, useFixedBase=mass_kg == 0, flags=SAT_FLAGS)
+
+
+def write_hull_obj(path: str, pts: np.ndarray) -> None:
+    """The convex hull of a point set as an OBJ of outward-facing triangles."""
+    hull = ConvexHull(pts)
+    used = sorted(set(hull.simplices.ravel().tolist()))
+    index = {v: i + 1 for i, v in enumerate(used)}
+    with open(path, "w") as fh:
+        for v in used:
+            x, y, z = pts[v]
+            fh.write(f"v {x:.10f} {y:.10f} {z:.10f}\n")
+        for simplex, eq in zip(hull.simplices, hull.equations):
+            a, b, c = pts[simplex]
+            if np.dot(np.cross(b - a, c - a), eq[:3]) < 0:
+                simplex = simplex[[0, 2, 1]]
+            fh.write("f " + " ".join(str(index[int(v)]) for v in simplex) + "\n")
