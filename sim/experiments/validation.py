@@ -18,6 +18,7 @@ import platform
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -113,11 +114,11 @@ def check_ballistic(ctx: Context, world=None) -> Check:
     ph.set_state("die:0", p0, (0, 0, 0, 1), v0, w0)
     n = int(round(0.5 / ph.dt))
     t = np.arange(1, n + 1) * ph.dt
-    pos = []
+    trail = []
     for _ in range(n):
         ph.step()
-        pos.append(ph.die_pose("die:0")[0])
-    pos = np.array(pos)
+        trail.append(ph.die_pose("die:0")[0])
+    pos = np.array(trail)
     g = np.array([0.0, 0.0, -GRAVITY])
     exact = p0 + np.outer(t, v0) + 0.5 * np.outer(t * t, g)
     err = np.linalg.norm(pos - exact, axis=1)
@@ -345,7 +346,7 @@ def check_precession(ctx: Context, integrator: Callable | None = None) -> Check:
     fly_fn = integrator or fly
     _, _, _, samples = fly_fn(spec, st, Aero(spec, prof), 1.0 / prof.flight_hz, lambda s: False, max_t=1.0)
     t = np.array([s[0] for s in samples])
-    ang = np.array([math.degrees(math.acos(min(1.0, abs(float(n @ L)) / np.linalg.norm(L)))) for _, n, L in samples])
+    ang = np.array([math.degrees(math.acos(min(1.0, abs(float(n @ L)) / float(np.linalg.norm(L))))) for _, n, L in samples])
     tb, angb = _bullet_precession(spec, st, prof)
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
@@ -481,7 +482,7 @@ def check_faces(ctx: Context) -> Check:
     from scipy.stats import chisquare
 
     n = ctx.size("faces_per_die")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in FACE_DICE:
         th = _world(name, "roll")
         faces = th.scenario.dice[0].faces
@@ -559,7 +560,7 @@ def check_coin_edge(ctx: Context) -> Check:
 
     n = ctx.size("coin_rolls")
     dampings = (0.99,) if ctx.quick else (0.99, 0.0)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for damping in dampings:
         materials = _materials_with_damping(damping, ctx.out_dir) if damping != 0.99 else "default"
         for ratio in COIN_RATIOS:
@@ -831,7 +832,7 @@ def run_validation(out_dir: str, quick: bool = False, only: list[str] | None = N
 def write_report(out_dir: str, checks: list[Check], quick: bool) -> None:
     """results.json (every number), report.md (one row per check, then the figures)."""
     mode = "quick" if quick else "full"
-    meta = {"mode": mode, "seed": SEED, "sizes": {k: v[0 if quick else 1] for k, v in SIZES.items()},
+    meta: dict[str, Any] = {"mode": mode, "seed": SEED, "sizes": {k: v[0 if quick else 1] for k, v in SIZES.items()},
             "python": platform.python_version(), "passed": all(c.passed is not False for c in checks)}
     with open(os.path.join(out_dir, "results.json"), "w") as fh:
         json.dump({"meta": meta, "checks": [asdict(c) | {"status": c.status} for c in checks]}, fh, indent=1, default=float)
