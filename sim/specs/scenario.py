@@ -207,15 +207,15 @@ class Scenario:
 
     @cached_property
     def aim_key(self) -> str:
-        """Hash of everything but the skill: what the aimed (nominal) release depends on."""
-        d = {k: v for k, v in self.description.items() if k != "skill"}
-        return json_hash(d)
+        """Hash of what the aimed (nominal) release depends on: everything, the skill included (a thrower's
+        technique is the one most reliable under their own spread)."""
+        return json_hash(self.description)
 
     @cached_property
     def board_aim_key(self) -> str:
         """The aim key of this scenario without its templates: aiming at the board as usual, variants
         with and without templates share one aimed release (and so throw the very same releases)."""
-        d = {k: v for k, v in self.description.items() if k not in ("skill", "templates")}
+        d = {k: v for k, v in self.description.items() if k != "templates"}
         return json_hash(d)
 
     @cached_property

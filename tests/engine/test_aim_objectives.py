@@ -15,27 +15,19 @@ def thrower():
     return build_thrower(Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual"))
 
 
-def _reference_value(th, nominal, objective, need=0):
-    """The solve's own criterion (objective value summed over its reference throws) for a technique."""
+def _not_worse(th, chosen, other, objective, need=0):
+    """The chosen technique is not significantly worse than `other` at its own objective: their paired
+    difference over the solve's final reference throws (the same draws) is above -3 standard errors.
+    The solve screens on few throws, so it need not find the exact best; it must not pick a bad one."""
+    from sim.engine.thrower import NOMINAL_FINAL_REFS
+
     th.set_objective(objective, need)
-    speed, elev = nominal
-    rel = th.scenario.shot.release
-    aim = th.aim_point()
-    hand, u, _dist, _edge = th._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
-    from sim.engine.thrower import NOMINAL_REF_SEED, NOMINAL_REFS
-    from sim.seeding import random_quaternion
-
-    rng = np.random.Generator(np.random.PCG64(NOMINAL_REF_SEED))
-    refs = [random_quaternion(rng) for _ in range(NOMINAL_REFS)]
-    total = 0.0
-    for q in refs:
-        o = th.throw_releases([th._make_release(speed, elev, rel.azimuth_deg, rel.height_mm * 1e-3, hand, u, q,
-                                                np.zeros(3))]).outcome
-        total += th._objective_value(o)
-    return total
+    d = th.reference_values(chosen, NOMINAL_FINAL_REFS)[:, 0] - th.reference_values(other, NOMINAL_FINAL_REFS)[:, 0]
+    se = d.std(ddof=1) / np.sqrt(len(d)) if d.any() else 0.0
+    return d.mean() >= -3 * se
 
 
-def test_objectives_are_solved_separately_and_each_is_best_at_its_own_criterion(thrower):
+def test_objectives_are_solved_separately_and_none_is_worse_at_its_own_criterion(thrower):
     th = thrower
     th.set_objective("hit")
     hit = th.nominal()
@@ -43,8 +35,8 @@ def test_objectives_are_solved_separately_and_each_is_best_at_its_own_criterion(
     dmg = th.nominal()
     th.set_objective("hit")
     assert th.nominal() == hit  # the default solve is cached under its unchanged key
-    assert _reference_value(th, dmg, "damage") >= _reference_value(th, hit, "damage")
-    assert _reference_value(th, hit, "hit") >= _reference_value(th, dmg, "hit")
+    assert _not_worse(th, dmg, hit, "damage")
+    assert _not_worse(th, hit, dmg, "hit")
     th.set_objective("hit")
 
 
