@@ -16,7 +16,7 @@ With `aim = true` on a laid template the thrower aims at its centre instead of t
 technique is solved once per scenario, not per throw).
 
 Each throw's record gains: `tpl_flips`, `tpl_flip_damage` (1 per landing touching the table),
-`tpl_turned_too_little`, `tpl_hangs_off`, `tpl_stayed` (every flipped piece stayed), `tpl_on_board`
+`tpl_turned_too_little`, `tpl_not_flat` (landings not lying flat, flipped again), `tpl_hangs_off`, `tpl_stayed` (every flipped piece stayed), `tpl_on_board`
 (templates lying on the board at the throw), `tpl_full` (the die was fully on a template), and
 `partial_as_<option>` for every partial-template option (what this landing would count as:
 "", "none", "normal", "miss" or "template:<name>").
@@ -192,6 +192,7 @@ def _template_columns(res: ThrowResult, th: Thrower, flips: list) -> dict[str, A
         "tpl_flips": int(sum(f.flips for f in flips)),
         "tpl_flip_damage": int(sum(f.damage for f in flips)),
         "tpl_turned_too_little": int(sum(f.too_little for f in flips)),
+        "tpl_not_flat": int(sum(f.not_flat for f in flips)),
         "tpl_flip_ok": int(sum(sum(a.status == "ok" for a in f.attempts) for f in flips)),
         "tpl_pieces": len(flips),
         "tpl_hangs_off": int(sum(sum(a.status in ("hangs-off", "off-board") for a in f.attempts) for f in flips)),
@@ -217,6 +218,9 @@ def flip_summary(records) -> dict[str, Any]:
         "p_lands_on_board": float(records["tpl_flip_ok"].sum() / flips),
         "p_hangs_off": float(records["tpl_hangs_off"].sum() / flips),
         "p_turned_too_little": float(records["tpl_turned_too_little"].sum() / flips),
+        # landings not lying flat (on an edge, propped up); records from before the rule have no column
+        "p_not_flat": float(records["tpl_not_flat"].sum() / flips) if "tpl_not_flat" in records else None,
+        "mean_reflips": float((flips - pieces) / pieces),
         "mean_flips_until_it_stays": float(flips / pieces),
         "mean_flip_damage": float(records["tpl_flip_damage"].sum() / pieces),
         "p_never_stayed": float(1 - records["tpl_stayed"].mean()),

@@ -23,8 +23,11 @@ is integrated in two phases:
 
 A flip's result: how far the normal turned before the first contact (the rule: at least 180°,
 otherwise it is flipped again, no damage), whether the resting template touches the table (hanging
-off the board: 1 damage and flipped again, counted), the dice it landed on (removed, and the
-template settles again where it was), and the templates it lies on (stacking).
+off the board: 1 damage and flipped again, counted), whether it lies flat (`lies_flat`: a template
+standing on its edge is flipped again, no damage, counted as "not-flat"), the dice it landed on
+(removed, and the template settles again where it was), and the templates it lies on (stacking).
+Re-flips are deterministic: attempt a of flip (seed, index) takes the a-th block of draws of that
+flip's stream, whatever ended the attempts before it.
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ class FlipAttempt:
     position_mm: list[float]
     orientation_xyzw: list[float]
     touching: list[str]
-    status: str  # ok | turned-too-little | hangs-off | off-board | not-settled
+    status: str  # ok | not-flat | turned-too-little | hangs-off | off-board | not-settled
     dice_removed: list[str] = field(default_factory=list)
     on_templates: list[str] = field(default_factory=list)
     max_penetration_mm: float = 0.0  # deepest contact overlap in any step (transient, at impacts)
@@ -111,6 +114,8 @@ class FlipAttempt:
     # lowest height of the centre above the board's top face while over the board: below 0 would mean
     # the template went into or through the board (None: never over the board)
     min_clearance_mm: float | None = None
+    tilt_deg: float = 0.0  # at rest: angle between its normal (either face) and the board's normal
+    rise_mm: float = 0.0  # at rest: centre height above lying flat on the board / the templates it touches
 
     def to_json(self) -> dict:
         """The attempt as a record (mm to 1 um, degrees to 1e-3)."""
@@ -125,6 +130,8 @@ class FlipAttempt:
             "max_penetration_mm": round(self.max_penetration_mm, 4),
             "min_clearance_mm": None if self.min_clearance_mm is None else round(self.min_clearance_mm, 4),
             "time_s": round(self.time_s, 4),
+            "tilt_deg": round(self.tilt_deg, 3),
+            "rise_mm": round(self.rise_mm, 3),
         }
 
 
@@ -152,6 +159,16 @@ class FlipResult:
     def too_little(self) -> int:
         return sum(a.status == "turned-too-little" for a in self.attempts)
 
+    @property
+    def not_flat(self) -> int:
+        """Landings that did not lie flat (standing on an edge, propped up): flipped again."""
+        return sum(a.status == "not-flat" for a in self.attempts)
+
+    @property
+    def reflips(self) -> int:
+        """Flips after the first (whatever the reason)."""
+        return max(0, len(self.attempts) - 1)
+
     def to_json(self) -> dict:
         """The flip as a record: final pose, counts of flips, damage and failures, and every attempt."""
         last = self.attempts[-1]
@@ -165,6 +182,8 @@ class FlipResult:
             "damage": self.damage,
             "hangs_off": sum(a.status in ("hangs-off", "off-board") for a in self.attempts),
             "turned_too_little": self.too_little,
+            "not_flat": self.not_flat,
+            "reflips": self.reflips,
             "turned_deg": round(last.turned_deg, 3),
             "position_mm": [round(v, 3) for v in last.position_mm],
             "orientation_xyzw": [round(v, 6) for v in last.orientation_xyzw],
@@ -397,6 +416,7 @@ class FlipWorld:
         pos, q = c.getBasePositionAndOrientation(body)
         touching = sorted(self._touching(name))
         on_templates = [x for x in touching if x.startswith("template:")]
+        flat, tilt, rise = lies_flat(self.board, spec, pos, q, [self.specs[x.removeprefix("template:")] for x in on_templates], p)
         if status == "off-board":
             st_out = "off-board"
             touching = sorted(set(touching) | {"table"})
@@ -404,6 +424,8 @@ class FlipWorld:
             st_out = status
         elif "table" in touching:
             st_out = "hangs-off" if "board" in touching or on_templates else "off-board"
+        elif not flat:
+            st_out = "not-flat"  # a flip ends only when the template lies flat: flipped again, no damage
         elif turned < math.radians(p.min_turn_deg):
             st_out = "turned-too-little"
         else:
@@ -411,7 +433,7 @@ class FlipWorld:
         if st_out in ("not-settled", "diverged"):
             st_out = "not-settled"
         return FlipAttempt(math.degrees(turned), [x * 1e3 for x in pos], list(q), touching, st_out, removed, on_templates,
-                           max_pen * 1e3, t, min_clear * 1e3 if math.isfinite(min_clear) else None)
+                           max_pen * 1e3, t, min_clear * 1e3 if math.isfinite(min_clear) else None, tilt, rise * 1e3)
 
     def _touching(self, name: str) -> set[str]:
         return set(self.physics.touching(name)) - {name}
@@ -425,6 +447,23 @@ class FlipWorld:
             if pos[2] > -1:
                 top = max(top, float(pos[2]) + 0.015)
         return top
+
+
+def lies_flat(board: BoardSpec, spec: TemplateSpec, position_m, orientation_xyzw, under: Sequence[TemplateSpec] = (),
+              profile: FlipProfile | None = None) -> tuple[bool, float, float]:
+    """Whether a resting template lies flat: (flat, tilt in degrees, rise in m).
+
+    Flat means both: its normal (either face up) is within `flat_tilt_deg` of the board's normal
+    (z), and its centre is at most `flat_rise_mm` above the height it would have lying flat on the
+    board with the templates it touches (`under`) stacked beneath it. A template standing on its
+    edge (tilt near 90 deg, centre a radius up) or propped on a prop fails; one lying across a lower
+    template's edge (tilted a few degrees, a thickness up) passes."""
+    p = profile or FlipProfile()
+    x, y, _z, _w = orientation_xyzw
+    nz = 1 - 2 * (x * x + y * y)
+    tilt = math.degrees(math.acos(min(1.0, abs(nz))))
+    rise = float(position_m[2]) - board.thickness_m - spec.thickness_m / 2 - sum(u.thickness_m for u in under)
+    return tilt <= p.flat_tilt_deg and rise <= p.flat_rise_mm * 1e-3, tilt, rise
 
 
 def _flat(c, body: int, tilt_deg: float) -> bool:
