@@ -62,7 +62,7 @@ class FlipProfile(Spec):
     # it would lie flat on the board or on the templates it touches. A template standing on its edge,
     # or propped on a prop, is flipped again (status "not-flat", no damage).
     flat_tilt_deg: float = Field(default=10.0, gt=0, le=45)
-    flat_rise_mm: float = Field(default=6.0, gt=0, le=100)
+    flat_rise_mm: float = Field(default=4.0, gt=0, le=100)
 
     @model_validator(mode="after")
     def _work(self) -> FlipProfile:
