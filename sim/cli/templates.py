@@ -35,7 +35,12 @@ def cmd_flip(args: argparse.Namespace) -> int:
             raise SpecError("command line", "--aim", f"X and Y must be finite and within {MAX_BOARD_MM:g} mm of the board centre")
         prof["aim_mm"] = (x, y)
     profile = FlipProfile.from_dict(prof, "command line")
-    results = flip_template(board, spec, args.seed, args.index, args.skill, profile)
+    scenario = None
+    if args.shot:
+        from sim.specs.scenario import Scenario
+
+        scenario = Scenario.build(board=args.board, shots=args.shot, source="command line")
+    results = flip_template(board, spec, args.seed, args.index, args.skill, profile, scenario=scenario)
     out = results[0].to_json()
     if len(results) > 1:
         out["pieces"] = [r.to_json() for r in results]
@@ -89,6 +94,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--board", default="magma", help="board name or path (default: magma)")
     f.add_argument("--skill", default="casual", help="flip skill: novice, casual, expert (default: casual)")
     f.add_argument("--aim", help="aim point X,Y in mm (default: the board centre)")
+    f.add_argument("--shot", action="append", help="a shot whose props stand on the board during the flip "
+                   "(e.g. volcano; repeatable)")
     f.add_argument("--json", action="store_true", help="print one JSON object")
     f.set_defaults(func=cmd_flip)
     r = sub.add_parser("template-report", help="template odds of a finished template-odds run (table, JSON, figure)")

@@ -602,8 +602,10 @@ def flip_onto(board: BoardSpec, requests: Sequence[FlipRequest], seed: int, *, l
 
 def flip_template(board: BoardSpec, spec: TemplateSpec, seed: int, index: int = 0, skill: str = "casual",
                   profile: FlipProfile | None = None,
-                  dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = ()) -> list[FlipResult]:
-    """Flip every piece of a template (Explosion: both, one after the other) onto the board.
+                  dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = (),
+                  scenario=None) -> list[FlipResult]:
+    """Flip every piece of a template (Explosion: both, one after the other) onto the board (with the
+    `scenario`'s standing props at their nominal placement, if given).
 
     The board is empty, or holds `dice`: (name, die spec, position m, orientation xyzw) resting there.
     "If the Template lands on a die, remove the die": a die the template comes to rest on is named in
@@ -614,4 +616,4 @@ def flip_template(board: BoardSpec, spec: TemplateSpec, seed: int, index: int = 
     contact and solver caches across body resets, so a reused world would make a flip depend on
     the flips before it in the last digits. Fresh, a flip depends only on (seed, index) and the dice."""
     reqs = [FlipRequest(tid, spec, index * 8 + k, skill) for k, tid in enumerate(piece_ids(spec))]
-    return flip_onto(board, reqs, seed, dice=dice, profile=profile).results
+    return flip_onto(board, reqs, seed, dice=dice, profile=profile, scenario=scenario).results

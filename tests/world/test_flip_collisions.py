@@ -3,9 +3,12 @@ board and props; the one on top decides what a die there reads."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from shapely.geometry import Point
 
+from sim.cli.main import main
 from sim.rules.outcome import DieRest
 from sim.rules.templates import resolve
 from sim.specs.board import load_board
@@ -65,7 +68,7 @@ def test_explosion_pieces_and_a_laid_template_do_not_interpenetrate():
             assert d is None or d > -TOL_M, (seed, pair, d)
 
 
-def test_template_flipped_at_the_volcano_does_not_end_inside_it():
+def test_template_flipped_at_the_volcano_does_not_end_inside_it(capsys):
     sc = Scenario.build(shots=["volcano"])
     volcano = next(p for p in sc.props if p.name == "volcano")
     centre = (volcano.placement.x_mm, volcano.placement.y_mm)
@@ -84,6 +87,10 @@ def test_template_flipped_at_the_volcano_does_not_end_inside_it():
         # flipped without the props (as before), the same flip ends inside the Volcano
         old = flip_template(BOARD, FIREBALL, seed, 0, "expert", prof)[0].placed
         assert old is not None and old.footprint.intersection(base).area > 5e-4
+    # `dfsim flip --shot volcano`: the same flip with the shot's props on the board
+    assert main(["flip", "fireball", "--seed", "5", "--skill", "expert", "--aim=-100,100", "--shot", "volcano", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["stayed"] and out["not_flat"] >= 1 and out["not_flat"] == r.not_flat
 
 
 @pytest.mark.parametrize("order", [("fireball", "weak-point"), ("weak-point", "fireball")])
