@@ -287,7 +287,7 @@ class PhysicsSource:
             assert sc.board is not None, "a fight's throws land on a board"
             dice = {s: (load_die(d.die), d.position_m, d.orientation_xyzw) for s, d in self.state.dice.items()}
             for slot in flip_fight_templates(self.templates, sc.board, req.templates, self.seed, req.fight,
-                                             req.skill, dice):
+                                             req.skill, dice, scenario=sc):
                 self.state.dice.pop(slot, None)
         else:
             self.templates.keep(req.templates)

@@ -7,10 +7,13 @@ throw of that fight meets them at the very poses they came to rest at: `FightTem
 component, lays each template body back at its flipped pose before every throw (a die that struck and
 shoved a template does not move it for the next throw: the template is re-laid where it was flipped).
 
-Streams: the j-th template (the request's sorted names) of fight f is flipped with
-`flip_template(board, spec, seed, f * 8 + j)`: it depends on (root seed, f) only. The flip world is
-the one of sim/world/flip.py (re-flips until it stays, at most the profile's max_flips; a template
-that never stays is not on the board this fight). The flipping hero's damage for a landing touching
+Streams: piece p of the j-th template (the request's sorted names) of fight f is flipped from flip
+stream index 8 (f * 8 + j) + p (as `flip_template(board, spec, seed, f * 8 + j)` numbers it): it
+depends on (root seed, f) only. All of a fight's templates are flipped one after the other in one flip
+world (`flip_onto`, sim/world/flip.py), with the scenario's standing props: each lands on, and may
+shove, those flipped before it, so they never lie inside each other or inside a prop. A flip re-flips
+until it stays (at most the profile's max_flips; a template that never stays is not on the board
+this fight). The flipping hero's damage for a landing touching
 the table is recorded in `FightTemplates.flips` but not dealt (the fight rules do not ask for it).
 
 "If the Template lands on a die, remove the die": the dice resting on the board at the flip are put
@@ -39,7 +42,7 @@ from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.flip import FLIP_SKILLS
 from sim.specs.template import PlacedTemplate, load_template
-from sim.world.flip import FlipResult, add_template_body, flip_template
+from sim.world.flip import FlipRequest, FlipResult, add_template_body, flip_onto
 from sim.world.templates import fit_template_materials, templates_on_prism
 
 FLIPS_PER_FIGHT = 8  # flip stream index of template j of fight f: f * FLIPS_PER_FIGHT + j
@@ -71,9 +74,11 @@ class FightTemplates:
 
 def flip_fight_templates(state: FightTemplates, board: BoardSpec, names: Sequence[str], seed: int, fight: int,
                          skill: str = "casual", dice: Mapping[str, tuple[DieSpec, Sequence[float], Sequence[float]]]
-                         | None = None) -> list[str]:
-    """Flip fight `fight`'s templates onto the board, replacing the last fight's; `dice` (slot -> die
-    spec, position m, orientation xyzw) rest on the board. Returns the slots of the dice removed."""
+                         | None = None, scenario=None) -> list[str]:
+    """Flip fight `fight`'s templates onto the board, replacing the last fight's, one after the other in
+    one flip world (each lands on those flipped before it, and on the `scenario`'s standing props);
+    `dice` (slot -> die spec, position m, orientation xyzw) rest on the board. Returns the slots of the
+    dice removed."""
     state.fight = fight
     state.placed.clear()
     state.names.clear()
@@ -81,27 +86,34 @@ def flip_fight_templates(state: FightTemplates, board: BoardSpec, names: Sequenc
     left = dict(dice or {})
     removed: list[str] = []
     sk = skill if skill in FLIP_SKILLS else "casual"
+    requests, name_of = [], {}
     for j, name in enumerate(sorted(names)):
         spec = load_template(name)
-        on = [(f"die:{s}", d, p, q) for s, (d, p, q) in left.items()]
-        results = flip_template(board, spec, int(seed), fight * FLIPS_PER_FIGHT + j, sk, dice=on)
-        for r in results:
-            state.flips.append(r)
-            for a in r.attempts:
-                for d in a.dice_removed:
-                    slot = d.removeprefix("die:")
-                    if slot in left:
-                        del left[slot]
-                        removed.append(slot)
-            if r.placed is not None:
-                # a die whose centre the resting template covers was landed on too (it may have been
-                # pushed aside in the flip world, where dice are loose: the rule removes it all the same)
-                for slot, (_d, pos, _q) in list(left.items()):
-                    if r.placed.footprint.contains(Point(float(pos[0]), float(pos[1]))):
-                        del left[slot]
-                        removed.append(slot)
-                state.placed[r.id] = r.placed
-                state.names[r.id] = name
+        for k, tid in enumerate(piece_ids(name)):
+            requests.append(FlipRequest(tid, spec, (fight * FLIPS_PER_FIGHT + j) * 8 + k, sk))
+            name_of[tid] = name
+    on = [(f"die:{s}", d, p, q) for s, (d, p, q) in left.items()]
+    session = flip_onto(board, requests, int(seed), dice=on, scenario=scenario)
+    final = {t.id: t for t in session.placed}
+    for r in session.results:
+        state.flips.append(r)
+        for a in r.attempts:
+            for d in a.dice_removed:
+                slot = d.removeprefix("die:")
+                if slot in left:
+                    del left[slot]
+                    removed.append(slot)
+        if r.placed is not None:
+            # a die whose centre the resting template covers was landed on too (it may have been
+            # pushed aside in the flip world, where dice are loose: the rule removes it all the same)
+            for slot, (_d, pos, _q) in list(left.items()):
+                if r.placed.footprint.contains(Point(float(pos[0]), float(pos[1]))):
+                    del left[slot]
+                    removed.append(slot)
+    # every template where it lies after the last flip (a later one may have shoved it)
+    for tid, t in final.items():
+        state.placed[tid] = t
+        state.names[tid] = name_of[tid]
     return removed
 
 

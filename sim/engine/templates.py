@@ -16,7 +16,7 @@ With `aim = true` on a laid template the thrower aims at its centre instead of t
 technique is solved once per scenario, not per throw).
 
 Each throw's record gains: `tpl_flips`, `tpl_flip_damage` (1 per landing touching the table),
-`tpl_turned_too_little`, `tpl_hangs_off`, `tpl_stayed` (every flipped piece stayed), `tpl_on_board`
+`tpl_turned_too_little`, `tpl_not_flat` (landings not lying flat, flipped again), `tpl_hangs_off`, `tpl_stayed` (every flipped piece stayed), `tpl_on_board`
 (templates lying on the board at the throw), `tpl_full` (the die was fully on a template), and
 `partial_as_<option>` for every partial-template option (what this landing would count as:
 "", "none", "normal", "miss" or "template:<name>").
@@ -34,7 +34,7 @@ from sim.rules.templates import PARTIAL_OPTIONS, partial_counts
 from sim.specs.flip import FlipProfile
 from sim.specs.template import PlacedTemplate, TemplateSpec, flat_pose, load_template
 from sim.specs.template_setup import TemplateSetup
-from sim.world.flip import add_template_body, flip_template
+from sim.world.flip import FlipRequest, add_template_body, flip_onto
 from sim.world.templates import fit_template_materials, templates_on_prism
 
 
@@ -54,6 +54,24 @@ class TemplateLayer:
                 counts[spec.name] = counts.get(spec.name, 0) + 1
                 tid = spec.name if counts[spec.name] == 1 else f"{spec.name}-{counts[spec.name]}"
                 self.pieces.append((tid, spec, setup))
+        # Rule T4 (RuleSet.template_already_on_board): a flipped entry whose template is already on the
+        # board (an earlier entry laid or flipped it) is left out ("leave") or takes that template
+        # off the board to flip it again ("reflip")
+        self.left: set[int] = set()  # id() of flipped setups not flipped: their template lies there
+        self.taken: set[str] = set()  # piece ids taken off the board to be flipped again
+        lying: dict[str, list[str]] = {}  # template name -> piece ids on the board so far
+        seen: set[int] = set()
+        for tid, spec, setup in self.pieces:
+            first = id(setup) not in seen
+            seen.add(id(setup))
+            if id(setup) in self.left:
+                continue
+            if first and setup.flip and lying.get(spec.name):
+                if scenario.rules.template_already_on_board == "leave":
+                    self.left.add(id(setup))
+                    continue
+                self.taken.update(lying.pop(spec.name))
+            lying.setdefault(spec.name, []).append(tid)
         for tid, spec, _ in self.pieces:
             add_template_body(ph, spec, f"template:{tid}")
         if scenario.board is not None and self.pieces:
@@ -137,42 +155,46 @@ class TemplateLayer:
 
     def prepare(self, thrower: Thrower, seed: int | None, index: int | None) -> None:
         """Lay every laid template back at its settled pose, and flip the flipped ones for this throw
-        (throw k's j-th flipped template: flip stream index 8k + j of the run's seed)."""
+        onto that board, one after the other in one flip world with the scenario's props (throw k's
+        j-th flipped entry, piece p: flip stream index 8 (8k + j) + p of the run's seed); a flipped
+        template lands on, and may shove, the templates already lying there."""
         ph = thrower.physics
-        placed = []
+        laid = [self.laid[tid] for tid, _spec, setup in self.pieces if not setup.flip and tid not in self.taken]
         self.last_flips = []
-        for tid, _spec, setup in self.pieces:
-            if not setup.flip:
-                t = self.laid[tid]
-                ph.set_state(t.body_name, t.position_m, t.orientation_xyzw)
-                placed.append(t)
+        requests: list[FlipRequest] = []
         flipped_done: set[int] = set()
         for _tid, spec, setup in self.pieces:
             if not setup.flip or id(setup) in flipped_done:
                 continue
             flipped_done.add(id(setup))
-            if seed is None:
+            j = len(flipped_done) - 1
+            if seed is None or id(setup) in self.left:
                 continue
             prof = FlipProfile(aim_mm=setup.aim_mm) if setup.aim_mm is not None else None
-            j = len(flipped_done) - 1
+            ids = [t for t, _s, st in self.pieces if st is setup]
+            for k, tid2 in enumerate(ids):
+                requests.append(FlipRequest(tid2, spec, 8 * (8 * int(index or 0) + j) + k, setup.skill, prof))
+        placed = laid
+        if requests:
             board = thrower.scenario.board
             assert board is not None, "flipped templates need a board (checked when the scenario is built)"
-            results = flip_template(board, spec, int(seed), 8 * int(index or 0) + j, setup.skill, prof)
-            ids = [t for t, _s, st in self.pieces if st is setup]
-            for tid2, r in zip(ids, results):
-                self.last_flips.append(r)
-                name = f"template:{tid2}"
-                if r.placed is None:
-                    ph.park(name)
-                    continue
-                t = PlacedTemplate(tid2, spec, r.placed.position_m, r.placed.orientation_xyzw)
-                ph.set_state(name, t.position_m, t.orientation_xyzw)
-                placed.append(t)
+            session = flip_onto(board, requests, int(seed or 0), laid=laid, scenario=thrower.scenario,
+                                prop_draw=(int(seed or 0), int(index or 0)))
+            self.last_flips = session.results
+            placed = [PlacedTemplate(t.id, t.spec, t.position_m, t.orientation_xyzw) for t in session.placed]
+        on = {t.id for t in placed}
+        for tid, _spec, _setup in self.pieces:
+            if tid not in on:
+                ph.park(f"template:{tid}")
+        for t in placed:
+            ph.set_state(t.body_name, t.position_m, t.orientation_xyzw)
         thrower.templates = placed
 
     def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
         """The tpl_* and partial_as_* columns of a throw (see the module docstring)."""
-        return _template_columns(result, thrower, self.last_flips)
+        cols = _template_columns(result, thrower, self.last_flips)
+        cols["tpl_left_on_board"] = len(self.left)  # flip entries not flipped: already there (Rule T4)
+        return cols
 
 
 def attach_templates(thrower: Thrower) -> TemplateLayer:
@@ -192,10 +214,12 @@ def _template_columns(res: ThrowResult, th: Thrower, flips: list) -> dict[str, A
         "tpl_flips": int(sum(f.flips for f in flips)),
         "tpl_flip_damage": int(sum(f.damage for f in flips)),
         "tpl_turned_too_little": int(sum(f.too_little for f in flips)),
+        "tpl_not_flat": int(sum(f.not_flat for f in flips)),
         "tpl_flip_ok": int(sum(sum(a.status == "ok" for a in f.attempts) for f in flips)),
         "tpl_pieces": len(flips),
         "tpl_hangs_off": int(sum(sum(a.status in ("hangs-off", "off-board") for a in f.attempts) for f in flips)),
         "tpl_stayed": bool(all(f.placed is not None for f in flips)),
+        "tpl_reflips": int(sum(f.reflips for f in flips)),
         "tpl_on_board": ",".join(t.id for t in th.templates),
         "tpl_full": bool(o.template is not None and not o.partial_template),
     }
@@ -217,6 +241,9 @@ def flip_summary(records) -> dict[str, Any]:
         "p_lands_on_board": float(records["tpl_flip_ok"].sum() / flips),
         "p_hangs_off": float(records["tpl_hangs_off"].sum() / flips),
         "p_turned_too_little": float(records["tpl_turned_too_little"].sum() / flips),
+        # landings not lying flat (on an edge, propped up); records from before the rule have no column
+        "p_not_flat": float(records["tpl_not_flat"].sum() / flips) if "tpl_not_flat" in records else None,
+        "mean_reflips": float((flips - pieces) / pieces),
         "mean_flips_until_it_stays": float(flips / pieces),
         "mean_flip_damage": float(records["tpl_flip_damage"].sum() / pieces),
         "p_never_stayed": float(1 - records["tpl_stayed"].mean()),

@@ -3,7 +3,8 @@
 Readings of the rulebooks (docs/templates.md):
 
 - A die *touches* a template when the physics reports a contact with body "template:<id>". It is
-  *on* the top one of the templates it touches (the highest; "what is on top is on top") when at
+  *on* the top one of the templates it touches (the one whose upper face is highest under the die's
+  centre; "what is on top is on top") when at
   least one corner of its bottom face lies over that template's outline; a die merely leaning on a
   template's edge with every corner outside it is not on it (the template is ignored).
 - **Fully** on: every bottom corner over the top template and the die touches nothing else (board,
@@ -73,7 +74,9 @@ def resolve(rest: DieRest, die: DieSpec, templates: Sequence[PlacedTemplate], op
     if not touched:
         return Resolution("none")
     corners = _corners(die, rest)
-    touched.sort(key=lambda t: t.top_z_m, reverse=True)
+    # "what is on top is on top": the template whose upper face is highest under the die
+    at = corners.mean(axis=0)
+    touched.sort(key=lambda t: t.top_z_at(at), reverse=True)
     top = touched[0]
     n_on = int(top.covers(corners).sum())
     if n_on == 0:

@@ -57,6 +57,12 @@ class FlipProfile(Spec):
     wobble_tilt_deg: float = Field(default=8.0, ge=0, le=30)
     wobble_spin_radps: float = Field(default=15.0, ge=0, le=1000)
     settle_angular_damping: float = Field(default=0.9, ge=0, lt=1)
+    # A flip ends only when the template lies flat (sim/world/flip.py `lies_flat`): its normal (either
+    # face) within flat_tilt_deg of the board's normal, and its centre at most flat_rise_mm above where
+    # it would lie flat on the board or on the templates it touches. A template standing on its edge,
+    # or propped on a prop, is flipped again (status "not-flat", no damage).
+    flat_tilt_deg: float = Field(default=10.0, gt=0, le=45)
+    flat_rise_mm: float = Field(default=4.0, gt=0, le=100)
 
     @model_validator(mode="after")
     def _work(self) -> FlipProfile:

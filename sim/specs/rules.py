@@ -55,6 +55,12 @@ class RuleSet(Spec):
     # section the bones are printed on.
     bones: Literal["miss", "outer-section"] = "miss"
 
+    # Rule T4, a flip requested for a template already on the board (Malevolent Magma: "If the
+    # Template requested is already on the Target board, the active Hero may choose to leave it as it
+    # is or take it and flip it onto the board once more"): "leave" (the default: the hero keeps it
+    # where it lies, no flip, no risk of the 1 damage) or "reflip" (it is taken and flipped again).
+    template_already_on_board: Literal["leave", "reflip"] = "leave"
+
     def describe(self) -> dict:
         """The options as a scenario's description (and so its key) holds them: every option, except
         that options added later (LATER_OPTIONS) appear only when set, so that adding them changed no
@@ -67,5 +73,6 @@ class RuleSet(Spec):
 
 
 # options added after scenario keys were first recorded (see RuleSet.describe)
-LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm")
+LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm",
+                                  "template_already_on_board")
 

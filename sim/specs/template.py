@@ -259,6 +259,15 @@ class PlacedTemplate:
         n = self._rot[:, 2]
         return float(self.position_m[2] + abs(n[2]) * self.spec.thickness_m / 2)
 
+    def top_z_at(self, xy_m) -> float:
+        """Height (m) of the plane of its upper face above a board-frame point: where templates overlap,
+        the one whose upper face is higher there is on top (a template lying across another's edge is
+        on top of it there, though its centre may lie lower than the other's)."""
+        n = self._rot[:, 2] if self._rot[2, 2] >= 0 else -self._rot[:, 2]
+        top = np.asarray(self.position_m, float) + n * self.spec.thickness_m / 2
+        x, y = float(xy_m[0]), float(xy_m[1])
+        return float(top[2] - (n[0] * (x - top[0]) + n[1] * (y - top[1])) / max(float(n[2]), 1e-6))
+
     @property
     def tilt_deg(self) -> float:
         return math.degrees(math.acos(min(1.0, abs(float(self._rot[2, 2])))))

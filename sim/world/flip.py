@@ -23,8 +23,11 @@ is integrated in two phases:
 
 A flip's result: how far the normal turned before the first contact (the rule: at least 180°,
 otherwise it is flipped again, no damage), whether the resting template touches the table (hanging
-off the board: 1 damage and flipped again, counted), the dice it landed on (removed, and the
-template settles again where it was), and the templates it lies on (stacking).
+off the board: 1 damage and flipped again, counted), whether it lies flat (`lies_flat`: a template
+standing on its edge is flipped again, no damage, counted as "not-flat"), the dice it landed on
+(removed, and the template settles again where it was), and the templates it lies on (stacking).
+Re-flips are deterministic: attempt a of flip (seed, index) takes the a-th block of draws of that
+flip's stream, whatever ended the attempts before it.
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ class FlipAttempt:
     position_mm: list[float]
     orientation_xyzw: list[float]
     touching: list[str]
-    status: str  # ok | turned-too-little | hangs-off | off-board | not-settled
+    status: str  # ok | not-flat | turned-too-little | hangs-off | off-board | not-settled
     dice_removed: list[str] = field(default_factory=list)
     on_templates: list[str] = field(default_factory=list)
     max_penetration_mm: float = 0.0  # deepest contact overlap in any step (transient, at impacts)
@@ -111,6 +114,8 @@ class FlipAttempt:
     # lowest height of the centre above the board's top face while over the board: below 0 would mean
     # the template went into or through the board (None: never over the board)
     min_clearance_mm: float | None = None
+    tilt_deg: float = 0.0  # at rest: angle between its normal (either face) and the board's normal
+    rise_mm: float = 0.0  # at rest: centre height above lying flat on the board / the templates it touches
 
     def to_json(self) -> dict:
         """The attempt as a record (mm to 1 um, degrees to 1e-3)."""
@@ -125,6 +130,8 @@ class FlipAttempt:
             "max_penetration_mm": round(self.max_penetration_mm, 4),
             "min_clearance_mm": None if self.min_clearance_mm is None else round(self.min_clearance_mm, 4),
             "time_s": round(self.time_s, 4),
+            "tilt_deg": round(self.tilt_deg, 3),
+            "rise_mm": round(self.rise_mm, 3),
         }
 
 
@@ -152,6 +159,16 @@ class FlipResult:
     def too_little(self) -> int:
         return sum(a.status == "turned-too-little" for a in self.attempts)
 
+    @property
+    def not_flat(self) -> int:
+        """Landings that did not lie flat (standing on an edge, propped up): flipped again."""
+        return sum(a.status == "not-flat" for a in self.attempts)
+
+    @property
+    def reflips(self) -> int:
+        """Flips after the first (whatever the reason)."""
+        return max(0, len(self.attempts) - 1)
+
     def to_json(self) -> dict:
         """The flip as a record: final pose, counts of flips, damage and failures, and every attempt."""
         last = self.attempts[-1]
@@ -165,6 +182,8 @@ class FlipResult:
             "damage": self.damage,
             "hangs_off": sum(a.status in ("hangs-off", "off-board") for a in self.attempts),
             "turned_too_little": self.too_little,
+            "not_flat": self.not_flat,
+            "reflips": self.reflips,
             "turned_deg": round(last.turned_deg, 3),
             "position_mm": [round(v, 3) for v in last.position_mm],
             "orientation_xyzw": [round(v, 6) for v in last.orientation_xyzw],
@@ -176,16 +195,37 @@ class FlipResult:
         }
 
 
-class FlipWorld:
-    """A PyBullet world (table, board, template bodies, optional dice) for flipping templates.
+def props_at_flip(scenario) -> list:
+    """The scenario's props standing on the board or the table while templates are flipped: every
+    static prop (the Volcano, a Fire token, the Firewall, mats, the Gate, a fixed Stone Wall). Props
+    held in the hand during a throw (anchor "hand": Fire Ring, Cup, Waterfall), free-standing wall
+    pieces and Slow tokens (flush in holes the flip board has not) are not there."""
+    out = []
+    for spec in getattr(scenario, "props", ()) or ():
+        s = spec.shape
+        if spec.placement.anchor == "hand" or s.type in ("cup", "slow-tokens"):
+            continue
+        if s.type == "split-wall" and s.free:
+            continue
+        out.append(spec)
+    return out
 
-    Built once and reused: `flip()` resets the flipped body; bodies already placed stay put."""
+
+class FlipWorld:
+    """A PyBullet world (table, board, template bodies, optional dice and props) for flipping templates.
+
+    Built once per flip session: `flip()` resets the flipped body; bodies already on the board (laid
+    or flipped before, dice, props) stay and are met as they are. Templates are dynamic bodies: a
+    template landing on another may shove it (`placed` holds every template's pose as it lies now)."""
 
     def __init__(self, board: BoardSpec, templates: list[tuple[str, TemplateSpec]], profile: FlipProfile | None = None,
-                 materials=None, dice: Sequence[tuple[str, DieSpec]] = ()) -> None:
+                 materials=None, dice: Sequence[tuple[str, DieSpec]] = (), scenario=None,
+                 prop_draw: tuple[int, int] | None = None) -> None:
         self.board = board
         self.profile = profile or FlipProfile()
         settings = PhysicsSettings(step_hz=self.profile.step_hz, ccd=True)
+        if materials is None and scenario is not None:
+            materials = scenario.materials
         self.physics = ph = Physics(settings, materials)
         ph.add_table(board.table_material)
         add_flip_board(ph, board)
@@ -197,7 +237,16 @@ class FlipWorld:
         for name, die in dice:
             ph.add_die(die, name)
             self.dice[name] = die
+        self.props = None
+        specs = props_at_flip(scenario) if scenario is not None else []
+        if specs:
+            from sim.world.props import PropWorld
+
+            # at the throw's own jittered placement (the same prop stream as the throw: (seed, index))
+            self.props = PropWorld(ph, scenario, specs)
         ph.finalize_materials()
+        if self.props is not None:
+            self.props.start(prop_draw)
         from shapely.geometry import Point
 
         # the centre is over the board inside this radius (the outline's nearest point to the origin)
@@ -224,6 +273,43 @@ class FlipWorld:
     def place_die(self, name: str, position_m, orientation_xyzw) -> None:
         """Put a die at a pose (m, xyzw), at rest, before templates are flipped onto the board."""
         self.physics.set_state(name, position_m, orientation_xyzw)
+
+    def lay(self, placed: PlacedTemplate) -> None:
+        """A template already on the board (laid, or flipped earlier) at its resting pose."""
+        self.physics.set_state(placed.body_name, placed.position_m, placed.orientation_xyzw)
+        # lossy card on card once it lies there, as a landed template (`land`)
+        self.physics.set_angular_damping(placed.body_name, self.profile.settle_angular_damping)
+        self.placed[placed.id] = PlacedTemplate(placed.id, self.specs[placed.id], tuple(placed.position_m),
+                                                tuple(placed.orientation_xyzw))
+
+    def _read_back(self, moved_by: str) -> None:
+        """Let templates the last landing shoved come to rest, then take every template's pose as it
+        lies now (a template on the board is a body like any other: "what is on top is on top")."""
+        ph, c, p = self.physics, self.physics.client, self.profile
+        others = [t for t in self.placed if t != moved_by]
+        bodies = [ph.body(f"template:{t}") for t in others]
+
+        def moving() -> bool:
+            for b in bodies:
+                v, w = c.getBaseVelocity(b)
+                if v[0] ** 2 + v[1] ** 2 + v[2] ** 2 > p.rest_speed_mps ** 2 or w[0] ** 2 + w[1] ** 2 + w[2] ** 2 > p.rest_spin_radps ** 2:
+                    return True
+            return False
+
+        if not moving():
+            return  # nothing was shoved: the poses stand (and the world is not stepped)
+        still, dt = 0.0, 1.0 / p.step_hz
+        for _ in range(int(1.0 * p.step_hz)):  # at most a second more
+            if not moving():
+                still += dt
+                if still >= p.rest_hold_s:
+                    break
+            else:
+                still = 0.0
+            c.stepSimulation()
+        for t in self.placed:
+            pos, q = ph.die_pose(f"template:{t}")
+            self.placed[t] = PlacedTemplate(t, self.specs[t], tuple(float(v) for v in pos), tuple(float(v) for v in q))
 
     def nominal_speed(self, spec: TemplateSpec) -> float:
         """Horizontal speed that lands the nominal flip (with drag) on the aim point."""
@@ -284,9 +370,17 @@ class FlipWorld:
         return self._state(spec, vh, vup, az, spin, wobble, h, yaw)
 
     # -------- one flip (with re-flips)
-    def flip(self, tid: str, seed: int, index: int = 0, skill: str | FlipSkill = "casual") -> FlipResult:
+    def flip(self, tid: str, seed: int, index: int = 0, skill: str | FlipSkill = "casual",
+             profile: FlipProfile | None = None) -> FlipResult:
         """Flip template `tid` until it stays (at most max_flips), drawing from the (seed, index) stream;
-        the result is placed in this world."""
+        the result is placed in this world. `profile`: this flip's own aim (the world's step rate and
+        thresholds stay the world's)."""
+        if profile is not None:
+            saved, self.profile = self.profile, profile
+            try:
+                return self.flip(tid, seed, index, skill)
+            finally:
+                self.profile = saved
         sk = FLIP_SKILLS[skill] if isinstance(skill, str) else skill
         spec = self.specs[tid]
         rng = rng_for(seed, index, STREAM_TEMPLATES)
@@ -297,11 +391,12 @@ class FlipWorld:
             attempts.append(att)
             if att.status == "ok":
                 pos = tuple(v * 1e-3 for v in att.position_mm)
-                placed = PlacedTemplate(tid, spec, pos, tuple(att.orientation_xyzw))
-                self.placed[tid] = placed
-                return FlipResult(spec.name, tid, attempts, placed, seed, index)
+                self.placed[tid] = PlacedTemplate(tid, spec, pos, tuple(att.orientation_xyzw))
+                self._read_back(tid)
+                return FlipResult(spec.name, tid, attempts, self.placed[tid], seed, index)
         self.physics.park(f"template:{tid}")
         self.placed.pop(tid, None)
+        self._read_back(tid)
         return FlipResult(spec.name, tid, attempts, None, seed, index)
 
     def land(self, tid: str, st: FlightState) -> FlipAttempt:
@@ -397,6 +492,7 @@ class FlipWorld:
         pos, q = c.getBasePositionAndOrientation(body)
         touching = sorted(self._touching(name))
         on_templates = [x for x in touching if x.startswith("template:")]
+        flat, tilt, rise = lies_flat(self.board, spec, pos, q, [self.specs[x.removeprefix("template:")] for x in on_templates], p)
         if status == "off-board":
             st_out = "off-board"
             touching = sorted(set(touching) | {"table"})
@@ -404,6 +500,8 @@ class FlipWorld:
             st_out = status
         elif "table" in touching:
             st_out = "hangs-off" if "board" in touching or on_templates else "off-board"
+        elif not flat:
+            st_out = "not-flat"  # a flip ends only when the template lies flat: flipped again, no damage
         elif turned < math.radians(p.min_turn_deg):
             st_out = "turned-too-little"
         else:
@@ -411,7 +509,7 @@ class FlipWorld:
         if st_out in ("not-settled", "diverged"):
             st_out = "not-settled"
         return FlipAttempt(math.degrees(turned), [x * 1e3 for x in pos], list(q), touching, st_out, removed, on_templates,
-                           max_pen * 1e3, t, min_clear * 1e3 if math.isfinite(min_clear) else None)
+                           max_pen * 1e3, t, min_clear * 1e3 if math.isfinite(min_clear) else None, tilt, rise * 1e3)
 
     def _touching(self, name: str) -> set[str]:
         return set(self.physics.touching(name)) - {name}
@@ -427,6 +525,23 @@ class FlipWorld:
         return top
 
 
+def lies_flat(board: BoardSpec, spec: TemplateSpec, position_m, orientation_xyzw, under: Sequence[TemplateSpec] = (),
+              profile: FlipProfile | None = None) -> tuple[bool, float, float]:
+    """Whether a resting template lies flat: (flat, tilt in degrees, rise in m).
+
+    Flat means both: its normal (either face up) is within `flat_tilt_deg` of the board's normal
+    (z), and its centre is at most `flat_rise_mm` above the height it would have lying flat on the
+    board with the templates it touches (`under`) stacked beneath it. A template standing on its
+    edge (tilt near 90 deg, centre a radius up) or propped on a prop fails; one lying across a lower
+    template's edge (tilted a few degrees, a thickness up) passes."""
+    p = profile or FlipProfile()
+    x, y, _z, _w = orientation_xyzw
+    nz = 1 - 2 * (x * x + y * y)
+    tilt = math.degrees(math.acos(min(1.0, abs(nz))))
+    rise = float(position_m[2]) - board.thickness_m - spec.thickness_m / 2 - sum(u.thickness_m for u in under)
+    return tilt <= p.flat_tilt_deg and rise <= p.flat_rise_mm * 1e-3, tilt, rise
+
+
 def _flat(c, body: int, tilt_deg: float) -> bool:
     _, q = c.getBasePositionAndOrientation(body)
     nz = 1 - 2 * (q[0] * q[0] + q[1] * q[1])
@@ -436,10 +551,61 @@ def _flat(c, body: int, tilt_deg: float) -> bool:
 _NOMINAL: dict = {}
 
 
+def piece_ids(spec: TemplateSpec) -> list[str]:
+    """The body ids of a template's pieces as flips name them: its name, or name-1, name-2 (Explosion)."""
+    return [spec.name] if spec.count == 1 else [f"{spec.name}-{k + 1}" for k in range(spec.count)]
+
+
+@dataclass(frozen=True)
+class FlipRequest:
+    """One template piece to flip in a session: its body id, spec, flip stream index (of the session's
+    seed), skill, and optionally its own profile (its aim)."""
+
+    id: str
+    spec: TemplateSpec
+    index: int
+    skill: str = "casual"
+    profile: FlipProfile | None = None
+
+
+@dataclass
+class FlipSession:
+    """What a flip session left on the board: every flip's result and every template lying there
+    (laid and flipped, at their poses after the last flip, in the order they came to lie there)."""
+
+    results: list[FlipResult]
+    placed: list[PlacedTemplate]
+
+
+def flip_onto(board: BoardSpec, requests: Sequence[FlipRequest], seed: int, *, laid: Sequence[PlacedTemplate] = (),
+              dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = (), scenario=None,
+              prop_draw: tuple[int, int] | None = None, profile: FlipProfile | None = None) -> FlipSession:
+    """Flip templates one after the other onto a board that already holds `laid` templates, `dice`
+    ((name, die spec, position m, orientation xyzw), resting) and the `scenario`'s props standing at
+    a flip (`props_at_flip`, posed by the throw's prop stream `prop_draw`). Every body meets every
+    other: a template lands on the templates, dice and props already there (it cannot end inside the
+    Volcano or inside another template), and may shove templates lying there (their poses are read
+    back). One fresh world per session, so the session depends only on its arguments."""
+    specs = [(t.id, t.spec) for t in laid] + [(r.id, r.spec) for r in requests]
+    w = FlipWorld(board, specs, profile, dice=[(n, d) for n, d, _p, _q in dice], scenario=scenario,
+                  prop_draw=prop_draw)
+    try:
+        for name, _die, pos, q in dice:
+            w.place_die(name, tuple(pos), tuple(q))
+        for t in laid:
+            w.lay(t)
+        results = [w.flip(r.id, seed, r.index, r.skill, r.profile) for r in requests]
+        return FlipSession(results, list(w.placed.values()))
+    finally:
+        w.physics.close()
+
+
 def flip_template(board: BoardSpec, spec: TemplateSpec, seed: int, index: int = 0, skill: str = "casual",
                   profile: FlipProfile | None = None,
-                  dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = ()) -> list[FlipResult]:
-    """Flip every piece of a template (Explosion: both, one after the other) onto the board.
+                  dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = (),
+                  scenario=None) -> list[FlipResult]:
+    """Flip every piece of a template (Explosion: both, one after the other) onto the board (with the
+    `scenario`'s standing props at their nominal placement, if given).
 
     The board is empty, or holds `dice`: (name, die spec, position m, orientation xyzw) resting there.
     "If the Template lands on a die, remove the die": a die the template comes to rest on is named in
@@ -449,11 +615,5 @@ def flip_template(board: BoardSpec, spec: TemplateSpec, seed: int, index: int = 
     The world is built fresh for each call (~40 ms against ~400 ms of flipping): Bullet keeps
     contact and solver caches across body resets, so a reused world would make a flip depend on
     the flips before it in the last digits. Fresh, a flip depends only on (seed, index) and the dice."""
-    ids = [spec.name] if spec.count == 1 else [f"{spec.name}-{k + 1}" for k in range(spec.count)]
-    w = FlipWorld(board, [(i, spec) for i in ids], profile, dice=[(n, d) for n, d, _p, _q in dice])
-    for name, _die, pos, q in dice:
-        w.place_die(name, tuple(pos), tuple(q))
-    try:
-        return [w.flip(tid, seed, index * 8 + k, skill) for k, tid in enumerate(ids)]
-    finally:
-        w.physics.close()
+    reqs = [FlipRequest(tid, spec, index * 8 + k, skill) for k, tid in enumerate(piece_ids(spec))]
+    return flip_onto(board, reqs, seed, dice=dice, profile=profile, scenario=scenario).results

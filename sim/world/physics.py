@@ -524,6 +524,20 @@ class Physics:
             out.append(Contact(self.name_of(cp[2]), tuple(cp[6]), float(cp[9])))
         return out
 
+    def separation(self, a: BodyName, b: BodyName, within_m: float = 0.01) -> float | None:
+        """Smallest signed distance (m) between two named bodies (every part of each), from Bullet's
+        closest points at their current poses: negative where they overlap (its depth); None when
+        they are farther apart than `within_m`."""
+        c = self.client
+        c.performCollisionDetection()
+        best = None
+        for ba in self._bodies(a):
+            for bb in self._bodies(b):
+                for cp in c.getClosestPoints(ba, bb, within_m):
+                    if best is None or cp[8] < best:
+                        best = float(cp[8])
+        return best
+
     def touching(self, name: BodyName) -> frozenset[BodyName]:
         """Names of the bodies this body is touching now."""
         return frozenset(c.other for c in self.contacts(name))
