@@ -23,6 +23,7 @@ from sim.seeding import Draw, random_quaternion
 from sim.specs.die import quat_mul
 from sim.specs.physics import GRAVITY
 from sim.specs.scenario import Scenario
+from sim.specs.skill import SkillSpec
 from sim.specs.template import PlacedTemplate
 from sim.world.physics import Physics
 
@@ -359,11 +360,13 @@ class Thrower:
         w = axis * rps * 2 * math.pi + spin_noise
         return Release((float(hand[0]), float(hand[1]), float(h)), tuple(float(x) for x in vel), tuple(float(x) for x in q), tuple(float(x) for x in w))
 
-    def release_for(self, draw: Draw) -> list[Release]:
+    def release_for(self, draw: Draw, skill: SkillSpec | None = None) -> list[Release]:
         """The releases (one per die) for a throw's random draw: the shot's nominal release perturbed by
-        the skill's noise. Further dice leave the same hand a few mm apart with their own orientation."""
+        the skill's noise. Further dice leave the same hand a few mm apart with their own orientation.
+        `skill` replaces the scenario's (the aimed release does not depend on it: `dfsim fit-skill`
+        throws the same draws with many skills in one world)."""
         sc = self.scenario
-        rel, sk, m = sc.shot.release, sc.skill, sc.shot.noise
+        rel, sk, m = sc.shot.release, skill or sc.skill, sc.shot.noise
         z = draw.z
         aim = self.aim_point()
         if aim is None:
@@ -380,9 +383,9 @@ class Thrower:
             hand = np.array([-dist, lat])
             u = np.array(aim) - hand
             u = u / np.linalg.norm(u)
-        speed = max(0.05, speed * (1 + sk.speed_sd_frac * m.speed * z[0]))
+        speed = max(0.05, speed * (1 + sk.speed_bias_frac + sk.speed_sd_frac * m.speed * z[0]))
         elev = elev + sk.elevation_sd_deg * m.elevation * z[1]
-        azim = rel.azimuth_deg + sk.azimuth_sd_deg * m.azimuth * z[2]
+        azim = rel.azimuth_deg + sk.azimuth_bias_deg + sk.azimuth_sd_deg * m.azimuth * z[2]
         spin_noise = np.array(z[6:9]) * sk.spin_sd_rps * m.spin * 2 * math.pi
         releases = [self._make_release(speed, elev, azim, h, hand, u, draw.orientation_xyzw, spin_noise)]
         for i in range(1, len(sc.dice)):

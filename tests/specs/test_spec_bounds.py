@@ -19,10 +19,11 @@ from sim.specs.flip import FlipProfile, FlipSkill
 from sim.specs.measurements import MeasurementsSpec
 from sim.specs.physics import MAX_STEPS_PER_THROW, PhysicsSettings
 from sim.specs.rules import RuleSet
+from sim.specs.tally import TallySpec
 from sim.specs.template_setup import TemplateSetup
 
 ROOTS = [*SPEC_CLASSES.values(), RuleSet, PhysicsSettings, FlipProfile, FlipSkill, TemplateSetup, ExperimentSpec,
-         MeasurementsSpec]
+         MeasurementsSpec, TallySpec]
 
 
 def _flags(metadata) -> set[str]:
