@@ -44,7 +44,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_json() | {"material_file": str(out)}, indent=2))
     else:
         print(result.report())
-        print(f"wrote {out}  (use it with --set or in an experiment as materials = \"{out}\")")
+        print(f"wrote {out}  (use it in an experiment file as materials = \"{out}\", or Scenario.build(materials=...))")
     return 0
 
 

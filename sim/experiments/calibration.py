@@ -51,6 +51,8 @@ RATE_RANGE = (0.0, 6.9)  # contact damping 0 .. 0.999
 RESTITUTION_GRID = 24
 COARSE = (7, 5)  # friction x damping-rate values of the first grid
 FINE = (6, 6)  # ... of the second
+EXTENSIONS = 3  # times the fine grid is extended where an interval reaches its edge
+EXTEND_STEPS = 2  # by this many of its own steps
 RAMP_YAWS = 8  # turns of the die about the ramp's normal averaged per ramp prediction (0 .. 120 deg)
 WHAT_IDENTIFIES = {
     "restitution": "drop rows (drop height and rebound height)",
@@ -250,14 +252,30 @@ def _damping(k: float) -> float:
     return 1.0 - math.exp(-k)
 
 
-def _motion_grid(model: _Model, factor: float, mus: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """Deviance of the tilt and ramp rows over a grid of friction x damping rate."""
+def _motion_grid(model: _Model, factor: float, mus: np.ndarray, ks: np.ndarray,
+                 cache: dict[tuple[float, float], float] | None = None) -> np.ndarray:
+    """Deviance of the tilt and ramp rows over a grid of friction x damping rate (points in `cache`
+    are not simulated again)."""
+    cache = {} if cache is None else cache
     out = np.zeros((len(mus), len(ks)))
     for i, mu in enumerate(mus):
         for j, k in enumerate(ks):
-            f = PairFactors(float(mu), factor, _damping(float(k)))
-            out[i, j] = deviance(model.groups_motion(*model.slide_groups(f)))
+            key = (float(mu), float(k))
+            if key not in cache:
+                f = PairFactors(float(mu), factor, _damping(float(k)))
+                cache[key] = deviance(model.groups_motion(*model.slide_groups(f)))
+            out[i, j] = cache[key]
     return out
+
+
+def _extend(xs: np.ndarray, low: bool, high: bool, rng: tuple[float, float], steps: int = EXTEND_STEPS) -> np.ndarray:
+    """The grid with `steps` more points of its own spacing below and/or above it, within `rng`."""
+    if len(xs) < 2:
+        return xs
+    h = float(xs[1] - xs[0])
+    more = [float(xs[0] - h * s) for s in range(1, steps + 1) if low] + [float(xs[-1] + h * s) for s in range(1, steps + 1) if high]
+    more = [min(rng[1], max(rng[0], m)) for m in more]
+    return np.unique(np.concatenate([xs, more]))
 
 
 def _axis(fitted: bool, rng: tuple[float, float], n: int, current: float, geometric: bool = False) -> np.ndarray:
@@ -357,21 +375,35 @@ def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair:
 
         mus2 = np.linspace(*span(mus, ii), FINE[0]) if fit_mu else mus
         ks2 = np.linspace(*span(ks, jj), FINE[1]) if fit_k else ks
-        dev2 = _motion_grid(model, factor, mus2, ks2)
-        mm, km, d = _profiles(mus2, ks2, dev2)
-        i, j = np.unravel_index(int(np.argmin(d)), d.shape)
-        mu_hat, k_hat = float(mm[i]), float(km[j])
-        for name, axis, rng, ok in (("friction", 0, FRICTION_RANGE, fit_mu), ("contact_damping", 1, RATE_RANGE, fit_k)):
+        cache: dict[tuple[float, float], float] = {}
+        axes = (("friction", 0, FRICTION_RANGE, fit_mu), ("contact_damping", 1, RATE_RANGE, fit_k))
+        for attempt in range(EXTENSIONS + 1):
+            dev2 = _motion_grid(model, factor, mus2, ks2, cache)
+            mm, km, d = _profiles(mus2, ks2, dev2)
+            i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+            mu_hat, k_hat = float(mm[i]), float(km[j])
+            found: dict[str, tuple[float, float, bool, bool]] = {}
+            for name, axis, rng, ok in axes:
+                if ok:
+                    xs = mm if axis == 0 else km
+                    lo, hi, at_lo, at_hi = interval(xs, d.min(axis=1 - axis))
+                    # an end of the refined grid that is not the end of the range: the interval may go on
+                    found[name] = (lo, hi, at_lo and xs[0] > rng[0] + 1e-9, at_hi and xs[-1] < rng[1] - 1e-9)
+            open_ends = {n: v for n, v in found.items() if v[2] or v[3]}
+            if not open_ends or attempt == EXTENSIONS:
+                break
+            if "friction" in open_ends:
+                mus2 = _extend(mus2, open_ends["friction"][2], open_ends["friction"][3], FRICTION_RANGE)
+            if "contact_damping" in open_ends:
+                ks2 = _extend(ks2, open_ends["contact_damping"][2], open_ends["contact_damping"][3], RATE_RANGE)
+        for name, axis, rng, ok in axes:
             if not ok:
                 continue
-            xs = mm if axis == 0 else km
-            prof = d.min(axis=1 - axis)
-            lo, hi, at_lo, at_hi = interval(xs, prof)
-            reaches = (at_lo and xs[0] <= rng[0] + 1e-9) or (at_hi and xs[-1] >= rng[1] - 1e-9)
+            lo, hi, open_lo, open_hi = found[name]
             conv = (lambda x: x) if axis == 0 else _damping
-            if reaches:
+            if lo <= rng[0] + 1e-9 or hi >= rng[1] - 1e-9:
                 raise _not_identified(spec, name, conv(lo), conv(hi), (conv(rng[0]), conv(rng[1])))
-            if at_lo or at_hi:
+            if open_lo or open_hi:
                 notes.append(f"{name}: the interval reaches the edge of the refined grid; it may be wider")
             value = mu_hat if axis == 0 else k_hat
             estimates[name] = Estimate(name, conv(value), conv(min(lo, value)), conv(max(hi, value)))
