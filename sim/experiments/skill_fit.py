@@ -168,7 +168,8 @@ class _Simulator:
 
     def __init__(self, t: TallySpec, n: int, seed: int) -> None:
         try:
-            sc = Scenario.build(board=t.board, dice=[t.die], shots=[t.shot], skill=t.base_skill, source=t.source)
+            sc = Scenario.build(board=t.board, dice=[t.die], shots=[t.shot], skill=t.base_skill,
+                                materials=t.materials, source=t.source)
         except SpecError as exc:
             raise SpecError(t.source, exc.field or "", exc.problem) from None
         self.tally, self.scenario = t, sc

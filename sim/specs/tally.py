@@ -33,6 +33,7 @@ class TallySpec(Spec):
     die: Name = "hero-d8"
     shot: Name = "standard"
     base_skill: Name = "casual"
+    materials: Name = "default"  # the material table (a `dfsim calibrate` file: fit the skill on your table)
     throws: int = Field(ge=1, le=MAX_INT)
     hits: int = Field(ge=0, le=MAX_INT)
     misses: dict[MissReason, Count] = Field(default_factory=dict, max_length=len(MISS_REASONS))
