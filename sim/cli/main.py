@@ -9,6 +9,7 @@ import sys
 
 from sim.cli import (
     bench,
+    calibrate,
     catalog,
     converge,
     determinism,
@@ -25,7 +26,7 @@ from sim.cli import (
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, tune, doctor, validate)
+COMMAND_GROUPS = (throws, catalog, bench, calibrate, converge, determinism, templates, shots, run, viewer, fight, tune, doctor, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,6 +13,7 @@ from shapely.geometry import LineString, Point
 
 from sim.engine.release import Release
 from sim.engine.stepper import StepStats, run
+from sim.hashing import json_hash
 from sim.rules.classifier import classify
 from sim.rules.effects import apply_effects
 from sim.rules.outcome import Outcome
@@ -23,6 +24,7 @@ from sim.seeding import Draw, random_quaternion
 from sim.specs.die import quat_mul
 from sim.specs.physics import GRAVITY
 from sim.specs.scenario import Scenario
+from sim.specs.skill import SPREADS, SkillSpec
 from sim.specs.template import PlacedTemplate
 from sim.world.physics import Physics
 
@@ -268,16 +270,17 @@ class Thrower:
             return float("nan")
         return math.sqrt(GRAVITY * D * D / denom)
 
-    def nominal(self) -> tuple[float, float]:
+    def nominal(self, skill: SkillSpec | None = None) -> tuple[float, float]:
         """(speed, elevation) of the aimed release: the technique (first bounce around `bounce_gap_mm`
         before the board edge, an elevation from a grid) that scores best over reference throws with the
-        thrower's own spread (`reference_score`). Solved once per scenario, cached."""
+        thrower's own spread (`reference_values`). Solved once per scenario (and `skill`, when given in
+        place of the scenario's), cached."""
         sc = self.scenario
         rel = sc.shot.release
         aim = self.aim_point()
         if aim is None:
             return rel.speed_mps, rel.elevation_deg
-        key = self._nominal_key()
+        key = self._nominal_key(skill)
         if key in _NOMINAL_CACHE:
             return _NOMINAL_CACHE[key]
         with contextlib.ExitStack() as stack:
@@ -285,13 +288,13 @@ class Thrower:
                 stack.enter_context(c.solving(self))
             self._solving = True
             try:
-                result = self._solve_nominal(aim)
+                result = self._solve_nominal(aim, skill)
             finally:
                 self._solving = False
         _NOMINAL_CACHE[key] = result
         return result
 
-    def _solve_nominal(self, aim: tuple[float, float]) -> tuple[float, float]:
+    def _solve_nominal(self, aim: tuple[float, float], skill: SkillSpec | None) -> tuple[float, float]:
         rel = self.scenario.shot.release
         _hand, _u, _dist, edge_s = self._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
         h = rel.height_mm * 1e-3
@@ -307,36 +310,43 @@ class Thrower:
                 v = self._ballistic_speed(D, h, el)
                 if not math.isfinite(v) or v > NOMINAL_MAX_SPEED_MPS:
                     continue
-                candidates.append((self._score((v, float(el)), NOMINAL_REFS), v, float(el)))
+                candidates.append((self._score((v, float(el)), NOMINAL_REFS, skill), v, float(el)))
         if not candidates:
             return rel.speed_mps, rel.elevation_deg
         finalists = sorted(candidates)[:NOMINAL_FINALISTS]
-        best = min((self._score((v, el), NOMINAL_FINAL_REFS), v, el) for _, v, el in finalists)
+        best = min((self._score((v, el), NOMINAL_FINAL_REFS, skill), v, el) for _, v, el in finalists)
         return (best[1], best[2])
 
-    def _score(self, nominal: tuple[float, float], refs: int) -> float:
+    def _score(self, nominal: tuple[float, float], refs: int, skill: SkillSpec | None) -> float:
         # the objective first (by default: most reference hits); among equals, the smallest median miss
-        per_throw = self.reference_values(nominal, refs)
+        per_throw = self.reference_values(nominal, refs, skill)
         return -float(per_throw[:, 0].mean()) + float(np.median(per_throw[:, 1])) / NOMINAL_MISS_PER_HIT_M / refs
 
-    def reference_values(self, nominal: tuple[float, float], refs: int = NOMINAL_REFS) -> np.ndarray:
+    def reference_values(self, nominal: tuple[float, float], refs: int = NOMINAL_REFS,
+                         skill: SkillSpec | None = None) -> np.ndarray:
         """The aim solve's evidence on a technique (speed, elevation): per reference throw (the first
-        `refs` draws of the thrower's own spread, seed `NOMINAL_REF_SEED`), the objective's value and
-        the miss distance from the aim point in metres; shape (refs, 2)."""
+        `refs` draws of the thrower's own spread, seed `NOMINAL_REF_SEED`; a skill's biases left out:
+        they are what the thrower does not know about), the objective's value and the miss distance
+        from the aim point in metres; shape (refs, 2)."""
         aim = self.aim_point()
         aim_v = np.zeros(2) if aim is None else np.array(aim)
         rows = []
         for i in range(refs):
-            o = self.throw_releases(self._releases_around(Draw.for_throw(NOMINAL_REF_SEED, i), *nominal)).outcome
+            draw = Draw.for_throw(NOMINAL_REF_SEED, i)
+            o = self.throw_releases(self._releases_around(draw, *nominal, skill=skill, biased=False)).outcome
             miss = float(np.linalg.norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else NOMINAL_VOID_MISS_M
             rows.append((self._objective_value(o), miss))
         return np.array(rows)
 
-    def _nominal_key(self) -> tuple:
+    def _nominal_key(self, skill: SkillSpec | None = None) -> tuple:
         # the scenario's aim key includes the skill: the reference throws carry the thrower's spread
         key: tuple = (self.scenario.aim_key, "Thrower", None)
         for c in self.components:
             key = c.nominal_key(self, key)
+        # another skill's technique: only its spreads matter (biases are left out of the solve)
+        spreads = None if skill is None else {f: getattr(skill, f) for f in SPREADS}
+        if spreads is not None and spreads != {f: getattr(self.scenario.skill, f) for f in SPREADS}:
+            key = (*key, "skill", json_hash(spreads))
         if self.objective != ("hit", 0):  # the default key is unchanged, so cached solves stay valid
             key = (*key, self.objective)
         return key
@@ -372,14 +382,18 @@ class Thrower:
         w = axis * rps * 2 * math.pi + spin_noise
         return Release((float(hand[0]), float(hand[1]), float(h)), tuple(float(x) for x in vel), tuple(float(x) for x in q), tuple(float(x) for x in w))
 
-    def release_for(self, draw: Draw) -> list[Release]:
+    def release_for(self, draw: Draw, skill: SkillSpec | None = None) -> list[Release]:
         """The releases (one per die) for a throw's random draw: the shot's nominal release perturbed by
-        the skill's noise. Further dice leave the same hand a few mm apart with their own orientation."""
-        return self._releases_around(draw, *self.nominal())
+        the skill's noise. Further dice leave the same hand a few mm apart with their own orientation.
+        `skill` replaces the scenario's, with its own technique (`dfsim fit-skill` throws the same draws
+        with many skills in one world)."""
+        return self._releases_around(draw, *self.nominal(skill), skill=skill)
 
-    def _releases_around(self, draw: Draw, speed: float, elev: float) -> list[Release]:
+    def _releases_around(self, draw: Draw, speed: float, elev: float, skill: SkillSpec | None = None,
+                         biased: bool = True) -> list[Release]:
         sc = self.scenario
-        rel, sk, m = sc.shot.release, sc.skill, sc.shot.noise
+        rel, sk, m = sc.shot.release, skill or sc.skill, sc.shot.noise
+        speed_bias, azimuth_bias = (sk.speed_bias_frac, sk.azimuth_bias_deg) if biased else (0.0, 0.0)
         z = draw.z
         aim = self.aim_point()
         if aim is None:
@@ -393,9 +407,9 @@ class Thrower:
             hand = np.array([-dist, lat])
             u = np.array(aim) - hand
             u = u / np.linalg.norm(u)
-        speed = max(0.05, speed * (1 + sk.speed_sd_frac * m.speed * z[0]))
+        speed = max(0.05, speed * (1 + speed_bias + sk.speed_sd_frac * m.speed * z[0]))
         elev = elev + sk.elevation_sd_deg * m.elevation * z[1]
-        azim = rel.azimuth_deg + sk.azimuth_sd_deg * m.azimuth * z[2]
+        azim = rel.azimuth_deg + azimuth_bias + sk.azimuth_sd_deg * m.azimuth * z[2]
         spin_noise = np.array(z[6:9]) * sk.spin_sd_rps * m.spin * 2 * math.pi
         releases = [self._make_release(speed, elev, azim, h, hand, u, draw.orientation_xyzw, spin_noise)]
         for i in range(1, len(sc.dice)):

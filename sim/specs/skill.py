@@ -8,6 +8,10 @@ from pydantic import Field
 
 from sim.specs.base import Name, Spec
 
+# the spreads of a skill (scaled together by `dfsim fit-skill`)
+SPREADS = ("speed_sd_frac", "elevation_sd_deg", "azimuth_sd_deg", "height_sd_mm", "lateral_sd_mm",
+           "distance_sd_mm", "spin_sd_rps")
+
 
 class SkillSpec(Spec):
     """Standard deviations of release errors; a shot profile can multiply each of them."""
@@ -22,6 +26,11 @@ class SkillSpec(Spec):
     lateral_sd_mm: float = Field(ge=0, le=500)
     distance_sd_mm: float = Field(ge=0, le=500)
     spin_sd_rps: float = Field(ge=0, le=50)
+    # a thrower's systematic error (`dfsim fit-skill` fits them from where misses end): every release
+    # this much faster (+) or slower (-) than the aimed one, and turned this far to the left (+, toward
+    # +y) or right; neither is scaled by a shot's noise multipliers
+    speed_bias_frac: float = Field(default=0.0, ge=-0.5, le=0.5)
+    azimuth_bias_deg: float = Field(default=0.0, ge=-30, le=30)
 
 
 def load_skill(name_or_path: str | Path) -> SkillSpec:

@@ -16,11 +16,14 @@ from sim.errors import SpecError
 from sim.experiments.spec import ExperimentSpec
 from sim.specs.catalog import SPEC_CLASSES
 from sim.specs.flip import FlipProfile, FlipSkill
+from sim.specs.measurements import MeasurementsSpec
 from sim.specs.physics import MAX_STEPS_PER_THROW, PhysicsSettings
 from sim.specs.rules import RuleSet
+from sim.specs.tally import TallySpec
 from sim.specs.template_setup import TemplateSetup
 
-ROOTS = [*SPEC_CLASSES.values(), RuleSet, PhysicsSettings, FlipProfile, FlipSkill, TemplateSetup, ExperimentSpec]
+ROOTS = [*SPEC_CLASSES.values(), RuleSet, PhysicsSettings, FlipProfile, FlipSkill, TemplateSetup, ExperimentSpec,
+         MeasurementsSpec, TallySpec]
 
 
 def _flags(metadata) -> set[str]:

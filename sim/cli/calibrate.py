@@ -1,0 +1,87 @@
+"""`dfsim calibrate` (a material pair from home measurements) and `dfsim fit-skill` (a skill from a
+tally of real throws); docs/calibration.md.
+
+Both fit first and write last: a bad file, or data that cannot identify a value, is one line on
+stderr with exit status 2 and nothing written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+from pathlib import Path
+
+from sim.errors import SpecError
+
+_PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def _default_out(name: str, source: str, flag: str = "--out") -> Path:
+    if not _PLAIN.match(name):
+        raise SpecError(source, "name", f"'{name[:40]}' is not a plain file name: give the output file with {flag}")
+    return Path(f"{name}.toml")
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a file whole (a temporary file renamed into place), creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Fit the pair, print the report (or JSON), write the material file."""
+    from sim.experiments.calibration import calibrate, material_toml
+    from sim.specs.measurements import load_measurements
+
+    spec = load_measurements(args.measurements)
+    out = Path(args.out) if args.out else _default_out(spec.name, spec.source)
+    result = calibrate(spec)
+    _write(out, material_toml(result.table))
+    if args.json:
+        print(json.dumps(result.to_json() | {"material_file": str(out)}, indent=2))
+    else:
+        print(result.report())
+        print(f"wrote {out}  (use it in an experiment file as materials = \"{out}\", or Scenario.build(materials=...))")
+    return 0
+
+
+def cmd_fit_skill(args: argparse.Namespace) -> int:
+    """Fit the skill, print the report (or JSON), write the skill file."""
+    from sim.experiments.skill_fit import fit_skill, skill_toml
+    from sim.specs.tally import load_tally
+
+    tally = load_tally(args.tally)
+    out = Path(args.out) if args.out else _default_out(tally.name, tally.source)
+    result = fit_skill(tally, throws=args.throws, seed=args.seed)
+    _write(out, skill_toml(result.skill))
+    if args.json:
+        print(json.dumps(result.to_json() | {"skill_file": str(out)}, indent=2))
+    else:
+        print(result.report())
+        print(f"wrote {out}  (use it as --skill {out})")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `dfsim calibrate` and `dfsim fit-skill`."""
+    from sim.cli.common import SEED, integer
+
+    p = sub.add_parser("calibrate", help="fit a die-surface pair (restitution, friction, contact damping) to home "
+                                         "measurements; writes a material file")
+    p.add_argument("measurements", help="a measurements file (docs/calibration.md): drops, tilts, ramps")
+    p.add_argument("--out", help="the material file to write (default NAME.toml, NAME from the measurements file)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("fit-skill", help="fit a thrower's skill (spread scale, aim bias) to a tally of real throws; "
+                                         "writes a skill file")
+    p.add_argument("tally", help="a tally file (docs/calibration.md): throws, hits, misses by reason, ...")
+    p.add_argument("--throws", type=integer(20, 100_000), default=None,
+                   help="simulated throws per candidate (default: the tally's own `simulated_throws`)")
+    p.add_argument("--seed", type=SEED, default=None, help="root seed of the simulated throws (default: the tally's)")
+    p.add_argument("--out", help="the skill file to write (default NAME.toml, NAME from the tally file)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_fit_skill)
