@@ -54,6 +54,11 @@ class RuleSet(Spec):
     # the Target board" it is a Miss) or the house rule "outer-section": it counts as the outer
     # section the bones are printed on.
     bones: Literal["miss", "outer-section"] = "miss"
+    # When a die is on the bones (the rulebook: "If the die lands on one of the bones"; it does not
+    # say how much of the die): "most-corners" (the default: the bones hold at least as many of its
+    # bottom corners on cardboard as any one section; a tie is doubt, and the bones are the lower
+    # value) or "any-corner" (one corner on the bones is enough). docs/rules.md, "Where the die stands".
+    bones_corners: Literal["most-corners", "any-corner"] = "most-corners"
 
     def describe(self) -> dict:
         """The options as a scenario's description (and so its key) holds them: every option, except
@@ -67,5 +72,5 @@ class RuleSet(Spec):
 
 
 # options added after scenario keys were first recorded (see RuleSet.describe)
-LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm")
+LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm", "bones_corners")
 
