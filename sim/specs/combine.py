@@ -9,6 +9,9 @@ or `shots = [...]` in an experiment):
   earlier), `height_max_mm` caps the release
   height (Wrist on the Table), and its `noise` multipliers multiply into the primary's (a Friendly
   or Jump shot makes any other throw sloppier);
+- the primary shot's `[limits]` (what its technique allows) move with its release: added distance
+  and height shift the distance and height ranges, a height cap caps the height range; the
+  secondary shots' own `[limits]` are their techniques', not applied;
 - props are the union over all shots, each prop once (by its name);
 - requirements are the union over all shots, identical ones counted once (the rulebook: "If the
   throw requirements of 2 or more cards are the same, then they count as one requirement").
@@ -22,7 +25,7 @@ from sim.errors import SpecError
 from sim.specs.base import validated
 from sim.specs.datafiles import read_toml, resolve
 from sim.specs.requirements import REQUIRED_PROP
-from sim.specs.shot import NoiseMultipliers, ShotSpec
+from sim.specs.shot import NoiseMultipliers, ReleaseLimits, ShotSpec
 
 # One shot, one physical meaning: a modifier shot thrown alone (`far`) is the standard shot with its
 # own `[combine]` rules applied, so `far` and `standard + far` throw the same release (tests/specs).
@@ -36,11 +39,16 @@ def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
     primary = shots[0]
     rel = primary.release.model_dump()
     noise = primary.noise.model_dump()
+    lim = primary.limits.model_dump()
     cap = None
     for s in shots[1:]:
         c = s.combine
         rel["distance_mm"] += c.distance_add_mm
         rel["height_mm"] += c.height_add_mm
+        for k, add in (("distance", c.distance_add_mm), ("height", c.height_add_mm)):
+            for side in ("min", "max"):
+                if lim[f"{k}_{side}_mm"] is not None:
+                    lim[f"{k}_{side}_mm"] += add
         rel["bounce_gap_mm"] += c.bounce_gap_add_mm
         if c.height_max_mm is not None:
             cap = c.height_max_mm if cap is None else min(cap, c.height_max_mm)
@@ -48,11 +56,15 @@ def combine_shots(shots: tuple[ShotSpec, ...]) -> tuple[ShotSpec, ...]:
             noise[k] *= v
     if cap is not None:
         rel["height_mm"] = min(rel["height_mm"], cap)
+        lim["height_max_mm"] = cap if lim["height_max_mm"] is None else min(lim["height_max_mm"], cap)
+        if lim["height_min_mm"] is not None:
+            lim["height_min_mm"] = min(lim["height_min_mm"], lim["height_max_mm"])
     if rel["distance_mm"] <= 0 or rel["height_mm"] <= 0:
         raise SpecError(primary.source, "release", "combined shots give a non-positive release distance or height")
     where = f"{primary.source} (combined with {', '.join(s.name for s in shots[1:])})"
     merged = primary.model_copy(update={"release": validated(type(primary.release), rel, where, "release"),
-                                        "noise": validated(NoiseMultipliers, noise, where, "noise")})
+                                        "noise": validated(NoiseMultipliers, noise, where, "noise"),
+                                        "limits": validated(ReleaseLimits, lim, where, "limits")})
     return (merged.with_source(primary.source), *shots[1:])
 
 

@@ -59,7 +59,7 @@ def test_release_only_shots_differ_from_the_standard_throw_as_documented():
     assert load_shot("wrist").release.height_mm <= 60 and load_shot("wrist").noise.height < 1
     assert abs(load_shot("thumb").release.spin_rps) >= 10
     assert load_shot("slap").release.height_mm <= 20
-    assert load_shot("thumb").release == load_shot("flip").release
+    assert load_shot("thumb").release != load_shot("flip").release  # two techniques (tests/engine/test_release_models.py)
 
 
 def test_combined_shots_merge_props_requirements_and_release():
