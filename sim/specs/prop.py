@@ -235,15 +235,14 @@ class Jitter(Spec):
 
 
 class PropSpec(Spec):
-    """A prop data file: shape, material, placement, per-throw jitter and the hero damage touching it
-    costs."""
+    """A prop data file: shape, material, placement and per-throw jitter (what touching a prop costs is a
+    rule: `RuleSet.firewall_touch`)."""
 
     name: Name
     estimated: bool = True
     notes: str = ""
     description: str = ""
     material: Name = "cardboard"
-    touch_hero_damage: int = Field(default=0, ge=0, le=20)  # Firewall (Fire at Will): touching it costs 1
     shape: Shape
     placement: Placement = Placement()
     jitter: Jitter = Jitter()

@@ -59,6 +59,14 @@ class RuleSet(Spec):
     # bottom corners on cardboard as any one section; a tie is doubt, and the bones are the lower
     # value) or "any-corner" (one corner on the bones is enough). docs/rules.md, "Where the die stands".
     bones_corners: Literal["most-corners", "any-corner"] = "most-corners"
+    # Touching the Firewall. Fire at Will's Firewall Shot: "If the die touches the Firewall in the
+    # process, the Hero takes 1 damage, whether or not the die hits the Target board"; Malevolent
+    # Magma's has no such cost ("If the die does not pass above the Firewall, the throw counts as a
+    # Miss"). Which Firewall requirements charge a touch: "fire-at-will" (only the Fire at Will one,
+    # requirement `firewall-fire-at-will`: the default), "always" (Malevolent Magma's `firewall`
+    # too) or "never"; and what a touch costs the hero.
+    firewall_touch: Literal["fire-at-will", "always", "never"] = "fire-at-will"
+    firewall_touch_damage: int = Field(default=1, ge=0, le=20)
 
     def describe(self) -> dict:
         """The options as a scenario's description (and so its key) holds them: every option, except
@@ -72,5 +80,6 @@ class RuleSet(Spec):
 
 
 # options added after scenario keys were first recorded (see RuleSet.describe)
-LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm", "bones_corners")
+LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm", "bones_corners",
+                                   "firewall_touch", "firewall_touch_damage")
 

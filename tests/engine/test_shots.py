@@ -100,7 +100,7 @@ def test_cli_combined_shot_and_exact_release(capsys):
     out = json.loads(capsys.readouterr().out)
     assert set(out["requirements"]) == {"bounce-before-board", "firewall"}
     low = {"position_mm": [-750, 0, 12], "velocity_mps": [2.0, 0, 0], "orientation_xyzw": [0, 0, 0, 1], "spin_radps": [0, 0, 0]}
-    assert main(["throw", "--shot", "firewall", "--release", json.dumps(low), "--json"]) == 0
+    assert main(["throw", "--shot", "firewall", "--rule", "firewall_touch=always", "--release", json.dumps(low), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["requirements"]["firewall"] == "failed" and out["result"] == "miss" and out["hero_damage"] == 1
 
