@@ -304,13 +304,26 @@ class Thrower:
         # thrower converges on the technique most reliable under their own scatter, not on the one a
         # perfect hand would use: that one often skims the board's edge.
         candidates: list[tuple[float, float, float]] = []  # (score, speed, elevation)
-        for gap_f in NOMINAL_GAP_FACTORS:
-            D = max(0.05, edge_s - rel.bounce_gap_mm * 1e-3 * gap_f)
-            for el in NOMINAL_ELEVATIONS_DEG:
-                v = self._ballistic_speed(D, h, el)
-                if not math.isfinite(v) or v > NOMINAL_MAX_SPEED_MPS:
-                    continue
-                candidates.append((self._score((v, float(el)), NOMINAL_REFS, skill), v, float(el)))
+        lim = self.scenario.shot.limits
+        elevations = _elevations(lim)
+        # releases the body allows first; only when none of the grid is (a limit too tight for the
+        # aim), the grid's releases clipped into the limits
+        for clipped in (False, True):
+            for gap_f in NOMINAL_GAP_FACTORS:
+                D = max(0.05, edge_s - rel.bounce_gap_mm * 1e-3 * gap_f)
+                for el in elevations:
+                    v = self._ballistic_speed(D, h, el)
+                    if not math.isfinite(v) or v > NOMINAL_MAX_SPEED_MPS:
+                        continue
+                    if not (lim.allows("speed", v) and lim.allows("elevation", el)):
+                        if not clipped:
+                            continue
+                        v, el = lim.clip("speed", v), lim.clip("elevation", el)
+                    elif clipped:
+                        continue
+                    candidates.append((self._score((v, float(el)), NOMINAL_REFS, skill), v, float(el)))
+            if candidates or not lim.any:
+                break
         if not candidates:
             return rel.speed_mps, rel.elevation_deg
         finalists = sorted(candidates)[:NOMINAL_FINALISTS]
@@ -380,6 +393,10 @@ class Thrower:
         # nominal tumble: forward roll about the horizontal axis perpendicular to the throw
         axis = np.array([-math.sin(az), math.cos(az), 0.0])
         w = axis * rps * 2 * math.pi + spin_noise
+        tumble = float(w @ axis) / (2 * math.pi)  # rev/s about the lateral axis, noise included
+        allowed = self.scenario.shot.limits.clip("spin", tumble)
+        if allowed != tumble:
+            w = w + axis * (allowed - tumble) * 2 * math.pi
         return Release((float(hand[0]), float(hand[1]), float(h)), tuple(float(x) for x in vel), tuple(float(x) for x in q), tuple(float(x) for x in w))
 
     def release_for(self, draw: Draw, skill: SkillSpec | None = None) -> list[Release]:
@@ -398,17 +415,18 @@ class Thrower:
         aim = self.aim_point()
         if aim is None:
             aim = (0.0, 0.0)
-        dist = rel.distance_mm * 1e-3 + sk.distance_sd_mm * 1e-3 * m.distance * z[5]
+        lim = sc.shot.limits  # what the body allows: each drawn component clipped into its range
+        dist = _clip_mm(lim, "distance", rel.distance_mm * 1e-3 + sk.distance_sd_mm * 1e-3 * m.distance * z[5])
         lat = rel.lateral_mm * 1e-3 + sk.lateral_sd_mm * 1e-3 * m.lateral * z[4]
-        h = max(MIN_RELEASE_HEIGHT_M, rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3])
+        h = max(MIN_RELEASE_HEIGHT_M, _clip_mm(lim, "height", rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3]))
         if sc.board is None:
             hand, u = np.array([-dist, lat]), np.array([1.0, 0.0])
         else:
             hand = np.array([-dist, lat])
             u = np.array(aim) - hand
             u = u / np.linalg.norm(u)
-        speed = max(0.05, speed * (1 + speed_bias + sk.speed_sd_frac * m.speed * z[0]))
-        elev = elev + sk.elevation_sd_deg * m.elevation * z[1]
+        speed = lim.clip("speed", max(0.05, speed * (1 + speed_bias + sk.speed_sd_frac * m.speed * z[0])))
+        elev = lim.clip("elevation", elev + sk.elevation_sd_deg * m.elevation * z[1])
         azim = rel.azimuth_deg + azimuth_bias + sk.azimuth_sd_deg * m.azimuth * z[2]
         spin_noise = np.array(z[6:9]) * sk.spin_sd_rps * m.spin * 2 * math.pi
         releases = [self._make_release(speed, elev, azim, h, hand, u, draw.orientation_xyzw, spin_noise)]
@@ -504,6 +522,23 @@ class Thrower:
                 z_surface = max(z_surface, top)
         z = z_surface - pts[:, 2].min() + drop_mm * 1e-3
         return Release((x_m, y_m, z), (0.0, 0.0, 0.0), tuple(float(t) for t in q), (0.0, 0.0, 0.0))
+
+
+def _clip_mm(lim, stem: str, value_m: float) -> float:
+    """A length in metres clipped into a limit given in mm; unchanged to the bit when inside it."""
+    allowed = lim.clip(stem, value_m * 1e3)
+    return value_m if allowed == value_m * 1e3 else allowed * 1e-3
+
+
+def _elevations(lim) -> tuple[float, ...]:
+    """The aim solve's elevations: the fixed grid, and with elevation limits its values inside them plus
+    the limits and their middle (a steep flip has no grid value otherwise)."""
+    lo, hi = lim.bounds("elevation")
+    if lo is None and hi is None:
+        return NOMINAL_ELEVATIONS_DEG
+    lo = NOMINAL_ELEVATIONS_DEG[0] if lo is None else lo
+    hi = NOMINAL_ELEVATIONS_DEG[-1] if hi is None else hi
+    return tuple(sorted({e for e in NOMINAL_ELEVATIONS_DEG if lo <= e <= hi} | {lo, hi, (lo + hi) / 2}))
 
 
 def _hull(xy: np.ndarray):

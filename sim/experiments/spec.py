@@ -51,7 +51,7 @@ def _as_list(v: Any) -> Any:
 
 def _check_override_keys(d: Mapping[str, float] | None) -> None:
     for k in d or {}:
-        if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$", k):
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_-]+)+$", k):
             raise ValueError(f"override '{k}' is not a dotted path like 'shot.release.distance_mm'")
 
 

@@ -1,10 +1,13 @@
 """The classifier: resting die + contacts + event trace + scene spec -> Outcome. Pure, no PyBullet.
 
 Rulebook readings (docs/rules.md):
-- miss: no bounce outside the board first; any other failed requirement; rest off the board; in a
-  hole (touching the table through a cut-out); on the bones;
-- section: the one holding the most corners of the die's bottom face; a tie goes to the lower
-  value, with off-board < hole < bones < any section;
+- miss: no bounce outside the board first; any other failed requirement; fell off the board (its
+  centre of mass not over the board, or lying on the table only); fell in a hole (resting on the
+  table, or on a Slow token, with its centre or a bottom corner over a hole); on the bones;
+- section: among the bottom corners on cardboard, the section holding the most; a tie goes to the
+  lower value; corners past the edge or over a hole do not vote (`sim.rules.footprint.read_board`);
+  bones when they hold at least as many of those corners as any one section (`rules.bones_corners =
+  "most-corners"`) or any one (`"any-corner"`);
 - bullseye deals `rules.bullseye_damage`; the icon on the bullseye is an insta-kill;
 - cocked: the read face is tilted more than `rules.cocked_tolerance_deg` from level; what it
   counts as is `rules.cocked`;
@@ -15,9 +18,7 @@ Rulebook readings (docs/rules.md):
 
 from __future__ import annotations
 
-import numpy as np
-
-from sim.rules.footprint import bottom_corners_xy, winning_region
+from sim.rules.footprint import bottom_corners_xy, read_board
 from sim.rules.outcome import DieRest, Outcome
 from sim.rules.requirements import FAILED, RequirementContext, bounces_before_board, evaluate
 from sim.rules.trace import EventTrace
@@ -67,15 +68,13 @@ def classify(
         out.result, out.reason = "roll", "free-roll"
         return out
     corners = bottom_corners_xy(die, rest.position_m, rest.orientation_xyzw)
-    region = winning_region(board, corners)
-    centre_in_hole = bool(board.in_hole(np.array([rest.position_m[:2]]))[0])
     ignore: tuple[str, ...] = ()
-    if rules.holes == "section" and (region.kind == "hole" or ("table" in rest.touching and centre_in_hole)):
-        ignore, centre_in_hole = ("hole",), False  # house rule: the section the hole is cut into
-        region = winning_region(board, corners, ignore)
-    if rules.bones == "outer-section" and region.kind == "bones":
+    if rules.holes == "section":
+        ignore += ("hole",)  # house rule: the section the hole is cut into
+    if rules.bones == "outer-section":
         ignore += ("bones",)  # house rule: the outer section the bones are printed on
-        region = winning_region(board, corners, ignore)
+    fillers = [b for pp in ctx.props.values() if pp.type == "slow-tokens" for b in pp.bodies]
+    region = read_board(board, corners, rest.position_m[:2], rest.touching, rules.bones_corners, ignore, fillers).region
     if region.kind == "section":
         out.section, out.value = region.id, region.value
     failed = [n for n, v in out.requirements.items() if v == FAILED]
@@ -83,8 +82,6 @@ def classify(
         out.reason = "no-bounce"
     elif failed:
         out.reason = f"requirement:{failed[0]}"
-    elif "table" in rest.touching and (centre_in_hole or region.kind == "hole"):
-        out.reason = "in-hole"
     elif region.kind == "off":
         out.reason = "off-board"
     elif region.kind == "hole":

@@ -10,8 +10,9 @@ Board modifiers (Malevolent Magma "Board Modifiers", Rock and Roll "Slow Tokens"
 - Slow tokens: a die that lands in a hole filled by a Slow token deals `rules.slow_token_damage`
   (2) instead of missing.
 - Fire token: a hit on the section holding the token deals `rules.fire_token_bonus` (+2) more.
-- Firewall (Fire at Will): touching it costs the hero `touch_hero_damage` (1), whether or not the
-  die hits.
+- Firewall: touching it costs the hero `rules.firewall_touch_damage` (1), whether or not the die
+  hits, when the throw's Firewall requirement is one `rules.firewall_touch` charges (by default only
+  Fire at Will's, `firewall-fire-at-will`; Malevolent Magma's `firewall` has no touch cost).
 
 Special dice, by face label (the die files in boards/dice/ name their faces with these labels):
 - "icon": the special icon (any Hero ability; Water dice have none of their own, see below);
@@ -94,9 +95,16 @@ def _fire_token(o: Outcome, pp, ctx) -> None:
         o.effects.append(f"fire-token:+{ctx.rules.fire_token_bonus}")
 
 
-def _touch_cost(o: Outcome, pp, trace) -> None:
-    cost = pp.spec.touch_hero_damage
-    if cost and trace is not None and any(e.other in set(pp.bodies) for e in trace.of(o.die)):
+# the Firewall requirements whose touches each `RuleSet.firewall_touch` option charges
+FIREWALL_TOUCH_CHARGED = {"fire-at-will": ("firewall-fire-at-will",), "always": ("firewall", "firewall-fire-at-will"),
+                          "never": ()}
+
+
+def _firewall_touch(o: Outcome, pp, trace, rules) -> None:
+    cost = rules.firewall_touch_damage
+    if not cost or trace is None or not any(r in o.requirements for r in FIREWALL_TOUCH_CHARGED[rules.firewall_touch]):
+        return
+    if any(e.other in set(pp.bodies) for e in trace.of(o.die)):
         o.hero_damage += cost
         o.effects.append(f"touched:{pp.name}:-{cost}")
 
@@ -131,8 +139,8 @@ def apply_effects(outcomes: list[Outcome], scenario, ctx, trace=None, placed: bo
         for pp in props:
             if pp.type == "fire-token":
                 _fire_token(o, pp, ctx)
-            if not placed:
-                _touch_cost(o, pp, trace)
+            if pp.type == "wall" and not placed:
+                _firewall_touch(o, pp, trace, ctx.rules)
         _die_faces(o, die)
     water = [o for o, d in zip(outcomes, scenario.dice) if is_water(d)]
     if len(water) > 1 and all(o.result != "void" for o in water):

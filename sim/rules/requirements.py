@@ -11,7 +11,11 @@ centre: a centre that clears a prop while an edge brushes it shows up as a conta
 "touched".
 
 - firewall:   a table bounce on the thrower's side before the die crosses the wall's plane, and the
-              crossing above the wall top, within its width (Malevolent Magma, Fire at Will).
+              crossing above the wall top, within its width (Malevolent Magma's Firewall Shot).
+- firewall-fire-at-will: the same test (Fire at Will's Firewall Shot); what differs is the touch
+              cost, "If the die touches the Firewall in the process, the Hero takes 1 damage, whether
+              or not the die hits the Target board", charged by `sim.rules.effects` as the rule
+              options `firewall_touch` and `firewall_touch_damage` say.
 - fire-ring:  the crossing of the ring's plane inside its hole, then a table contact before the
               first board contact (touching the ring costs nothing: "touched").
 - lava-mat:   a contact with the mat before the first board contact. The mat also counts as the table
@@ -298,6 +302,7 @@ def bounce_before_board(trace: EventTrace, die: str, ctx: RequirementContext) ->
 PREDICATES: dict[str, Predicate] = {
     "bounce-before-board": bounce_before_board,
     "firewall": firewall,
+    "firewall-fire-at-will": firewall,
     "fire-ring": fire_ring,
     "lava-mat": lava_mat,
     "puddle": puddle,

@@ -129,9 +129,10 @@ class SplitWallShape(Spec):
     foot_height_mm: float = Field(gt=0, le=1000)
     gap_mm: float = Field(default=0.5, ge=0, le=100)
     mass_g: float = Field(gt=0, le=5000)  # per piece, foot included
-    # free = true: the pieces are loose bodies the die knocks apart. With two loose bodies in contact
-    # with the die, PyBullet's results depend on earlier throws in the same world (solver contact
-    # order; not resolved), so repeats of a throw can differ. free = false: fixed pieces.
+    # free = false (the built-in Stone Wall): fixed pieces. free = true: loose bodies the die knocks
+    # apart, rebuilt for every throw; a throw is then reproducible as the first of a fresh world, but
+    # after other throws in the same world its last bits can differ (Bullet's lazy removal of stale
+    # contact pairs outlives a throw), so such runs are not bit-reproducible.
     free: bool = False
 
 
@@ -234,15 +235,14 @@ class Jitter(Spec):
 
 
 class PropSpec(Spec):
-    """A prop data file: shape, material, placement, per-throw jitter and the hero damage touching it
-    costs."""
+    """A prop data file: shape, material, placement and per-throw jitter (what touching a prop costs is a
+    rule: `RuleSet.firewall_touch`)."""
 
     name: Name
     estimated: bool = True
     notes: str = ""
     description: str = ""
     material: Name = "cardboard"
-    touch_hero_damage: int = Field(default=0, ge=0, le=20)  # Firewall (Fire at Will): touching it costs 1
     shape: Shape
     placement: Placement = Placement()
     jitter: Jitter = Jitter()

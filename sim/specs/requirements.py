@@ -13,6 +13,7 @@ from typing import Literal, get_args
 RequirementName = Literal[
     "bounce-before-board",
     "firewall",
+    "firewall-fire-at-will",
     "fire-ring",
     "lava-mat",
     "puddle",
@@ -26,6 +27,7 @@ REQUIREMENT_NAMES: tuple[str, ...] = get_args(RequirementName)
 # requirement -> the prop shape type it reads (a scenario listing the requirement must hold such a prop)
 REQUIRED_PROP: dict[str, str] = {
     "firewall": "wall",
+    "firewall-fire-at-will": "wall",
     "fire-ring": "ring",
     "lava-mat": "mat",
     "puddle": "mat",

@@ -54,6 +54,19 @@ class RuleSet(Spec):
     # the Target board" it is a Miss) or the house rule "outer-section": it counts as the outer
     # section the bones are printed on.
     bones: Literal["miss", "outer-section"] = "miss"
+    # When a die is on the bones (the rulebook: "If the die lands on one of the bones"; it does not
+    # say how much of the die): "most-corners" (the default: the bones hold at least as many of its
+    # bottom corners on cardboard as any one section; a tie is doubt, and the bones are the lower
+    # value) or "any-corner" (one corner on the bones is enough). docs/rules.md, "Where the die stands".
+    bones_corners: Literal["most-corners", "any-corner"] = "most-corners"
+    # Touching the Firewall. Fire at Will's Firewall Shot: "If the die touches the Firewall in the
+    # process, the Hero takes 1 damage, whether or not the die hits the Target board"; Malevolent
+    # Magma's has no such cost ("If the die does not pass above the Firewall, the throw counts as a
+    # Miss"). Which Firewall requirements charge a touch: "fire-at-will" (only the Fire at Will one,
+    # requirement `firewall-fire-at-will`: the default), "always" (Malevolent Magma's `firewall`
+    # too) or "never"; and what a touch costs the hero.
+    firewall_touch: Literal["fire-at-will", "always", "never"] = "fire-at-will"
+    firewall_touch_damage: int = Field(default=1, ge=0, le=20)
 
     # Rule T4, a flip requested for a template already on the board (Malevolent Magma: "If the
     # Template requested is already on the Target board, the active Hero may choose to leave it as it
@@ -73,6 +86,6 @@ class RuleSet(Spec):
 
 
 # options added after scenario keys were first recorded (see RuleSet.describe)
-LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm",
-                                  "template_already_on_board")
+LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm", "bones_corners",
+                                  "firewall_touch", "firewall_touch_damage", "template_already_on_board")
 

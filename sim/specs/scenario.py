@@ -135,24 +135,29 @@ class Scenario:
         raw = copy.deepcopy(raw)
         dice_d = [copy.deepcopy(d) for d, _ in dice_raw]
         shot_d = [copy.deepcopy(s) for s, _ in shot_raw]
+        prop_overrides: list[tuple[list[str], Any, str]] = []
         for key, value in (overrides or {}).items():
             parts = key.split(".")
             head = parts[0]
             if len(parts) < 2:
                 raise SpecError(source, f"overrides.{key}", "must be a dotted path like shot.release.distance_mm")
-            if head == "shot":
+            if head == "prop":
+                if len(parts) < 3:
+                    raise SpecError(source, f"overrides.{key}", "must be prop.NAME.FIELD, e.g. prop.firewall.height_mm")
+                prop_overrides.append((parts[1:], value, key))
+            elif head == "shot":
                 _set_path(shot_d[0], parts[1:], value, source, key)
             elif head == "die":
                 _set_path(dice_d[0], parts[1:], value, source, key)
             elif head in ("board", "skill", "rules", "physics", "materials"):
                 _set_path(raw[head], parts[1:], value, source, key)
             else:
-                raise SpecError(source, f"overrides.{key}", f"unknown component '{head}' (board, die, shot, skill, rules, physics)")
+                raise SpecError(source, f"overrides.{key}", f"unknown component '{head}' (board, die, shot, skill, rules, physics, prop)")
         shot_specs = tuple(ShotSpec.from_dict(s, src) for s, (_, src) in zip(shot_d, shot_raw))
         from sim.specs.combine import check_requirements, combine_shots, load_shot_props
 
         shot_specs = combine_shots(shot_specs)
-        prop_specs, props_raw = load_shot_props(shot_specs)
+        prop_specs, props_raw = load_shot_props(shot_specs, prop_overrides, source)
         board_spec = BoardSpec.from_dict(raw["board"], srcs["board"]) if any(s.board for s in shot_specs) else None
         sc = cls(
             board=board_spec,

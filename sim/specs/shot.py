@@ -37,6 +37,61 @@ class ReleaseProfile(Spec):
         return self
 
 
+# the pairs of ReleaseLimits: (field stem, unit suffix)
+LIMIT_PAIRS = (("height", "mm"), ("distance", "mm"), ("speed", "mps"), ("elevation", "deg"), ("spin", "rps"))
+
+
+class ReleaseLimits(Spec):
+    """What the body allows: hard ranges every drawn release of the shot is clipped into (None: no
+    limit on that side). A thumb flick cannot be thrown hard, a wrist on the table cannot rise far above
+    it. Height and distance are those of the hand (`ReleaseProfile`), speed and elevation those of the
+    die leaving it, spin its tumble about the lateral axis (rev/s, negative = backspin; spin about
+    other axes is the skill's scatter, left as drawn). The aimed release is solved among releases
+    inside the limits."""
+
+    height_min_mm: float | None = Field(default=None, gt=0, le=3000)
+    height_max_mm: float | None = Field(default=None, gt=0, le=3000)
+    distance_min_mm: float | None = Field(default=None, gt=0, le=5000)
+    distance_max_mm: float | None = Field(default=None, gt=0, le=5000)
+    speed_min_mps: float | None = Field(default=None, gt=0, le=20)
+    speed_max_mps: float | None = Field(default=None, gt=0, le=20)
+    elevation_min_deg: float | None = Field(default=None, ge=-80, le=80)
+    elevation_max_deg: float | None = Field(default=None, ge=-80, le=80)
+    spin_min_rps: float | None = Field(default=None, ge=-60, le=60)
+    spin_max_rps: float | None = Field(default=None, ge=-60, le=60)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ReleaseLimits:
+        for stem, unit in LIMIT_PAIRS:
+            lo, hi = self.bounds(stem)
+            if lo is not None and hi is not None and lo > hi:
+                raise FieldError(f"{stem}_min_{unit}", f"is above {stem}_max_{unit} ({lo:g} > {hi:g})")
+        return self
+
+    def bounds(self, stem: str) -> tuple[float | None, float | None]:
+        """(min, max) of one quantity: "height", "distance", "speed", "elevation" or "spin"."""
+        unit = dict(LIMIT_PAIRS)[stem]
+        return getattr(self, f"{stem}_min_{unit}"), getattr(self, f"{stem}_max_{unit}")
+
+    def clip(self, stem: str, value: float) -> float:
+        """The value clipped into the quantity's range."""
+        lo, hi = self.bounds(stem)
+        if lo is not None and value < lo:
+            return lo
+        if hi is not None and value > hi:
+            return hi
+        return value
+
+    def allows(self, stem: str, value: float) -> bool:
+        """Whether the value lies in the quantity's range."""
+        return self.clip(stem, value) == value
+
+    @property
+    def any(self) -> bool:
+        """Whether any limit is set."""
+        return any(v is not None for v in self.model_dump().values())
+
+
 class NoiseMultipliers(Spec):
     """Per-component factors on the skill's spreads (a friendly shot is sloppier, a jump adds height noise)."""
 
@@ -72,10 +127,24 @@ class ShotSpec(Spec):
     notes: str = ""
     board: bool = True  # False: the open table only (free rolls)
     release: ReleaseProfile
+    limits: ReleaseLimits = ReleaseLimits()  # what the body allows (docs/shots-and-props.md)
     noise: NoiseMultipliers = NoiseMultipliers()
     requirements: list[str] = Field(default_factory=lambda: ["bounce-before-board"], max_length=MAX_LISTED)
     props: list[Name] = Field(default_factory=list, max_length=MAX_LISTED)  # prop names or paths (boards/props/)
     combine: CombineRules = CombineRules()
+
+    @model_validator(mode="after")
+    def _nominal_in_limits(self) -> ShotSpec:
+        rel, lim = self.release, self.limits
+        nominal = {"height": rel.height_mm, "distance": rel.distance_mm, "spin": rel.spin_rps}
+        if rel.aim == "none":
+            nominal |= {"speed": rel.speed_mps, "elevation": rel.elevation_deg}
+        for stem, value in nominal.items():
+            if not lim.allows(stem, value):
+                field = dict(zip(("height", "distance", "spin", "speed", "elevation"),
+                                 ("height_mm", "distance_mm", "spin_rps", "speed_mps", "elevation_deg")))[stem]
+                raise FieldError(f"release.{field}", f"{value:g} lies outside the shot's limits ({stem}: {lim.bounds(stem)})")
+        return self
 
     @field_validator("requirements")
     @classmethod

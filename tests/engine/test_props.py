@@ -27,8 +27,8 @@ def rel(js: dict) -> Release:
     return Release.from_json(json.dumps(js))
 
 
-def throw(shots, release: Release):
-    th = thrower_for(Scenario.build(shots=shots))
+def throw(shots, release: Release, rules=None):
+    th = thrower_for(Scenario.build(shots=shots, rules=rules))
     return th, th.throw_releases([release])
 
 
@@ -64,20 +64,27 @@ def test_props_are_bodies_in_the_world_and_their_contacts_are_events():
     th = thrower_for(Scenario.build(shots=["firewall"]))
     assert "prop:firewall" in th.physics.names()
     pp = th.ctx.props["firewall"]
-    # 25 cm in front of the board edge nearest the thrower (magma radius 280 mm)
-    assert pp.position[0] == pytest.approx(-0.32)  # 4 cm in front of the 28 cm board edge
+    assert pp.position[0] == pytest.approx(-0.32)  # 4 cm in front of the 28 cm board edge nearest the thrower
     # a die thrown flat and low into the wall: its contact is an event in the trace
     res = th.throw_releases([Release((-0.75, 0.0, 0.012), (2.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))])
     assert any(e.other == "prop:firewall" for e in res.trace.events)
 
 
 # --------------------------------------------------------------- firewall ----
-def test_firewall_aimed_low_fails_and_costs_one_damage():
-    _, res = throw(["firewall"], Release((-0.75, 0.0, 0.012), (2.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0)))
+# the touch cost is a rule option (RuleSet.firewall_touch): by default only Fire at Will's Firewall
+# Shot charges it ("If the die touches the Firewall in the process, the Hero takes 1 damage, whether
+# or not the die hits the Target board"); Malevolent Magma's has none
+@pytest.mark.parametrize("shot, rules, cost", [
+    ("firewall", None, 0), ("firewall-fire-at-will", None, 1),
+    ("firewall", {"firewall_touch": "always"}, 1), ("firewall-fire-at-will", {"firewall_touch": "never"}, 0),
+    ("firewall-fire-at-will", {"firewall_touch_damage": 3}, 3),
+])
+def test_firewall_aimed_low_fails_and_a_touch_costs_what_the_rules_say(shot, rules, cost):
+    _, res = throw([shot], Release((-0.75, 0.0, 0.012), (2.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0)), rules)
     o = res.outcome
-    assert o.requirements["firewall"] == FAILED
-    assert o.result == "miss" and o.reason == "requirement:firewall"
-    assert o.hero_damage == 1 and "touched:firewall:-1" in o.effects
+    assert o.requirements[shot] == FAILED
+    assert o.result == "miss" and o.reason == f"requirement:{shot}"
+    assert o.hero_damage == cost and (f"touched:firewall:-{cost}" in o.effects) == (cost > 0)
 
 
 # Releases taken from casual firewall-shot throws (seed 99; CLIP: throw 13 at the 960 Hz default) that
@@ -98,12 +105,14 @@ def test_firewall_cleared_passes():
     assert first_table.point_m[0] < wall_x  # bounced on the thrower's side
 
 
-def test_firewall_clipped_is_touched_and_costs_one_damage():
-    _, res = throw(["firewall"], rel(CLIP))
+def test_firewall_clipped_is_touched_and_costs_one_damage_under_fire_at_will():
+    _, res = throw(["firewall-fire-at-will"], rel(CLIP))
     o = res.outcome
-    assert o.requirements["firewall"] == TOUCHED
-    assert o.reason != "requirement:firewall"  # touched is met, not failed
+    assert o.requirements["firewall-fire-at-will"] == TOUCHED
+    assert o.reason != "requirement:firewall-fire-at-will"  # touched is met, not failed
     assert o.hero_damage == 1
+    _, magma = throw(["firewall"], rel(CLIP))
+    assert magma.outcome.requirements["firewall"] == TOUCHED and magma.outcome.hero_damage == 0
 
 
 # ------------------------------------------------------- other props, physics ----
