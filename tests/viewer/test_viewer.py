@@ -86,8 +86,6 @@ def test_recording_does_not_change_a_template_throw(tmp_path):
         b.physics.close()
 
 
-@pytest.mark.xfail(strict=False, reason="known: a template world's throw can depend on the throws before it in that "
-                   "world (Bullet keeps contact manifolds and broadphase state that resetting poses does not clear)")
 def test_template_throw_does_not_depend_on_the_throws_before_it(tmp_path):
     shot = tmp_path / "fixed.toml"
     shot.write_text(FIXED_SHOT)
