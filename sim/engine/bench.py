@@ -49,6 +49,7 @@ def _bare_replay(th, releases, stats) -> float:
     for rel, st in zip(releases, stats):
         r = rel[0]
         ph.set_state("die:0", r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
+        ph.forget_contacts()  # as the throw loop starts (sim/engine/stepper.py)
         replay(ph, st)
     return time.perf_counter() - t0
 

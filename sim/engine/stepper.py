@@ -129,6 +129,13 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     ks: list[int] = []  # the step (in contact steps) of every path sample
     stepped_ks: list[int] = []  # ... of every step taken
 
+    # ---- the throw starts afresh: kinematic props at their t = 0 pose, then no broadphase pair or cached
+    # contact of any free body carried over from before the throw (Physics.forget_contacts); nothing may
+    # be reset between this and the first step
+    if before_step is not None:
+        before_step(0.0)
+    ph.forget_contacts()
+
     rec = recorder  # viewer hook
     if rec is not None:
         rec.start(ph, active)
@@ -181,7 +188,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 stats.skipped += n_skip
                 stats.jumps += 1
                 continue
-        if before_step is not None:
+        if before_step is not None and k:
             before_step(k * dt)
         # per-impact step: the contact step while any die moves fast (an impact, a hard bounce), the
         # coarse one otherwise (rolling out, settling, rest confirmation); a coarse step starts only on

@@ -386,6 +386,29 @@ class Physics:
         """Set a body's angular velocity damping (linear damping unchanged)."""
         self.client.changeDynamics(self._ids[name], -1, angularDamping=value)
 
+    def forget_contacts(self, names: list[BodyName] | None = None) -> None:
+        """Start these free bodies (default: every free body, in registration order) afresh in the
+        broadphase: drop all their pairs and cached contacts, and size their broadphase boxes to their
+        poses now. Call it once every body stands where a throw starts, so the throw carries nothing
+        from where the bodies were before.
+
+        Why: `set_state` (PyBullet's reset) moves a body but leaves its interpolation transform at its
+        last stepped pose, and Bullet sizes the body's broadphase box over both poses; the box is kept
+        until the body leaves it. Every static piece inside it gets a pair and an (empty) contact
+        manifold, so which pairs a throw starts with depended on where the dice rested in the previous
+        throw; as those pairs are dropped their manifolds are swap-removed from the dispatcher's array.
+        Bullet's deterministic mode sorts manifolds by body ids, which ties for the several child
+        manifolds of one compound (the cup, the free split-wall pieces), so their solver order - and
+        the throw's bits - followed that history. Through `setCollisionFilterGroupMask` Bullet
+        rebuilds the body's broadphase proxy from its pose alone (`refreshBroadphaseProxy`), which
+        drops the pairs with their manifolds; the body id, its place in the world's arrays and its
+        collision filters stay."""
+        c = self.client
+        for name in self._ids if names is None else names:
+            if name in self._parts or self.mass_kg(name) <= 0.0:
+                continue  # static: never moved, never reset
+            c.setCollisionFilterGroupMask(self._ids[name], -1, DYNAMIC_FILTER_GROUP, DYNAMIC_FILTER_MASK)
+
     def detect_collisions(self) -> None:
         """Run collision detection without stepping (advances the broadphase by one update)."""
         self.client.performCollisionDetection()
@@ -561,6 +584,10 @@ ALLOWED_CCD_PENETRATION_M = 1e-4
 DIE_MARGIN_M = 0.001
 # Collision margin of the static solids' pieces (see `sim.world.solids.static_bodies` for why small).
 STATIC_MARGIN_M = 1e-4
+# The broadphase filter Bullet gives every free rigid body (btBroadphaseProxy::DefaultFilter, AllFilter);
+# `forget_contacts` sets it again to rebuild a body's proxy
+DYNAMIC_FILTER_GROUP = 1
+DYNAMIC_FILTER_MASK = -1
 TOUCH_DISTANCE_M = 1e-4  # a contact point separated by more than 0.1 mm is not touching
 DROP_HEIGHT_M = 0.10
 DROP_GAP_M = 0.003  # a calibration drop starts this far above the surface, at its exact 10 cm speed

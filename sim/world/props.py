@@ -18,6 +18,7 @@ from sim.errors import SpecError
 from sim.seeding import STREAM_PROPS, rng_for
 from sim.specs.prop import MM, CupShape, PlacedProp, PropSpec, matrix_to_quat, rot_matrix
 from sim.world.mesh import extrude, static_pieces
+from sim.world.solids import box_hull
 
 _BUILDING = ("building",)  # start() marker while the world is being built
 
@@ -265,14 +266,11 @@ def prop_footprints(scenario) -> list[tuple[str, str, Any]]:
                     tris = [Polygon(v[t, :2]) for t in np.asarray(g.mesh[1]).reshape(-1, 3)]
                     shape = unary_union([t for t in tris if t.is_valid and t.area > 1e-10])
                 else:
-                    boxes = []
-                    for p in g.boxes:
-                        c, h = np.asarray(p[0], float), np.asarray(p[1], float)
-                        yaw = p[2] if len(p) > 2 else 0.0
-                        rz = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1.0]])
-                        corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * h
-                        boxes.append(MultiPoint(((corners @ rz.T + c) @ rot.T + pos)[:, :2]).convex_hull)
-                    shape = unary_union(boxes)
+                    # convex pieces (static solids: hulls; dynamic compounds: boxes) seen from above are
+                    # the convex hulls of their corners
+                    pieces = [np.asarray(h, float).reshape(-1, 3) for h in g.hulls]
+                    pieces += [box_hull(p[0], p[1], p[2] if len(p) > 2 else 0.0) for p in g.boxes]
+                    shape = unary_union([MultiPoint((h @ rot.T + pos)[:, :2]).convex_hull for h in pieces])
                 if not shape.is_empty:
                     out.append((pp.name, pp.type, shape))
         return out
