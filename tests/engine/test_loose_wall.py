@@ -1,5 +1,5 @@
 """The Smash Shot's Stone Wall as loose pieces (`free = true`, touching at the joint; the built-in wall
-is fixed, boards/props/stone-wall.toml): what is and is not reproducible (docs/shots-and-props.md)."""
+is fixed, boards/props/stone-wall.toml): every throw reproducible, after other throws too (docs/shots-and-props.md)."""
 
 from __future__ import annotations
 
@@ -42,9 +42,6 @@ def test_loose_pieces_first_throw_of_a_fresh_world_is_reproducible(worlds):
     assert _differ(a, b) == []
 
 
-@pytest.mark.xfail(strict=True, reason="Bullet's broadphase drops stale contact pairs lazily, from a cursor that "
-                   "outlives a throw; with two loose bodies in contact the solver's order, and so the last bits, "
-                   "depend on earlier throws in the world")
 def test_loose_pieces_after_other_throws(worlds):
     first, _ = worlds
     a = first.throw_releases([THROUGH]).record()
