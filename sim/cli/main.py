@@ -43,9 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns its exit status."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # the CLI draws files, never windows; the library leaves the backend alone
+    # the CLI draws files, never windows (the library leaves the backend alone); matplotlib itself is
+    # imported only by the commands that draw
+    if "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].use("Agg")
+    else:
+        os.environ["MPLBACKEND"] = "Agg"
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     if not argv:  # a first look: what the commands are

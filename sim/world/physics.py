@@ -136,6 +136,7 @@ class Physics:
         self.dt = 1.0 / self.settings.step_hz
         self.time_s = 0.0
         self.table_material = "wood"
+        self.rebound: dict[str, tuple[float, float]] = {}  # surface -> (restitution set, mean rebound it gave)
 
     # ---------------- building ----------------
     def _register(self, name: BodyName, body: int, material: str) -> int:
@@ -186,8 +187,12 @@ class Physics:
         self._points[name] = die.collision_points_m
         return self._register(name, body, die.material)
 
-    def finalize_materials(self) -> float:
-        """Assign per-body friction/restitution so pair products match the material table; returns worst error."""
+    def finalize_materials(self, cache_key: Any = None) -> float:
+        """Assign per-body friction/restitution so pair products match the material table; returns worst error.
+
+        `cache_key` (JSON-able, naming everything the scene is built from) keeps the rebound calibration
+        in the user's cache folder (sim/diskcache.py): the next world of the same scene on this machine
+        reads the calibrated restitutions instead of dropping dice (None: always calibrate)."""
         mats = sorted(set(self._material_of.values()))
         dynamic = {self._material_of[n] for n in self._ids if n.startswith(("die", "template"))}
         pairs_f: dict[tuple[str, str], float] = {}
@@ -216,8 +221,43 @@ class Physics:
                 if pair is not None and pair.contact_damping > 0 and other != d:
                     self._damping[(d, other)] = pair.contact_damping
         self.material_error = max(ef, ee)
-        self._calibrate_rebounds()
+        if cache_key is None or not self._cached_rebounds(cache_key):
+            self._calibrate_rebounds()
+            if cache_key is not None:
+                from sim import diskcache
+
+                diskcache.store("rebound", self._rebound_key(cache_key), {n: list(v) for n, v in self.rebound.items()},
+                                "calibrated restitution per surface and the mean rebound it gave; safe to delete")
         return self.material_error
+
+    def _rebound_key(self, cache_key: Any) -> list:
+        dice = [n for n in self._ids if n in self._die_specs]
+        return [cache_key, "rebound", dice[:1], sorted(self._drop_points), self.settings.model_dump(mode="json")]
+
+    def _cached_rebounds(self, cache_key: Any) -> bool:
+        """Set the calibrated restitutions from the cache; False when there is no usable entry."""
+        from sim import diskcache
+
+        value = diskcache.load("rebound", self._rebound_key(cache_key))
+        if not isinstance(value, dict) or set(value) != {n for n in self._drop_points if self._rebound_pair(n)}:
+            return False
+        try:
+            rebound = {n: (float(v[0]), float(v[1])) for n, v in value.items()}
+        except (TypeError, ValueError, IndexError):
+            return False
+        dice = [n for n in self._ids if n in self._die_specs]
+        if not dice:
+            return False
+        self.rebound.clear()
+        for name in sorted(rebound):
+            self.set_surface(name, self.surface(name)[0], rebound[name][0])
+            self.rebound[name] = rebound[name]
+        self.park(dice[0])
+        return True
+
+    def _rebound_pair(self, name: str) -> bool:
+        dice = [n for n in self._ids if n in self._die_specs]
+        return bool(dice) and self.materials.pair(self._die_specs[dice[0]].material, self._material_of[name]) is not None
 
     def set_drop_points(self, name: BodyName, xy_m: list[tuple[float, float]], top_m: float) -> None:
         """Points over a static body where a die is dropped to calibrate its rebound (averaged over points;
@@ -231,7 +271,7 @@ class Physics:
         the rebound you get). For every static body with drop points, the mean rebound of flat 10 cm
         drops of the first die is solved for over that body's restitution (regula falsi, Illinois form,
         bracketed in [0, 2]), in this very world. Results are in `self.rebound`."""
-        self.rebound: dict[str, tuple[float, float]] = {}
+        self.rebound.clear()
         dice = [n for n in self._ids if n in self._die_specs]
         if not dice:
             return
