@@ -123,6 +123,8 @@ class Physics:
             deterministicOverlappingPairs=1,
             allowedCcdPenetration=ALLOWED_CCD_PENETRATION_M,
         )
+        # changeDynamics bound to this world (the throw loop sets damping at every change of contact)
+        self._change_dynamics = functools.partial(pb.changeDynamics, physicsClientId=self.client._client)
         self._names: dict[int, BodyName] = {}
         self._ids: dict[BodyName, int] = {}
         self._material_of: dict[str, str] = {}
@@ -137,6 +139,7 @@ class Physics:
         self.time_s = 0.0
         self.table_material = "wood"
         self.rebound: dict[str, tuple[float, float]] = {}  # surface -> (restitution set, mean rebound it gave)
+        self._static_aabb: dict[str, tuple] = {}  # bounding boxes of static solids, until they are moved
 
     # ---------------- building ----------------
     def _register(self, name: BodyName, body: int, material: str) -> int:
@@ -322,7 +325,7 @@ class Physics:
 
     def set_damping(self, die: BodyName, value: float) -> None:
         """Set a die's linear and angular velocity damping (the contact damping it gets while touching)."""
-        self.client.changeDynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
+        self._change_dynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
 
     # ---------------- bodies from convex pieces (sim.world.solids) ----------------
     def add_static_solid(self, name: BodyName, hulls: list[np.ndarray], material: str,
@@ -330,6 +333,7 @@ class Physics:
         """A static solid made of the convex hulls of vertex arrays (body frame, metres): one PyBullet body
         per hull (see `static_bodies`), all answering to `name`."""
         bodies = static_bodies(self.client, hulls, STATIC_MARGIN_M, position, orientation_xyzw)
+        self._static_aabb.pop(name, None)
         self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
         self._parts[name] = bodies
         for b in bodies[1:]:
@@ -373,6 +377,7 @@ class Physics:
 
     def remove_body(self, name: BodyName) -> None:
         """Remove a body from the world (its name can be registered again)."""
+        self._static_aabb.pop(name, None)
         body = self._ids.pop(name)
         for b in self._parts.pop(name, [body]):
             self._names.pop(b, None)
@@ -467,11 +472,13 @@ class Physics:
     def set_state(self, name, position_m, orientation_xyzw, velocity_mps=(0, 0, 0), spin_radps=(0, 0, 0)) -> None:
         """Put a body at a pose (m, xyzw) with a velocity (m/s) and spin (rad/s), world frame."""
         b = self._ids[name]
+        self._static_aabb.pop(name, None)
         self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
         self.client.resetBaseVelocity(b, list(velocity_mps), list(spin_radps))  # reset zeroed them
 
     def set_pose(self, name: BodyName, position_m, orientation_xyzw) -> None:
         """Move a body without touching its velocity (static and kinematic bodies)."""
+        self._static_aabb.pop(name, None)
         for b in self._bodies(name):
             self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
 
@@ -498,10 +505,13 @@ class Physics:
         """Bounding boxes (lo, hi) of these bodies as Bullet's broadphase has them now."""
         out = []
         for n in names:
-            boxes = [self.client.getAABB(b) for b in self._bodies(n)]
-            lo = tuple(min(bx[0][i] for bx in boxes) for i in range(3))
-            hi = tuple(max(bx[1][i] for bx in boxes) for i in range(3))
-            out.append((lo, hi))
+            box = self._static_aabb.get(n)
+            if box is None:
+                boxes = np.array([self.client.getAABB(b) for b in self._bodies(n)])  # (pieces, lo/hi, xyz)
+                box = (tuple(boxes[:, 0].min(axis=0).tolist()), tuple(boxes[:, 1].max(axis=0).tolist()))
+                if n in self._parts:  # a static solid's box changes only when it is moved (set_pose): kept
+                    self._static_aabb[n] = box
+            out.append(box)
         return out
 
     def bounding_radius(self, name: str) -> float:
