@@ -18,10 +18,10 @@ import json
 import os
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 import pandas as pd
+import tomllib
 
 from sim.experiments.runner import run_experiment
 
