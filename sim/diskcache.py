@@ -50,8 +50,12 @@ def cache_dir() -> Path:
     if own:
         return Path(own)
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "dfsim"
+    if xdg:
+        return Path(xdg) / "dfsim"
+    try:
+        return Path.home() / ".cache" / "dfsim"
+    except (RuntimeError, KeyError):  # no home folder to be found: a folder in the system's temporary space
+        return Path(tempfile.gettempdir()) / f"dfsim-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
 
 
 @functools.lru_cache(maxsize=1)
