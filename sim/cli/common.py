@@ -6,10 +6,12 @@ import argparse
 import math
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim.errors import SpecError
-from sim.specs.scenario import Scenario
+
+if TYPE_CHECKING:  # the specs are imported by the commands that build a scenario, not by `dfsim --help`
+    from sim.specs.scenario import Scenario
 
 EXIT_BAD_INPUT = 2
 EXIT_FAULT = 1
@@ -103,6 +105,8 @@ def add_scenario_options(p: argparse.ArgumentParser, with_shot: bool = True) -> 
 
 def scenario_from(args: argparse.Namespace, shots: list[str] | None = None) -> Scenario:
     """The scenario the scenario options describe (argparse stops here: domain code gets specs)."""
+    from sim.specs.scenario import Scenario
+
     return Scenario.build(
         board=args.board,
         dice=args.dice or ["hero-d8"],
@@ -130,3 +134,32 @@ def human(res: dict) -> str:
     if res.get("seed") is not None:
         lines.append(f"  seed {res['seed']} throw {res['index']}")
     return "\n".join(lines)
+
+
+class AimProgress:
+    """Shows the aim solve on stderr, but only once it has taken `after_s` (a cached aim shows nothing):
+    a counter redrawn in place on a terminal, one line otherwise."""
+
+    def __init__(self, after_s: float = 1.0) -> None:
+        self.after_s = after_s
+        self.t0: float | None = None
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        """One grid point of the solve is about to start (`done` of `total` finished)."""
+        import time
+
+        now = time.monotonic()
+        if self.t0 is None:
+            self.t0 = now
+        if now - self.t0 < self.after_s:
+            return
+        tty = sys.stderr.isatty()
+        if tty:
+            sys.stderr.write(f"\rdfsim: aiming the shot (solved once, then cached): grid point {done + 1}/{total}")
+            if done + 1 == total:
+                sys.stderr.write("\n")
+        elif not self.shown:
+            sys.stderr.write("dfsim: aiming the shot (solved once for this scenario, then cached) ...\n")
+        sys.stderr.flush()
+        self.shown = True

@@ -15,7 +15,6 @@ from typing import Any
 
 from sim.cli.common import INDEX, SEED, integer
 from sim.errors import SpecError
-from sim.specs.fight import load_fight
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -74,6 +73,7 @@ def cmd_fight(args: argparse.Namespace) -> int:
     from sim.engine.resample import ResampleSource, UncoveredThrow, tables_from_results
     from sim.experiments.fight_report import summarize
     from sim.rules.fight import FightError, resolve_policy, run_fights
+    from sim.specs.fight import load_fight
 
     overrides, flags = _overrides(args.overrides, args.house_rules)
     try:

@@ -44,10 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns its exit status."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # the CLI draws files, never windows; the library leaves the backend alone
+    # the CLI draws files, never windows (the library leaves the backend alone); matplotlib itself is
+    # imported only by the commands that draw
+    if "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].use("Agg")
+    else:
+        os.environ["MPLBACKEND"] = "Agg"
     argv = sys.argv[1:] if argv is None else list(argv)
+    _one_line_warnings()
     parser = build_parser()
     if not argv:  # a first look: what the commands are
         parser.print_help()
@@ -70,6 +74,25 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _one_line_warnings() -> None:
+    """dfsim's own warnings (they start with "dfsim:", e.g. a corrupt cache entry solved again) as one
+    line on stderr; any other warning as Python shows it."""
+    import warnings
+
+    default = warnings.showwarning
+    if getattr(default, "dfsim_one_line", False):  # installed by an earlier main() in this process
+        return
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if str(message).startswith("dfsim:"):
+            sys.stderr.write(f"{message}\n")
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    show.dfsim_one_line = True  # type: ignore[attr-defined]
+    warnings.showwarning = show
 
 
 def split_value_hint(argv: list[str]) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from sim.cli.common import INDEX, SEED, add_scenario_options, human, number, scenario_from
+from sim.cli.common import INDEX, SEED, AimProgress, add_scenario_options, human, number, scenario_from
 from sim.cli.viewer import add_clip_options
 from sim.errors import SpecError
 from sim.specs.base import MAX_ANGLE_DEG, MAX_BOARD_MM
@@ -24,6 +24,7 @@ def cmd_throw(args: argparse.Namespace) -> int:
     elif args.seed is None:
         raise SpecError("command line", "--seed", "is required (or give --release)")
     th = thrower_for(scenario_from(args))
+    th.aim_progress = AimProgress()
     views = ThrowOutputs(th, replay=args.replay, gif=args.gif, mp4=args.mp4)  # paths checked before throwing
     with views.recording():
         if args.release:

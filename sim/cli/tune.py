@@ -31,7 +31,7 @@ FIGHT_INSTEAD = {"board": ("--board", "--set throws.board=..."), "dice": ("--die
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `dfsim tune` to the command line."""
-    from sim.experiments.responses import FIGHT_METRICS, SHOT_METRICS
+    from sim.experiments.metrics import FIGHT_METRICS, SHOT_METRICS
 
     # "resolve": the shared --set is declared again below, explained for tuning
     p = sub.add_parser("tune", conflict_handler="resolve",

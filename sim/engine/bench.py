@@ -7,8 +7,10 @@ at rest. Three loops on the same releases:
   before adaptive stepping), interleaved with the first in chunks so load changes on a shared
   machine hit both alike;
 - a naive loop: the world rebuilt for every throw and a fixed 5 s of simulated time.
-Then a bare replay of the engine's exact steps and resets (no reads, no bookkeeping) gives the share
-of time spent in the engine vs in Python. Rates are given per wall second and per CPU second of this
+After each chunk, a bare replay of the engine's exact steps and resets (no reads, no bookkeeping)
+gives the share of the loop's CPU time spent in the engine vs in Python, and a replay that also reads
+the die's pose and contact points at every step gives the part of the Python share that is those
+read-outs alone. Rates are given per wall second and per CPU second of this
 process (throws per second per core, which holds on a machine shared with other jobs).
 """
 
@@ -43,15 +45,16 @@ def _timed_loop(th, releases, acc: dict) -> list:
     return stats
 
 
-def _bare_replay(th, releases, stats) -> float:
+def _bare_replay(th, releases, stats, read: tuple[str, ...] = ()) -> tuple[float, float]:
+    """(wall s, CPU s) of replaying these throws' steps and resets (with `read`: and the read-outs)."""
     ph = th.physics
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for rel, st in zip(releases, stats):
         r = rel[0]
         ph.set_state("die:0", r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
         ph.forget_contacts()  # as the throw loop starts (sim/engine/stepper.py)
-        replay(ph, st)
-    return time.perf_counter() - t0
+        replay(ph, st, read)
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physics: dict | None = None,
@@ -70,11 +73,17 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
     adaptive: dict[str, float] = {}
     uniform: dict[str, float] = {}
     a_stats, u_stats = [], []
+    bare_s = bare_cpu = reads_cpu = 0.0
     for c in range(0, throws, CHUNK):
         chunk = releases[c : min(throws, c + CHUNK)]
-        a_stats += _timed_loop(th, chunk, adaptive)
+        chunk_stats = _timed_loop(th, chunk, adaptive)
+        a_stats += chunk_stats
         u_stats += _timed_loop(uni, chunk, uniform)
-    bare_s = _bare_replay(th, releases[:throws], a_stats)
+        # the engine's share, right after the chunk it replays (so load changes hit both alike): its
+        # exact steps and resets bare, then again with the pose and contact read-outs of every step
+        wall, cpu = _bare_replay(th, chunk, chunk_stats)
+        bare_s, bare_cpu = bare_s + wall, bare_cpu + cpu
+        reads_cpu += _bare_replay(th, chunk, chunk_stats, read=("die:0",))[1]
     uni.physics.close()
 
     fixed_steps = int(5.0 * sc.physics.step_hz)
@@ -100,6 +109,7 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
     uni_rate = throws / uniform["throw_s"]
     naive_rate = naive_throws / naive_s
     stepped = sum(s.stepped for s in a_stats)
+    loop_cpu = sum(s.loop_cpu_s for s in a_stats)
     return {
         "scene": "standard shot, magma board, hero-d8, casual skill",
         "throws": throws,
@@ -129,9 +139,17 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
         "mean_steps_per_throw": round(stepped / throws, 1),
         "us_per_step_engine": round(bare_s / stepped * 1e6, 2),
         "us_per_step_loop": round(adaptive["loop_s"] / stepped * 1e6, 2),
-        "engine_share_of_loop": round(bare_s / adaptive["loop_s"], 3),
-        "python_share_of_loop": round(1 - bare_s / adaptive["loop_s"], 3),
-        "engine_share_of_throw": round(bare_s / adaptive["throw_s"], 3),
+        # shares of the stepping loop's CPU time (bare replays interleaved with the loop by chunk);
+        # "_wall": the older wall-time split, noisier on a shared machine
+        "engine_share_of_loop": round(bare_cpu / loop_cpu, 3),
+        "python_share_of_loop": round(1 - bare_cpu / loop_cpu, 3),
+        "python_share_of_loop_wall": round(1 - bare_s / adaptive["loop_s"], 3),
+        # of the Python share: PyBullet's pose and contact-point read-outs alone (a floor while every
+        # step is read), and the rest detector (sim/world/rest.py)
+        "readout_share_of_loop": round((reads_cpu - bare_cpu) / loop_cpu, 3),
+        "rest_detection_share_of_loop": round(sum(s.rest_cpu_s for s in a_stats) / loop_cpu, 4),
+        "rest_confirmation_share_of_steps": round(sum(s.rest for s in a_stats) / stepped, 3),
+        "engine_share_of_throw": round(bare_cpu / adaptive["cpu_s"], 3),
         "naive_throws": naive_throws,
         "naive_throws_per_s": round(naive_rate, 3),
         "speedup_vs_naive": round(rate / naive_rate, 2),

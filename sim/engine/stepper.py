@@ -42,6 +42,8 @@ class StepStats:
     jumps: int = 0
     coarse: int = 0  # of the stepped ones, at the coarse step
     loop_s: float = 0.0  # wall time of the loop (for the bench only: no choice depends on it)
+    loop_cpu_s: float = 0.0  # CPU time of this process in the loop (likewise)
+    rest_cpu_s: float = 0.0  # ... of it in the rest detector (sim/world/rest.py)
     schedule: list = field(default_factory=list, repr=False)  # ("steps", n) / ("reset", states) / ("dt", s): bare replay
 
     @property
@@ -76,7 +78,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     last. It reads poses from the world; through a skipped flight it is called at every skipped step's
     time with the dice's exact poses (`poses`: name -> (position, quaternion)), as the world holds them
     only at the flight's end. It never changes the world, so a recorded throw is the throw not recorded."""
-    wall0 = time.perf_counter()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
     fast = ph.fast_calls()
     step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
     reset_pose, reset_vel = fast.reset_pose, fast.reset_velocity
@@ -91,6 +93,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     names = ph.names_by_body()
     empty: frozenset[str] = frozenset()
     prev: list[AbstractSet[str]] = [empty] * nd
+    empty_ids: frozenset[int] = frozenset()
+    prev_ids: list[AbstractSet[int]] = [empty_ids] * nd  # PyBullet ids of the bodies touched at the last step
     # the step budget (sim/specs/physics.py): a throw ends void after max_steps (stepped or skipped), never hangs
     status: list[Status] = [st.out_of_steps] * nd
     max_steps = st.max_steps
@@ -135,6 +139,10 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     if before_step is not None:
         before_step(0.0)
     ph.forget_contacts()
+    ks_append, stepped_ks_append = ks.append, stepped_ks.append
+    n_flight = n_contact = n_coarse = 0  # StepStats counters, kept in locals in the loop
+    cpu_clock, rest_cpu = time.process_time, 0.0
+    contact_damping, set_damping = ph.contact_damping, ph.set_damping
 
     rec = recorder  # viewer hook
     if rec is not None:
@@ -211,9 +219,9 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 coarse_now = coarse
         step()
         k += ratio if coarse_now else 1
-        stats.coarse += coarse_now
-        ks.append(k)
-        stepped_ks.append(k)
+        n_coarse += coarse_now
+        ks_append(k)
+        stepped_ks_append(k)
         run_steps += 1
         t = k * dt
         if rec is not None:  # viewer hook
@@ -232,48 +240,64 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 continue
             before = prev[i]
             cps = get_contacts(b)
+            ids = {cp[2] for cp in cps if cp[8] <= touch} if cps else empty_ids
             now: AbstractSet[str]
-            if cps:
-                now = set()
-                for cp in cps:
-                    if cp[8] > touch:
-                        continue
-                    other = names.get(cp[2]) or f"body:{cp[2]}"
-                    if other not in before and other not in now:
-                        v, _w = get_vel(b)
-                        events.append(ContactEvent(t, active[i], other, tuple(cp[6]), math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])))
-                    now.add(other)
-                if now:
-                    touching = True
+            if ids == prev_ids[i]:
+                now = before  # the very bodies of the step before: no event, nothing to update
+            elif ids:
+                prev_ids[i] = ids
+                # the bodies touched now; a body not touched the step before starts a contact event at
+                # its first touching point (in PyBullet's order)
+                now = {names.get(j) or f"body:{j}" for j in ids}
+                if not now <= before:
+                    started: set[str] = set()
+                    speed = None
+                    for cp in cps:
+                        if cp[8] > touch:
+                            continue
+                        other = names.get(cp[2]) or f"body:{cp[2]}"
+                        if other in before or other in started:
+                            continue
+                        if speed is None:
+                            v, _w = get_vel(b)
+                            speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                        events.append(ContactEvent(t, active[i], other, tuple(cp[6]), speed))
+                        started.add(other)
             else:
+                prev_ids[i] = ids
                 now = empty
-            if now != before:
+            if ids:
+                touching = True
+            if now is not before and now != before:
                 if not now:
                     lift_offs[i].append(t)  # the die left every surface (a bounce starts here)
-                dmp = ph.contact_damping(active[i], now)
+                dmp = contact_damping(active[i], now)
                 if dmp != damping[i]:
-                    ph.set_damping(active[i], dmp)
+                    set_damping(active[i], dmp)
                     damping[i] = dmp
                 prev[i] = now
             if check:
+                c_rest = cpu_clock()
                 still = rest.window(i, pos, q, bool(now), functools.partial(get_vel, b),
                                     functools.partial(_normals, cps, touch))
+                rest_cpu += cpu_clock() - c_rest
                 all_still = all_still and still
         if touching:
-            stats.contact += 1
+            n_contact += 1
             free_run = 0
             plan_after = 0
         else:
-            stats.flight += 1
+            n_flight += 1
             free_run += 1
         if diverged:
             break
         if all_still:
             status = ["rest" for _ in range(nd)]
             since = k - max(rest.quiet_windows) * win
-            confirm = min(sum(1 for x in stepped_ks if x > since), stats.contact)
-            stats.rest, stats.contact = confirm, stats.contact - confirm
+            confirm = min(sum(1 for x in stepped_ks if x > since), n_contact)
+            stats.rest, n_contact = confirm, n_contact - confirm
             break
+    stats.flight, stats.contact, stats.coarse, stats.rest_cpu_s = n_flight, n_contact, n_coarse, rest_cpu
     if run_steps:
         stats.schedule.append(("steps", run_steps))
     ph.time_s = k * dt
@@ -290,15 +314,27 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
         on = ph.touching(n) if status[i] != "diverged" else frozenset()
         rests.append(DieRest(n, tuple(float(x) for x in p_end), tuple(float(x) for x in q_end), on, status[i], ph.time_s))
     stats.loop_s = time.perf_counter() - wall0
+    stats.loop_cpu_s = time.process_time() - cpu0
     return rests, trace, stats
 
 
-def replay(ph: Physics, stats: StepStats) -> None:
-    """Redo a throw's engine work only (same steps, same resets), for timing the Python share."""
+def replay(ph: Physics, stats: StepStats, read: tuple[str, ...] = ()) -> None:
+    """Redo a throw's engine work only (same steps, same resets), for timing the Python share; with
+    `read`, also read those bodies' pose and contact points after every step, as the loop must (the
+    floor of the loop's Python share)."""
     fast = ph.fast_calls()
     step, reset_pose, reset_vel = fast.step, fast.reset_pose, fast.reset_velocity
+    pose, contacts = fast.pose, fast.contacts
+    bodies = [ph.body(n) for n in read]
     for kind, arg in stats.schedule:
         if kind == "steps":
+            if bodies:
+                for _ in range(arg):
+                    step()
+                    for b in bodies:
+                        pose(b)
+                        contacts(b)
+                continue
             for _ in range(arg):
                 step()
         elif kind == "dt":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -75,6 +76,12 @@ NOMINAL_FINALISTS = 3
 NOMINAL_FINAL_REFS = 64
 NOMINAL_GAP_FACTORS = (0.5, 1.0, 1.5, 2.5)
 NOMINAL_ELEVATIONS_DEG = (-10.0, 10.0, 25.0, 40.0, 55.0)
+
+
+def clear_nominal_cache() -> None:
+    """Forget the aimed releases held in memory (the disk cache stays): tests, and long-lived processes
+    whose data files changed."""
+    _NOMINAL_CACHE.clear()
 
 
 @dataclass
@@ -191,6 +198,10 @@ class Thrower:
     # optional read-only observer of the throw loop (the viewer's trajectory recorder): an object with
     # start(physics, dice), sample(t) after every step and finish(t, trace); None = off
     recorder = None
+    # optional progress observer of the aim solve: called (grid points done, total) before each; None = off
+    aim_progress: Callable[[int, int], None] | None = None
+    # read and write solved aimed releases (and rebound calibrations) in the user's cache folder (sim/diskcache.py)
+    disk_cache = True
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
@@ -220,7 +231,8 @@ class Thrower:
         self.props = build_props(self.physics, sc)
         self._prop_draw: tuple[int, int] | None = None
         self.last_stats = StepStats()  # where the last throw's steps went (sim/engine/stepper.py)
-        self.physics.finalize_materials()
+        # the rebound calibration depends on everything but the skill (as the aim does): cached per machine
+        self.physics.finalize_materials(cache_key=[sc.aim_key, "Thrower"] if self.disk_cache else None)
         self.ctx = RequirementContext(board=sc.board, rules=sc.rules, props=self.props.props)
 
     # ---------------- releases ----------------
@@ -274,7 +286,7 @@ class Thrower:
         """(speed, elevation) of the aimed release: the technique (first bounce around `bounce_gap_mm`
         before the board edge, an elevation from a grid) that scores best over reference throws with the
         thrower's own spread (`reference_values`). Solved once per scenario (and `skill`, when given in
-        place of the scenario's), cached."""
+        place of the scenario's), cached in memory and on disk (sim/diskcache.py)."""
         sc = self.scenario
         rel = sc.shot.release
         aim = self.aim_point()
@@ -283,6 +295,12 @@ class Thrower:
         key = self._nominal_key(skill)
         if key in _NOMINAL_CACHE:
             return _NOMINAL_CACHE[key]
+        from sim import diskcache  # solved once per machine (sim/diskcache.py)
+
+        cached = _nominal_value(diskcache.load("aim", key)) if self.disk_cache else None
+        if cached is not None:
+            _NOMINAL_CACHE[key] = cached
+            return cached
         with contextlib.ExitStack() as stack:
             for c in self.components:
                 stack.enter_context(c.solving(self))
@@ -292,6 +310,8 @@ class Thrower:
             finally:
                 self._solving = False
         _NOMINAL_CACHE[key] = result
+        if self.disk_cache:
+            diskcache.store("aim", key, list(result), "aimed release [speed_mps, elevation_deg] of one scenario; safe to delete")
         return result
 
     def _solve_nominal(self, aim: tuple[float, float], skill: SkillSpec | None) -> tuple[float, float]:
@@ -308,10 +328,14 @@ class Thrower:
         elevations = _elevations(lim)
         # releases the body allows first; only when none of the grid is (a limit too tight for the
         # aim), the grid's releases clipped into the limits
+        total, done = len(NOMINAL_GAP_FACTORS) * len(elevations), 0
         for clipped in (False, True):
             for gap_f in NOMINAL_GAP_FACTORS:
                 D = max(0.05, edge_s - rel.bounce_gap_mm * 1e-3 * gap_f)
                 for el in elevations:
+                    if self.aim_progress is not None:
+                        self.aim_progress(done, total)
+                    done += 1
                     v = self._ballistic_speed(D, h, el)
                     if not math.isfinite(v) or v > NOMINAL_MAX_SPEED_MPS:
                         continue
@@ -539,6 +563,15 @@ def _elevations(lim) -> tuple[float, ...]:
     lo = NOMINAL_ELEVATIONS_DEG[0] if lo is None else lo
     hi = NOMINAL_ELEVATIONS_DEG[-1] if hi is None else hi
     return tuple(sorted({e for e in NOMINAL_ELEVATIONS_DEG if lo <= e <= hi} | {lo, hi, (lo + hi) / 2}))
+
+
+def _nominal_value(value: Any) -> tuple[float, float] | None:
+    """A cached aimed release as (speed, elevation), or None when it is not two finite numbers."""
+    try:
+        speed, elevation = (float(x) for x in value)
+    except (TypeError, ValueError):
+        return None
+    return (speed, elevation) if math.isfinite(speed) and math.isfinite(elevation) else None
 
 
 def _hull(xy: np.ndarray):

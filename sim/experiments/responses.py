@@ -18,14 +18,10 @@ from typing import Any
 from sim.engine.resample import ResampleSource, UncoveredThrow, tables_from_results
 from sim.engine.worlds import build_thrower
 from sim.errors import SpecError
+from sim.experiments.metrics import FIGHT_METRICS, SHOT_METRICS
 from sim.rules.fight import FightError, resolve_policy, run_fights
 from sim.specs.fight import FightSpec, load_fight
 from sim.specs.scenario import Scenario
-
-# what counts as a success of one throw, by metric name
-SHOT_METRICS: dict[str, Callable[[Any], bool]] = {
-    "hit": lambda outcome: outcome.result == "hit",  # void throws (not settled) count as not hit, as in summary.json
-}
 
 
 def shot_response(
@@ -72,11 +68,6 @@ def shot_response(
     return evaluate
 
 
-
-# what counts as a success of one fight, by metric name
-FIGHT_METRICS: dict[str, Callable[[Any], bool]] = {
-    "won": lambda result: result.won,  # lost, backed down and unfinished fights are not won
-}
 
 
 class FightResponse:

@@ -43,6 +43,8 @@ class EventTrace:
     # something: with the contact events these bound its airborne stretches (what a bounce is:
     # sim/rules/requirements.py `is_bounce`). None: not recorded (a hand-built trace).
     lift_offs: dict[str, list[float]] | None = None
+    # arrays made from the sample lists, by (die or "" for the times, number of samples)
+    _arrays: dict[tuple[str, int], tuple[list, np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
 
     def of(self, die: str) -> list[ContactEvent]:
         """The events of one die, in time order."""
@@ -56,9 +58,23 @@ class EventTrace:
         return None
 
     def path(self, die: str) -> np.ndarray:
-        """The die's sampled centre positions (m, board frame), one row per step: shape (n, 3)."""
-        return np.asarray(self.paths.get(die, []), dtype=float).reshape(-1, 3)
+        """The die's sampled centre positions (m, board frame), one row per step: shape (n, 3). Read-only:
+        the array is kept (every bounce the rules judge reads it) until samples are added."""
+        samples = self.paths.get(die, [])
+        key = (die, len(samples))
+        hit = self._arrays.get(key)
+        if hit is None or hit[0] is not samples:
+            arr = np.asarray(samples, dtype=float).reshape(-1, 3)
+            arr.flags.writeable = False
+            self._arrays[key] = hit = (samples, arr)
+        return hit[1]
 
     def times(self) -> np.ndarray:
-        """Time (s) of each path sample, shared by all dice."""
-        return np.asarray(self.path_t, dtype=float)
+        """Time (s) of each path sample, shared by all dice (read-only, kept like `path`)."""
+        key = ("", len(self.path_t))
+        hit = self._arrays.get(key)
+        if hit is None or hit[0] is not self.path_t:
+            arr = np.asarray(self.path_t, dtype=float)
+            arr.flags.writeable = False
+            self._arrays[key] = hit = (self.path_t, arr)
+        return hit[1]

@@ -2,33 +2,43 @@
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from sim.errors import SpecError
-from sim.specs.board import BoardSpec
-from sim.specs.combine import check_requirements, load_shot_props
 from sim.specs.datafiles import KINDS, builtin_dir, builtin_names, read_toml
-from sim.specs.die import DieSpec
-from sim.specs.fight import FightSpec
-from sim.specs.material import MaterialTable
-from sim.specs.monster import MonsterSpec
-from sim.specs.prop import PropSpec
-from sim.specs.shot import ShotSpec
-from sim.specs.skill import SkillSpec
-from sim.specs.template import TemplateSpec
 
-SPEC_CLASSES: dict[str, Any] = {
-    "board": BoardSpec,
-    "die": DieSpec,
-    "material": MaterialTable,
-    "shot": ShotSpec,
-    "skill": SkillSpec,
-    "template": TemplateSpec,
-    "prop": PropSpec,
-    "monster": MonsterSpec,
-    "fight": FightSpec,
+# kind -> (module, class): imported when a kind is first used, so listing boards never loads scipy
+_SPEC_CLASS_PATHS: dict[str, tuple[str, str]] = {
+    "board": ("sim.specs.board", "BoardSpec"),
+    "die": ("sim.specs.die", "DieSpec"),
+    "material": ("sim.specs.material", "MaterialTable"),
+    "shot": ("sim.specs.shot", "ShotSpec"),
+    "skill": ("sim.specs.skill", "SkillSpec"),
+    "template": ("sim.specs.template", "TemplateSpec"),
+    "prop": ("sim.specs.prop", "PropSpec"),
+    "monster": ("sim.specs.monster", "MonsterSpec"),
+    "fight": ("sim.specs.fight", "FightSpec"),
 }
+
+
+class _SpecClasses(Mapping[str, Any]):
+    """kind -> spec class, each class imported on first use."""
+
+    def __getitem__(self, kind: str) -> Any:
+        module, name = _SPEC_CLASS_PATHS[kind]
+        return getattr(importlib.import_module(module), name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_SPEC_CLASS_PATHS)
+
+    def __len__(self) -> int:
+        return len(_SPEC_CLASS_PATHS)
+
+
+SPEC_CLASSES: Mapping[str, Any] = _SpecClasses()
 
 _DIR_KIND = {"dice": "die", "materials": "material", "skills": "skill", "templates": "template", "props": "prop",
              "boards": "board", "shots": "shot", "experiments": "experiment",
@@ -85,6 +95,8 @@ def check_file(path: str | Path) -> tuple[str, Any]:
     spec = cls.from_dict(data, p)
     if kind == "shot":
         # what a scenario would refuse later: props that do not load, requirements without their prop
+        from sim.specs.combine import check_requirements, load_shot_props
+
         shots = (spec,)
         props, _ = load_shot_props(shots)
         check_requirements(shots, props)

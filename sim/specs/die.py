@@ -23,7 +23,6 @@ from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
-from scipy.spatial import ConvexHull, QhullError
 
 from sim.errors import FieldError
 from sim.specs.base import Spec
@@ -168,6 +167,8 @@ class DieSpec(Spec):
             top = v[v[:, 2] > 0]
             bot = v[v[:, 2] < 0]
             return [Face(np.array([0, 0, 1.0]), top), Face(np.array([0, 0, -1.0]), bot)]
+        from scipy.spatial import ConvexHull  # imported by what needs it: listing boards never loads scipy
+
         hull = ConvexHull(v)
         groups: list[tuple[np.ndarray, set[int]]] = []
         for simplex, eq in zip(hull.simplices, hull.equations):
@@ -287,6 +288,8 @@ class DieSpec(Spec):
 def _check_solid(v: np.ndarray) -> None:
     """A polyhedron's corners must span a solid: qhull refuses flat or repeated points with an error
     that is no help in a data file."""
+    from scipy.spatial import ConvexHull, QhullError
+
     try:
         hull = ConvexHull(v)
     except (QhullError, ValueError):
@@ -305,6 +308,8 @@ def _order_polygon(pts: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def _tets(v: np.ndarray):
+    from scipy.spatial import ConvexHull
+
     hull = ConvexHull(v)
     c = v.mean(axis=0)
     for simplex in hull.simplices:

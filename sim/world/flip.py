@@ -316,6 +316,13 @@ class FlipWorld:
         key = (spec.name, self.profile.model_dump_json())
         if key in _NOMINAL:
             return _NOMINAL[key]
+        from sim import diskcache  # solved once per machine (sim/diskcache.py)
+
+        disk_key = ["flip-speed", spec.model_dump(mode="json"), self.profile.model_dump(mode="json"), self.board.thickness_m]
+        cached = diskcache.load("flip", disk_key)
+        if isinstance(cached, float) and math.isfinite(cached):
+            _NOMINAL[key] = cached
+            return cached
         p = self.profile
         hand = np.array([-p.distance_mm, p.lateral_mm]) * 1e-3
         aim = np.array(p.aim_mm) * 1e-3
@@ -335,6 +342,7 @@ class FlipWorld:
             else:
                 hi = mid
         _NOMINAL[key] = 0.5 * (lo + hi)
+        diskcache.store("flip", disk_key, _NOMINAL[key], "horizontal speed (m/s) of a template's nominal flip; safe to delete")
         return _NOMINAL[key]
 
     def _state(self, spec, vh, vup, az, spin_rps, wobble, h, yaw) -> FlightState:

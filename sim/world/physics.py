@@ -123,6 +123,8 @@ class Physics:
             deterministicOverlappingPairs=1,
             allowedCcdPenetration=ALLOWED_CCD_PENETRATION_M,
         )
+        # changeDynamics bound to this world (the throw loop sets damping at every change of contact)
+        self._change_dynamics = functools.partial(pb.changeDynamics, physicsClientId=self.client._client)
         self._names: dict[int, BodyName] = {}
         self._ids: dict[BodyName, int] = {}
         self._material_of: dict[str, str] = {}
@@ -136,6 +138,8 @@ class Physics:
         self.dt = 1.0 / self.settings.step_hz
         self.time_s = 0.0
         self.table_material = "wood"
+        self.rebound: dict[str, tuple[float, float]] = {}  # surface -> (restitution set, mean rebound it gave)
+        self._static_aabb: dict[str, tuple] = {}  # bounding boxes of static solids, until they are moved
 
     # ---------------- building ----------------
     def _register(self, name: BodyName, body: int, material: str) -> int:
@@ -186,8 +190,12 @@ class Physics:
         self._points[name] = die.collision_points_m
         return self._register(name, body, die.material)
 
-    def finalize_materials(self) -> float:
-        """Assign per-body friction/restitution so pair products match the material table; returns worst error."""
+    def finalize_materials(self, cache_key: Any = None) -> float:
+        """Assign per-body friction/restitution so pair products match the material table; returns worst error.
+
+        `cache_key` (JSON-able, naming everything the scene is built from) keeps the rebound calibration
+        in the user's cache folder (sim/diskcache.py): the next world of the same scene on this machine
+        reads the calibrated restitutions instead of dropping dice (None: always calibrate)."""
         mats = sorted(set(self._material_of.values()))
         dynamic = {self._material_of[n] for n in self._ids if n.startswith(("die", "template"))}
         pairs_f: dict[tuple[str, str], float] = {}
@@ -216,8 +224,43 @@ class Physics:
                 if pair is not None and pair.contact_damping > 0 and other != d:
                     self._damping[(d, other)] = pair.contact_damping
         self.material_error = max(ef, ee)
-        self._calibrate_rebounds()
+        if cache_key is None or not self._cached_rebounds(cache_key):
+            self._calibrate_rebounds()
+            if cache_key is not None:
+                from sim import diskcache
+
+                diskcache.store("rebound", self._rebound_key(cache_key), {n: list(v) for n, v in self.rebound.items()},
+                                "calibrated restitution per surface and the mean rebound it gave; safe to delete")
         return self.material_error
+
+    def _rebound_key(self, cache_key: Any) -> list:
+        dice = [n for n in self._ids if n in self._die_specs]
+        return [cache_key, "rebound", dice[:1], sorted(self._drop_points), self.settings.model_dump(mode="json")]
+
+    def _cached_rebounds(self, cache_key: Any) -> bool:
+        """Set the calibrated restitutions from the cache; False when there is no usable entry."""
+        from sim import diskcache
+
+        value = diskcache.load("rebound", self._rebound_key(cache_key))
+        if not isinstance(value, dict) or set(value) != {n for n in self._drop_points if self._rebound_pair(n)}:
+            return False
+        try:
+            rebound = {n: (float(v[0]), float(v[1])) for n, v in value.items()}
+        except (TypeError, ValueError, IndexError):
+            return False
+        dice = [n for n in self._ids if n in self._die_specs]
+        if not dice:
+            return False
+        self.rebound.clear()
+        for name in sorted(rebound):
+            self.set_surface(name, self.surface(name)[0], rebound[name][0])
+            self.rebound[name] = rebound[name]
+        self.park(dice[0])
+        return True
+
+    def _rebound_pair(self, name: str) -> bool:
+        dice = [n for n in self._ids if n in self._die_specs]
+        return bool(dice) and self.materials.pair(self._die_specs[dice[0]].material, self._material_of[name]) is not None
 
     def set_drop_points(self, name: BodyName, xy_m: list[tuple[float, float]], top_m: float) -> None:
         """Points over a static body where a die is dropped to calibrate its rebound (averaged over points;
@@ -231,7 +274,7 @@ class Physics:
         the rebound you get). For every static body with drop points, the mean rebound of flat 10 cm
         drops of the first die is solved for over that body's restitution (regula falsi, Illinois form,
         bracketed in [0, 2]), in this very world. Results are in `self.rebound`."""
-        self.rebound: dict[str, tuple[float, float]] = {}
+        self.rebound.clear()
         dice = [n for n in self._ids if n in self._die_specs]
         if not dice:
             return
@@ -282,7 +325,7 @@ class Physics:
 
     def set_damping(self, die: BodyName, value: float) -> None:
         """Set a die's linear and angular velocity damping (the contact damping it gets while touching)."""
-        self.client.changeDynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
+        self._change_dynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
 
     # ---------------- bodies from convex pieces (sim.world.solids) ----------------
     def add_static_solid(self, name: BodyName, hulls: list[np.ndarray], material: str,
@@ -290,6 +333,7 @@ class Physics:
         """A static solid made of the convex hulls of vertex arrays (body frame, metres): one PyBullet body
         per hull (see `static_bodies`), all answering to `name`."""
         bodies = static_bodies(self.client, hulls, STATIC_MARGIN_M, position, orientation_xyzw)
+        self._static_aabb.pop(name, None)
         self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
         self._parts[name] = bodies
         for b in bodies[1:]:
@@ -333,6 +377,7 @@ class Physics:
 
     def remove_body(self, name: BodyName) -> None:
         """Remove a body from the world (its name can be registered again)."""
+        self._static_aabb.pop(name, None)
         body = self._ids.pop(name)
         for b in self._parts.pop(name, [body]):
             self._names.pop(b, None)
@@ -450,11 +495,13 @@ class Physics:
     def set_state(self, name, position_m, orientation_xyzw, velocity_mps=(0, 0, 0), spin_radps=(0, 0, 0)) -> None:
         """Put a body at a pose (m, xyzw) with a velocity (m/s) and spin (rad/s), world frame."""
         b = self._ids[name]
+        self._static_aabb.pop(name, None)
         self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
         self.client.resetBaseVelocity(b, list(velocity_mps), list(spin_radps))  # reset zeroed them
 
     def set_pose(self, name: BodyName, position_m, orientation_xyzw) -> None:
         """Move a body without touching its velocity (static and kinematic bodies)."""
+        self._static_aabb.pop(name, None)
         for b in self._bodies(name):
             self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
 
@@ -481,10 +528,13 @@ class Physics:
         """Bounding boxes (lo, hi) of these bodies as Bullet's broadphase has them now."""
         out = []
         for n in names:
-            boxes = [self.client.getAABB(b) for b in self._bodies(n)]
-            lo = tuple(min(bx[0][i] for bx in boxes) for i in range(3))
-            hi = tuple(max(bx[1][i] for bx in boxes) for i in range(3))
-            out.append((lo, hi))
+            box = self._static_aabb.get(n)
+            if box is None:
+                boxes = np.array([self.client.getAABB(b) for b in self._bodies(n)])  # (pieces, lo/hi, xyz)
+                box = (tuple(boxes[:, 0].min(axis=0).tolist()), tuple(boxes[:, 1].max(axis=0).tolist()))
+                if n in self._parts:  # a static solid's box changes only when it is moved (set_pose): kept
+                    self._static_aabb[n] = box
+            out.append(box)
         return out
 
     def bounding_radius(self, name: str) -> float:

@@ -168,7 +168,9 @@ class RestDetector:
             if disp < t.max_disp_m and turn < t.max_turn_rad:
                 v, w = velocity()
                 quiet = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < t.spike_v2 and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < t.spike_w2
-            if quiet and t.use_support:
+            # the support sets how many quiet windows this body needs (2 or more), so it is judged from
+            # the second consecutive quiet window on: at the first, no count could reach any need yet
+            if quiet and t.use_support and self.quiet_windows[i] >= 1:
                 shape = self.shapes[i]
                 sup = OTHER if shape is None else support(pos, q, shape, normals(), t.margin_m)
                 self.need[i] = 2 if sup == FLAT_STABLE else t.need_balanced if sup == FLAT_UNSTABLE else t.need_other

@@ -225,16 +225,18 @@ def solid_body(client, hulls: list[np.ndarray], mass_kg: float = 0.0, position=(
 
 
 def write_hull_obj(path: str, pts: np.ndarray) -> None:
-    """The convex hull of a point set as an OBJ of outward-facing triangles."""
+    """The convex hull of a point set as an OBJ of outward-facing triangles (one write: a world is built
+    from a few hundred pieces, so this is on the path of every command that builds one)."""
     hull = ConvexHull(pts)
-    used = sorted(set(hull.simplices.ravel().tolist()))
-    index = {v: i + 1 for i, v in enumerate(used)}
+    simplices = hull.simplices
+    used = np.unique(simplices.ravel())
+    index = np.zeros(len(pts), dtype=np.int64)
+    index[used] = np.arange(1, len(used) + 1)
+    a, b, c = pts[simplices[:, 0]], pts[simplices[:, 1]], pts[simplices[:, 2]]
+    inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), hull.equations[:, :3]) < 0
+    faces = index[simplices]
+    faces[inward] = faces[inward][:, [0, 2, 1]]
+    lines = [f"v {x:.10f} {y:.10f} {z:.10f}\n" for x, y, z in pts[used].tolist()]
+    lines.extend(f"f {i} {j} {k}\n" for i, j, k in faces.tolist())
     with open(path, "w") as fh:
-        for v in used:
-            x, y, z = pts[v]
-            fh.write(f"v {x:.10f} {y:.10f} {z:.10f}\n")
-        for simplex, eq in zip(hull.simplices, hull.equations):
-            a, b, c = pts[simplex]
-            if np.dot(np.cross(b - a, c - a), eq[:3]) < 0:
-                simplex = simplex[[0, 2, 1]]
-            fh.write("f " + " ".join(str(index[int(v)]) for v in simplex) + "\n")
+        fh.write("".join(lines))

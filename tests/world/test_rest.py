@@ -76,3 +76,28 @@ def test_settle_uses_the_rest_detector():
         assert not ph.settle(["die:0"], max_time_s=0.2)
     finally:
         th.physics.close()
+
+
+def test_support_is_judged_from_the_second_quiet_window_and_the_latest_one_counts():
+    """The detector skips the support test at a body's first quiet window (no count can reach any need,
+    2 or more, yet): what decides is the support at the window being counted. A die leaning on a wall
+    at its first quiet window and lying flat from the second rests at the second; flat then leaning
+    waits as long as a leaning die must; the support is asked for only from the second quiet window on."""
+    test = RestTest.from_settings(D6.physics)
+    pts = D6.dice[0].collision_points_m
+    wall = (UP, (0.0, -1.0, 0.0))
+    still = (0.0, 0.0, 0.008)
+
+    def run(normals_per_window):
+        det, asked = RestDetector(test, [pts]), []
+        for k, normals in enumerate(normals_per_window, 1):
+            if det.window(0, still, FLAT, True, lambda: ((0.0,) * 3, (0.0,) * 3),
+                          lambda n=normals, k=k: asked.append(k) or list(n)):
+                return k, asked
+        return None, asked
+
+    # window 1 only anchors; window n is quiet window n - 1
+    assert run([(UP, UP), wall, (UP, UP), (UP, UP)]) == (3, [3])  # the wall at quiet window 1 is never asked
+    n = test.need_other
+    leaning = [(UP, UP), (UP, UP)] + [wall] * n  # flat at quiet window 1, then leaning
+    assert n > 2 and run(leaning) == (1 + n, list(range(3, 2 + n)))  # it waits as long as leaning asks

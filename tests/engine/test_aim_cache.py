@@ -1,0 +1,145 @@
+"""The solved aimed release and rebound calibration on disk (sim/diskcache.py): a cache hit is the
+fresh solve to the bit, keys follow the scenario and the code, a corrupt entry is solved and written
+again, concurrent writers never leave a torn entry."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import warnings
+
+import pytest
+
+from sim import diskcache
+from sim.engine.thrower import Thrower, clear_nominal_cache
+from sim.specs.scenario import Scenario
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DFSIM_CACHE_DIR", str(tmp_path))
+    clear_nominal_cache()
+    yield tmp_path
+    clear_nominal_cache()
+
+
+def _bits(value):
+    return [float(x).hex() for x in value]
+
+
+def test_cache_dir_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.delenv("DFSIM_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert diskcache.cache_dir() == tmp_path / "xdg" / "dfsim"
+    monkeypatch.setenv("DFSIM_CACHE_DIR", str(tmp_path / "own"))
+    assert diskcache.cache_dir() == tmp_path / "own"
+
+
+def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, magma_d8):
+    th = Thrower(magma_d8)
+    fresh = th.nominal()  # solved here (the folder is empty) and written
+    key = th._nominal_key()
+    path = diskcache.entry_path("aim", key)
+    assert path.exists() and diskcache.load("aim", key) == list(fresh)
+    clear_nominal_cache()
+    solves = []
+    real = Thrower._solve_nominal
+    Thrower._solve_nominal = lambda self, aim: solves.append(1) or real(self, aim)  # type: ignore[method-assign]
+    try:
+        hit = Thrower(magma_d8).nominal()  # a new world, memory empty: read from disk
+        assert solves == [] and _bits(hit) == _bits(fresh)
+        # the world built from the cached rebound calibration throws exactly as a calibrated one
+        Thrower.disk_cache = False
+        try:
+            calibrated = Thrower(magma_d8)
+        finally:
+            Thrower.disk_cache = True
+        cached_world = Thrower(magma_d8)
+        assert cached_world.physics.rebound == calibrated.physics.rebound
+        for k in range(3):
+            assert cached_world.throw(5, k).record() == calibrated.throw(5, k).record()
+        # corrupt: warned, solved again, the same value, a whole entry written back
+        path.write_text('{"key": "')
+        clear_nominal_cache()
+        with pytest.warns(UserWarning, match="corrupt"):
+            again = Thrower(magma_d8).nominal()
+        assert solves == [1] and _bits(again) == _bits(fresh)
+        assert json.loads(path.read_text())["value"] == list(fresh)
+    finally:
+        Thrower._solve_nominal = real  # type: ignore[method-assign]
+
+
+def test_key_follows_what_changes_the_aim(cache):
+    base = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
+    other_skill = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="expert")
+    farther = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual",
+                             overrides={"shot.release.distance_mm": 900})
+    finer = base.with_physics(step_hz=base.physics.step_hz * 2)
+    other_die = Scenario.build(board="magma", dice=["hero-d6"], shots=["standard"], skill="casual")
+
+    def key(sc):
+        return diskcache.entry_key((sc.aim_key, "Thrower", None))
+
+    assert key(base) == key(other_skill)  # the aim is noise-free: skills share it
+    assert len({key(base), key(farther), key(finer), key(other_die)}) == 4
+    salted = key(base)
+    real = diskcache.CACHE_VERSION
+    try:
+        diskcache.CACHE_VERSION = real + 1
+        diskcache.code_salt.cache_clear()
+        assert key(base) != salted  # a new code version never reads old entries
+    finally:
+        diskcache.CACHE_VERSION = real
+        diskcache.code_salt.cache_clear()
+    assert key(base) == salted
+
+
+def test_unreadable_entries_are_misses(cache):
+    for text in ("", "[1, 2]", '{"key": "someone else", "value": 1}', "\x00\xff garbage"):
+        path = diskcache.entry_path("aim", ["k"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        with pytest.warns(UserWarning):
+            assert diskcache.load("aim", ["k"]) is None
+    assert diskcache.store("aim", ["k"], [1.5, 2.5]) == path
+    assert diskcache.load("aim", ["k"]) == [1.5, 2.5]
+
+
+def test_an_unwritable_folder_costs_the_cache_only(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("DFSIM_CACHE_DIR", str(blocker))
+    with pytest.warns(UserWarning, match="cannot write"):
+        assert diskcache.store("aim", ["k"], [1.0, 2.0]) is None
+    with pytest.warns(UserWarning, match="cannot be read"):
+        assert diskcache.load("aim", ["k"]) is None
+
+
+def _writer(folder: str, i: int, n: int) -> None:
+    import os
+
+    os.environ["DFSIM_CACHE_DIR"] = folder
+    for j in range(n):
+        diskcache.store("aim", ["shared"], [float(i), float(j), "x" * 2000])
+
+
+def test_concurrent_writers_never_tear_an_entry(cache):
+    n = 150
+    ctx = mp.get_context("fork")
+    procs = [ctx.Process(target=_writer, args=(str(cache), i, n)) for i in range(3)]
+    for p in procs:
+        p.start()
+    seen = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a torn entry would warn "corrupt": make it fail here
+        while any(p.is_alive() for p in procs):
+            value = diskcache.load("aim", ["shared"])
+            if value is not None:
+                assert value[0] in (0.0, 1.0, 2.0) and 0 <= value[1] < n and value[2] == "x" * 2000
+                seen += 1
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    assert diskcache.load("aim", ["shared"])[1] == n - 1
+    assert [f.name for f in (cache / "aim").iterdir() if f.name.endswith(".tmp")] == []  # no temporary file left
+    assert seen > 0
