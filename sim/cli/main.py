@@ -9,12 +9,14 @@ import sys
 
 from sim.cli import (
     bench,
+    board_tools,
     catalog,
     converge,
     determinism,
     doctor,
     fight,
     run,
+    sensitivity,
     shots,
     templates,
     throws,
@@ -25,7 +27,8 @@ from sim.cli import (
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, tune, doctor, validate)
+COMMAND_GROUPS = (throws, catalog, bench, converge, determinism, templates, shots, run, viewer, fight, tune, doctor, validate,
+                  sensitivity, board_tools)
 
 
 def build_parser() -> argparse.ArgumentParser:
