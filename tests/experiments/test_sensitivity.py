@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sim.cli.main import main
@@ -68,8 +70,10 @@ def test_cli_bad_file_is_one_line_exit_2_nothing_written(tmp_path, capsys):
     assert not out.exists()
 
 
-def test_shipped_file_validates_and_plans():
-    spec, src = load_sensitivity("experiments/sensitivity/reference.toml")
+def test_shipped_file_validates_and_plans(capsys):
+    shipped = str(Path(__file__).resolve().parents[2] / "experiments" / "sensitivity" / "reference.toml")
+    assert main(["check", shipped]) == 0 and "valid sensitivity analysis (morris, 96 design points" in capsys.readouterr().out
+    spec, src = load_sensitivity(shipped)
     plan = plan_sensitivity(spec, src)
     assert len(plan.X) == spec.points == spec.trajectories * (len(spec.parameters) + 1)
     assert plan.outputs[0] == "hit" and "value=10" in plan.outputs

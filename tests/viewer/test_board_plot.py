@@ -33,6 +33,8 @@ def test_board_over_the_example_photo_and_from_measurements(tmp_path, capsys):
                      "--centre-px", "300,290", "--rotate-deg", "20", "--out", str(out)]) == 0
         assert out.read_bytes()[:8] == PNG and out.stat().st_size > 50_000
     assert main(["check", str(board)]) == 0
+    assert main(["check", str(EXAMPLE / "measurements.toml")]) == 0
+    assert "valid measured board (19 sections" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args, needle", [
