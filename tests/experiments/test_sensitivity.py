@@ -99,3 +99,31 @@ def test_same_seed_same_table_whatever_the_workers_and_a_known_answer(tmp_path):
     # a rerun of the finished analysis throws nothing and writes the same table
     c = run_sensitivity(f, out=tmp_path / "a", workers=1, quiet=True, figure=False)
     assert c.throws_run == 0 and c.table.equals(a.table)
+
+
+@pytest.mark.parametrize("method", ["morris", "sobol"])
+def test_analysis_of_a_known_response(method, tmp_path):
+    """Outputs made from the design itself (no physics): y = 0.5 * a / 0.5 for the speed spread a in
+    [0, 0.5], nothing from the others. Morris: mu* of the speed spread is its rise over the range (0.5),
+    exactly; the others 0. Sobol': S1 = ST = 1 for it, ~0 for the others. The table and figure are written."""
+    from sim.experiments.sensitivity import analyse, write_outputs
+
+    params = [*BASE["parameters"], {"name": "c", "setting": "skill.azimuth_sd_deg", "low": 1.0, "high": 9.0}]
+    spec = parse_sensitivity(_with(method=method, parameters=params, trajectories=8, samples=256), "f.toml")
+    plan = plan_sensitivity(spec, "f.toml")
+    import pandas as pd
+
+    rise = plan.X[:, 0]  # 0 .. 0.5 over the range
+    Y = pd.DataFrame({o: rise if o == "hit" else 0.0 * rise for o in plan.outputs})
+    t = analyse(plan, Y).set_index(["output", "parameter"])
+    if method == "morris":
+        assert t.loc[("hit", "a"), "mu_star"] == pytest.approx(0.5) and t.loc[("hit", "a"), "sigma"] < 1e-9
+        assert t.loc[("hit", "b"), "mu_star"] == 0 and t.loc[("hit", "c"), "mu_star"] == 0
+    else:
+        assert t.loc[("hit", "a"), "S1"] == pytest.approx(1, abs=0.05) and t.loc[("hit", "a"), "ST"] == pytest.approx(1, abs=0.05)
+        assert abs(t.loc[("hit", "b"), "ST"]) < 0.01 and abs(t.loc[("hit", "c"), "S1"]) < 0.05
+        assert t.loc[("value=1", "a"), "S1"] != t.loc[("value=1", "a"), "S1"]  # no variance: undefined (NaN)
+    files = write_outputs(tmp_path, plan, Y, t.reset_index())
+    assert {f.name for f in files} == {"sensitivity.json", "sensitivity.csv", "sensitivity.md", "samples.csv",
+                                       "sensitivity.png"}
+    assert "| a |" in (tmp_path / "sensitivity.md").read_text()
