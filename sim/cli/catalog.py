@@ -63,7 +63,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     from sim.specs.datafiles import read_toml
 
     path = Path(args.file)
-    kind = infer_kind(path, read_toml(path))
+    data = read_toml(path)
+    if data.get("kind") == "measured-board" or (data.get("kind") is None and "center_mm" in data):
+        from sim.specs.measured_board import board_from_measurements
+
+        board, _ = board_from_measurements(data, str(path))
+        print(f"ok: {args.file} is a valid measured board ({len(board.sections)} sections, {len(board.holes)} "
+              f"holes, {len(board.bones)} bones)")
+        return 0
+    if data.get("kind") == "sensitivity" or (data.get("kind") is None and "parameters" in data):
+        from sim.experiments.sensitivity import load_sensitivity, plan_sensitivity
+
+        plan = plan_sensitivity(*load_sensitivity(path))
+        print(f"ok: {args.file} is a valid sensitivity analysis ({plan.spec.method}, {len(plan.X)} design points, "
+              "every parameter applied at both ends of its range)")
+        return 0
+    kind = infer_kind(path, data)
     if kind not in SPEC_CLASSES:
         if kind != "experiment":
             raise SpecError(path, "kind", f"unknown kind '{kind}'")

@@ -9,6 +9,7 @@ import sys
 
 from sim.cli import (
     bench,
+    board_tools,
     calibrate,
     catalog,
     converge,
@@ -16,6 +17,7 @@ from sim.cli import (
     doctor,
     fight,
     run,
+    sensitivity,
     shots,
     templates,
     throws,
@@ -26,7 +28,8 @@ from sim.cli import (
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-COMMAND_GROUPS = (throws, catalog, bench, calibrate, converge, determinism, templates, shots, run, viewer, fight, tune, doctor, validate)
+    board_tools,
+    calibrate,
 
 
 def build_parser() -> argparse.ArgumentParser:

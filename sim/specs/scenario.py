@@ -67,16 +67,33 @@ def _load_raw(kind: str, name: str | Path) -> tuple[dict, str]:
 
 
 def _set_path(data: dict, path: list[str], value: Any, source: str, full: str) -> None:
-    cur = data
+    """Set data[a][b]... = value; a whole-number part indexes a list (`materials.pairs.1.friction`: the
+    second pair of the material table)."""
+    cur: Any = data
     for p in path[:-1]:
+        if isinstance(cur, list):
+            cur = cur[_list_index(cur, p, source, full)]
+            continue
         nxt = cur.get(p)
         if nxt is None:
             nxt = {}
             cur[p] = nxt
-        if not isinstance(nxt, dict):
+        if not isinstance(nxt, (dict, list)):
             raise SpecError(source, full, f"'{p}' is not a table")
         cur = nxt
-    cur[path[-1]] = value
+    if isinstance(cur, list):
+        cur[_list_index(cur, path[-1], source, full)] = value
+    elif isinstance(cur, dict):
+        cur[path[-1]] = value
+    else:
+        raise SpecError(source, full, f"'{path[-2]}' is not a table")
+
+
+def _list_index(items: list, part: str, source: str, full: str) -> int:
+    """The list index a path part names: a whole number below the list's length."""
+    if not part.isdigit() or int(part) >= len(items):
+        raise SpecError(source, full, f"'{part}' is not an index of a list of {len(items)} entries (0 to {len(items) - 1})")
+    return int(part)
 
 
 @dataclass

@@ -13,17 +13,19 @@ import pytest
 from pydantic import BaseModel
 
 from sim.errors import SpecError
+from sim.experiments.sensitivity import SensitivitySpec
 from sim.experiments.spec import ExperimentSpec
 from sim.specs.catalog import SPEC_CLASSES
 from sim.specs.flip import FlipProfile, FlipSkill
 from sim.specs.measurements import MeasurementsSpec
+from sim.specs.measured_board import MeasuredBoard
 from sim.specs.physics import MAX_STEPS_PER_THROW, PhysicsSettings
 from sim.specs.rules import RuleSet
 from sim.specs.tally import TallySpec
 from sim.specs.template_setup import TemplateSetup
 
 ROOTS = [*SPEC_CLASSES.values(), RuleSet, PhysicsSettings, FlipProfile, FlipSkill, TemplateSetup, ExperimentSpec,
-         MeasurementsSpec, TallySpec]
+         MeasurementsSpec, TallySpec, SensitivitySpec, MeasuredBoard]
 
 
 def _flags(metadata) -> set[str]:
