@@ -28,8 +28,8 @@ from sim.cli import (
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
 
-    board_tools,
-    calibrate,
+COMMAND_GROUPS = (throws, catalog, bench, calibrate, converge, determinism, templates, shots, run, viewer, fight, tune, doctor,
+                  validate, sensitivity, board_tools)
 
 
 def build_parser() -> argparse.ArgumentParser:

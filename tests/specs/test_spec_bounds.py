@@ -17,8 +17,8 @@ from sim.experiments.sensitivity import SensitivitySpec
 from sim.experiments.spec import ExperimentSpec
 from sim.specs.catalog import SPEC_CLASSES
 from sim.specs.flip import FlipProfile, FlipSkill
-from sim.specs.measurements import MeasurementsSpec
 from sim.specs.measured_board import MeasuredBoard
+from sim.specs.measurements import MeasurementsSpec
 from sim.specs.physics import MAX_STEPS_PER_THROW, PhysicsSettings
 from sim.specs.rules import RuleSet
 from sim.specs.tally import TallySpec
