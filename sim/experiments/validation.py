@@ -692,7 +692,8 @@ def fastest_release_mps(board_radius_m: float = 0.28) -> dict:
     """The fastest impact any built-in shot makes: the largest speed the aimed-release search may pick
     (ballistic speeds over its grid of bounce points and elevations, capped at 15 m/s as it is) or a
     shot's fixed speed, raised by 3 standard deviations of the sloppiest skill's speed spread and the
-    shot's speed multiplier, plus the speed gained falling from the release height."""
+    shot's speed multiplier and held within the shot's speed limit, plus the speed gained falling from
+    the release height."""
     from sim.engine.thrower import NOMINAL_ELEVATIONS_DEG, NOMINAL_GAP_FACTORS
     from sim.specs.catalog import list_kind
 
@@ -711,7 +712,8 @@ def fastest_release_mps(board_radius_m: float = 0.28) -> dict:
                     v = ballistic_speed(d, r.height_mm * 1e-3, el)
                     if math.isfinite(v) and v <= 15:
                         speeds.append(v)
-        v = max(speeds) * (1 + TUNNEL_SIGMAS * sd * shot.noise.speed)
+        # drawn releases are clipped into the shot's [limits] (what the body allows)
+        v = shot.limits.clip("speed", max(speeds) * (1 + TUNNEL_SIGMAS * sd * shot.noise.speed))
         impact = math.sqrt(v * v + 2 * GRAVITY * r.height_mm * 1e-3)
         if impact > best["speed_mps"]:
             best = {"speed_mps": impact, "shot": shot.name, "release_mps": v, "height_m": r.height_mm * 1e-3}
