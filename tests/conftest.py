@@ -21,3 +21,26 @@ def _private_cache_dir(tmp_path_factory):
         os.environ.pop("DFSIM_CACHE_DIR", None)
     else:
         os.environ["DFSIM_CACHE_DIR"] = old
+
+
+@pytest.fixture
+def run_notebook(monkeypatch):
+    """Execute notebooks/NAME top to bottom with these environment settings; its code cells' outputs,
+    after checking that none is an error."""
+    from pathlib import Path
+
+    def run(name: str, env: dict[str, str], timeout: int = 600) -> list[dict]:
+        nbformat = pytest.importorskip("nbformat")
+        nbclient = pytest.importorskip("nbclient")
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        notebook = Path(__file__).resolve().parents[1] / "notebooks" / name
+        nb = nbformat.read(notebook, as_version=4)
+        client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                                         resources={"metadata": {"path": str(notebook.parent)}})
+        client.execute()
+        outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+        assert not [o for o in outputs if o.get("output_type") == "error"]
+        return outputs
+
+    return run

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 from pathlib import Path
 
 from sim.cli.common import number
 from sim.errors import SpecError
+from sim.files import write_atomic
 
 SRC = "command line"
 
@@ -36,19 +36,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=cmd_plot)
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Write through a temporary file renamed into place: an error leaves nothing half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def cmd_from_measurements(args: argparse.Namespace) -> int:
     """Convert, validate the board it gives, write it, and say what it holds."""
     from sim.specs.datafiles import read_toml
@@ -64,7 +51,7 @@ def cmd_from_measurements(args: argparse.Namespace) -> int:
     header = (f"Board '{board.name}' written by `dfsim board-from-measurements {src.name}` from measurements\n"
               "(board frame: origin at the centre, +x toward the far side, mm). Check it over a photo with\n"
               "`dfsim board-plot`, then use it as --board FILE or board = \"FILE\" in an experiment.")
-    _write(out, toml_text(table, header).encode())
+    write_atomic(out, toml_text(table, header).encode())
     print(f"wrote {out}: board '{board.name}', {len(board.sections)} sections, {len(board.holes)} holes, "
           f"{len(board.bones)} bones")
     return 0
@@ -122,6 +109,6 @@ def cmd_plot(args: argparse.Namespace) -> int:
         raise SpecError(SRC, "--out", f"must name a .png file, not {out.name!r}")
     buf = io.BytesIO()
     board_figure(board, photo, frame).savefig(buf, format="png", dpi=110)
-    _write(out, buf.getvalue())
+    write_atomic(out, buf.getvalue())
     print(f"wrote {out}")
     return 0

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 from pathlib import Path
 
 from sim.errors import SpecError
+from sim.files import write_atomic
 
 _PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -23,14 +23,6 @@ def _default_out(name: str, source: str, flag: str = "--out") -> Path:
     return Path(f"{name}.toml")
 
 
-def _write(path: Path, text: str) -> None:
-    """Write a file whole (a temporary file renamed into place), creating its folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Fit the pair, print the report (or JSON), write the material file."""
     from sim.experiments.calibration import calibrate, material_toml
@@ -39,7 +31,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     spec = load_measurements(args.measurements)
     out = Path(args.out) if args.out else _default_out(spec.name, spec.source)
     result = calibrate(spec)
-    _write(out, material_toml(result.table))
+    write_atomic(out, material_toml(result.table))
     if args.json:
         print(json.dumps(result.to_json() | {"material_file": str(out)}, indent=2))
     else:
@@ -56,7 +48,7 @@ def cmd_fit_skill(args: argparse.Namespace) -> int:
     tally = load_tally(args.tally)
     out = Path(args.out) if args.out else _default_out(tally.name, tally.source)
     result = fit_skill(tally, throws=args.throws, seed=args.seed)
-    _write(out, skill_toml(result.skill))
+    write_atomic(out, skill_toml(result.skill))
     if args.json:
         print(json.dumps(result.to_json() | {"skill_file": str(out)}, indent=2))
     else:

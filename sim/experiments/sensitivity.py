@@ -21,7 +21,6 @@ import csv
 import io
 import json
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from sim.errors import FieldError, SpecError, from_validation_error
 from sim.experiments.spec import MAX_CELLS, Settings, check_name, localise, resolve_experiment
+from sim.files import write_atomic
 from sim.hashing import json_hash
 from sim.specs.base import Spec
 from sim.specs.datafiles import read_toml
@@ -465,21 +465,11 @@ def write_outputs(out: Path, plan: Plan, Y: pd.DataFrame, table: pd.DataFrame, w
              "samples.csv": samples.to_csv(index=False, float_format="%.10g")}
     files = []
     for name, text in texts.items():
-        files.append(_replace(out / name, text.encode()))
+        files.append(write_atomic(out / name, text.encode()))
     if with_figure:
         buf = io.BytesIO()
         figure(plan, table).savefig(buf, format="png", dpi=110)
-        files.append(_replace(out / "sensitivity.png", buf.getvalue()))
+        files.append(write_atomic(out / "sensitivity.png", buf.getvalue()))
     return files
 
 
-def _replace(path: Path, data: bytes) -> Path:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path

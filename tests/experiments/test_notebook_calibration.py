@@ -3,24 +3,9 @@ fitted to the example's drops and tilts, a skill to the example's tally, and an 
 
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
-
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "calibration.ipynb"
-
-
-def test_calibration_notebook_executes(tmp_path, monkeypatch):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    monkeypatch.setenv("DFSIM_NOTEBOOK_FAST", "1")
-    monkeypatch.setenv("DFSIM_NOTEBOOK_OUT", str(tmp_path / "out"))
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOK.parent)}})
-    client.execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
+def test_calibration_notebook_executes(tmp_path, run_notebook):
+    outputs = run_notebook("calibration.ipynb", {"DFSIM_NOTEBOOK_FAST": "1", "DFSIM_NOTEBOOK_OUT": str(tmp_path / "out")}, timeout=600)
     text = "".join(o.get("text", "") for o in outputs)
     assert "restitution" in text and "spread scale of casual" in text and "20 throws per variant" in text
     assert any("image/png" in o.get("data", {}) for o in outputs)
