@@ -305,6 +305,12 @@ class LocalExecutor(Executor):
                 p.kill()
         for p in procs:
             p.join(timeout=10)
+        # let the pool's manager thread finish its cleanup now: at interpreter exit concurrent.futures
+        # wakes every manager thread, and one still closing its wake-up pipe then races that call into
+        # "OSError: Bad file descriptor" printed after an interrupted run (Python 3.11)
+        manager = getattr(self._pool, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(timeout=10)
 
 
 CONNECT_TIMEOUT_S = 10  # a scheduler that does not answer by then is reported, not waited for
