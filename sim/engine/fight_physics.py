@@ -46,7 +46,7 @@ import numpy as np
 from shapely.geometry import Point
 
 from sim.engine.fight_templates import FightTemplateLayer, FightTemplates, flip_fight_templates
-from sim.engine.thrower import Thrower, ThrowResult
+from sim.engine.thrower import LyingOnBoard, Thrower, ThrowResult
 from sim.engine.worlds import build_thrower
 from sim.rules.classifier import classify
 from sim.rules.outcome import DieRest, Outcome
@@ -97,7 +97,7 @@ def _slot_body(slot: str) -> str:
     return f"die:board-{slot}"
 
 
-class BoardDice:
+class BoardDice(LyingOnBoard):
     """A thrower component: pool bodies for the dice lying on the board (see the module docstring)."""
 
     def __init__(self, thrower: Thrower, state: BoardState, colored: DieSpec, white: DieSpec) -> None:
@@ -142,14 +142,6 @@ class BoardDice:
         """The board dice where they rest: the state decides, never what the world did before."""
         self.place(thrower)
 
-    def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
-        """No aim of its own: the shot (or the request's target point) decides."""
-        return None
-
-    def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
-        """The plain scenario's key: the aim is solved on an empty board."""
-        return key
-
     @contextlib.contextmanager
     def solving(self, thrower: Thrower) -> Iterator[None]:
         """The aimed release is solved on the empty board; the board dice come back afterwards."""
@@ -159,10 +151,6 @@ class BoardDice:
             yield
         finally:
             self.place(thrower)
-
-    def judge_reference(self, outcomes: list[Outcome]) -> None:
-        """Reference throws are judged as usual."""
-        return None
 
     def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
         """`board_dice`: the slots of the dice lying on the board during the throw."""

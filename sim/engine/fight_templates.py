@@ -36,8 +36,7 @@ from typing import Any
 
 from shapely.geometry import Point
 
-from sim.engine.thrower import Thrower, ThrowResult
-from sim.rules.outcome import Outcome
+from sim.engine.thrower import LyingOnBoard, Thrower, ThrowResult
 from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.flip import FLIP_SKILLS
@@ -117,7 +116,7 @@ def flip_fight_templates(state: FightTemplates, board: BoardSpec, names: Sequenc
     return removed
 
 
-class FightTemplateLayer:
+class FightTemplateLayer(LyingOnBoard):
     """A thrower component: bodies for a fight's templates, laid at their flipped poses before every
     throw (parked if not on the board), so the thrown die's outcome reads them."""
 
@@ -156,14 +155,6 @@ class FightTemplateLayer:
         """The fight's templates where they were flipped: the state decides, not the last throw."""
         self.lay(thrower)
 
-    def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
-        """No aim of its own: the shot (or the request's target point) decides."""
-        return None
-
-    def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
-        """The plain scenario's key: the aim is solved on the bare board."""
-        return key
-
     @contextlib.contextmanager
     def solving(self, thrower: Thrower) -> Iterator[None]:
         """The aimed release is solved with the templates parked; they come back afterwards."""
@@ -175,10 +166,6 @@ class FightTemplateLayer:
         finally:
             thrower.templates = saved
             self.lay(thrower)
-
-    def judge_reference(self, outcomes: list[Outcome]) -> None:
-        """Reference throws are judged as usual."""
-        return None
 
     def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
         """`tpl_on_board`: the template pieces lying on the board during the throw."""

@@ -192,6 +192,24 @@ class Component(Protocol):
         """Extra record columns of a throw."""
 
 
+class LyingOnBoard:
+    """The defaults of a component that only lies on the board (a fight's board dice or templates): no
+    aim of its own, the aimed release solved as without it (under its own key), reference throws
+    judged as usual. Subclasses add prepare, solving and record_columns."""
+
+    def aim_point(self, thrower: Thrower) -> tuple[float, float] | None:
+        """No aim of its own: the shot (or the request's target point) decides."""
+        return None
+
+    def nominal_key(self, thrower: Thrower, key: tuple) -> tuple:
+        """The plain scenario's key: the aim is solved without this component's bodies."""
+        return key
+
+    def judge_reference(self, outcomes: list[Outcome]) -> None:
+        """Reference throws are judged as usual."""
+        return None
+
+
 class Thrower:
     """Owns the PyBullet world for one scenario and throws in it."""
 
