@@ -43,3 +43,22 @@ def test_objectives_are_solved_separately_and_none_is_worse_at_its_own_criterion
 def test_unknown_objective_is_refused(thrower):
     with pytest.raises(ValueError, match="aim objective"):
         thrower.set_objective("glory")
+
+
+def test_the_aimed_release_is_not_worse_than_the_other_techniques_on_its_grid(thrower):
+    """The solve must pick a good technique, not merely the same one twice: the chosen release hits at
+    least as often (within 3 paired standard errors on the final reference throws) as every other
+    elevation of the grid aimed at the shot's own bounce point."""
+    from sim.engine.thrower import NOMINAL_ELEVATIONS_DEG, NOMINAL_MAX_SPEED_MPS
+
+    th = thrower
+    th.set_objective("hit")
+    chosen = th.nominal()
+    rel = th.scenario.shot.release
+    _hand, _u, _dist, edge_s = th._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, th.aim_point())
+    bounce = edge_s - rel.bounce_gap_mm * 1e-3
+    others = [(v, el) for el in NOMINAL_ELEVATIONS_DEG
+              if np.isfinite(v := th._ballistic_speed(bounce, rel.height_mm * 1e-3, el)) and v <= NOMINAL_MAX_SPEED_MPS]
+    assert len(others) >= 3
+    for other in others:
+        assert _not_worse(th, chosen, other, "hit"), other
