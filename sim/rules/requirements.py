@@ -33,6 +33,7 @@ centre: a centre that clears a prop while an edge brushes it shows up as a conta
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -102,11 +103,17 @@ def is_bounce(trace: EventTrace, e: ContactEvent, rules: RuleSet) -> bool:
 
 def bounces_before_board(trace: EventTrace, die: str, ctx: RequirementContext) -> int:
     """Table bounces (`is_bounce`) that began outside the board outline before the die first touched the
-    board (or anything lying on it: `touches_board`)."""
+    board (or anything lying on it: `touches_board`).
+
+    "Before" is by time: a table contact that starts in the same step as the first board touch (a die
+    landing across the board's edge) is not before it, whichever of the two the engine lists first (the
+    order of one step's contacts follows Bullet's internal pair order and means nothing)."""
     board = ctx.board
+    events = trace.of(die)
+    t_board = min((e.time_s for e in events if touches_board(e, ctx)), default=math.inf)
     n = 0
-    for e in trace.of(die):
-        if touches_board(e, ctx):
+    for e in events:
+        if e.time_s >= t_board:
             break
         if e.other == "table" and is_bounce(trace, e, ctx.rules):
             if board is None or not bool(board.on_board(np.array([e.point_m[:2]]))[0]):

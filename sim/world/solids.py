@@ -32,6 +32,7 @@ from shapely.geometry.polygon import orient
 
 SAT_FLAGS = 4096  # pybullet's (GEOM|URDF)_INITIALIZE_SAT_FEATURES (numbers, so this module needs no pybullet import)
 SHAPE_MESH = 5  # pybullet.GEOM_MESH
+ASLEEP = 8  # pybullet.ACTIVATION_STATE_SLEEP
 
 
 # ---------------------------------------------------------------- 2-D convex decomposition
@@ -173,7 +174,9 @@ def static_bodies(client, hulls: list[np.ndarray], margin_m: float, position=(0.
     them at 1 mm), and a static margin of 1 mm cost thin dice their bounce: contact points found within
     the margin before the impact step had aged into "resting" contacts, which Bullet gives no
     restitution, by the time the die hit (a 20 x 4 mm cylinder's flat drops rebounded at 0 for 22 of 40
-    step phases, and the rebound calibration then pushed the table's restitution to 1.5)."""
+    step phases, and the rebound calibration then pushed the table's restitution to 1.5).
+
+    Every piece is put to sleep (`asleep`), which changes no contact a free body makes."""
     out = []
     with tempfile.TemporaryDirectory(prefix="dfsim-solid-") as d:
         for k, h in enumerate(hulls):
@@ -183,8 +186,19 @@ def static_bodies(client, hulls: list[np.ndarray], margin_m: float, position=(0.
             body = client.createMultiBody(0.0, shape, basePosition=list(position), baseOrientation=list(orientation_xyzw),
                                           useMaximalCoordinates=True)
             client.changeDynamics(body, -1, collisionMargin=margin_m)
+            asleep(client, body)
             out.append(body)
     return out
+
+
+def asleep(client, body: int) -> None:
+    """Put a static body to sleep: Bullet then skips every pair of two static bodies (both asleep) before
+    its narrow phase, where an awake pair of touching static pieces cost every step a test that can find
+    nothing to move. Measured on the magma board (~250 pieces) with one die in flight: 25 -> 11 us per
+    step. A pair with an awake free body is tested as before, and a static body is never woken (Bullet
+    activates only free bodies), so the contacts - and every throw's bits - are those of the awake
+    world; moving a sleeping static body (`Physics.set_pose`) still moves its broadphase box."""
+    client.changeDynamics(body, -1, activationState=ASLEEP)
 
 
 def solid_body(client, hulls: list[np.ndarray], mass_kg: float = 0.0, position=(0.0, 0.0, 0.0),

@@ -62,3 +62,15 @@ def test_a_trace_without_contact_state_counts_every_contact():
                               ContactEvent(0.11, "die:0", "table", (-0.5, 0, 0), 2.0),
                               ContactEvent(0.2, "die:0", "board", (-0.1, 0, 0.002), 1.0)])
     assert bounces_before_board(bare, "die:0", ctx()) == 2
+
+
+def test_a_landing_across_the_board_edge_is_not_a_bounce_before_the_board_in_either_listing_order():
+    """A die hopping onto the board's edge touches the table and the board in the same step: that table
+    contact is not before the board, whichever order the engine lists the step's contacts in."""
+    table_first = build([(0.31, 0.42, 0.015), (0.45, 0.6, 0.015)], board_at=0.6)  # hop lands at 0.6 on both
+    assert [e.other for e in table_first.events[-2:]] == ["table", "board"]
+    ev = table_first.events
+    board_first = EventTrace(events=ev[:-2] + [ev[-1], ev[-2]], path_t=table_first.path_t, paths=table_first.paths,
+                             lift_offs=table_first.lift_offs)
+    assert bounces_before_board(table_first, "die:0", ctx()) == 2
+    assert bounces_before_board(board_first, "die:0", ctx()) == 2
