@@ -31,6 +31,7 @@ from sim.specs.geometry import MM
 PHI = (1 + math.sqrt(5)) / 2
 MAX_DIE_MM = 200.0  # no die is longer than this along any axis
 MAX_VERTICES = 100  # corners of a polyhedron die, and labels of its faces
+FACE_COUNTS = {"d4": 4, "d6": 6, "cuboid": 6, "d8": 8, "d12": 12, "cylinder": 2}
 MIN_DIE_VOLUME_MM3 = 1.0  # a polyhedron must be a solid, not points in a plane or on a line
 
 DieLength = Annotated[float, Field(gt=0, le=MAX_DIE_MM)]
@@ -81,7 +82,9 @@ class DieSpec(Spec):
             if not self.vertices_mm or len(self.vertices_mm) < 4:
                 raise FieldError("vertices_mm", "vertices_mm with at least 4 points is required for a polyhedron")
             _check_solid(np.array(self.vertices_mm, float) * MM)
-        n = len(self._faces_raw())
+        # the regular shapes' face counts are known; only a free polyhedron needs its hull (scipy) here,
+        # so listing and checking the built-in dice never imports scipy
+        n = FACE_COUNTS[s] if s in FACE_COUNTS else len(self._faces_raw())
         if len(self.faces) != n:
             raise FieldError("faces", f"a {s} has {n} faces but {len(self.faces)} labels were given")
         if self.edge_radius_mm > 0.3 * self.min_extent_mm:

@@ -69,6 +69,17 @@ class Aero:
         self.k_face = 0.5 * AIR_DENSITY * profile.cd_face * spec.area_m2
         self.k_edge = 0.5 * AIR_DENSITY * profile.cd_edge * spec.local_outline.length * spec.thickness_m
 
+    def force_xyz(self, vx: float, vy: float, vz: float, nx: float, ny: float, nz: float) -> tuple[float, float, float]:
+        """`force` on plain floats (the landing loop asks for it every step until the first touch)."""
+        if not self.on:
+            return 0.0, 0.0, 0.0
+        s = math.sqrt(vx * vx + vy * vy + vz * vz)
+        if s < 1e-9:
+            return 0.0, 0.0, 0.0
+        c = abs(nx * vx + ny * vy + nz * vz) / s
+        k = -(self.k_face * c + self.k_edge * math.sqrt(max(0.0, 1 - c * c))) * s
+        return k * vx, k * vy, k * vz
+
     def force(self, v: np.ndarray, n: np.ndarray) -> np.ndarray:
         """Drag force (N) at velocity v (m/s) on a plate with unit normal n: face drag for flow across the
         plate, edge drag for flow along it; zero when drag is off."""
@@ -81,39 +92,91 @@ class Aero:
         return -(self.k_face * c + self.k_edge * math.sqrt(max(0.0, 1 - c * c))) * s * v
 
 
-def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, max_t: float = 5.0):
-    """RK4 free flight until `until(state)` is true; yields nothing, returns (state, t, turned_rad, samples).
+def rotation_rows(q) -> tuple[float, ...]:
+    """The rotation matrix of an xyzw quaternion (normalised first), row by row, as nine floats."""
+    x, y, z, w = q
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / n, y / n, z / n, w / n
+    return (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+            2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+            2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y))
 
-    samples: list of (t, normal, L) every step (for the precession check)."""
-    inv_i = 1.0 / np.asarray(spec.inertia_diagonal)
-    g = np.array([0.0, 0.0, -GRAVITY])
+
+def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, max_t: float = 5.0, record: bool = True):
+    """RK4 free flight until `until(state)` is true; returns (state, t, turned_rad, samples).
+
+    samples: list of (t, normal, L) every step (for the precession check; empty unless `record`).
+
+    Written on plain floats: a flip's flight is ~700 steps of four derivative evaluations each, and
+    numpy's per-call cost on 3-vectors made the arithmetic most of a flipped-template throw's time.
+    `until` is asked before every step, as before.
+    """
+    ix, iy, iz = (1.0 / float(c) for c in spec.inertia_diagonal)
+    g = GRAVITY
     m = spec.mass_kg
     L = state.L.copy()
+    lx, ly, lz = (float(c) for c in L)
+    drag = aero.on
+    kf, ke = aero.k_face, aero.k_edge
 
-    def deriv(x, v, q):
-        r = quat_to_matrix(q)
-        w = r @ (inv_i * (r.T @ L))
-        a = g + aero.force(v, r[:, 2]) / m
-        return v, a, _qdot(q, w)
+    def deriv(vx, vy, vz, qx, qy, qz, qw):
+        r00, r01, r02, r10, r11, r12, r20, r21, r22 = rotation_rows((qx, qy, qz, qw))
+        # w = R I^-1 R^T L
+        bx = (r00 * lx + r10 * ly + r20 * lz) * ix
+        by = (r01 * lx + r11 * ly + r21 * lz) * iy
+        bz = (r02 * lx + r12 * ly + r22 * lz) * iz
+        wx = r00 * bx + r01 * by + r02 * bz
+        wy = r10 * bx + r11 * by + r12 * bz
+        wz = r20 * bx + r21 * by + r22 * bz
+        ax = ay = 0.0
+        az = -g
+        if drag:
+            sp = math.sqrt(vx * vx + vy * vy + vz * vz)
+            if sp >= 1e-9:
+                c = abs(r02 * vx + r12 * vy + r22 * vz) / sp
+                k = -(kf * c + ke * math.sqrt(max(0.0, 1 - c * c))) * sp / m
+                ax, ay, az = k * vx, k * vy, k * vz - g
+        # dq/dt = 1/2 (w, 0) x q (xyzw)
+        return (ax, ay, az,
+                0.5 * (qw * wx + wy * qz - wz * qy), 0.5 * (qw * wy + wz * qx - wx * qz),
+                0.5 * (qw * wz + wx * qy - wy * qx), 0.5 * (-qx * wx - qy * wy - qz * wz))
 
-    x, v, q = state.x.copy(), state.v.copy(), state.q.copy()
+    x0, x1, x2 = (float(c) for c in state.x)
+    v0, v1, v2 = (float(c) for c in state.v)
+    q0, q1, q2, q3 = (float(c) for c in state.q)
     t, turned = 0.0, 0.0
-    n_prev = quat_to_matrix(q)[:, 2]
-    samples = [(0.0, n_prev.copy(), L.copy())]
+    r = rotation_rows((q0, q1, q2, q3))
+    n_prev = (r[2], r[5], r[8])
+    samples = [(0.0, np.array(n_prev), L.copy())] if record else []
+    h, h2, h6 = dt, 0.5 * dt, dt / 6
     while t < max_t:
-        if until(FlightState(x, v, q, L)):
+        if until(FlightState(np.array((x0, x1, x2)), np.array((v0, v1, v2)), np.array((q0, q1, q2, q3)), L)):
             break
-        k1 = deriv(x, v, q)
-        k2 = deriv(x + 0.5 * dt * k1[0], v + 0.5 * dt * k1[1], q + 0.5 * dt * k1[2])
-        k3 = deriv(x + 0.5 * dt * k2[0], v + 0.5 * dt * k2[1], q + 0.5 * dt * k2[2])
-        k4 = deriv(x + dt * k3[0], v + dt * k3[1], q + dt * k3[2])
-        x = x + dt / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
-        v = v + dt / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
-        q = q + dt / 6 * (k1[2] + 2 * k2[2] + 2 * k3[2] + k4[2])
-        q = q / np.linalg.norm(q)
+        a1 = deriv(v0, v1, v2, q0, q1, q2, q3)
+        u0, u1, u2 = v0 + h2 * a1[0], v1 + h2 * a1[1], v2 + h2 * a1[2]
+        a2 = deriv(u0, u1, u2, q0 + h2 * a1[3], q1 + h2 * a1[4], q2 + h2 * a1[5], q3 + h2 * a1[6])
+        y0, y1, y2 = v0 + h2 * a2[0], v1 + h2 * a2[1], v2 + h2 * a2[2]
+        a3 = deriv(y0, y1, y2, q0 + h2 * a2[3], q1 + h2 * a2[4], q2 + h2 * a2[5], q3 + h2 * a2[6])
+        z0, z1, z2 = v0 + h * a3[0], v1 + h * a3[1], v2 + h * a3[2]
+        a4 = deriv(z0, z1, z2, q0 + h * a3[3], q1 + h * a3[4], q2 + h * a3[5], q3 + h * a3[6])
+        # position: its derivative is the velocity at each stage
+        x0 += h6 * (v0 + 2 * u0 + 2 * y0 + z0)
+        x1 += h6 * (v1 + 2 * u1 + 2 * y1 + z1)
+        x2 += h6 * (v2 + 2 * u2 + 2 * y2 + z2)
+        v0 += h6 * (a1[0] + 2 * a2[0] + 2 * a3[0] + a4[0])
+        v1 += h6 * (a1[1] + 2 * a2[1] + 2 * a3[1] + a4[1])
+        v2 += h6 * (a1[2] + 2 * a2[2] + 2 * a3[2] + a4[2])
+        q0 += h6 * (a1[3] + 2 * a2[3] + 2 * a3[3] + a4[3])
+        q1 += h6 * (a1[4] + 2 * a2[4] + 2 * a3[4] + a4[4])
+        q2 += h6 * (a1[5] + 2 * a2[5] + 2 * a3[5] + a4[5])
+        q3 += h6 * (a1[6] + 2 * a2[6] + 2 * a3[6] + a4[6])
+        qn = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+        q0, q1, q2, q3 = q0 / qn, q1 / qn, q2 / qn, q3 / qn
         t += dt
-        n = quat_to_matrix(q)[:, 2]
-        turned += math.acos(max(-1.0, min(1.0, float(n @ n_prev))))
+        r = rotation_rows((q0, q1, q2, q3))
+        n = (r[2], r[5], r[8])
+        turned += math.acos(max(-1.0, min(1.0, n[0] * n_prev[0] + n[1] * n_prev[1] + n[2] * n_prev[2])))
         n_prev = n
-        samples.append((t, n.copy(), L.copy()))
-    return FlightState(x, v, q, L), t, turned, samples
+        if record:
+            samples.append((t, np.array(n), L.copy()))
+    return FlightState(np.array((x0, x1, x2)), np.array((v0, v1, v2)), np.array((q0, q1, q2, q3)), L), t, turned, samples

@@ -44,7 +44,7 @@ from sim.specs.die import DieSpec, quat_to_matrix
 from sim.specs.flip import FLIP_SKILLS, FlipProfile, FlipSkill
 from sim.specs.physics import PhysicsSettings
 from sim.specs.template import PlacedTemplate, TemplateSpec
-from sim.world.flight import Aero, FlightState, fly, lowest_z
+from sim.world.flight import Aero, FlightState, fly, lowest_z, rotation_rows
 from sim.world.physics import Physics, pb  # pb imported silenced there
 
 # Rolling / spinning resistance of a card edge (estimated): without it a disk landing on its rim rolls
@@ -331,7 +331,7 @@ class FlipWorld:
 
         def reach(vh: float) -> float:
             st = self._state(spec, vh, p.up_speed_mps, 0.0, p.spin_rps, 0.0, p.height_mm * 1e-3, 0.0)
-            end, *_ = fly(spec, st, Aero(spec, p), 1.0 / 500.0, lambda s: s.v[2] < 0 and s.x[2] <= top, max_t=4.0)
+            end, *_ = fly(spec, st, Aero(spec, p), 1.0 / 500.0, lambda s: s.v[2] < 0 and s.x[2] <= top, max_t=4.0, record=False)
             return float(np.linalg.norm(end.x[:2] - hand))
 
         lo, hi = 0.05, 6.0
@@ -415,9 +415,14 @@ class FlipWorld:
         self.placed.pop(tid, None)
         aero = Aero(spec, p)
         hand_z = p.handover_mm * 1e-3 + self._obstacle_top()
+        # no point of the template is lower than its centre less its outline's radius and half its
+        # thickness: the exact lowest point is worked out only below that
+        r_out = float(np.max(np.linalg.norm(np.asarray(spec.local_outline.exterior.coords), axis=1)))
+        reach = r_out + spec.thickness_m / 2
         end, t_flight, turned, _ = fly(
             spec, st, aero, 1.0 / p.flight_hz,
-            lambda s: s.v[2] < 0 and lowest_z(spec, s.x, quat_to_matrix(s.q)) < hand_z, max_t=p.max_time_s,
+            lambda s: s.v[2] < 0 and s.x[2] - reach < hand_z and lowest_z(spec, s.x, quat_to_matrix(s.q)) < hand_z,
+            max_t=p.max_time_s, record=False,
         )
         inertia = np.asarray(spec.inertia_diagonal)
         inv_i = 1.0 / inertia
@@ -427,35 +432,41 @@ class FlipWorld:
         ph.set_state(name, end.x, end.q, end.v, end.omega(inv_i))
         dt = 1.0 / p.step_hz
         touched_any = False
-        n_prev = quat_to_matrix(end.q)[:, 2]
+        rr = rotation_rows(end.q)
+        n_prev = (rr[2], rr[5], rr[8])
         still, t = 0.0, t_flight
         status = "not-settled"
         max_pen = 0.0
         removed: list[str] = []
         min_clear = math.inf  # lowest centroid height above the board top while over the board
         inner_r2 = self._inner_r ** 2
-        off_r = self.board.radius_m + float(np.max(np.linalg.norm(np.asarray(spec.local_outline.exterior.coords), axis=1))) + 0.01
+        off_r = self.board.radius_m + r_out + 0.01
         steps = int((p.max_time_s - t_flight) * p.step_hz)
+        i0, i1, i2 = (float(x) for x in inertia)
+        world = pb.WORLD_FRAME
+        pos, q = c.getBasePositionAndOrientation(body)
         for _ in range(max(0, steps)):
             if not touched_any:
-                pos, q = c.getBasePositionAndOrientation(body)
+                # plate drag through the centre and the gyroscopic torque -w x (R I R^T w), on floats
                 v, w = c.getBaseVelocity(body)
-                r = quat_to_matrix(q)
-                f = aero.force(np.asarray(v), r[:, 2])
-                wv = np.asarray(w)
-                gyro = -np.cross(wv, r @ (inertia * (r.T @ wv)))
-                c.applyExternalForce(body, -1, f.tolist(), list(pos), pb.WORLD_FRAME)
-                c.applyExternalTorque(body, -1, gyro.tolist(), pb.WORLD_FRAME)
+                r00, r01, r02, r10, r11, r12, r20, r21, r22 = rotation_rows(q)
+                bx = (r00 * w[0] + r10 * w[1] + r20 * w[2]) * i0
+                by = (r01 * w[0] + r11 * w[1] + r21 * w[2]) * i1
+                bz = (r02 * w[0] + r12 * w[1] + r22 * w[2]) * i2
+                hx, hy, hz = r00 * bx + r01 * by + r02 * bz, r10 * bx + r11 * by + r12 * bz, r20 * bx + r21 * by + r22 * bz
+                c.applyExternalForce(body, -1, aero.force_xyz(v[0], v[1], v[2], r02, r12, r22), pos, world)
+                c.applyExternalTorque(body, -1, (w[2] * hy - w[1] * hz, w[0] * hz - w[2] * hx, w[1] * hx - w[0] * hy), world)
             c.stepSimulation()
             t += dt
             cps = c.getContactPoints(bodyA=body)
             for cp in cps:
                 if cp[8] < -max_pen:
                     max_pen = -cp[8]
+            pos, q = c.getBasePositionAndOrientation(body)
             if not touched_any:
-                _, q = c.getBasePositionAndOrientation(body)
-                n = quat_to_matrix(q)[:, 2]
-                turned += math.acos(max(-1.0, min(1.0, float(n @ n_prev))))
+                rr = rotation_rows(q)
+                n = (rr[2], rr[5], rr[8])
+                turned += math.acos(max(-1.0, min(1.0, n[0] * n_prev[0] + n[1] * n_prev[1] + n[2] * n_prev[2])))
                 n_prev = n
                 if any(cp[8] <= 1e-4 for cp in cps):
                     touched_any = True
@@ -464,7 +475,6 @@ class FlipWorld:
                     # disk stops wobbling in a fraction of a second instead of ringing like Euler's disk
                     c.changeDynamics(body, -1, angularDamping=p.settle_angular_damping)
             v, w = c.getBaseVelocity(body)
-            pos, _ = c.getBasePositionAndOrientation(body)
             if pos[0] * pos[0] + pos[1] * pos[1] < inner_r2:
                 min_clear = min(min_clear, pos[2] - self.board.thickness_m)
             if not all(map(math.isfinite, (*pos, *v))) or pos[2] < -0.05 or math.hypot(pos[0], pos[1]) > 4.0:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sim.errors import SpecError
-from sim.specs.die import DieSpec, load_die
+from sim.specs.die import FACE_COUNTS, DieSpec, load_die
 
 
 def die(shape, n, **kw):
@@ -74,3 +74,15 @@ def test_cuboid_and_polyhedron():
         "p",
     )
     assert len(p.face_geometry) == 8 and p.face_normals[0][2] > 0.5
+
+
+@pytest.mark.parametrize("shape,kw", [("d4", {"size_mm": 18}), ("d6", {"size_mm": 16}), ("d8", {"size_mm": 14}),
+                                      ("d12", {"size_mm": 10}), ("cuboid", {"dims_mm": [10, 14, 18]}),
+                                      ("cylinder", {"radius_mm": 10, "height_mm": 4})])
+def test_the_known_face_counts_validation_uses_are_the_hulls_face_counts(shape, kw):
+    """Validation counts a regular shape's faces from FACE_COUNTS (no hull, no scipy): it must be what
+    the hull gives, and a wrong number of labels is still refused."""
+    d = die(shape, FACE_COUNTS[shape], **kw)
+    assert len(d._faces_raw()) == FACE_COUNTS[shape]
+    with pytest.raises(SpecError, match="faces"):
+        die(shape, FACE_COUNTS[shape] + 1, **kw)
