@@ -8,7 +8,7 @@ A scenario (and so an experiment variant) may carry `templates = [...]`, each en
     aim = true                                                     # the thrower aims at this one
 
 A laid template is settled once and put back at exactly its settled pose before every throw.
-A flipped template is flipped (sim/world/flip.py: a fresh flip world, re-flips included) before every
+A flipped template is flipped (sim/world/flip.py: a flip world started afresh, re-flips included) before every
 throw; throw k of seed s uses flip 8k + j of seed s for its j-th flipped template (random stream
 STREAM_TEMPLATES, independent of the throw's own stream), so a variant with and without the template throw the same dice releases.
 With `aim = true` on a laid template the thrower aims at its centre instead of the shot's aim point
@@ -34,7 +34,7 @@ from sim.rules.templates import PARTIAL_OPTIONS, partial_counts
 from sim.specs.flip import FlipProfile
 from sim.specs.template import PlacedTemplate, TemplateSpec, flat_pose, load_template
 from sim.specs.template_setup import TemplateSetup
-from sim.world.flip import FlipRequest, add_template_body, flip_onto
+from sim.world.flip import RENEWALS, FlipRequest, FlipWorld, add_template_body, flip_onto
 from sim.world.templates import fit_template_materials, templates_on_prism
 
 
@@ -57,6 +57,7 @@ class TemplateLayer:
         # Rule T4 (RuleSet.template_already_on_board): a flipped entry whose template is already on the
         # board (an earlier entry laid or flipped it) is left out ("leave") or takes that template
         # off the board to flip it again ("reflip")
+        self._flip_worlds: dict[tuple, FlipWorld] = {}  # reused by `prepare` (sim/world/flip.py, new_session)
         self.left: set[int] = set()  # id() of flipped setups not flipped: their template lies there
         self.taken: set[str] = set()  # piece ids taken off the board to be flipped again
         lying: dict[str, list[str]] = {}  # template name -> piece ids on the board so far
@@ -178,8 +179,18 @@ class TemplateLayer:
         if requests:
             board = thrower.scenario.board
             assert board is not None, "flipped templates need a board (checked when the scenario is built)"
+            draw = (int(seed or 0), int(index or 0))
+            specs = [(t.id, t.spec) for t in laid] + [(r.id, r.spec) for r in requests]
+            key = tuple((tid, spec.name) for tid, spec in specs)
+            world = self._flip_worlds.get(key)
+            if world is None or world.sessions >= RENEWALS:
+                # one flip world per set of templates, reused (each session starts afresh, so a session is
+                # the same in it as in a new world) and built again now and then (see RENEWALS)
+                if world is not None:
+                    world.physics.close()
+                world = self._flip_worlds[key] = FlipWorld(board, specs, scenario=thrower.scenario, prop_draw=draw)
             session = flip_onto(board, requests, int(seed or 0), laid=laid, scenario=thrower.scenario,
-                                prop_draw=(int(seed or 0), int(index or 0)))
+                                prop_draw=draw, world=world)
             self.last_flips = session.results
             placed = [PlacedTemplate(t.id, t.spec, t.position_m, t.orientation_xyzw) for t in session.placed]
         on = {t.id for t in placed}

@@ -98,6 +98,11 @@ def add_flip_board(ph: Physics, board: BoardSpec, name: str = "board") -> int:
 
 
 # ---------------------------------------------------------------- the flip world
+# Sessions a reused flip world serves before its user builds a new one (PyBullet keeps ~40 kB of every
+# template body made again: 200 sessions, ~8 MB); the results are the same either way.
+RENEWALS = 200
+
+
 @dataclass
 class FlipAttempt:
     """One landing of a flipped template: where it came to rest and why it counts or not (`status`)."""
@@ -229,10 +234,6 @@ class FlipWorld:
         self.physics = ph = Physics(settings, materials)
         ph.add_table(board.table_material)
         add_flip_board(ph, board)
-        self.specs: dict[str, TemplateSpec] = {}
-        for tid, spec in templates:
-            add_template_body(ph, spec, f"template:{tid}")
-            self.specs[tid] = spec
         self.dice = {}
         for name, die in dice:
             ph.add_die(die, name)
@@ -244,7 +245,15 @@ class FlipWorld:
 
             # at the throw's own jittered placement (the same prop stream as the throw: (seed, index))
             self.props = PropWorld(ph, scenario, specs)
+        # the templates last: `new_session` re-creates them, and bodies removed from the end of Bullet's
+        # arrays and added again leave every array (and every body id) as it was
+        self.specs: dict[str, TemplateSpec] = {}
+        for tid, spec in templates:
+            add_template_body(ph, spec, f"template:{tid}")
+            self.specs[tid] = spec
         ph.finalize_materials()
+        self._surfaces = {tid: ph.surface(f"template:{tid}") for tid in self.specs}
+        self.sessions = 0
         if self.props is not None:
             self.props.start(prop_draw)
         from shapely.geometry import Point
@@ -258,6 +267,33 @@ class FlipWorld:
             ph.park(name)
 
     # -------- state
+    def new_session(self, prop_draw: tuple[int, int] | None = None) -> None:
+        """Start a flip session afresh: every template body re-created (removed from the end of the
+        world, last first, and added again in order, with the surfaces it was given) and parked, the
+        dice parked, the props at the placement of `prop_draw`.
+
+        Why re-create: Bullet keeps state in a body it resets (a flip after `clear()` differed from the
+        same flip in a fresh world by ~1 um at rest) that rebuilding the broadphase proxy does not clear.
+        A body made again is new to Bullet, so a session in a reused world is the same session, to the
+        bit, as in a world just built (tests/world/test_flip_reuse.py), at a tenth of the cost of
+        building one (~2.7 ms against ~13 ms). PyBullet keeps ~40 kB of every body made and removed,
+        so a caller reusing a world builds a new one every `RENEWALS` sessions (`sessions` counts them)."""
+        ph = self.physics
+        self.sessions += 1
+        tids = list(self.specs)
+        for tid in reversed(tids):
+            ph.remove_body(f"template:{tid}")
+        for tid in tids:
+            name = f"template:{tid}"
+            add_template_body(ph, self.specs[tid], name)
+            ph.set_surface(name, *self._surfaces[tid])
+            ph.park(name)
+        for name in self.dice:
+            ph.park(name)
+        self.placed.clear()
+        if self.props is not None:
+            self.props.start(prop_draw)
+
     def clear(self) -> None:
         """Everything off the board. (Bullet keeps some solver state across resets: a flip after
         `clear()` can differ in the last digits from one in a fresh world; see `flip_template`.)"""
@@ -427,6 +463,9 @@ class FlipWorld:
         inertia = np.asarray(spec.inertia_diagonal)
         inv_i = 1.0 / inertia
         c = ph.client
+        # PyBullet's functions bound to this world (BulletClient looks each call up again, ~1 us)
+        fast = ph.fast_calls()
+        get_pose, get_vel, get_contacts, step, push, twist = fast.pose, fast.velocity, fast.contacts, fast.step, fast.push, fast.twist
         body = ph.body(name)
         c.changeDynamics(ph.body(name), -1, angularDamping=0.0)
         ph.set_state(name, end.x, end.q, end.v, end.omega(inv_i))
@@ -444,25 +483,25 @@ class FlipWorld:
         steps = int((p.max_time_s - t_flight) * p.step_hz)
         i0, i1, i2 = (float(x) for x in inertia)
         world = pb.WORLD_FRAME
-        pos, q = c.getBasePositionAndOrientation(body)
+        pos, q = get_pose(body)
         for _ in range(max(0, steps)):
             if not touched_any:
                 # plate drag through the centre and the gyroscopic torque -w x (R I R^T w), on floats
-                v, w = c.getBaseVelocity(body)
+                v, w = get_vel(body)
                 r00, r01, r02, r10, r11, r12, r20, r21, r22 = rotation_rows(q)
                 bx = (r00 * w[0] + r10 * w[1] + r20 * w[2]) * i0
                 by = (r01 * w[0] + r11 * w[1] + r21 * w[2]) * i1
                 bz = (r02 * w[0] + r12 * w[1] + r22 * w[2]) * i2
                 hx, hy, hz = r00 * bx + r01 * by + r02 * bz, r10 * bx + r11 * by + r12 * bz, r20 * bx + r21 * by + r22 * bz
-                c.applyExternalForce(body, -1, aero.force_xyz(v[0], v[1], v[2], r02, r12, r22), pos, world)
-                c.applyExternalTorque(body, -1, (w[2] * hy - w[1] * hz, w[0] * hz - w[2] * hx, w[1] * hx - w[0] * hy), world)
-            c.stepSimulation()
+                push(body, -1, aero.force_xyz(v[0], v[1], v[2], r02, r12, r22), pos, world)
+                twist(body, -1, (w[2] * hy - w[1] * hz, w[0] * hz - w[2] * hx, w[1] * hx - w[0] * hy), world)
+            step()
             t += dt
-            cps = c.getContactPoints(bodyA=body)
+            cps = get_contacts(body)
             for cp in cps:
                 if cp[8] < -max_pen:
                     max_pen = -cp[8]
-            pos, q = c.getBasePositionAndOrientation(body)
+            pos, q = get_pose(body)
             if not touched_any:
                 rr = rotation_rows(q)
                 n = (rr[2], rr[5], rr[8])
@@ -474,7 +513,7 @@ class FlipWorld:
                     # template's rotation is damped (settle_angular_damping, per second), so a landed
                     # disk stops wobbling in a fraction of a second instead of ringing like Euler's disk
                     c.changeDynamics(body, -1, angularDamping=p.settle_angular_damping)
-            v, w = c.getBaseVelocity(body)
+            v, w = get_vel(body)
             if pos[0] * pos[0] + pos[1] * pos[1] < inner_r2:
                 min_clear = min(min_clear, pos[2] - self.board.thickness_m)
             if not all(map(math.isfinite, (*pos, *v))) or pos[2] < -0.05 or math.hypot(pos[0], pos[1]) > 4.0:
@@ -490,7 +529,7 @@ class FlipWorld:
             vxy2 = v[0] ** 2 + v[1] ** 2
             if cps and vxy2 < p.rest_speed_mps ** 2 and (
                 (v[2] ** 2 < p.rest_speed_mps ** 2 and w2 < p.rest_spin_radps ** 2)
-                or (abs(v[2]) < 0.1 and w2 < p.wobble_spin_radps ** 2 and _flat(c, body, p.wobble_tilt_deg))
+                or (abs(v[2]) < 0.1 and w2 < p.wobble_spin_radps ** 2 and _flat(q, p.wobble_tilt_deg))
             ):
                 still += dt
                 if still >= p.rest_hold_s:
@@ -560,8 +599,7 @@ def lies_flat(board: BoardSpec, spec: TemplateSpec, position_m, orientation_xyzw
     return tilt <= p.flat_tilt_deg and rise <= p.flat_rise_mm * 1e-3, tilt, rise
 
 
-def _flat(c, body: int, tilt_deg: float) -> bool:
-    _, q = c.getBasePositionAndOrientation(body)
+def _flat(q, tilt_deg: float) -> bool:
     nz = 1 - 2 * (q[0] * q[0] + q[1] * q[1])
     return abs(nz) >= math.cos(math.radians(tilt_deg))
 
@@ -597,17 +635,24 @@ class FlipSession:
 
 def flip_onto(board: BoardSpec, requests: Sequence[FlipRequest], seed: int, *, laid: Sequence[PlacedTemplate] = (),
               dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = (), scenario=None,
-              prop_draw: tuple[int, int] | None = None, profile: FlipProfile | None = None) -> FlipSession:
+              prop_draw: tuple[int, int] | None = None, profile: FlipProfile | None = None,
+              world: FlipWorld | None = None) -> FlipSession:
     """Flip templates one after the other onto a board that already holds `laid` templates, `dice`
     ((name, die spec, position m, orientation xyzw), resting) and the `scenario`'s props standing at
     a flip (`props_at_flip`, posed by the throw's prop stream `prop_draw`). Every body meets every
     other: a template lands on the templates, dice and props already there (it cannot end inside the
     Volcano or inside another template), and may shove templates lying there (their poses are read
-    back). One fresh world per session, so the session depends only on its arguments."""
+    back). The session depends only on its arguments: in a world built for it, or in `world`, one
+    built for the same templates (and no dice) and used before, whose session starts afresh
+    (`FlipWorld.new_session`)."""
     specs = [(t.id, t.spec) for t in laid] + [(r.id, r.spec) for r in requests]
-    w = FlipWorld(board, specs, profile, dice=[(n, d) for n, d, _p, _q in dice], scenario=scenario,
-                  prop_draw=prop_draw)
+    own = world is None
+    w = world if world is not None else FlipWorld(board, specs, profile, dice=[(n, d) for n, d, _p, _q in dice],
+                                                  scenario=scenario, prop_draw=prop_draw)
+    if not own and (list(w.specs) != [tid for tid, _ in specs] or dice or (profile is not None and profile != w.profile)):
+        raise ValueError("a reused flip world must hold exactly this session's templates, in order, its profile and no dice")
     try:
+        w.new_session(prop_draw)
         for name, _die, pos, q in dice:
             w.place_die(name, tuple(pos), tuple(q))
         for t in laid:
@@ -615,7 +660,8 @@ def flip_onto(board: BoardSpec, requests: Sequence[FlipRequest], seed: int, *, l
         results = [w.flip(r.id, seed, r.index, r.skill, r.profile) for r in requests]
         return FlipSession(results, list(w.placed.values()))
     finally:
-        w.physics.close()
+        if own:
+            w.physics.close()
 
 
 def flip_template(board: BoardSpec, spec: TemplateSpec, seed: int, index: int = 0, skill: str = "casual",

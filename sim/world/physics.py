@@ -84,6 +84,8 @@ class FastCalls:
     contacts: Callable[[int], Any]
     reset_pose: Callable[..., Any]
     reset_velocity: Callable[..., Any]
+    push: Callable[..., Any]  # applyExternalForce
+    twist: Callable[..., Any]  # applyExternalTorque
 
 
 @dataclass(frozen=True)
@@ -566,6 +568,8 @@ class Physics:
             contacts=functools.partial(pb.getContactPoints, physicsClientId=cid),  # (bodyA)
             reset_pose=functools.partial(pb.resetBasePositionAndOrientation, physicsClientId=cid),
             reset_velocity=functools.partial(pb.resetBaseVelocity, physicsClientId=cid),
+            push=functools.partial(pb.applyExternalForce, physicsClientId=cid),
+            twist=functools.partial(pb.applyExternalTorque, physicsClientId=cid),
         )
 
     # ---------------- read-outs ----------------

@@ -1,0 +1,44 @@
+"""A flip session in a reused flip world is the session of a world built for it, to the bit: the
+template bodies are made again at every session start (`FlipWorld.new_session`), so nothing Bullet
+keeps in a body it resets carries from one session to the next."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim.specs.board import load_board
+from sim.specs.scenario import Scenario
+from sim.specs.template import load_template
+from sim.world.flip import FlipRequest, FlipWorld, flip_onto
+
+BOARD = load_board("magma")
+WEAK_POINT = load_template("weak-point")
+FIREBALL = load_template("fireball")
+
+
+def _requests(k: int) -> list[FlipRequest]:
+    return [FlipRequest("weak-point", WEAK_POINT, 64 * k, "casual"), FlipRequest("fireball", FIREBALL, 64 * k + 1, "casual")]
+
+
+def test_sessions_in_a_reused_world_in_any_order_are_those_of_fresh_worlds():
+    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["volcano"], skill="casual")  # a prop at every flip
+    fresh = {k: [r.to_json() for r in flip_onto(BOARD, _requests(k), 11, scenario=sc, prop_draw=(11, k)).results]
+             for k in range(3)}
+    world = FlipWorld(BOARD, [("weak-point", WEAK_POINT), ("fireball", FIREBALL)], scenario=sc, prop_draw=(11, 0))
+    ids = dict(world.physics._ids)
+    try:
+        for k in (2, 0, 1, 0):  # another history than the fresh ones', a session repeated
+            again = [r.to_json() for r in flip_onto(BOARD, _requests(k), 11, scenario=sc, prop_draw=(11, k), world=world).results]
+            assert again == fresh[k], k
+        assert world.physics._ids == ids  # the bodies made again took their old ids
+    finally:
+        world.physics.close()
+
+
+def test_a_reused_world_must_hold_the_sessions_templates():
+    world = FlipWorld(BOARD, [("fireball", FIREBALL)])
+    try:
+        with pytest.raises(ValueError, match="reused flip world"):
+            flip_onto(BOARD, _requests(0), 1, world=world)
+    finally:
+        world.physics.close()
