@@ -70,6 +70,30 @@ def _normals(cps, touch: float) -> list:
     return [cp[7] for cp in cps if cp[8] <= touch]
 
 
+def _start_events(events: list, t: float, die: str, cps, touch: float, names: dict, before: AbstractSet[str],
+                  get_vel, body: int) -> None:
+    """The contact events of the bodies a die touches now and did not the step before: one per body, in
+    name order, at the mean of the die's touching points on it (sorted first).
+
+    Why not the first point as PyBullet lists them: that order follows Bullet's pairs and manifolds,
+    which change with things that change no motion (the order bodies were made in, whether static
+    pieces sleep), and a die landing on two table pieces at once got either piece's point."""
+    points: dict[str, list] = {}
+    for cp in cps:
+        if cp[8] > touch:
+            continue
+        other = names.get(cp[2]) or f"body:{cp[2]}"
+        if other not in before:
+            points.setdefault(other, []).append(tuple(cp[6]))
+    v, _w = get_vel(body)
+    speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    for other in sorted(points):
+        pts = sorted(points[other])
+        n = len(pts)
+        mean = tuple(math.fsum(p[k] for p in pts) / n for k in range(3))
+        events.append(ContactEvent(t, die, other, mean, speed))
+
+
 def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
     """Step the world until every active die rests (or diverges, or the time cap): rests, trace, stats.
 
@@ -250,19 +274,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 # its first touching point (in PyBullet's order)
                 now = {names.get(j) or f"body:{j}" for j in ids}
                 if not now <= before:
-                    started: set[str] = set()
-                    speed = None
-                    for cp in cps:
-                        if cp[8] > touch:
-                            continue
-                        other = names.get(cp[2]) or f"body:{cp[2]}"
-                        if other in before or other in started:
-                            continue
-                        if speed is None:
-                            v, _w = get_vel(b)
-                            speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-                        events.append(ContactEvent(t, active[i], other, tuple(cp[6]), speed))
-                        started.add(other)
+                    _start_events(events, t, active[i], cps, touch, names, before, get_vel, b)
             else:
                 prev_ids[i] = ids
                 now = empty

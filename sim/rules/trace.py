@@ -13,7 +13,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class ContactEvent:
-    """A die started touching something."""
+    """A die started touching something: when, what, where (the mean of the die's touching points on
+    it at that step) and how fast the die moved."""
 
     time_s: float
     die: str
