@@ -270,8 +270,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 now = before  # the very bodies of the step before: no event, nothing to update
             elif ids:
                 prev_ids[i] = ids
-                # the bodies touched now; a body not touched the step before starts a contact event at
-                # its first touching point (in PyBullet's order)
+                # the bodies touched now; a body not touched the step before starts a contact event
+                # (`_start_events`)
                 now = {names.get(j) or f"body:{j}" for j in ids}
                 if not now <= before:
                     _start_events(events, t, active[i], cps, touch, names, before, get_vel, b)
