@@ -42,3 +42,28 @@ def test_a_reused_world_must_hold_the_sessions_templates():
             flip_onto(BOARD, _requests(0), 1, world=world)
     finally:
         world.physics.close()
+
+
+def test_a_thrower_rebuilding_its_flip_world_throws_the_same_throws(monkeypatch):
+    """The template layer reuses one flip world and builds it again every RENEWALS sessions: how often
+    changes nothing (a session is the same in a reused world as in a new one)."""
+    from sim.engine import templates as layer_module
+    from sim.engine.worlds import build_thrower
+
+    def records(renewals: int) -> list:
+        monkeypatch.setattr(layer_module, "RENEWALS", renewals)
+        sc = Scenario.build(templates=[{"name": "fireball", "x_mm": -60, "y_mm": 40},
+                                       {"name": "weak-point", "flip": True}])
+        th = build_thrower(sc)
+        try:
+            th.nominal()
+            out = []
+            for k in range(4):
+                res = th.throw(5, k)
+                out.append((res.outcome.result, tuple(res.outcome.position_mm), res.extra["tpl_on_board"],
+                            [t.position_m for t in th.templates]))
+            return out
+        finally:
+            th.physics.close()
+
+    assert records(1) == records(1000)
