@@ -480,11 +480,14 @@ class FlipWorld:
         min_clear = math.inf  # lowest centroid height above the board top while over the board
         inner_r2 = self._inner_r ** 2
         off_r = self.board.radius_m + r_out + 0.01
-        steps = int((p.max_time_s - t_flight) * p.step_hz)
+        t_end = p.max_time_s
+        ratio = max(1, int(round(p.step_hz / p.coarse_step_hz)))
+        fine_dt, coarse = dt, False
+        set_dt = ph.set_step
         i0, i1, i2 = (float(x) for x in inertia)
         world = pb.WORLD_FRAME
         pos, q = get_pose(body)
-        for _ in range(max(0, steps)):
+        while t < t_end - 1e-12:
             if not touched_any:
                 # plate drag through the centre and the gyroscopic torque -w x (R I R^T w), on floats
                 v, w = get_vel(body)
@@ -496,7 +499,8 @@ class FlipWorld:
                 push(body, -1, aero.force_xyz(v[0], v[1], v[2], r02, r12, r22), pos, world)
                 twist(body, -1, (w[2] * hy - w[1] * hz, w[0] * hz - w[2] * hx, w[1] * hx - w[0] * hy), world)
             step()
-            t += dt
+            taken = dt
+            t += taken
             cps = get_contacts(body)
             for cp in cps:
                 if cp[8] < -max_pen:
@@ -514,6 +518,13 @@ class FlipWorld:
                     # disk stops wobbling in a fraction of a second instead of ringing like Euler's disk
                     c.changeDynamics(body, -1, angularDamping=p.settle_angular_damping)
             v, w = get_vel(body)
+            if touched_any and ratio > 1:
+                slow = (math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                        + math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * r_out) < p.fine_speed_mps
+                if slow != coarse:
+                    coarse = slow
+                    dt = fine_dt * ratio if coarse else fine_dt
+                    set_dt(dt)
             if pos[0] * pos[0] + pos[1] * pos[1] < inner_r2:
                 min_clear = min(min_clear, pos[2] - self.board.thickness_m)
             if not all(map(math.isfinite, (*pos, *v))) or pos[2] < -0.05 or math.hypot(pos[0], pos[1]) > 4.0:
@@ -531,7 +542,7 @@ class FlipWorld:
                 (v[2] ** 2 < p.rest_speed_mps ** 2 and w2 < p.rest_spin_radps ** 2)
                 or (abs(v[2]) < 0.1 and w2 < p.wobble_spin_radps ** 2 and _flat(q, p.wobble_tilt_deg))
             ):
-                still += dt
+                still += taken
                 if still >= p.rest_hold_s:
                     hit_dice = [d for d in self._touching(name) if d in self.dice]
                     if hit_dice:
@@ -546,6 +557,8 @@ class FlipWorld:
                     break
             else:
                 still = 0.0
+        if coarse:
+            set_dt(fine_dt)
         pos, q = c.getBasePositionAndOrientation(body)
         touching = sorted(self._touching(name))
         on_templates = [x for x in touching if x.startswith("template:")]
