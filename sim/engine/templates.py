@@ -182,13 +182,15 @@ class TemplateLayer:
             draw = (int(seed or 0), int(index or 0))
             specs = [(t.id, t.spec) for t in laid] + [(r.id, r.spec) for r in requests]
             key = tuple((tid, spec.name) for tid, spec in specs)
-            world = self._flip_worlds.get(key)
-            if world is None or world.sessions >= RENEWALS:
-                # one flip world per set of templates, reused (each session starts afresh, so a session is
-                # the same in it as in a new world) and built again now and then (see RENEWALS)
-                if world is not None:
-                    world.physics.close()
-                world = self._flip_worlds[key] = FlipWorld(board, specs, scenario=thrower.scenario, prop_draw=draw)
+            world = None
+            if not laid:  # sessions with laid templates get a world of their own (sim/world/flip.py, flip_onto)
+                world = self._flip_worlds.get(key)
+                if world is None or world.sessions >= RENEWALS:
+                    # one flip world per set of templates, reused (each session starts afresh, so a session
+                    # is the same in it as in a new world) and built again now and then (see RENEWALS)
+                    if world is not None:
+                        world.physics.close()
+                    world = self._flip_worlds[key] = FlipWorld(board, specs, scenario=thrower.scenario, prop_draw=draw)
             session = flip_onto(board, requests, int(seed or 0), laid=laid, scenario=thrower.scenario,
                                 prop_draw=draw, world=world)
             self.last_flips = session.results
@@ -199,6 +201,10 @@ class TemplateLayer:
                 ph.park(f"template:{tid}")
         for t in placed:
             ph.set_state(t.body_name, t.position_m, t.orientation_xyzw)
+            # asleep until a die touches it: a card lying still on the board costs a bare throw's
+            # step again each step it is awake (docs/physics.md, Cost); the throw loop rebuilds its
+            # broadphase proxy before the first step, so nothing of its previous pose carries over
+            ph.put_to_sleep(t.body_name)
         thrower.templates = placed
 
     def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:

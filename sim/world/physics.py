@@ -433,6 +433,14 @@ class Physics:
         """Set a body's angular velocity damping (linear damping unchanged)."""
         self.client.changeDynamics(self._ids[name], -1, angularDamping=value)
 
+    def put_to_sleep(self, name: BodyName) -> None:
+        """Put a free body to sleep where it lies: Bullet leaves it out of every step until an awake body
+        touches it (then it wakes, in that step). Call it before `forget_contacts`: a sleeping body keeps
+        the broadphase box of its last stepped pose until its proxy is rebuilt."""
+        b = self._ids[name]
+        self.client.changeDynamics(b, -1, activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING)
+        self.client.changeDynamics(b, -1, activationState=pb.ACTIVATION_STATE_SLEEP)
+
     def forget_contacts(self, names: list[BodyName] | None = None) -> None:
         """Start these free bodies (default: every free body, in registration order) afresh in the
         broadphase: drop all their pairs and cached contacts, and size their broadphase boxes to their

@@ -67,3 +67,39 @@ def test_a_thrower_rebuilding_its_flip_world_throws_the_same_throws(monkeypatch)
             th.physics.close()
 
     assert records(1) == records(1000)
+
+
+def test_a_thrower_with_laid_and_flipped_templates_throws_the_same_throws_in_any_order():
+    """Laid templates asleep on the board, a flipped one flipped onto them before every throw: throw k is
+    the same throw whatever was thrown before it."""
+    from sim.engine.worlds import build_thrower
+
+    sc = Scenario.build(templates=[{"name": "fireball", "x_mm": -60, "y_mm": 40}, {"name": "armor", "x_mm": 150, "y_mm": -60},
+                                   {"name": "weak-point", "flip": True}])
+
+    def throws(order) -> dict:
+        th = build_thrower(sc)
+        try:
+            th.nominal()
+            out = {}
+            for k in order:
+                o = th.throw(4004, k).outcome
+                out[k] = (o.result, tuple(o.position_mm), tuple(o.orientation_xyzw), [(t.id, t.position_m) for t in th.templates])
+            return out
+        finally:
+            th.physics.close()
+
+    ks = [2, 7, 10, 29]  # 7 and 29 differed with the world reused across sessions with laid templates
+    assert throws(ks) == throws(ks[::-1])
+
+
+def test_a_reused_world_takes_no_laid_templates():
+    from sim.specs.template import PlacedTemplate
+
+    world = FlipWorld(BOARD, [("fireball", FIREBALL), ("weak-point", WEAK_POINT)])
+    laid = [PlacedTemplate("fireball", FIREBALL, (0.0, 0.0, 0.003), (0.0, 0.0, 0.0, 1.0))]
+    try:
+        with pytest.raises(ValueError, match="laid templates"):
+            flip_onto(BOARD, [FlipRequest("weak-point", WEAK_POINT, 0, "casual")], 1, laid=laid, world=world)
+    finally:
+        world.physics.close()
