@@ -357,18 +357,20 @@ def _sphere_points(r: float) -> np.ndarray:
     return r * np.array(pts)
 
 
-def quat_to_matrix(q) -> np.ndarray:
-    """Rotation matrix (3x3) of an xyzw quaternion, normalised first."""
+def quat_rows(q) -> tuple[float, ...]:
+    """The rotation matrix of an xyzw quaternion (normalised first), row by row, as nine floats: for
+    loops that turn a pose every step, where a numpy array per call costs more than the arithmetic."""
     x, y, z, w = (float(t) for t in q)
     n = math.sqrt(x * x + y * y + z * z + w * w)
     x, y, z, w = x / n, y / n, z / n, w / n
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+    return (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+            2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+            2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y))
+
+
+def quat_to_matrix(q) -> np.ndarray:
+    """Rotation matrix (3x3) of an xyzw quaternion, normalised first."""
+    return np.array(quat_rows(q)).reshape(3, 3)
 
 
 def quat_mul(a, b) -> np.ndarray:

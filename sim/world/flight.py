@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.specs.die import quat_to_matrix
+from sim.specs.die import quat_rows, quat_to_matrix
 from sim.specs.flip import FlipProfile
 from sim.specs.physics import GRAVITY
 from sim.specs.template import TemplateSpec
@@ -69,37 +69,22 @@ class Aero:
         self.k_face = 0.5 * AIR_DENSITY * profile.cd_face * spec.area_m2
         self.k_edge = 0.5 * AIR_DENSITY * profile.cd_edge * spec.local_outline.length * spec.thickness_m
 
-    def force_xyz(self, vx: float, vy: float, vz: float, nx: float, ny: float, nz: float) -> tuple[float, float, float]:
-        """`force` on plain floats (the landing loop asks for it every step until the first touch)."""
+    def per_velocity(self, vx: float, vy: float, vz: float, nx: float, ny: float, nz: float) -> float:
+        """k (N s/m) in the drag force k v at velocity v (m/s) on a plate with unit normal n: face drag for
+        flow across the plate, edge drag for flow along it; 0 when drag is off. On plain floats: the
+        flight and the landing ask for it every step."""
         if not self.on:
-            return 0.0, 0.0, 0.0
+            return 0.0
         s = math.sqrt(vx * vx + vy * vy + vz * vz)
         if s < 1e-9:
-            return 0.0, 0.0, 0.0
+            return 0.0
         c = abs(nx * vx + ny * vy + nz * vz) / s
-        k = -(self.k_face * c + self.k_edge * math.sqrt(max(0.0, 1 - c * c))) * s
+        return -(self.k_face * c + self.k_edge * math.sqrt(max(0.0, 1 - c * c))) * s
+
+    def force_xyz(self, vx: float, vy: float, vz: float, nx: float, ny: float, nz: float) -> tuple[float, float, float]:
+        """The drag force (N) at velocity v on a plate with unit normal n (`per_velocity`)."""
+        k = self.per_velocity(vx, vy, vz, nx, ny, nz)
         return k * vx, k * vy, k * vz
-
-    def force(self, v: np.ndarray, n: np.ndarray) -> np.ndarray:
-        """Drag force (N) at velocity v (m/s) on a plate with unit normal n: face drag for flow across the
-        plate, edge drag for flow along it; zero when drag is off."""
-        if not self.on:
-            return np.zeros(3)
-        s = float(np.linalg.norm(v))
-        if s < 1e-9:
-            return np.zeros(3)
-        c = abs(float(n @ v)) / s
-        return -(self.k_face * c + self.k_edge * math.sqrt(max(0.0, 1 - c * c))) * s * v
-
-
-def rotation_rows(q) -> tuple[float, ...]:
-    """The rotation matrix of an xyzw quaternion (normalised first), row by row, as nine floats."""
-    x, y, z, w = q
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    x, y, z, w = x / n, y / n, z / n, w / n
-    return (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-            2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-            2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y))
 
 
 def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, max_t: float = 5.0, record: bool = True):
@@ -116,11 +101,10 @@ def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, ma
     m = spec.mass_kg
     L = state.L.copy()
     lx, ly, lz = (float(c) for c in L)
-    drag = aero.on
-    kf, ke = aero.k_face, aero.k_edge
+    drag = aero.per_velocity
 
     def deriv(vx, vy, vz, qx, qy, qz, qw):
-        r00, r01, r02, r10, r11, r12, r20, r21, r22 = rotation_rows((qx, qy, qz, qw))
+        r00, r01, r02, r10, r11, r12, r20, r21, r22 = quat_rows((qx, qy, qz, qw))
         # w = R I^-1 R^T L
         bx = (r00 * lx + r10 * ly + r20 * lz) * ix
         by = (r01 * lx + r11 * ly + r21 * lz) * iy
@@ -128,14 +112,8 @@ def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, ma
         wx = r00 * bx + r01 * by + r02 * bz
         wy = r10 * bx + r11 * by + r12 * bz
         wz = r20 * bx + r21 * by + r22 * bz
-        ax = ay = 0.0
-        az = -g
-        if drag:
-            sp = math.sqrt(vx * vx + vy * vy + vz * vz)
-            if sp >= 1e-9:
-                c = abs(r02 * vx + r12 * vy + r22 * vz) / sp
-                k = -(kf * c + ke * math.sqrt(max(0.0, 1 - c * c))) * sp / m
-                ax, ay, az = k * vx, k * vy, k * vz - g
+        k = drag(vx, vy, vz, r02, r12, r22) / m
+        ax, ay, az = k * vx, k * vy, k * vz - g
         # dq/dt = 1/2 (w, 0) x q (xyzw)
         return (ax, ay, az,
                 0.5 * (qw * wx + wy * qz - wz * qy), 0.5 * (qw * wy + wz * qx - wx * qz),
@@ -145,7 +123,7 @@ def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, ma
     v0, v1, v2 = (float(c) for c in state.v)
     q0, q1, q2, q3 = (float(c) for c in state.q)
     t, turned = 0.0, 0.0
-    r = rotation_rows((q0, q1, q2, q3))
+    r = quat_rows((q0, q1, q2, q3))
     n_prev = (r[2], r[5], r[8])
     samples = [(0.0, np.array(n_prev), L.copy())] if record else []
     h, h2, h6 = dt, 0.5 * dt, dt / 6
@@ -173,7 +151,7 @@ def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, ma
         qn = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
         q0, q1, q2, q3 = q0 / qn, q1 / qn, q2 / qn, q3 / qn
         t += dt
-        r = rotation_rows((q0, q1, q2, q3))
+        r = quat_rows((q0, q1, q2, q3))
         n = (r[2], r[5], r[8])
         turned += math.acos(max(-1.0, min(1.0, n[0] * n_prev[0] + n[1] * n_prev[1] + n[2] * n_prev[2])))
         n_prev = n

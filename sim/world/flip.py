@@ -40,11 +40,11 @@ import numpy as np
 
 from sim.seeding import STREAM_TEMPLATES, rng_for
 from sim.specs.board import BoardSpec
-from sim.specs.die import DieSpec, quat_to_matrix
+from sim.specs.die import DieSpec, quat_rows, quat_to_matrix
 from sim.specs.flip import FLIP_SKILLS, FlipProfile, FlipSkill
 from sim.specs.physics import PhysicsSettings
 from sim.specs.template import PlacedTemplate, TemplateSpec
-from sim.world.flight import Aero, FlightState, fly, lowest_z, rotation_rows
+from sim.world.flight import Aero, FlightState, fly, lowest_z
 from sim.world.physics import Physics, pb  # pb imported silenced there
 
 # Rolling / spinning resistance of a card edge (estimated): without it a disk landing on its rim rolls
@@ -471,7 +471,7 @@ class FlipWorld:
         ph.set_state(name, end.x, end.q, end.v, end.omega(inv_i))
         dt = 1.0 / p.step_hz
         touched_any = False
-        rr = rotation_rows(end.q)
+        rr = quat_rows(end.q)
         n_prev = (rr[2], rr[5], rr[8])
         still, t = 0.0, t_flight
         status = "not-settled"
@@ -491,7 +491,7 @@ class FlipWorld:
             if not touched_any:
                 # plate drag through the centre and the gyroscopic torque -w x (R I R^T w), on floats
                 v, w = get_vel(body)
-                r00, r01, r02, r10, r11, r12, r20, r21, r22 = rotation_rows(q)
+                r00, r01, r02, r10, r11, r12, r20, r21, r22 = quat_rows(q)
                 bx = (r00 * w[0] + r10 * w[1] + r20 * w[2]) * i0
                 by = (r01 * w[0] + r11 * w[1] + r21 * w[2]) * i1
                 bz = (r02 * w[0] + r12 * w[1] + r22 * w[2]) * i2
@@ -507,7 +507,7 @@ class FlipWorld:
                     max_pen = -cp[8]
             pos, q = get_pose(body)
             if not touched_any:
-                rr = rotation_rows(q)
+                rr = quat_rows(q)
                 n = (rr[2], rr[5], rr[8])
                 turned += math.acos(max(-1.0, min(1.0, n[0] * n_prev[0] + n[1] * n_prev[1] + n[2] * n_prev[2])))
                 n_prev = n
