@@ -21,22 +21,9 @@ import numpy as np  # noqa: E402
 from matplotlib.patches import Circle, Polygon, Rectangle, Wedge  # noqa: E402
 
 from sim.rules.footprint import read_board  # noqa: E402
-from sim.specs.board import BoardSpec  # noqa: E402
+from sim.specs.board import load_board  # noqa: E402
 
-BOARD = BoardSpec.from_dict(
-    {
-        "name": "t",
-        "thickness_mm": 2.0,
-        "outline": {"shape": "circle", "radius_mm": 200},
-        "sections": [
-            {"id": "west", "value": 2, "shape": {"kind": "polygon", "points_mm": [[-200, -200], [0, -200], [0, 200], [-200, 200]]}},
-            {"id": "east", "value": 5, "shape": {"kind": "polygon", "points_mm": [[0, -200], [200, -200], [200, 200], [0, 200]]}},
-        ],
-        "holes": [{"id": "h", "shape": {"kind": "circle", "center_mm": [-100, 100], "radius_mm": 20}}],
-        "bones": [{"id": "b", "shape": {"kind": "polygon", "points_mm": [[-100, -140], [-60, -140], [-60, -100], [-100, -100]]}}],
-    },
-    "t.toml",
-)
+BOARD = load_board(Path(__file__).resolve().parents[1] / "tests" / "rules" / "two-halves-board.toml")
 TOKEN = "prop:slow-tokens:h"
 # (title, corners mm, centre mm, touching, bones reading)
 CASES = [

@@ -4,6 +4,8 @@ on hand-placed corners, each the reading of one figure panel in docs/figures/boa
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -12,25 +14,12 @@ from sim.rules.classifier import classify
 from sim.rules.footprint import bottom_corners_xy, read_board, winning_region
 from sim.rules.outcome import DieRest
 from sim.rules.trace import ContactEvent, EventTrace
-from sim.specs.board import BoardSpec
+from sim.specs.board import load_board
 from sim.specs.die import load_die
 from sim.specs.rules import RuleSet
 
 # west (2) | east (5) halves of a 200 mm disc; a hole (r 20) cut into west at (-100, 100); bones on west
-BOARD = BoardSpec.from_dict(
-    {
-        "name": "t",
-        "thickness_mm": 2.0,
-        "outline": {"shape": "circle", "radius_mm": 200},
-        "sections": [
-            {"id": "west", "value": 2, "shape": {"kind": "polygon", "points_mm": [[-200, -200], [0, -200], [0, 200], [-200, 200]]}},
-            {"id": "east", "value": 5, "shape": {"kind": "polygon", "points_mm": [[0, -200], [200, -200], [200, 200], [0, 200]]}},
-        ],
-        "holes": [{"id": "h", "shape": {"kind": "circle", "center_mm": [-100, 100], "radius_mm": 20}}],
-        "bones": [{"id": "b", "shape": {"kind": "polygon", "points_mm": [[-100, -140], [-60, -140], [-60, -100], [-100, -100]]}}],
-    },
-    "t.toml",
-)
+BOARD = load_board(Path(__file__).with_name("two-halves-board.toml"))
 MM = 1e-3
 
 
