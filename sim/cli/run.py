@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, integer
 from sim.errors import SpecError
+
+T = TypeVar("T")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,34 +41,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_run)
 
 
+def runner_faults(call: Callable[[], T]) -> T | int:
+    """`call()` (a run through the experiment runner), or the exit status of how it stopped, told in one
+    line: interrupted (resumable), a failed chunk, or the environment (a read-only or full disk, a name
+    too long, a file-size limit...). SpecError is left to main."""
+    from sim.experiments.executor import ChunkFailed
+    from sim.experiments.runner import Interrupted
+
+    try:
+        return call()
+    except Interrupted as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except ChunkFailed as exc:
+        print(f"dfsim: {exc}", file=sys.stderr)
+        return EXIT_FAULT
+    except OSError as exc:
+        print(f"dfsim: {os_error(exc)}", file=sys.stderr)
+        return EXIT_FAULT
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the experiment; SpecError (bad input) propagates to the CLI's main, which prints one line."""
-    from sim.experiments.executor import ChunkFailed
-    from sim.experiments.runner import Interrupted, run_experiment
+    from sim.experiments.runner import run_experiment
 
     if hasattr(signal, "SIGXFSZ"):  # a file-size limit is an OSError (exit 1, chunks kept), not a kill
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    if args.scheduler and args.executor != "dask":
+        raise SpecError("command line", "--scheduler", "needs --executor dask")
     try:
-        if args.scheduler and args.executor != "dask":
-            raise SpecError("command line", "--scheduler", "needs --executor dask")
-        res = run_experiment(
+        res = runner_faults(lambda: run_experiment(
             args.experiment, out=args.out, workers=args.workers, executor=args.executor,
             scheduler=args.scheduler, force=args.force, quiet=args.quiet,
             max_throws=args.max_throws, figures=not args.no_figures, max_fights=args.max_fights,
             security=tls_files(args),
-        )
-    except Interrupted as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except ImportError as exc:
+        ))
+    except ImportError as exc:  # Dask, an optional package, not installed
         print(f"dfsim: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except ChunkFailed as exc:
-        print(f"dfsim: {exc}", file=sys.stderr)
-        return EXIT_FAULT
-    except OSError as exc:  # the environment: read-only or full disk, a name too long, a file-size limit...
-        print(f"dfsim: {os_error(exc)}", file=sys.stderr)
-        return EXIT_FAULT
+    if isinstance(res, int):
+        return res
     if not args.quiet:
         print(format_fight_table(res.summary) if "total_fights" in res.summary else format_table(res.summary))
         print(f"results: {res.out}  (report: {res.report})")

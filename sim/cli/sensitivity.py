@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from sim.cli.common import EXIT_FAULT, EXIT_INTERRUPTED, integer
+from sim.cli.common import integer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,24 +26,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_sensitivity(args: argparse.Namespace) -> int:
     """Run the analysis; SpecError (bad input) reaches main, which prints one line with status 2."""
-    from sim.experiments.executor import ChunkFailed
-    from sim.experiments.runner import Interrupted
+    from sim.cli.run import runner_faults
     from sim.experiments.sensitivity import run_sensitivity
 
-    try:
-        res = run_sensitivity(args.file, out=args.out, workers=args.workers, force=args.force, quiet=args.quiet,
-                              method=args.method, figure=not args.no_figure)
-    except Interrupted as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except ChunkFailed as exc:
-        print(f"dfsim: {exc}", file=sys.stderr)
-        return EXIT_FAULT
-    except OSError as exc:
-        from sim.cli.run import os_error
-
-        print(f"dfsim: {os_error(exc)}", file=sys.stderr)
-        return EXIT_FAULT
+    res = runner_faults(lambda: run_sensitivity(args.file, out=args.out, workers=args.workers, force=args.force,
+                                                quiet=args.quiet, method=args.method, figure=not args.no_figure))
+    if isinstance(res, int):
+        return res
     if not args.quiet:
         print((res.out / "sensitivity.md").read_text())
         print(f"results: {res.out}")
