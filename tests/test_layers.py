@@ -12,7 +12,7 @@ SIM = Path(__file__).resolve().parents[1] / "sim"
 
 # lower number = lower layer; a module may import its own layer and any lower one
 LAYER = {
-    "sim": 0, "sim.errors": 0, "sim.seeding": 0,
+    "sim": 0, "sim.errors": 0, "sim.seeding": 0, "sim.vectors": 0, "sim.provenance": 0,
     "sim.specs": 1,
     "sim.rules": 2, "sim.world": 2,
     "sim.engine": 3,

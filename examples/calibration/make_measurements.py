@@ -4,8 +4,10 @@ known values, simulated in the calibration rig (sim/engine/rigs.py) and blurred 
 Usage: python examples/calibration/make_measurements.py [OUT.toml]. The true values are `TRUTH`; the
 test tests/experiments/test_calibration.py checks that `dfsim calibrate` recovers them within its
 intervals. Rows: flat drops from five heights, twice each (a rebound read from a 240 fps video, sd
-3 mm); six tilts (a phone level, sd 1 deg); three ramps, four releases each at a random turn of the
-die (a ruler, sd 3 mm).
+3 mm); six tilts (a phone level, sd 1 deg); five ramps, four releases each at a random turn of the
+die (a ruler, sd 3 mm). The two steep, high ramps run the die out 10-40 mm, far enough for the contact
+damping to show: with the three low ones alone, one chaotic run-out more or less decided whether it
+was identified at all.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sim.specs.die import load_die
 TRUTH = {"friction": 0.40, "restitution": 0.45, "contact_damping": 0.95}
 DIE, SURFACE, SEED = "hero-d8", "wood", 20261130
 DROPS_MM = (50, 100, 150, 200, 300)
-RAMPS = ((40.0, 30.0), (80.0, 30.0), (60.0, 35.0))  # (height of the die's lowest point mm, ramp angle deg)
+RAMPS = ((40.0, 30.0), (80.0, 30.0), (60.0, 35.0), (100.0, 40.0), (150.0, 35.0))  # (lowest point mm, ramp deg)
 SD = {"drops": 3.0, "tilts": 1.0, "ramps": 3.0}
 OUT = Path(__file__).with_name("kitchen-table.toml")
 

@@ -50,7 +50,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     try:
         th, res, traj = run_dir.replay(args.cell, args.index)
     except ReplayMismatch as exc:
-        sys.stderr.write(f"dfsim: replay mismatch: {exc}\n")
+        sys.stderr.write(f"dfsim: replay mismatch: {exc}\n  the run was {run_dir.reproducibility()}\n")
         if not args.allow_mismatch:
             return 1
         warning = str(exc).replace("\n ", ";")

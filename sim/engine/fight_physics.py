@@ -53,6 +53,7 @@ from sim.rules.outcome import DieRest, Outcome
 from sim.rules.throw_source import ThrowRequest
 from sim.specs.die import DieSpec, load_die
 from sim.specs.scenario import Scenario
+from sim.vectors import dot, norm
 from sim.world.templates import fit_template_materials
 
 THROWS_PER_FIGHT = 1000  # stream index of throw t of fight f: f * THROWS_PER_FIGHT + t
@@ -165,9 +166,9 @@ class BoardDice(LyingOnBoard):
         moved = []
         for s, d in self.state.dice.items():
             p, q = ph.die_pose(_slot_body(s))
-            dq = abs(float(np.dot(q, d.orientation_xyzw)))
+            dq = abs(dot(q, d.orientation_xyzw))
             turned = math.degrees(2 * math.acos(min(1.0, dq)))
-            if float(np.linalg.norm(p - np.array(d.position_m))) > MOVED_M or turned > MOVED_DEG:
+            if float(norm(p - np.array(d.position_m))) > MOVED_M or turned > MOVED_DEG:
                 moved.append(s)
         thrown = thrower.die_names[0]
         if moved:
@@ -181,7 +182,7 @@ class BoardDice(LyingOnBoard):
                 o = classify(rest, self.specs[s], sc.board, result.trace, sc.rules, [], thrower.ctx, placed=True)
                 self.state.moves.append({"fight": req.fight, "throw": req.throw, "slot": s, "from": d.section,
                                          "to": o.section, "from_result": d.result, "to_result": o.result,
-                                         "shift_mm": round(float(np.linalg.norm(p - np.array(d.position_m))) * 1e3, 2)})
+                                         "shift_mm": round(float(norm(p - np.array(d.position_m))) * 1e3, 2)})
                 if o.result == "void" or not _on_board(sc, p):
                     del self.state.dice[s]  # knocked off the board onto the table: picked up
                 else:

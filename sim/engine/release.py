@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.errors import SpecError
+from sim.vectors import norm
 
 # what a hand can do: within 5 m of the board centre, 50 m/s, 1000 rad/s (a fast flick is ~100 rad/s)
 LIMITS = {"position_mm": 5000.0, "velocity_mps": 50.0, "orientation_xyzw": 1e6, "spin_radps": 1000.0}
@@ -69,9 +70,9 @@ class Release:
                 raise SpecError(source, k, f"each value must lie within +-{LIMITS[k]:g}")
             vals[k] = tuple(float(t) for t in v)
         q = np.array(vals["orientation_xyzw"])
-        if np.linalg.norm(q) < 1e-9:
+        if norm(q) < 1e-9:
             raise SpecError(source, "orientation_xyzw", "quaternion has zero length")
-        q = q / np.linalg.norm(q)
+        q = q / norm(q)
         return cls(
             tuple(round(v * 1e6) / 1e9 for v in vals["position_mm"]),
             vals["velocity_mps"],

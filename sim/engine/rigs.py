@@ -26,6 +26,7 @@ from sim.engine.stepper import run
 from sim.specs.die import DieSpec, quat_mul, quat_to_matrix
 from sim.specs.material import MaterialTable, PairSpec
 from sim.specs.physics import PhysicsSettings
+from sim.vectors import matmul, norm
 from sim.world.physics import Physics, drop_rebound
 from sim.world.solids import box_hull
 
@@ -88,7 +89,7 @@ class MaterialRig:
         ph.set_surface(DIE, 1.0, 1.0)  # the surface's factors then are the pair's
         ph.collide(FLOOR, PLANK, False)
         self._flat = np.asarray(die.orientation_with_face(len(die.faces) - 1, up=False))
-        pts = die.collision_points_m @ quat_to_matrix(self._flat).T
+        pts = matmul(die.collision_points_m, quat_to_matrix(self._flat).T)
         self._centre_height = float(-pts[:, 2].min())  # centre above the surface, lying flat
         self._plank_angle: float | None = None
         rng = np.random.Generator(np.random.PCG64(20241129))
@@ -161,10 +162,10 @@ class MaterialRig:
         """Put the die at rest flat on the plank, its lowest point `low_mm` above the floor; its centre."""
         a = math.radians(angle_deg)
         q = quat_mul(_rot_y(a), self.die.orientation_with_face(len(self.die.faces) - 1, up=False, yaw_deg=yaw_deg))
-        pts = self.die.collision_points_m @ quat_to_matrix(q).T
+        pts = matmul(self.die.collision_points_m, quat_to_matrix(q).T)
         n = np.array([math.sin(a), 0.0, math.cos(a)])
         up = np.array([-math.cos(a), 0.0, math.sin(a)])  # up the slope
-        lift = float(-(pts @ n).min()) + 1e-5  # centre off the plank's face
+        lift = float(-matmul(pts, n).min()) + 1e-5  # centre off the plank's face
         low0 = float((pts[:, 2] + lift * n[2]).min())  # lowest z with the contact point at the foot
         s = (low_mm * 1e-3 - low0) / math.sin(a) if a > 0 else 0.1
         centre = up * s + n * lift
@@ -182,7 +183,7 @@ class MaterialRig:
         for _ in range(int(TILT_HOLD_S / ph.dt)):
             ph.step()
         p, _q = ph.die_pose(DIE)
-        moved = bool(np.linalg.norm(p - start) * 1e3 > TILT_MOVED_MM)
+        moved = bool(norm(p - start) * 1e3 > TILT_MOVED_MM)
         ph.set_damping(DIE, 0.0)
         ph.park(DIE)
         return moved

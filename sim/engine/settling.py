@@ -15,6 +15,7 @@ import numpy as np
 import shapely
 
 from sim.specs.die import DieSpec, quat_to_matrix
+from sim.vectors import matmul
 
 DENSITY_G_MM3 = 1.19e-3  # acrylic
 CUBOID_SIDE_MM = 14.0
@@ -59,7 +60,7 @@ def sink_mm(die: DieSpec, board, position_mm, orientation_xyzw) -> float:
     """How far (mm) the die's lowest point ends below the surface under it, 0 if it does not: the table
     at z = 0, or the board's top where the point lies over cardboard more than 0.3 mm from its edge (a
     die leaning on the board's edge rests against its edge wall)."""
-    pts = die.collision_points_m @ quat_to_matrix(orientation_xyzw).T + np.asarray(position_mm) * 1e-3
+    pts = matmul(die.collision_points_m, quat_to_matrix(orientation_xyzw).T) + np.asarray(position_mm) * 1e-3
     top = np.zeros(len(pts))
     if board is not None:
         inside = shapely.contains_xy(board.surface.buffer(-EDGE_CLEARANCE_M), pts[:, 0], pts[:, 1])

@@ -27,6 +27,7 @@ from sim.specs.physics import GRAVITY
 from sim.specs.scenario import Scenario
 from sim.specs.skill import SPREADS, SkillSpec
 from sim.specs.template import PlacedTemplate
+from sim.vectors import dot, matmul, norm
 from sim.world.physics import Physics
 
 
@@ -281,7 +282,7 @@ class Thrower:
         hand = np.array([-distance_m, lateral_m])
         tgt = np.array(aim)
         d = tgt - hand
-        dist = float(np.linalg.norm(d))
+        dist = float(norm(d))
         u = d / dist
         line = LineString([tuple(hand), tuple(tgt)])
         cross = line.intersection(self.scenario.board.outline_geom.exterior)
@@ -289,7 +290,7 @@ class Thrower:
             edge_s = dist - self.scenario.board.radius_m
         else:
             pts = np.array([[g.x, g.y] for g in getattr(cross, "geoms", [cross])])
-            edge_s = float(np.min((pts - hand) @ u))
+            edge_s = float(np.min(matmul(pts - hand, u)))
         return hand, u, dist, edge_s
 
     @staticmethod
@@ -389,7 +390,7 @@ class Thrower:
         for i in range(refs):
             draw = Draw.for_throw(NOMINAL_REF_SEED, i)
             o = self.throw_releases(self._releases_around(draw, *nominal, skill=skill, biased=False)).outcome
-            miss = float(np.linalg.norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else NOMINAL_VOID_MISS_M
+            miss = float(norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else NOMINAL_VOID_MISS_M
             rows.append((self._objective_value(o), miss))
         return np.array(rows)
 
@@ -435,7 +436,7 @@ class Thrower:
         # nominal tumble: forward roll about the horizontal axis perpendicular to the throw
         axis = np.array([-math.sin(az), math.cos(az), 0.0])
         w = axis * rps * 2 * math.pi + spin_noise
-        tumble = float(w @ axis) / (2 * math.pi)  # rev/s about the lateral axis, noise included
+        tumble = dot(w, axis) / (2 * math.pi)  # rev/s about the lateral axis, noise included
         allowed = self.scenario.shot.limits.clip("spin", tumble)
         if allowed != tumble:
             w = w + axis * (allowed - tumble) * 2 * math.pi
@@ -466,7 +467,7 @@ class Thrower:
         else:
             hand = np.array([-dist, lat])
             u = np.array(aim) - hand
-            u = u / np.linalg.norm(u)
+            u = u / norm(u)
         speed = lim.clip("speed", max(0.05, speed * (1 + speed_bias + sk.speed_sd_frac * m.speed * z[0])))
         elev = lim.clip("elevation", elev + sk.elevation_sd_deg * m.elevation * z[1])
         azim = rel.azimuth_deg + azimuth_bias + sk.azimuth_sd_deg * m.azimuth * z[2]
@@ -555,7 +556,7 @@ class Thrower:
             except KeyError:
                 raise SpecError(die.source, "faces", f"die has no face labelled '{up}' (faces: {', '.join(die.faces)})") from None
         q = die.orientation_with_face(face, up=die.reading_rule == "top", yaw_deg=yaw_deg)
-        pts = die.collision_points_m @ quat_to_matrix(q).T
+        pts = matmul(die.collision_points_m, quat_to_matrix(q).T)
         foot = _hull(pts[:, :2] + np.array([x_m, y_m]))
         board = self.scenario.board
         z_surface = board.thickness_m if board is not None and board.surface.intersects(foot) else 0.0

@@ -14,15 +14,19 @@ The fit, in two stages that keep the number of simulations bounded:
    file is what a scene calibrates to, the mean rebound of flat 10 cm drops (`pair_restitution`).
 2. Friction and contact damping from the tilts and ramps, the restitution fixed: a coarse grid over
    the whole range (`COARSE`), then a fine grid (`FINE`) over the cells the coarse grid finds
-   plausible, interpolated linearly for the profile. The damping is searched as a rate
+   plausible, interpolated linearly for the profile, and narrowed (`ZOOMS`) onto an interval that has
+   fewer than `ZOOM_NODES` grid steps across it, so no interval is drawn between nodes the fit never
+   simulated (a coarse grid biases the minimum by a fraction of its step). The damping is searched as a rate
    k = -ln(1 - contact_damping) per second (the velocity decays as exp(-k t) while touching).
 
 Likelihood: the rows of each kind have their own unknown Gaussian spread, which is profiled out, so
 -2 log L = sum over kinds of n_k log(SSE_k / n_k + resolution_k^2) (the reading resolution keeps a
 perfect fit from an infinite likelihood). Intervals are profile-likelihood intervals at 95 %
-(chi-square with one degree of freedom, 3.84). A parameter whose interval reaches the end of its
+(chi-square with one degree of freedom, 3.84). A parameter whose interval reaches both ends of its
 search range is not identified by the data: the fit is refused with one line saying which rows
-would identify it.
+would identify it. One whose interval reaches one end only is bounded on the other side, which is a
+result: it is reported with a one-sided interval and a note (a contact damping past which a run-out
+no longer shortens, a friction past which the die tips before it slides).
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ COARSE = (7, 5)  # friction x damping-rate values of the first grid
 FINE = (6, 6)  # ... of the second
 EXTENSIONS = 3  # times the fine grid is extended where an interval reaches its edge
 EXTEND_STEPS = 2  # by this many of its own steps
+ZOOMS = 2  # times the fine grid is narrowed onto an interval it draws too coarsely ...
+ZOOM_NODES = 3  # ... one with fewer than this many grid steps across it
 RAMP_YAWS = 8  # turns of the die about the ramp's normal averaged per ramp prediction (0 .. 120 deg)
 WHAT_IDENTIFIES = {
     "restitution": "drop rows (drop height and rebound height)",
@@ -69,6 +75,16 @@ class Estimate:
     value: float
     low: float
     high: float
+    bounded: str = "both"  # "below" / "above": the rows bound it on that side only (see `calibrate`)
+
+    def interval_text(self) -> str:
+        """The interval as the report prints it, saying when one side is open."""
+        text = f"95 % interval {self.low:.3f} - {self.high:.3f}"
+        if self.bounded == "below":
+            return text + " (bounded below only: any higher value fits as well)"
+        if self.bounded == "above":
+            return text + " (bounded above only: any lower value fits as well)"
+        return text
 
 
 @dataclass
@@ -117,7 +133,7 @@ class CalibrationResult:
         a, b = self.pair
         lines = [f"{self.spec.name}: pair {a} on {b}, fitted from {self.spec.source} ({self.simulations} simulations)"]
         for e in self.estimates.values():
-            lines.append(f"  {e.name:<16} {e.value:.3f}   95 % interval {e.low:.3f} - {e.high:.3f}")
+            lines.append(f"  {e.name:<16} {e.value:.3f}   {e.interval_text()}")
         for k, v in self.kept.items():
             lines.append(f"  {k:<16} {v:.3f}   (kept from the base table: not fitted)")
         for kind in ("drops", "tilts", "ramps"):
@@ -377,7 +393,7 @@ def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair:
         ks2 = np.linspace(*span(ks, jj), FINE[1]) if fit_k else ks
         cache: dict[tuple[float, float], float] = {}
         axes = (("friction", 0, FRICTION_RANGE, fit_mu), ("contact_damping", 1, RATE_RANGE, fit_k))
-        for attempt in range(EXTENSIONS + 1):
+        for attempt in range(EXTENSIONS + ZOOMS + 1):
             dev2 = _motion_grid(model, factor, mus2, ks2, cache)
             mm, km, d = _profiles(mus2, ks2, dev2)
             i, j = np.unravel_index(int(np.argmin(d)), d.shape)
@@ -390,23 +406,46 @@ def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair:
                     # an end of the refined grid that is not the end of the range: the interval may go on
                     found[name] = (lo, hi, at_lo and xs[0] > rng[0] + 1e-9, at_hi and xs[-1] < rng[1] - 1e-9)
             open_ends = {n: v for n, v in found.items() if v[2] or v[3]}
-            if not open_ends or attempt == EXTENSIONS:
+            if attempt == EXTENSIONS + ZOOMS:
                 break
-            if "friction" in open_ends:
-                mus2 = _extend(mus2, open_ends["friction"][2], open_ends["friction"][3], FRICTION_RANGE)
-            if "contact_damping" in open_ends:
-                ks2 = _extend(ks2, open_ends["contact_damping"][2], open_ends["contact_damping"][3], RATE_RANGE)
+            if open_ends:
+                if "friction" in open_ends:
+                    mus2 = _extend(mus2, open_ends["friction"][2], open_ends["friction"][3], FRICTION_RANGE)
+                if "contact_damping" in open_ends:
+                    ks2 = _extend(ks2, open_ends["contact_damping"][2], open_ends["contact_damping"][3], RATE_RANGE)
+                continue
+            # a grid coarser than the interval it draws: the interpolated profile places the minimum and
+            # the interval ends between nodes it never simulated, so zoom in on the interval
+            zoomed = False
+            for name, axis, rng, ok in axes:
+                xs = mus2 if axis == 0 else ks2
+                lo, hi = found[name][:2] if ok else (0.0, 0.0)
+                step = float(xs[1] - xs[0]) if len(xs) > 1 else 0.0
+                if ok and step > (hi - lo) / ZOOM_NODES:
+                    new = np.linspace(max(rng[0], lo - step), min(rng[1], hi + step), FINE[axis])
+                    mus2, ks2 = (new, ks2) if axis == 0 else (mus2, new)
+                    zoomed = True
+            if not zoomed:
+                break
         for name, axis, rng, ok in axes:
             if not ok:
                 continue
             lo, hi, open_lo, open_hi = found[name]
             conv = (lambda x: x) if axis == 0 else _damping
-            if lo <= rng[0] + 1e-9 or hi >= rng[1] - 1e-9:
+            at_lo, at_hi = lo <= rng[0] + 1e-9, hi >= rng[1] - 1e-9
+            if at_lo and at_hi:
                 raise _not_identified(spec, name, conv(lo), conv(hi), (conv(rng[0]), conv(rng[1])))
             if open_lo or open_hi:
                 notes.append(f"{name}: the interval reaches the edge of the refined grid; it may be wider")
             value = mu_hat if axis == 0 else k_hat
-            estimates[name] = Estimate(name, conv(value), conv(min(lo, value)), conv(max(hi, value)))
+            bounded = "below" if at_hi else "above" if at_lo else "both"
+            if bounded != "both":
+                # a saturating effect (a damping past which a run-out no longer shortens, a friction past
+                # which the die tips before it slides): the rows give a bound, which is still a result
+                notes.append(f"{name}: the rows bound it {bounded} only ({'at least' if at_hi else 'at most'} "
+                             f"{conv(lo if at_hi else hi):.3g}); the value written is the best fit on the grid. "
+                             f"To pin it, add or vary {WHAT_IDENTIFIES[name]}")
+            estimates[name] = Estimate(name, conv(value), conv(min(lo, value)), conv(max(hi, value)), bounded)
     if not fit_mu:
         kept["friction"] = mu0
     if not fit_k:

@@ -38,6 +38,7 @@ from sim.experiments.store import (
     Folder,
     chunk_name,
 )
+from sim.provenance import run_reproducibility
 
 RECOMPUTE = "a rerun recomputes it"
 REBUILD_RECORDS = "a rerun rebuilds it from the chunks"
@@ -66,6 +67,7 @@ class Checkup:
     chunks_verified: int = 0
     records_verified: int = 0
     busy: bool = False  # a run holds the folder's lock right now
+    provenance: str = ""  # what a replay here can promise (sim/provenance.py)
 
     def add(self, path: Path, problem: str, action: str) -> None:
         """Record one problem."""
@@ -82,7 +84,8 @@ class Checkup:
         else:
             what = f"{self.state or 'no state'}: {self.chunks_verified} chunks verified; a rerun resumes"
         busy = "; a run is writing to it now" if self.busy else ""
-        return f"{self.root}: healthy ({what}){busy}"
+        made = f"; {self.provenance}" if self.provenance else ""
+        return f"{self.root}: healthy ({what}){busy}{made}"
 
 
 def examine(root: Path) -> Checkup:
@@ -102,6 +105,7 @@ def examine(root: Path) -> Checkup:
                "a rerun rebuilds it, keeping the chunks that pass the range checks")
     else:
         up.state = str(m.get("state", ""))
+        up.provenance = "records " + run_reproducibility(m.get("machines"))
         if isinstance(m.get("chunks"), dict):
             hashes = m["chunks"]
         else:

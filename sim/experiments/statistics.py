@@ -27,6 +27,8 @@ import pandas as pd
 import pyarrow as pa
 from scipy import stats
 
+from sim.vectors import matmul
+
 CONFIDENCE = 0.95
 
 
@@ -139,7 +141,7 @@ def bootstrap_mean_from_counts(values, counts, confidence: float = CONFIDENCE, n
     if len(v) == 1:
         return Estimate(m, m, m, n, "bootstrap", sd)
     rng = np.random.default_rng(seed)
-    means = rng.multinomial(n, c / n, size=n_boot) @ v / n
+    means = matmul(rng.multinomial(n, c / n, size=n_boot), v) / n
     alpha = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
     return Estimate(m, float(lo), float(hi), n, "bootstrap", sd)

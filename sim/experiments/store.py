@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 
 from sim.errors import SpecError
 from sim.experiments.integrity import read_json_object, sha256_bytes, sha256_file, value_digest
+from sim.provenance import machine
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -260,6 +261,9 @@ class Store:
             "chunks": dict(old["chunks"]) if self.hashes_known and isinstance(old.get("chunks"), dict) else {},
             "prepared": dict(prepared) if isinstance(prepared, dict) else None,
             "prepared_sha256": old.get("prepared_sha256") if self.hashes_known else None,
+            # where the records were made (a resumed run keeps the first machine; a run resumed
+            # elsewhere lists that machine too): what a replay elsewhere can promise
+            "machines": _machines(old.get("machines"), machine()),
         }
         self._extra_keys: set[str] = set()
         if not self.hashes_known:
@@ -555,3 +559,9 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
         else:
             cols.append(pa.nulls(table.num_rows, type=f.type))
     return pa.Table.from_arrays(cols, schema=schema)
+
+
+def _machines(old: Any, here: dict) -> list[dict]:
+    """The machines a run's records were made on, this one added once."""
+    kept = [m for m in old if isinstance(m, dict)] if isinstance(old, list) else []
+    return kept if here in kept else [*kept, here]

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from sim.specs.physics import GRAVITY
+from sim.vectors import dot, matmul, norm, row_norms
 
 SEED = 20250607
 
@@ -99,8 +100,8 @@ def _energy(ph, name: str, spec) -> float:
     p, q = ph.die_pose(name)
     v, w = ph.die_velocity(name)
     r = quat_to_matrix(q)
-    inertia = r @ np.diag(spec.inertia_diagonal) @ r.T
-    return float(spec.mass_kg * (0.5 * v @ v + GRAVITY * p[2]) + 0.5 * w @ inertia @ w)
+    inertia = matmul(matmul(r, np.diag(spec.inertia_diagonal)), r.T)
+    return float(spec.mass_kg * (0.5 * dot(v, v) + GRAVITY * p[2]) + 0.5 * dot(w, matmul(inertia, w)))
 
 
 # ---------------------------------------------------------------- 1. ballistic flight
@@ -121,7 +122,7 @@ def check_ballistic(ctx: Context, world=None) -> Check:
     pos = np.array(trail)
     g = np.array([0.0, 0.0, -GRAVITY])
     exact = p0 + np.outer(t, v0) + 0.5 * np.outer(t * t, g)
-    err = np.linalg.norm(pos - exact, axis=1)
+    err = row_norms(pos - exact)
     bound = GRAVITY * ph.dt * t / 2 + 1e-9
     ph.park("die:0")
     plt = _plt()
@@ -160,7 +161,7 @@ def drop_rebound_at(ph, name: str, spec, xy, top: float, height_m: float) -> flo
     from sim.specs.die import quat_to_matrix
 
     q = spec.orientation_with_face(len(spec.faces) - 1, up=False)
-    pts = spec.collision_points_m @ quat_to_matrix(q).T
+    pts = matmul(spec.collision_points_m, quat_to_matrix(q).T)
     ph.set_state(name, (xy[0], xy[1], top - pts[:, 2].min() + height_m), q, (0, 0, 0), (0, 0, 0))
     vz = []
     for _ in range(int((math.sqrt(2 * height_m / GRAVITY) + 0.15) / ph.dt)):
@@ -346,7 +347,7 @@ def check_precession(ctx: Context, integrator: Callable | None = None) -> Check:
     fly_fn = integrator or fly
     _, _, _, samples = fly_fn(spec, st, Aero(spec, prof), 1.0 / prof.flight_hz, lambda s: False, max_t=1.0)
     t = np.array([s[0] for s in samples])
-    ang = np.array([math.degrees(math.acos(min(1.0, abs(float(n @ L)) / float(np.linalg.norm(L))))) for _, n, L in samples])
+    ang = np.array([math.degrees(math.acos(min(1.0, abs(dot(n, L)) / float(norm(L))))) for _, n, L in samples])
     tb, angb = _bullet_precession(spec, st, prof)
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
@@ -378,9 +379,9 @@ def _bullet_precession(spec, st, prof):
             _, q = ph.die_pose("template:t")
             _, w = ph.die_velocity("template:t")
             r = quat_to_matrix(q)
-            L = r @ (np.asarray(spec.inertia_diagonal) * (r.T @ w))
+            L = matmul(r, np.asarray(spec.inertia_diagonal) * matmul(r.T, w))
             out_t.append((k + 1) * ph.dt)
-            out_a.append(math.degrees(math.acos(min(1.0, abs(float(r[:, 2] @ L)) / np.linalg.norm(L)))))
+            out_a.append(math.degrees(math.acos(min(1.0, abs(dot(r[:, 2], L)) / norm(L)))))
         return np.array(out_t), np.array(out_a)
     finally:
         ph.close()
@@ -436,7 +437,7 @@ def check_same_side(ctx: Context, integrator: Callable | None = None) -> Check:
         p_sim = float(np.mean(nz[idx] > 0))
         # one deterministic flight sampled at random times: binomial noise, plus at most one precession
         # period's share of the window from where the window cuts the last period
-        lmag = np.linalg.norm(st.L)
+        lmag = norm(st.L)
         period = 2 * math.pi * spec.inertia_diagonal[0] / lmag
         rows.append({"psi_deg": psi, "simulated": p_sim, "formula": dhm_same_side(psi), "catches": n,
                      "period_s": period, "window_s": 1.8})

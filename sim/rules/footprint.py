@@ -31,6 +31,7 @@ import numpy as np
 
 from sim.specs.board import OFF, BoardSpec, Region
 from sim.specs.die import DieSpec, quat_to_matrix
+from sim.vectors import matmul
 
 BonesReading = Literal["most-corners", "any-corner"]
 BONES_READINGS: tuple[str, ...] = ("most-corners", "any-corner")
@@ -42,7 +43,7 @@ def bottom_corners_xy(die: DieSpec, position_m, orientation_xyzw) -> np.ndarray:
     """World xy of the corners of the face the die rests on (its lowest face)."""
     rot = quat_to_matrix(orientation_xyzw)
     face = die.face_geometry[die.bottom_face(orientation_xyzw)]
-    world = face.corners @ rot.T + np.asarray(position_m)
+    world = matmul(face.corners, rot.T) + np.asarray(position_m)
     if die.shape == "cylinder":
         world = world[:: max(1, len(world) // 8)]  # 8 rim points stand for the 'corners' of a disc
     return world[:, :2]

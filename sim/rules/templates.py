@@ -45,6 +45,7 @@ from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.rules import RuleSet
 from sim.specs.template import PlacedTemplate
+from sim.vectors import matmul, norm, row_norms
 
 PARTIAL_OPTIONS = ("base", "expansion", "a", "b", "c")
 ARMOR_OPTIONS = ("base", "rock-and-roll")
@@ -118,7 +119,7 @@ def slime_positions(die: DieSpec, rest: DieRest, board: BoardSpec, slime: Placed
     corners = _corners(die, rest)
     offsets = corners - np.asarray(rest.position_m[:2])
     # resample the curve every step_m
-    seg = np.linalg.norm(np.diff(curve, axis=0), axis=1)
+    seg = row_norms(np.diff(curve, axis=0))
     s = np.concatenate([[0.0], np.cumsum(seg)])
     ts = np.arange(0.0, s[-1] + 1e-12, step_m)
     pts_local = np.column_stack([np.interp(ts, s, curve[:, 0]), np.interp(ts, s, curve[:, 1])])
@@ -127,8 +128,8 @@ def slime_positions(die: DieSpec, rest: DieRest, board: BoardSpec, slime: Placed
     out = []
     for p in pts:
         n = p - centre
-        n = n / max(np.linalg.norm(n), 1e-12)
-        reach = float(np.max(offsets @ (-n)))  # how far the footprint extends toward the slime
+        n = n / max(norm(n), 1e-12)
+        reach = float(np.max(matmul(offsets, -n)))  # how far the footprint extends toward the slime
         c = p + n * (reach + 1e-4)
         cxy = c + offsets
         if not bool(np.all(board.on_board(cxy))):

@@ -27,6 +27,7 @@ from pydantic import Field, model_validator
 from sim.errors import FieldError
 from sim.specs.base import Spec
 from sim.specs.geometry import MM
+from sim.vectors import dot, matmul, norm, row_norms
 
 PHI = (1 + math.sqrt(5)) / 2
 MAX_DIE_MM = 200.0  # no die is longer than this along any axis
@@ -159,7 +160,7 @@ class DieSpec(Spec):
             for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
                 n.append([a * PHI, 0, b])
             arr = np.array(n, float)
-            return arr / np.linalg.norm(arr, axis=1, keepdims=True)
+            return arr / row_norms(arr)[:, None]
         if s == "cylinder":
             return np.array([[0, 0, 1], [0, 0, -1]], float)
         return None
@@ -177,7 +178,7 @@ class DieSpec(Spec):
         for simplex, eq in zip(hull.simplices, hull.equations):
             n = eq[:3]
             for gn, gidx in groups:
-                if np.dot(gn, n) > 1 - 1e-9:
+                if dot(gn, n) > 1 - 1e-9:
                     gidx.update(simplex.tolist())
                     break
             else:
@@ -185,12 +186,12 @@ class DieSpec(Spec):
         faces = []
         for n, idx in groups:
             pts = v[sorted(idx)]
-            faces.append(Face(n / np.linalg.norm(n), _order_polygon(pts, n)))
+            faces.append(Face(n / norm(n), _order_polygon(pts, n)))
         canon = self._canonical_normals()
         if canon is not None:
             ordered = []
             for cn in canon:
-                best = max(faces, key=lambda f: float(np.dot(f.normal, cn)))
+                best = max(faces, key=lambda f: dot(f.normal, cn))
                 ordered.append(best)
             return ordered
         faces.sort(key=lambda f: (-round(f.normal[2], 9), round(math.atan2(f.normal[1], f.normal[0]) % (2 * math.pi), 9)))
@@ -232,7 +233,7 @@ class DieSpec(Spec):
     @cached_property
     def inradius_m(self) -> float:
         """Smallest distance from the centre of mass to a face plane."""
-        return float(min(np.dot(f.corners[0], f.normal) for f in self.face_geometry))
+        return float(min(dot(f.corners[0], f.normal) for f in self.face_geometry))
 
     @property
     def mass_kg(self) -> float:
@@ -255,7 +256,7 @@ class DieSpec(Spec):
     def reading_face(self, orientation_xyzw) -> tuple[int, float]:
         """Index of the face that is read and its tilt (deg) from the ideal, for a rest orientation."""
         rot = quat_to_matrix(orientation_xyzw)
-        nz = (self.face_normals @ rot.T)[:, 2]
+        nz = matmul(self.face_normals, rot.T)[:, 2]
         i = int(np.argmin(nz)) if self.reading_rule == "bottom" else int(np.argmax(nz))
         tilt = math.degrees(math.acos(min(1.0, abs(float(nz[i])))))
         return i, tilt
@@ -264,7 +265,7 @@ class DieSpec(Spec):
         """Index of the face pointing most nearly straight down at this orientation (xyzw): the one it
         rests on."""
         rot = quat_to_matrix(orientation_xyzw)
-        return int(np.argmin((self.face_normals @ rot.T)[:, 2]))
+        return int(np.argmin(matmul(self.face_normals, rot.T)[:, 2]))
 
     def orientation_with_face(self, face: int, up: bool = True, yaw_deg: float = 0.0) -> np.ndarray:
         """Quaternion (xyzw) that puts face `face`'s normal straight up (or down), then yaws about z."""
@@ -304,9 +305,9 @@ def _check_solid(v: np.ndarray) -> None:
 def _order_polygon(pts: np.ndarray, n: np.ndarray) -> np.ndarray:
     c = pts.mean(axis=0)
     u = pts[0] - c
-    u /= np.linalg.norm(u)
+    u /= norm(u)
     w = np.cross(n, u)
-    ang = np.arctan2((pts - c) @ w, (pts - c) @ u)
+    ang = np.arctan2(matmul(pts - c, w), matmul(pts - c, u))
     return pts[np.argsort(ang)]
 
 
@@ -322,7 +323,7 @@ def _tets(v: np.ndarray):
 def _polyhedron_centroid(v: np.ndarray) -> np.ndarray:
     vol, acc = 0.0, np.zeros(3)
     for a, b, c, d in _tets(v):
-        tv = abs(np.dot(b - a, np.cross(c - a, d - a))) / 6
+        tv = abs(dot(b - a, np.cross(c - a, d - a))) / 6
         vol += tv
         acc += tv * (a + b + c + d) / 4
     return acc / vol
@@ -335,11 +336,11 @@ def _polyhedron_inertia(v: np.ndarray) -> np.ndarray:
     canon = np.array([[2, 1, 1], [1, 2, 1], [1, 1, 2]]) / 120.0
     for a, b, c, d in _tets(v):
         A = np.stack([b - a, c - a, d - a], axis=1)
-        det = abs(np.linalg.det(A))
+        det = abs(dot(A[:, 0], np.cross(A[:, 1], A[:, 2])))  # the triple product, not LAPACK's LU
         vol = det / 6
         # second moment of the tetrahedron about origin: integral x x^T
         s = a + b + c + d
-        cov_t = det * (A @ canon @ A.T)  # about vertex a
+        cov_t = det * matmul(matmul(A, canon), A.T)  # about vertex a
         e = s - 4 * a  # sum of the three edge vectors
         cov_t += vol * (np.outer(a, e) + np.outer(e, a)) / 4 + vol * np.outer(a, a)
         cov += cov_t
@@ -389,18 +390,18 @@ def quat_mul(a, b) -> np.ndarray:
 
 def quat_between(u, v) -> np.ndarray:
     """Shortest rotation taking unit vector u to unit vector v, as xyzw."""
-    u = np.asarray(u, float) / np.linalg.norm(u)
-    v = np.asarray(v, float) / np.linalg.norm(v)
-    d = float(np.dot(u, v))
+    u = np.asarray(u, float) / norm(u)
+    v = np.asarray(v, float) / norm(v)
+    d = dot(u, v)
     if d < -1 + 1e-12:
         axis = np.cross(u, [1, 0, 0])
-        if np.linalg.norm(axis) < 1e-6:
+        if norm(axis) < 1e-6:
             axis = np.cross(u, [0, 1, 0])
-        axis /= np.linalg.norm(axis)
+        axis /= norm(axis)
         return np.array([*axis, 0.0])
     c = np.cross(u, v)
     q = np.array([c[0], c[1], c[2], 1 + d])
-    return q / np.linalg.norm(q)
+    return q / norm(q)
 
 
 def load_die(name_or_path) -> DieSpec:

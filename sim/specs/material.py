@@ -17,6 +17,7 @@ from pydantic import Field, field_validator, model_validator
 
 from sim.errors import FieldError
 from sim.specs.base import Name, Spec
+from sim.vectors import least_squares
 
 MAX_MATERIALS = 100
 
@@ -105,7 +106,7 @@ def solve_coefficients(
         w.append((weights or {}).get((a, b), 1.0))
     A = np.array(rows) * np.sqrt(np.array(w))[:, None]
     y = np.array(rhs) * np.sqrt(np.array(w))
-    sol, *_ = np.linalg.lstsq(A, y, rcond=None)
+    sol = least_squares(A, y)
     coef = {m: float(math.exp(sol[idx[m]])) for m in mats}
     worst = max(abs(coef[a] * coef[b] - v) / max(v, 1e-9) for (a, b), v in pairs.items())
     return coef, float(worst)

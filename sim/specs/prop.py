@@ -49,6 +49,7 @@ from shapely.geometry import Point, box
 
 from sim.errors import FieldError
 from sim.specs.base import MAX_ANGLE_DEG, MAX_BOARD_MM, Name, Spec
+from sim.vectors import matmul
 
 MM = 1e-3
 
@@ -265,7 +266,7 @@ def rot_matrix(yaw_deg: float, tilt_deg: float) -> np.ndarray:
     ct, st = math.cos(math.radians(tilt_deg)), math.sin(math.radians(tilt_deg))
     rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1.0]])
     ry = np.array([[ct, 0, st], [0, 1.0, 0], [-st, 0, ct]])
-    return rz @ ry
+    return matmul(rz, ry)
 
 
 def matrix_to_quat(m: np.ndarray) -> tuple[float, ...]:
@@ -305,4 +306,4 @@ class PlacedProp:
 
     def to_local(self, pts_m: np.ndarray) -> np.ndarray:
         """World points -> this prop's local frame (metres)."""
-        return (np.asarray(pts_m, dtype=float).reshape(-1, 3) - self.position) @ self.rotation
+        return matmul(np.asarray(pts_m, dtype=float).reshape(-1, 3) - self.position, self.rotation)

@@ -54,6 +54,7 @@ from sim.errors import FieldError
 from sim.specs.base import MAX_ANGLE_DEG, MAX_BOARD_MM, Length, Name, Spec
 from sim.specs.die import quat_to_matrix
 from sim.specs.geometry import MAX_POINTS, MM, Shape, contains_points
+from sim.vectors import matmul
 
 MAX_TEMPLATE_MM = 400.0  # a template fits in a square this wide (real ones are about 10 cm across)
 MAX_TEMPLATE_CORNERS = 64  # corners of a non-convex outline (its convex decomposition grows as corners^3)
@@ -280,12 +281,12 @@ class PlacedTemplate:
         """Board-frame xy points projected into the template's frame (as seen from above)."""
         xy = np.asarray(xy_m, float).reshape(-1, 2)
         p = np.column_stack([xy, np.full(len(xy), self.position_m[2])]) - np.asarray(self.position_m)
-        return (p @ self._rot)[:, :2]
+        return matmul(p, self._rot)[:, :2]
 
     def to_world(self, xy_local_m: np.ndarray) -> np.ndarray:
         """Template-frame xy points (m) to board-frame xy (m), as seen from above."""
         xy = np.asarray(xy_local_m, float).reshape(-1, 2)
-        p = np.column_stack([xy, np.zeros(len(xy))]) @ self._rot.T + np.asarray(self.position_m)
+        p = matmul(np.column_stack([xy, np.zeros(len(xy))]), self._rot.T) + np.asarray(self.position_m)
         return p[:, :2]
 
     @cached_property

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from sim.engine.release import Release
 from sim.errors import SpecError
+from sim.provenance import run_reproducibility
 from sim.seeding import Draw
 from sim.viewer.recorder import DEFAULT_FPS, Trajectory, recording
 
@@ -116,6 +117,14 @@ class RunFolder:
         p = root / "prepared.json"
         prepared = json.loads(p.read_text()) if p.is_file() else {}
         return cls(root, resolved, prepared)
+
+    def reproducibility(self) -> str:
+        """What a replay here can promise of this run's records (made where, with which packages)."""
+        try:
+            manifest = json.loads((self.root / "manifest.json").read_text())
+        except (OSError, ValueError):
+            manifest = None
+        return run_reproducibility(manifest.get("machines") if isinstance(manifest, dict) else None)
 
     @property
     def cells(self) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from sim.specs.die import quat_rows, quat_to_matrix
 from sim.specs.flip import FlipProfile
 from sim.specs.physics import GRAVITY
 from sim.specs.template import TemplateSpec
+from sim.vectors import matmul
 
 AIR_DENSITY = 1.2  # kg/m^3, room air
 
@@ -27,7 +28,7 @@ def lowest_z(spec: TemplateSpec, position_m, rot: np.ndarray) -> float:
     pts = spec.local_outline.exterior.coords
     xy = np.asarray(pts)[:-1]
     h = spec.thickness_m / 2
-    z = xy @ rot[2, :2]
+    z = matmul(xy, rot[2, :2])
     return float(position_m[2] + z.min() - h * abs(rot[2, 2]))
 
 
@@ -45,7 +46,7 @@ class FlightState:
     def omega(self, inv_inertia: np.ndarray) -> np.ndarray:
         """World angular velocity (rad/s) from the conserved momentum: w = R I^-1 R^T L."""
         r = quat_to_matrix(self.q)
-        return r @ (inv_inertia * (r.T @ self.L))
+        return matmul(r, inv_inertia * matmul(r.T, self.L))
 
 
 def _qdot(q: np.ndarray, w: np.ndarray) -> np.ndarray:

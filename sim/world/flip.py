@@ -44,6 +44,7 @@ from sim.specs.die import DieSpec, quat_rows, quat_to_matrix
 from sim.specs.flip import FLIP_SKILLS, FlipProfile, FlipSkill
 from sim.specs.physics import PhysicsSettings
 from sim.specs.template import PlacedTemplate, TemplateSpec
+from sim.vectors import matmul, norm, row_norms
 from sim.world.flight import Aero, FlightState, fly, lowest_z
 from sim.world.physics import Physics, pb  # pb imported silenced there
 
@@ -362,13 +363,13 @@ class FlipWorld:
         p = self.profile
         hand = np.array([-p.distance_mm, p.lateral_mm]) * 1e-3
         aim = np.array(p.aim_mm) * 1e-3
-        dist = float(np.linalg.norm(aim - hand))
+        dist = float(norm(aim - hand))
         top = self.board.thickness_m + spec.thickness_m / 2
 
         def reach(vh: float) -> float:
             st = self._state(spec, vh, p.up_speed_mps, 0.0, p.spin_rps, 0.0, p.height_mm * 1e-3, 0.0)
             end, *_ = fly(spec, st, Aero(spec, p), 1.0 / 500.0, lambda s: s.v[2] < 0 and s.x[2] <= top, max_t=4.0, record=False)
-            return float(np.linalg.norm(end.x[:2] - hand))
+            return float(norm(end.x[:2] - hand))
 
         lo, hi = 0.05, 6.0
         for _ in range(40):
@@ -385,7 +386,7 @@ class FlipWorld:
         p = self.profile
         hand = np.array([-p.distance_mm * 1e-3, p.lateral_mm * 1e-3])
         aim = np.array(p.aim_mm) * 1e-3
-        u = (aim - hand) / np.linalg.norm(aim - hand)
+        u = (aim - hand) / norm(aim - hand)
         a = math.atan2(u[1], u[0]) + az
         v = np.array([vh * math.cos(a), vh * math.sin(a), vup])
         # template held flat, face up, turned by `yaw` about its normal
@@ -396,7 +397,7 @@ class FlipWorld:
         axis = np.array([-math.sin(a), math.cos(a), 0.0]) * math.cos(wobble) + np.array([0, 0, 1.0]) * math.sin(wobble)
         w = axis * spin_rps * 2 * math.pi
         inertia = np.asarray(spec.inertia_diagonal)
-        L = r @ (inertia * (r.T @ w))
+        L = matmul(r, inertia * matmul(r.T, w))
         return FlightState(np.array([hand[0], hand[1], h]), v, q, L)
 
     def release(self, spec: TemplateSpec, rng: np.random.Generator, skill: FlipSkill) -> FlightState:
@@ -453,7 +454,7 @@ class FlipWorld:
         hand_z = p.handover_mm * 1e-3 + self._obstacle_top()
         # no point of the template is lower than its centre less its outline's radius and half its
         # thickness: the exact lowest point is worked out only below that
-        r_out = float(np.max(np.linalg.norm(np.asarray(spec.local_outline.exterior.coords), axis=1)))
+        r_out = float(np.max(row_norms(np.asarray(spec.local_outline.exterior.coords))))
         reach = r_out + spec.thickness_m / 2
         end, t_flight, turned, _ = fly(
             spec, st, aero, 1.0 / p.flight_hz,

@@ -31,6 +31,7 @@ from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.material import MaterialTable, solve_coefficients
 from sim.specs.physics import GRAVITY, PhysicsSettings
+from sim.vectors import matmul, row_norms
 from sim.world.mesh import board_pieces, table_pieces
 from sim.world.rest import RestDetector, RestTest
 from sim.world.solids import box_hull, solid_body, static_bodies
@@ -550,7 +551,7 @@ class Physics:
     def bounding_radius(self, name: str) -> float:
         """Radius of a sphere about the die's centre holding its whole collision shape (margin included)."""
         spec = self._die_specs[name]
-        return float(np.linalg.norm(spec.collision_points_m, axis=1).max()) + DIE_MARGIN_M
+        return float(row_norms(spec.collision_points_m).max()) + DIE_MARGIN_M
 
     def collision_points(self, name: str) -> np.ndarray | None:
         """A free body's collision points in its body frame (m), as its hull is built from them (None:
@@ -672,7 +673,7 @@ def drop_rebound(ph: Physics, die: BodyName, spec: DieSpec, x: float, y: float, 
     from sim.specs.die import quat_to_matrix
 
     q = spec.orientation_with_face(len(spec.faces) - 1, up=False)
-    pts = spec.collision_points_m @ quat_to_matrix(q).T
+    pts = matmul(spec.collision_points_m, quat_to_matrix(q).T)
     hz = ph.settings.step_hz
     gap = DROP_GAP_M + (phase % 1.0) * math.sqrt(2.0 * GRAVITY * DROP_HEIGHT_M) / hz
     speed = math.sqrt(2.0 * GRAVITY * (DROP_HEIGHT_M - gap))

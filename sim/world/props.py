@@ -17,6 +17,7 @@ from shapely.geometry import Point, box
 from sim.errors import SpecError
 from sim.seeding import STREAM_PROPS, rng_for
 from sim.specs.prop import MM, CupShape, PlacedProp, PropSpec, matrix_to_quat, rot_matrix
+from sim.vectors import matmul
 from sim.world.mesh import extrude, static_pieces
 from sim.world.solids import box_hull
 
@@ -188,7 +189,7 @@ class PropWorld:
         for name, lpos, _ in self._dynamic:
             pp = self._owner(name)
             rot = pp.rotation
-            self.physics.set_state(name, pp.position + rot @ lpos, matrix_to_quat(rot))
+            self.physics.set_state(name, pp.position + matmul(rot, lpos), matrix_to_quat(rot))
         self.before_step(0.0)
 
     def _owner(self, body_name: str) -> PlacedProp:
@@ -207,11 +208,11 @@ class PropWorld:
         th = math.radians(s.tip_deg) * (tau / T) ** 2
         dth = math.radians(s.tip_deg) * 2 * tau / T**2 if moving else 0.0
         base = rot_matrix(pp.yaw_deg, pp.tilt_deg)
-        d = base @ np.array([1.0, 0.0, s.lift_fraction])
+        d = matmul(base, np.array([1.0, 0.0, s.lift_fraction]))
         pos = pp.position + d * fwd
         vel = d * vfwd
-        rot = base @ rot_matrix(0.0, math.degrees(th))  # Ry(+th) tips the mouth (+z) toward +x
-        lateral = base @ np.array([0.0, 1.0, 0.0])
+        rot = matmul(base, rot_matrix(0.0, math.degrees(th)))  # Ry(+th) tips the mouth (+z) toward +x
+        lateral = matmul(base, np.array([0.0, 1.0, 0.0]))
         return pos, rot, vel, lateral * dth
 
     @property
@@ -262,7 +263,7 @@ def prop_footprints(scenario) -> list[tuple[str, str, Any]]:
                 pos, q = ph.die_pose(name)
                 rot = quat_to_matrix(q)
                 if g.mesh is not None:
-                    v = np.asarray(g.mesh[0], float).reshape(-1, 3) @ rot.T + pos
+                    v = matmul(np.asarray(g.mesh[0], float).reshape(-1, 3), rot.T) + pos
                     tris = [Polygon(v[t, :2]) for t in np.asarray(g.mesh[1]).reshape(-1, 3)]
                     shape = unary_union([t for t in tris if t.is_valid and t.area > 1e-10])
                 else:
@@ -270,7 +271,7 @@ def prop_footprints(scenario) -> list[tuple[str, str, Any]]:
                     # the convex hulls of their corners
                     pieces = [np.asarray(h, float).reshape(-1, 3) for h in g.hulls]
                     pieces += [box_hull(p[0], p[1], p[2] if len(p) > 2 else 0.0) for p in g.boxes]
-                    shape = unary_union([MultiPoint((h @ rot.T + pos)[:, :2]).convex_hull for h in pieces])
+                    shape = unary_union([MultiPoint((matmul(h, rot.T) + pos)[:, :2]).convex_hull for h in pieces])
                 if not shape.is_empty:
                     out.append((pp.name, pp.type, shape))
         return out

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.specs.physics import PhysicsSettings
+from sim.vectors import matmul
 
 FLAT_STABLE, FLAT_UNSTABLE, OTHER = "flat-stable", "flat-unstable", "other"
 COS_FLAT = math.cos(math.radians(1.5))  # a die cocked in a hole leaned on the rim with normals 2-11 degrees off
@@ -90,7 +91,7 @@ def lowest_points(points_body: np.ndarray, position: Sequence[float], q: Sequenc
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
     ])
-    world = points_body @ rot.T
+    world = matmul(points_body, rot.T)
     low = world[:, 2] <= world[:, 2].min() + LOW_TOL_M
     return [(float(a) + position[0], float(b) + position[1]) for a, b in world[low, :2]]
 

@@ -30,6 +30,8 @@ from scipy.spatial import ConvexHull
 from shapely.geometry import Polygon
 from shapely.geometry.polygon import orient
 
+from sim.vectors import dot, matmul, rowwise_dot
+
 SAT_FLAGS = 4096  # pybullet's (GEOM|URDF)_INITIALIZE_SAT_FEATURES (numbers, so this module needs no pybullet import)
 SHAPE_MESH = 5  # pybullet.GEOM_MESH
 ASLEEP = 8  # pybullet.ACTIVATION_STATE_SLEEP
@@ -62,7 +64,7 @@ def _ccw(co: np.ndarray) -> np.ndarray:
 
 def _area2(co: np.ndarray) -> float:
     x, y = co[:, 0], co[:, 1]
-    return float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+    return float(dot(x, np.roll(y, -1)) - dot(y, np.roll(x, -1)))
 
 
 def _merge_triangles(poly: Polygon) -> list[np.ndarray]:
@@ -145,7 +147,7 @@ def box_hull(centre, half_extents, yaw_rad: float = 0.0) -> np.ndarray:
     c, s = math.cos(yaw_rad), math.sin(yaw_rad)
     corners = np.array([(x, y, z) for x in (-hx, hx) for y in (-hy, hy) for z in (-hz, hz)])
     rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-    return corners @ rot.T + np.asarray(centre, dtype=float)
+    return matmul(corners, rot.T) + np.asarray(centre, dtype=float)
 
 
 def slab_pieces(region, z0: float, z1: float, tolerance_m: float = 0.0) -> list[np.ndarray]:
@@ -247,7 +249,7 @@ def write_hull_obj(path: str, pts: np.ndarray) -> None:
     index = np.zeros(len(pts), dtype=np.int64)
     index[used] = np.arange(1, len(used) + 1)
     a, b, c = pts[simplices[:, 0]], pts[simplices[:, 1]], pts[simplices[:, 2]]
-    inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), hull.equations[:, :3]) < 0
+    inward = rowwise_dot(np.cross(b - a, c - a), hull.equations[:, :3]) < 0
     faces = index[simplices]
     faces[inward] = faces[inward][:, [0, 2, 1]]
     lines = [f"v {x:.10f} {y:.10f} {z:.10f}\n" for x, y, z in pts[used].tolist()]

@@ -579,6 +579,11 @@ def _doctor(out: Path, capsys) -> tuple[int, list[str]]:
 def test_doctor_healthy(reference, capsys):
     code, lines = _doctor(reference.out, capsys)
     assert code == 0 and len(lines) == 1 and "healthy" in lines[0], lines
+    # and what a replay here can promise: this machine made it
+    assert "records made on this kind of machine with these packages" in lines[0], lines
+    from sim.provenance import machine
+
+    assert json.loads((reference.out / "manifest.json").read_text())["machines"] == [json.loads(json.dumps(machine()))]
 
 
 def test_doctor_finds_each_problem_and_the_rerun_fixes_them(copy, reference, capsys):
