@@ -1,7 +1,8 @@
 """Measure hit rates of the built-in skill levels for the standard shot (magma board, hero d8).
 
-Usage: python benchmarks/calibrate_skills.py [N]. Prints each skill's hit rate with a 95 % Wilson
-interval; docs/calibration.md records the latest figures. Seed 2024, throws 0..N-1.
+Usage: python benchmarks/calibrate_skills.py [N] [--table]. Prints each skill's hit rate with a 95 %
+Wilson interval (--table: as the Markdown table docs/calibration.md quotes, which
+benchmarks/doc_numbers.py makes again). Seed 2024, throws 0..N-1.
 """
 
 from __future__ import annotations
@@ -22,14 +23,22 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return c - h, c + h
 
 
-def main(n: int = 400, board: str = "magma", die: str = "hero-d8") -> None:
+def main(n: int = 400, board: str = "magma", die: str = "hero-d8", table: bool = False) -> None:
+    if table:
+        print("| skill | hit rate | 95 % CI | misses by reason |\n| --- | --- | --- | --- |")
     for skill in ("novice", "casual", "expert"):
         th = thrower_for(Scenario.build(board=board, dice=[die], skill=skill))
         reasons = Counter(th.throw(2024, k).outcome.reason for k in range(n))
         hits = reasons["hit"]
         lo, hi = wilson(hits, n)
-        print(f"{board} {die} {skill:<7} hit {hits / n:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]  {dict(reasons.most_common())}", flush=True)
+        if table:
+            misses = ", ".join(f"{r} {c}" for r, c in reasons.most_common() if r != "hit")
+            print(f"| {skill} | {100 * hits / n:.1f} % | {100 * lo:.1f}–{100 * hi:.1f} % | {misses} |", flush=True)
+        else:
+            print(f"{board} {die} {skill:<7} hit {hits / n:6.1%}  95% CI [{lo:.1%}, {hi:.1%}]  {dict(reasons.most_common())}",
+                  flush=True)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 400)
+    args = [a for a in sys.argv[1:] if a != "--table"]
+    main(int(args[0]) if args else 400, table="--table" in sys.argv[1:])

@@ -37,3 +37,27 @@ def test_the_products_agree_with_numpy():
     assert np.allclose(least_squares(m, y), np.linalg.lstsq(m, y, rcond=None)[0], atol=1e-9)
     under = np.array([[1.0, 1.0, 0.0], [1.0, 0.0, 1.0]])  # two pairs, three materials: the smallest fit
     assert np.allclose(least_squares(under, [0.3, -0.2]), np.linalg.lstsq(under, [0.3, -0.2], rcond=None)[0], atol=1e-9)
+
+
+def test_no_blas_on_the_way_of_a_throw():
+    # numpy's @, dot, inner, einsum, matmul and linalg go through BLAS/LAPACK kernels chosen by CPU;
+    # in the package they go through sim/vectors.py instead (the viewer only draws, so it may use them)
+    import ast
+    from pathlib import Path
+
+    sim = Path(__file__).resolve().parents[2] / "sim"
+    banned = {"dot", "inner", "einsum", "matmul", "tensordot", "vdot", "linalg"}
+    found = []
+    for path in sim.rglob("*.py"):
+        rel = path.relative_to(sim).as_posix()
+        if rel == "vectors.py" or rel.startswith("viewer/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+                found.append(f"{rel}:{node.lineno}: @")
+            elif (isinstance(node, ast.Attribute) and node.attr in banned and isinstance(node.value, ast.Name)
+                  and node.value.id in ("np", "numpy")):
+                found.append(f"{rel}:{node.lineno}: np.{node.attr}")
+            elif isinstance(node, ast.Attribute) and node.attr == "dot" and not isinstance(node.value, ast.Name):
+                found.append(f"{rel}:{node.lineno}: .dot")
+    assert not found, "use sim.vectors (matmul, dot, norm, row_norms, least_squares) instead:\n" + "\n".join(found)
