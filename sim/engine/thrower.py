@@ -19,7 +19,7 @@ from sim.rules.classifier import classify
 from sim.rules.effects import apply_effects
 from sim.rules.outcome import Outcome
 from sim.rules.requirements import RequirementContext
-from sim.rules.templates import apply_templates
+from sim.rules.templates import apply_armor, apply_templates
 from sim.rules.trace import EventTrace
 from sim.seeding import Draw, random_quaternion
 from sim.specs.die import quat_mul
@@ -508,7 +508,8 @@ class Thrower:
         return res
 
     def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
-        """Throw the dice from exact releases and run the rules pipeline (classify, templates, effects);
+        """Throw the dice from exact releases and run the rules pipeline (classify, templates, effects,
+        the Armor's -1);
         dice without a release are parked. `placed`: dice set down by hand, no throw requirements."""
         ph = self.physics
         if len(releases) > len(self.die_names):
@@ -531,6 +532,8 @@ class Thrower:
                 o = apply_templates(o, rest, die, sc.board, templates, sc.rules)
             outcomes.append(o)
         outcomes = apply_effects(outcomes, sc, self.ctx, trace, placed=placed)
+        if templates:
+            outcomes = apply_armor(outcomes, templates)
         if self._solving:
             for c in self.components:
                 c.judge_reference(outcomes)

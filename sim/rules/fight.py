@@ -157,6 +157,7 @@ class FightPlan:
     rules: tuple
     noise: float
     house_rules: dict[str, Any]
+    bonus_rules: dict = field(default_factory=dict)  # template name -> what may add to a hit on it
     shots_cache: dict = field(default_factory=dict)  # weapon requirements -> shots in force
     hero_rows: list = field(default_factory=list)  # HeroState constructor arguments
 
@@ -176,6 +177,11 @@ class FightPlan:
             requirements=tuple(dict.fromkeys([*m.requirements, *room.requirements])),
             rules=hr.throw_rules(), noise=hr.release_noise_factor, house_rules=hr.changed(),
         )
+        from sim.specs.template import load_template
+
+        for name in plan.templates:
+            spec_t = load_template(name)
+            plan.bonus_rules[spec_t.name] = spec_t.bonus_rule
         for h in plan.heroes:
             x = HeroState.from_spec(h, plan.skill)
             plan.hero_rows.append((x.name, x.life, x.max_life, tuple(x.scars), x.abilities, x.skill, x.weapons,
@@ -188,6 +194,28 @@ class FightPlan:
 
 
 _PLANS: dict[int, FightPlan] = {}
+
+
+def bonus_rule(out: Outcome, rules: dict[str, str]) -> str:
+    """What may add to a hit (`sim.specs.template.BONUS_RULES`): "section" on the board; on a template
+    its file's rule, read from the fight's templates (`rules`, by name) or, for one the fight does not
+    know, from the effect the classifier marks it with."""
+    if out.template is None:
+        return "section"
+    if out.template in rules:
+        return rules[out.template]
+    if "no-bonuses" in out.effects:
+        return "none"
+    if "equipment-bonus-only" in out.effects:
+        return "equipment"
+    return "section"
+
+
+def on_board_section(out: Outcome) -> bool:
+    """Whether the die counts on a section of the Target board (Focused Damage, Set on Fire name
+    only those): not on a template section, not in a hole a Slow token fills (a die the Slime moves
+    onto the board is on the board)."""
+    return out.section is not None and not out.section.startswith("slow-token:")
 
 
 def resolve_policy(policy: Policy | str | None, source: str = "<fight>") -> Policy:
@@ -502,9 +530,16 @@ class Fight:
 
     # ---- one throw's consequences --------------------------------------------------------------
     def _hit_damage(self, h: HeroState, out: Outcome, ability: str | None, weapons: tuple) -> int:
+        rule = bonus_rule(out, self.plan.bonus_rules)
+        if rule == "none":  # "Hits the Monster for 0 damage": nothing adds
+            return max(0, int(out.damage))
         value = out.value if out.value is not None else int(out.damage)
         extra = out.damage - value  # special-die bonuses, the Armor template's -1, ...
-        total = ab.section_value(ability, value) + extra + ab.hit_bonus(ability, self.monster.type)
+        if rule == "equipment":  # "the monster only suffers damage from bonuses from equipment"
+            total = out.damage
+        else:
+            total = (ab.section_value(ability, value, on_board_section(out)) + extra
+                     + ab.hit_bonus(ability, self.monster.type))
         if self.fire_section is not None and out.section == self.fire_section:
             total += ab.SET_ON_FIRE_BONUS
         for w in weapons:
@@ -543,9 +578,10 @@ class Fight:
                 self.monster_life = 0
             else:
                 dealt = damage_by[ability] if damage_by is not None else self._hit_damage(h, out, ability, weapons)
-                if ability == "set-on-fire" and out.section is not None:
+                if ability == "set-on-fire" and on_board_section(out):
                     self.fire_section = out.section
-                dealt = self._spend(h, dealt)
+                if bonus_rule(out, self.plan.bonus_rules) != "none":
+                    dealt = self._spend(h, dealt)
                 self.monster_life -= dealt
             if self.log is not None:
                 self._event("hit", hero=h.name, damage=dealt, insta_kill=insta, monster_life=self.monster_life,
