@@ -35,7 +35,16 @@ from typing import Any
 from sim.rules import abilities as ab
 from sim.rules.outcome import Outcome
 from sim.rules.policy import DEFAULT, POLICIES, Decision, Policy
-from sim.rules.throw_source import AIM_OBJECTIVES, AIMS, Aim, ThrowRequest, ThrowSource
+from sim.rules.throw_source import (
+    AIM_OBJECTIVES,
+    AIMS,
+    Aim,
+    TemplateFlip,
+    TemplateFlipRequest,
+    ThrowRequest,
+    ThrowSource,
+    flips_that_stay,
+)
 from sim.specs.fight import FightSpec
 from sim.specs.party import COLOURS, HeroSpec
 
@@ -43,6 +52,7 @@ EPIC_LIFE = -3  # "if the last Hit on the Monster managed to reduce its life to 
 EPIC_GOLD = 1
 MAX_RETHROWS = 20  # re-throws (ability, Arrogant, void) of one turn before the engine gives up
 BULLSEYE_DAMAGE = 10
+FLIP_TABLE_DAMAGE = 1  # "If the Template lands with any portion touching the table, the player suffers 1 damage"
 
 
 class FightError(RuntimeError):
@@ -62,6 +72,7 @@ class HeroState:
     weapons: tuple = ()
     armors: list = field(default_factory=list)  # unused this combat
     spendables: list = field(default_factory=list)
+    cards: list = field(default_factory=list)  # template cards not used yet this combat
     fainted: bool = False
     damage_taken: int = 0
     eliminated: bool = False
@@ -85,7 +96,7 @@ class HeroState:
             name=h.name, life=h.start_life, max_life=h.max_life, scars=list(h.scars),
             abilities={c: h.ability(c) for c in COLOURS}, skill=h.skill or skill,
             weapons=tuple(e for e in eq if e.kind == "weapon"), armors=[e for e in eq if e.kind == "armor"],
-            spendables=[e for e in eq if e.kind == "spendable"],
+            spendables=[e for e in eq if e.kind == "spendable"], cards=[e for e in eq if e.kind == "template"],
         )
 
 
@@ -185,8 +196,11 @@ class FightPlan:
         for h in plan.heroes:
             x = HeroState.from_spec(h, plan.skill)
             plan.hero_rows.append((x.name, x.life, x.max_life, tuple(x.scars), x.abilities, x.skill, x.weapons,
-                                   tuple(x.armors), tuple(x.spendables),
+                                   tuple(x.armors), tuple(x.spendables), tuple(x.cards),
                                    (tuple(x.abilities.items()), tuple(x.scars))))
+            for c in x.cards:
+                spec_t = load_template(c.template)
+                plan.bonus_rules[spec_t.name] = spec_t.bonus_rule
         if len(_PLANS) > 64:
             _PLANS.clear()
         _PLANS[id(spec)] = plan
@@ -250,13 +264,17 @@ def run_fights(spec: FightSpec, source: ThrowSource, fights: int | range, policy
 def possible_requests(spec: FightSpec) -> list[ThrowRequest]:
     """The kinds of throw a fight can ask its source for (one request per distinct scenario): every
     hero with the colored and the white die, under every combination of the hero's weapons, with
-    the board's templates at the start and (the Armor can be knocked off) without the Armor. Used to
+    the board's templates at the start, with every template card's template added to them (cards
+    flip during the fight) and (the Armor can be knocked off) without the Armor. Used to
     check, before any fight is played, that a throw source covers the fight."""
     import itertools
 
     plan = FightPlan.of(spec)
     t = spec.throws
-    tpls = {plan.templates} | ({tuple(x for x in plan.templates if x != "armor")} if "armor" in plan.templates else set())
+    cards = {c.template for h in spec.party.heroes for c in h.equipment if c.kind == "template"}
+    start = tuple(sorted(set(plan.templates) | cards)) if cards else plan.templates
+    tpls = {plan.templates, start}
+    tpls |= {tuple(x for x in t if x != "armor") for t in tpls if "armor" in t}
     seen: dict[tuple, ThrowRequest] = {}
     for h in spec.party.heroes:
         weapons = [e for e in h.equipment if e.kind == "weapon"][:6]
@@ -287,8 +305,8 @@ class Fight:
         self.fight = fight
         self.max_turns = max_turns
         self.log: list[dict[str, Any]] | None = [] if log else None
-        self.heroes = [HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), key=k)
-                       for n, life, mx, sc, ab_, sk, w, a, sp, k in plan.hero_rows]
+        self.heroes = [HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), list(cd), key=k)
+                       for n, life, mx, sc, ab_, sk, w, a, sp, cd, k in plan.hero_rows]
         self.standing = len(self.heroes)
         self.scars: list[tuple[str, str]] = []
         self.monster_life_start = self.monster_life = plan.monster_life
@@ -298,8 +316,9 @@ class Fight:
         self.white_left = plan.white_dice
         self.white_used = 0
         self.retrievals = 0
-        self.templates: list[str] = list(plan.templates)
-        self.templates_t: tuple[str, ...] = plan.templates  # what requests carry (sorted)
+        self.templates: list[str] = []  # on the board: flipped at the start (`run`) or by a card
+        self.templates_t: tuple[str, ...] = ()  # what requests carry (sorted)
+        self.flips = 0  # templates flipped so far this fight (the flip stream index)
         self.requirements = plan.requirements
         self.rules = plan.rules
         self.noise = plan.noise
@@ -397,6 +416,8 @@ class Fight:
         # colored dice ("When these situations arise, the Heroes can choose (as a group) to back down.")
         if self._ask("back-down", self.heroes[0], (False, True)):
             self._back_down()
+        elif self.plan.templates:  # "Monsters and Dungeons may request players to flip a Template at the start"
+            self._flip(self.heroes[0], self.plan.templates, "start")
         while not self.outcome:
             h = self._next_hero()
             if self.turns >= self.max_turns:
@@ -429,10 +450,46 @@ class Fight:
         else:
             self.outcome = "backed-down"
 
+    def _flip(self, h: HeroState, names: tuple[str, ...], cause: str) -> None:
+        """The hero flips `names` one after the other: each landing touching the table costs them
+        `FLIP_TABLE_DAMAGE` ("the player suffers 1 damage and must flip the Template again"); a
+        template that stays lies on the board for the rest of the combat (or until it is removed)."""
+        req = TemplateFlipRequest(self.fight, self.flips, h.name, tuple(names), h.skill, self.board,
+                                  self.templates_t, self.turns, self.retrievals, self.base_shots)
+        self.flips += len(names)
+        flip = getattr(self.source, "flip", None)
+        results: list[TemplateFlip] = flip(req) if flip is not None else flips_that_stay(req)
+        for r in results:
+            self._event("flip", hero=h.name, template=r.template, stayed=r.stayed, flips=r.flips,
+                        table_touches=r.table_touches, cause=cause)
+            self._hurt(h, r.table_touches * FLIP_TABLE_DAMAGE, "template-flip")
+            if r.stayed and r.template not in self.templates:
+                self.templates.append(r.template)
+        self.templates_t = tuple(sorted(self.templates))
+        if self._all_fainted():
+            self._lose("all heroes fainted")
+
+    def _cards(self, h: HeroState) -> None:
+        """A template card may be used at the start of its holder's turn, once per combat; a template
+        already on the board is left as it is (rule T4's default, `leave`), so its card waits."""
+        usable = tuple(c.name for c in h.cards if c.template not in self.templates)
+        if not usable:
+            return
+        choice = self._ask("template", h, usable)
+        if choice is None:
+            return
+        card = next(c for c in h.cards if c.name == choice)
+        h.cards.remove(card)
+        self._flip(h, (card.template,), card.name)
+
     def _turn(self, h: HeroState) -> None:
         self.turns += 1
         if self.log is not None:
             self._event("turn", hero=h.name, round=self.rounds, turn=self.turns, monster_life=self.monster_life)
+        if h.cards:
+            self._cards(h)
+            if self.outcome or h.fainted:
+                return
         if not self.colored:
             if self._ask("back-down", h, (False, True)):
                 self._back_down()
@@ -687,7 +744,7 @@ class Fight:
                 self._hurt(x, every, "template")
         if out.template == "armor" and "armor" in self.templates:
             self.templates.remove("armor")  # "remove the Shield Template from the Target board"
-            self.templates_t = tuple(self.templates)
+            self.templates_t = tuple(sorted(self.templates))
             self._event("template-removed", template="armor")
 
     # ---- after the combat ----------------------------------------------------------------------
