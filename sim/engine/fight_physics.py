@@ -53,13 +53,16 @@ from sim.rules.classifier import classify
 from sim.rules.outcome import DieRest, Outcome
 from sim.rules.throw_source import TemplateFlip, TemplateFlipRequest, ThrowRequest
 from sim.specs.die import DieSpec, load_die
+from sim.specs.party import CHEST_DICE
 from sim.specs.scenario import Scenario
 from sim.specs.template import load_template
 from sim.world.templates import fit_template_materials
 
 THROWS_PER_FIGHT = 1000  # stream index of throw t of fight f: f * THROWS_PER_FIGHT + t
 COLOURS = ("red", "green", "blue")
-WHITE_SLOTS = 6  # white dice that can lie on the board at once
+# white dice that can lie on the board at once: every white die of a full Chest ("You cannot have
+# more than 9 Bonus dice in your Chest!"; each is thrown once per combat)
+WHITE_SLOTS = CHEST_DICE
 MOVED_M = 0.5e-3  # a board die displaced more than this (or turned more than MOVED_DEG) was struck
 MOVED_DEG = 1.0
 SETTLE_S = 3.0  # longest settle of struck dice after the thrown die rests

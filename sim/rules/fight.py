@@ -46,7 +46,7 @@ from sim.rules.throw_source import (
     flips_that_stay,
 )
 from sim.specs.fight import FightSpec
-from sim.specs.party import COLOURS, HeroSpec
+from sim.specs.party import CHEST_DICE, COLOURS, HeroSpec
 
 EPIC_LIFE = -3  # "if the last Hit on the Monster managed to reduce its life to -3 or less"
 EPIC_GOLD = 1
@@ -183,7 +183,9 @@ class FightPlan:
         plan = cls(
             spec=spec, heroes=tuple(spec.party.heroes), skill=spec.throws.skill, monster_life=spec.monster_life,
             retrieval_damage=hr.retrieval_damage(m.level),
-            white_dice=spec.party.white_dice + room.white_dice + hr.extra_white_dice,
+            # "You cannot have more than 9 Bonus dice in your Chest!": a room's Gain 1 Die (or a house
+            # rule's extra dice) beyond that is lost
+            white_dice=min(CHEST_DICE, spec.party.white_dice + room.white_dice + hr.extra_white_dice),
             templates=tuple(sorted(set(m.templates) | set(room.templates))),
             requirements=tuple(dict.fromkeys([*m.requirements, *room.requirements])),
             rules=hr.throw_rules(), noise=hr.release_noise_factor, house_rules=hr.changed(),
@@ -326,6 +328,7 @@ class Fight:
         self.dice_on_board = 0  # Fury
         self.fire_section: str | None = None  # Set on Fire
         self.beer = 0
+        self.beer_holder: HeroState | None = None  # "The Hero may spend a Beer token": theirs to spend
         self.gold = 0
         self.epic = False
         self.outcome = ""
@@ -414,7 +417,7 @@ class Fight:
                 self._heal(h, room.gain_life, "room")
         # the party may back down when the monster is revealed, and again whenever it runs out of
         # colored dice ("When these situations arise, the Heroes can choose (as a group) to back down.")
-        if self._ask("back-down", self.heroes[0], (False, True)):
+        if self._may_back_down() and self._ask("back-down", self.heroes[0], (False, True)):
             self._back_down()
         elif self.plan.templates:  # "Monsters and Dungeons may request players to flip a Template at the start"
             self._flip(self.heroes[0], self.plan.templates, "start")
@@ -438,6 +441,11 @@ class Fight:
             h = self.heroes[self.seat]
             if not h.fainted:
                 return h
+
+    def _may_back_down(self) -> bool:
+        """Backing down ("Place the current Monster card back in the box") is not open against the
+        Final Boss: its combat ends only in a win or, out of white dice, a lost game."""
+        return not self.monster.final_boss
 
     def _back_down(self) -> None:
         """Impossible Situations: "Out of shame, each Hero loses life points equal to the current
@@ -491,7 +499,7 @@ class Fight:
             if self.outcome or h.fainted:
                 return
         if not self.colored:
-            if self._ask("back-down", h, (False, True)):
+            if self._may_back_down() and self._ask("back-down", h, (False, True)):
                 self._back_down()
                 return
             if self.monster.final_boss:  # "the next player's only option is to throw a white Bonus die"
@@ -669,7 +677,8 @@ class Fight:
     def _side_effect(self, h: HeroState, ability: str) -> None:
         if ability == "beer":
             self.beer = ab.BEER_TOKENS
-            self._event("beer", tokens=self.beer)
+            self.beer_holder = h
+            self._event("beer", tokens=self.beer, hero=h.name)
         elif ability == "heal-party":
             for x in self.heroes:
                 self._heal(x, ab.HEAL_PARTY, "heal-party")
@@ -698,8 +707,8 @@ class Fight:
         if m.ability == "fury" and self.dice_on_board:
             dmg += self.dice_on_board  # "additional damage equal to the number of dice currently on the Target board"
             self._event("fury", extra=self.dice_on_board)
-        while dmg > 0 and (self.beer or h.armors):
-            opts = (("beer",) if self.beer else ()) + tuple(f"armor:{a.name}" for a in h.armors)
+        while dmg > 0 and (self._beer_usable() or h.armors):
+            opts = (("beer",) if self._beer_usable() else ()) + tuple(f"armor:{a.name}" for a in h.armors)
             if not opts:
                 break
             choice = self._ask("prevent", h, opts, {"damage": dmg})
@@ -719,6 +728,11 @@ class Fight:
             if m.ability == "arrogant" and not self.facedown:
                 self.facedown = True  # "When the Monster deals damage, flip their card facedown."
                 self._event("arrogant", facedown=True)
+
+    def _beer_usable(self) -> bool:
+        """Beer tokens left and a hero to spend them: the one who activated them, while standing (a
+        fainted hero "cannot act again during that combat")."""
+        return bool(self.beer) and self.beer_holder is not None and not self.beer_holder.fainted
 
     def _outcome_effects(self, h: HeroState, out: Outcome) -> None:
         """What the classified outcome itself carries: hero damage (Firewall touch, Boulder die,

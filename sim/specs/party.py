@@ -33,6 +33,7 @@ Colour = Literal["red", "green", "blue"]
 COLOURS: tuple[str, ...] = ("red", "green", "blue")
 LIFE_TRACK_MAX = 9
 SCAR_LIFE = 2
+CHEST_DICE = 9  # "You cannot have more than 9 Bonus dice in your Chest!"
 
 
 class WeaponSpec(Spec):
@@ -148,7 +149,7 @@ class PartySpec(Spec):
     model_config = ConfigDict(strict=True)
 
     heroes: list[HeroSpec] = Field(min_length=1, max_length=6)  # in turn order: the first is the first Active Hero
-    white_dice: int = Field(default=2, ge=0, le=9)  # on the Chest ("You cannot have more than 9 Bonus dice")
+    white_dice: int = Field(default=2, ge=0, le=CHEST_DICE)  # on the Chest ("You cannot have more than 9 Bonus dice")
     gold: int = Field(default=0, ge=0, le=999)
 
     def problems(self) -> list[tuple[str, str]]:

@@ -212,3 +212,18 @@ def test_a_template_flipped_during_a_fight_lands_among_those_lying_there():
     src.throw(ThrowRequest(0, 0, *("h", "red", "colored", "hero-d8", ("standard",), "casual", "magma"),
                            templates=("armor", "fireball")))
     assert set(src.last.extra["tpl_on_board"].split(",")) == {"armor", "fireball"}
+
+
+def test_a_seventh_white_die_comes_to_rest_among_six_on_the_board():
+    """A full Chest is 9 Bonus dice, each thrown once per combat: all of them may lie on the board."""
+    from sim.engine.fight_physics import WHITE_SLOTS
+
+    assert WHITE_SLOTS == 9
+    src = PhysicsSource(5)
+    base = ("h", "white", "white", "white-d8", ("standard",), "casual", "magma")
+    src.throw(ThrowRequest(0, 0, *base))  # starts fight 0 on an empty board
+    for k in range(6):
+        src.state.dice[f"white-{k}"] = BoardDie(f"white-{k}", "white-d8", (-0.15 + 0.05 * k, -0.2, 0.012),
+                                                (0.0, 0.0, 0.0, 1.0), None, "hit")
+    src.throw(ThrowRequest(0, 1, *base, turn=1))
+    assert len([s for s in src.state.dice if s.startswith("white")]) in (6, 7)  # 7 unless it fell off
