@@ -545,8 +545,9 @@ class Thrower:
 
     def place_release(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0,
                       surfaces: tuple = ()) -> Release:
-        """The motionless release `drop_mm` above whatever lies under (x, y): table, board, or any of
-        `surfaces` ((footprint polygon, top z in m) pairs, e.g. laid templates)."""
+        """The motionless release `drop_mm` above whatever lies under (x, y): table, board, the
+        scenario's props, or any of `surfaces` ((footprint polygon, top z in m) pairs, e.g. laid
+        templates)."""
         from sim.errors import SpecError
         from sim.specs.die import quat_to_matrix
 
@@ -564,6 +565,12 @@ class Thrower:
         z_surface = board.thickness_m if board is not None and board.surface.intersects(foot) else 0.0
         for footprint, top in surfaces:
             if footprint.intersects(foot):
+                z_surface = max(z_surface, top)
+        props = [n for n in self.physics.names() if n.startswith("prop:")]
+        if props:  # a prop under the die (the Volcano, a Slow token): set down on its highest point there
+            xy = np.vstack([pts[:, :2] + np.array([x_m, y_m]), [[x_m, y_m]]])
+            top = self.physics.top_under(xy, props)
+            if top is not None:
                 z_surface = max(z_surface, top)
         z = z_surface - pts[:, 2].min() + drop_mm * 1e-3
         return Release((x_m, y_m, z), (0.0, 0.0, 0.0), tuple(float(t) for t in q), (0.0, 0.0, 0.0))
