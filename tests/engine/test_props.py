@@ -141,12 +141,16 @@ def test_smash_between_the_wall_pieces_passes_over_them_fails():
     lob = th.throw_releases([Release((-0.65, 0.0, 0.15), (1.5, 0.0, 1.0), (0, 0, 0, 1), (0, 0, 0))]).outcome
     assert lob.requirements["stone-wall"] == FAILED
     beside = th.throw_releases([Release((-0.65, 0.08, 0.05), (4.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))])
-    assert beside.outcome.requirements["stone-wall"] == FAILED  # into a piece
+    assert beside.outcome.requirements["stone-wall"] == FAILED  # into a fixed piece
     assert any(e.other.startswith("prop:stone-wall") for e in beside.trace.events)
 
 
-def test_loose_stone_wall_pieces_are_knocked_apart():
-    th = thrower_for(Scenario.build(shots=["smash"]))
+def test_loose_stone_wall_pieces_are_knocked_apart(tmp_path):
+    loose = (PROPS / "stone-wall.toml").read_text().replace("free = false", "free = true").replace("gap_mm = 24", "gap_mm = 0.5")
+    (tmp_path / "loose.toml").write_text(loose)
+    shot = (Path(__file__).resolve().parents[2] / "shots" / "smash.toml").read_text()
+    (tmp_path / "shot.toml").write_text(shot.replace('props = ["stone-wall"]', f'props = ["{tmp_path / "loose.toml"}"]'))
+    th = thrower_for(Scenario.build(shots=[str(tmp_path / "shot.toml")]))
     res = th.throw_releases([Release((-0.65, 0.0, 0.05), (4.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))])
     assert res.outcome.requirements["stone-wall"] == PASSED
     ph = th.physics
