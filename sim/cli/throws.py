@@ -41,12 +41,12 @@ def cmd_throw(args: argparse.Namespace) -> int:
 
 
 def cmd_place(args: argparse.Namespace) -> int:
-    """`dfsim place`: put a die at (x, y) mm on the board (optionally on templates), let it settle,
-    classify it."""
+    """`dfsim place`: put a die at (x, y) mm on the board (optionally on templates, and in the scene of
+    `--shot`, on its props), let it settle, classify it (no throw requirement applies to a placed die)."""
     from sim.engine.placement import parse_templates, place_with_templates
     from sim.engine.worlds import thrower_for
 
-    sc = scenario_from(args, shots=["standard"])
+    sc = scenario_from(args)
     x_m, y_m = args.x * 1e-3, args.y * 1e-3
     if args.template:
         res = place_with_templates(sc, parse_templates(args.template), x_m, y_m, args.yaw, args.up)
@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.set_defaults(func=cmd_throw)
 
     pl = sub.add_parser("place", help="put a die on the board, let it settle, classify it")
-    add_scenario_options(pl, with_shot=False)
+    add_scenario_options(pl)  # --shot: the die is set down in that shot's scene, its props included
     pl.add_argument("--x", type=PLACE, required=True, help="mm")
     pl.add_argument("--y", type=PLACE, required=True, help="mm")
     pl.add_argument("--yaw", type=number(-MAX_ANGLE_DEG, MAX_ANGLE_DEG), default=0.0, help="deg about z")

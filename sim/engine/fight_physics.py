@@ -23,10 +23,11 @@ thrower's `Draw.for_throw(seed, f * 1000 + t)`); the board is cleared when fight
 depends on (root seed, f) only, never on the worker count or on other fights; with an empty board a
 throw is the very throw the plain thrower makes with that index.
 
-Templates: a fight's templates (the request's `templates`) are flipped once, when the fight's first
-throw is requested, from the stream (root seed, fight), and lie at those poses for every throw of the
-fight; a template the requests stop listing (the Armor after a die landed on it) leaves the board, and
-a template flipped onto a die resting on the board removes that die (sim/engine/fight_templates.py).
+Templates: the rules engine asks for every flip (`flip`: at the start of the combat, and when a card
+flips one during it), from the stream (root seed, fight); the templates lie at the poses their flips
+left them for every later throw of the fight; a template the requests stop listing (the Armor after a
+die landed on it) leaves the board, and a template flipped onto a die resting on the board removes
+that die (sim/engine/fight_templates.py).
 
 Aiming: the aimed release is solved with the board dice parked (an empty board, shared with the plain
 scenario) for the request's objective: "hit" (most hits, the default), "damage" (the highest expected
@@ -50,15 +51,19 @@ from sim.engine.thrower import LyingOnBoard, Thrower, ThrowResult
 from sim.engine.worlds import build_thrower
 from sim.rules.classifier import classify
 from sim.rules.outcome import DieRest, Outcome
-from sim.rules.throw_source import ThrowRequest
+from sim.rules.throw_source import TemplateFlip, TemplateFlipRequest, ThrowRequest
 from sim.specs.die import DieSpec, load_die
+from sim.specs.party import CHEST_DICE
 from sim.specs.scenario import Scenario
+from sim.specs.template import load_template
 from sim.vectors import dot, norm
 from sim.world.templates import fit_template_materials
 
 THROWS_PER_FIGHT = 1000  # stream index of throw t of fight f: f * THROWS_PER_FIGHT + t
 COLOURS = ("red", "green", "blue")
-WHITE_SLOTS = 6  # white dice that can lie on the board at once
+# white dice that can lie on the board at once: every white die of a full Chest ("You cannot have
+# more than 9 Bonus dice in your Chest!"; each is thrown once per combat)
+WHITE_SLOTS = CHEST_DICE
 MOVED_M = 0.5e-3  # a board die displaced more than this (or turned more than MOVED_DEG) was struck
 MOVED_DEG = 1.0
 SETTLE_S = 3.0  # longest settle of struck dice after the thrown die rests
@@ -268,16 +273,43 @@ class PhysicsSource:
             st.dice.pop(st.last_slot, None)
         st.turn = req.turn
 
+    def flip(self, request: TemplateFlipRequest) -> list[TemplateFlip]:
+        """The hero flips the request's templates onto the board as it lies now (dice, templates,
+        the standing props of the fight's shots), re-flipped until each stays; dice they land on are
+        removed. The fight's first flip starts the fight's board afresh."""
+        if request.fight != self.state.fight:  # a new fight: last fight's dice are gone
+            self.state.clear()
+            self.state.fight, self.state.turn, self.state.retrievals = request.fight, -1, request.retrievals
+        elif request.retrievals != self.state.retrievals:
+            self.state.clear()
+            self.state.retrievals = request.retrievals
+        if request.fight != self.templates.fight:
+            self.templates.reset(request.fight)
+        else:
+            self.templates.keep(request.on_board)
+        sc = Scenario.build(board=request.board, dice=[self.colored_die], shots=list(request.shots or ("standard",)),
+                            skill="casual", physics=self.physics, source="physics fight")
+        assert sc.board is not None, "templates are flipped onto a board"
+        dice = {s: (load_die(d.die), d.position_m, d.orientation_xyzw) for s, d in self.state.dice.items()}
+        for slot in flip_fight_templates(self.templates, sc.board, request.templates, self.seed, request.fight,
+                                         request.skill, dice, scenario=sc, first=request.flip):
+            self.state.dice.pop(slot, None)
+        out = []
+        for name in request.templates:
+            mine = [r for r in self.templates.flips if r.template == load_template(name).name]
+            out.append(TemplateFlip(name, any(r.placed is not None for r in mine), sum(r.damage for r in mine),
+                                    sum(r.flips for r in mine)))
+        return out
+
     def _templates(self, req: ThrowRequest) -> None:
-        """Flip the fight's templates when it starts (removing dice they land on); later, drop those the
-        request no longer lists (the Armor once a die landed on it)."""
+        """The templates lying on the board: those flipped this fight (`flip`) that the request still
+        lists (the Armor leaves once a die landed on it). A caller that never flips (a bare request
+        listing templates) gets them flipped at the fight's first throw, as a start-of-combat flip."""
         if req.fight != self.templates.fight:
-            sc = self.scenario(req)
-            assert sc.board is not None, "a fight's throws land on a board"
-            dice = {s: (load_die(d.die), d.position_m, d.orientation_xyzw) for s, d in self.state.dice.items()}
-            for slot in flip_fight_templates(self.templates, sc.board, req.templates, self.seed, req.fight,
-                                             req.skill, dice, scenario=sc):
-                self.state.dice.pop(slot, None)
+            self.templates.reset(req.fight)
+            if req.templates:
+                self.flip(TemplateFlipRequest(req.fight, 0, req.hero, tuple(sorted(req.templates)), req.skill,
+                                              req.board, (), req.turn, req.retrievals, req.shots))
         else:
             self.templates.keep(req.templates)
 

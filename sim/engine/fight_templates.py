@@ -1,27 +1,28 @@
-"""Templates in physics-in-the-loop fights: flipped once when the combat starts, lying there all fight.
+"""Templates in physics-in-the-loop fights: flipped when the rules engine asks, lying there until removed.
 
 The rulebook: "Monsters and Dungeons may request players to flip a Template at the start of the
-combat"; the template stays on the board until "Remove all Templates from the target board during the
-Resting phase". So a fight's templates are flipped once, when its first throw is requested, and every
-throw of that fight meets them at the very poses they came to rest at: `FightTemplateLayer`, a thrower
-component, lays each template body back at its flipped pose before every throw (a die that struck and
-shoved a template does not move it for the next throw: the template is re-laid where it was flipped).
+combat, while some Equipment may allow the player to choose when to flip it"; a template stays on the
+board until "Remove all Templates from the target board during the Resting phase". The physics source
+flips each template the engine asks for (`flip_fight_templates`, called from `PhysicsSource.flip`)
+onto the board as it lies, and every later throw of that fight meets the templates at the very poses
+their last flip left them: `FightTemplateLayer`, a thrower component, lays each template body back at
+that pose before every throw (a die that struck and shoved a template does not move it for the next
+throw).
 
-Streams: piece p of the j-th template (the request's sorted names) of fight f is flipped from flip
-stream index 8 (f * 8 + j) + p (as `flip_template(board, spec, seed, f * 8 + j)` numbers it): it
-depends on (root seed, f) only. All of a fight's templates are flipped one after the other in one flip
-world (`flip_onto`, sim/world/flip.py), with the scenario's standing props: each lands on, and may
-shove, those flipped before it, so they never lie inside each other or inside a prop. A flip re-flips
-until it stays (at most the profile's max_flips; a template that never stays is not on the board
-this fight). The flipping hero's damage for a landing touching
-the table is recorded in `FightTemplates.flips` but not dealt (the fight rules do not ask for it).
+Streams: piece p of the fight's j-th template flip of fight f is flipped from flip stream index
+8 * flip_index(f, j) + p: it depends on (root seed, f) only. Templates flipped together (the start of
+the combat: the monster's and the room's, sorted) land one after the other in one flip world
+(`flip_onto`, sim/world/flip.py), with the templates already lying there and the fight's standing
+props: each lands on, and may shove, those there before it, so they never lie inside each other or
+inside a prop. A flip re-flips until it stays (at most the profile's max_flips; a template that never
+stays is not on the board); each landing touching the table costs the flipping hero 1, dealt by the
+rules engine from `FlipResult.damage`.
 
 "If the Template lands on a die, remove the die": the dice resting on the board at the flip are put
 in the flip world at their poses; a die a template comes to rest on (the flip world's reading), or
 whose centre the resting template's footprint covers (the die may have been shoved aside under it in
 the flip world, where dice are loose bodies), is removed from the board (`flip_fight_templates` returns
-their slots). Dice a template only shoves are left at their poses in the fight. At the start of a combat the board is empty, so today
-this only matters to a caller flipping with dice on the board.
+their slots). Dice a template only shoves are left at their poses in the fight.
 
 A template the requests stop listing (the Armor, once a die lands on it: "remove the Shield Template
 from the Target board") leaves the board: `FightTemplates.keep`.
@@ -45,6 +46,8 @@ from sim.world.flip import FlipRequest, FlipResult, add_template_body, flip_onto
 from sim.world.templates import fit_template_materials, templates_on_prism
 
 FLIPS_PER_FIGHT = 8  # flip stream index of template j of fight f: f * FLIPS_PER_FIGHT + j
+LATE_FLIPS = 1 << 40  # the fight's flips past the first FLIPS_PER_FIGHT: from here on, per fight
+LATE_FLIPS_PER_FIGHT = 1 << 16
 
 
 def piece_ids(name: str) -> list[str]:
@@ -62,6 +65,14 @@ class FightTemplates:
     names: dict[str, str] = field(default_factory=dict)  # piece id -> template name
     flips: list[FlipResult] = field(default_factory=list)  # this fight's flips (attempts, damage)
 
+    def reset(self, fight: int) -> None:
+        """A new fight: no template on the board ("Remove all Templates from the target board during
+        the Resting phase")."""
+        self.fight = fight
+        self.placed.clear()
+        self.names.clear()
+        self.flips = []
+
     def keep(self, names: Sequence[str]) -> list[str]:
         """Only templates still listed stay on the board; returns the piece ids removed."""
         gone = [t for t, n in self.names.items() if n not in names]
@@ -71,28 +82,40 @@ class FightTemplates:
         return gone
 
 
+def flip_index(fight: int, j: int) -> int:
+    """The flip stream index of the fight's j-th template flip: `f * FLIPS_PER_FIGHT + j` for the
+    first `FLIPS_PER_FIGHT` (the start of the combat's among them), later ones past every fight's."""
+    if j < FLIPS_PER_FIGHT:
+        return fight * FLIPS_PER_FIGHT + j
+    return LATE_FLIPS + fight * LATE_FLIPS_PER_FIGHT + (j - FLIPS_PER_FIGHT)
+
+
 def flip_fight_templates(state: FightTemplates, board: BoardSpec, names: Sequence[str], seed: int, fight: int,
                          skill: str = "casual", dice: Mapping[str, tuple[DieSpec, Sequence[float], Sequence[float]]]
-                         | None = None, scenario=None) -> list[str]:
-    """Flip fight `fight`'s templates onto the board, replacing the last fight's, one after the other in
-    one flip world (each lands on those flipped before it, and on the `scenario`'s standing props);
-    `dice` (slot -> die spec, position m, orientation xyzw) rest on the board. Returns the slots of the
-    dice removed."""
+                         | None = None, scenario=None, first: int = 0) -> list[str]:
+    """Flip templates onto the board one after the other in one flip world (each lands on those
+    flipped before it, on the templates lying there already and on the `scenario`'s standing props);
+    `dice` (slot -> die spec, position m, orientation xyzw) rest on the board. `first`: the fight's
+    flips so far (0: the start of the combat, which replaces the last fight's templates); the
+    template j of `names` (in the order given) is the fight's flip `first + j` (`flip_index`).
+    `state.flips` holds this call's flips. Returns the slots of the dice removed."""
+    if first == 0 or state.fight != fight:
+        state.placed.clear()
+        state.names.clear()
     state.fight = fight
-    state.placed.clear()
-    state.names.clear()
     state.flips = []
     left = dict(dice or {})
     removed: list[str] = []
     sk = skill if skill in FLIP_SKILLS else "casual"
     requests, name_of = [], {}
-    for j, name in enumerate(sorted(names)):
+    for j, name in enumerate(names):
         spec = load_template(name)
         for k, tid in enumerate(piece_ids(name)):
-            requests.append(FlipRequest(tid, spec, (fight * FLIPS_PER_FIGHT + j) * 8 + k, sk))
+            requests.append(FlipRequest(tid, spec, flip_index(fight, first + j) * 8 + k, sk))
             name_of[tid] = name
     on = [(f"die:{s}", d, p, q) for s, (d, p, q) in left.items()]
-    session = flip_onto(board, requests, int(seed), dice=on, scenario=scenario)
+    laid = list(state.placed.values())
+    session = flip_onto(board, requests, int(seed), laid=laid, dice=on, scenario=scenario)
     final = {t.id: t for t in session.placed}
     for r in session.results:
         state.flips.append(r)
@@ -112,7 +135,7 @@ def flip_fight_templates(state: FightTemplates, board: BoardSpec, names: Sequenc
     # every template where it lies after the last flip (a later one may have shoved it)
     for tid, t in final.items():
         state.placed[tid] = t
-        state.names[tid] = name_of[tid]
+        state.names.setdefault(tid, name_of.get(tid, ""))
     return removed
 
 

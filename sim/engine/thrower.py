@@ -19,7 +19,7 @@ from sim.rules.classifier import classify
 from sim.rules.effects import apply_effects
 from sim.rules.outcome import Outcome
 from sim.rules.requirements import RequirementContext
-from sim.rules.templates import apply_templates
+from sim.rules.templates import apply_armor, apply_templates
 from sim.rules.trace import EventTrace
 from sim.seeding import Draw, random_quaternion
 from sim.specs.die import quat_mul
@@ -509,7 +509,8 @@ class Thrower:
         return res
 
     def throw_releases(self, releases: list[Release], placed: bool = False) -> ThrowResult:
-        """Throw the dice from exact releases and run the rules pipeline (classify, templates, effects);
+        """Throw the dice from exact releases and run the rules pipeline (classify, templates, effects,
+        the Armor's -1);
         dice without a release are parked. `placed`: dice set down by hand, no throw requirements."""
         ph = self.physics
         if len(releases) > len(self.die_names):
@@ -532,6 +533,8 @@ class Thrower:
                 o = apply_templates(o, rest, die, sc.board, templates, sc.rules)
             outcomes.append(o)
         outcomes = apply_effects(outcomes, sc, self.ctx, trace, placed=placed)
+        if templates:
+            outcomes = apply_armor(outcomes, templates)
         if self._solving:
             for c in self.components:
                 c.judge_reference(outcomes)
@@ -543,8 +546,9 @@ class Thrower:
 
     def place_release(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0,
                       surfaces: tuple = ()) -> Release:
-        """The motionless release `drop_mm` above whatever lies under (x, y): table, board, or any of
-        `surfaces` ((footprint polygon, top z in m) pairs, e.g. laid templates)."""
+        """The motionless release `drop_mm` above whatever lies under (x, y): table, board, the
+        scenario's props, or any of `surfaces` ((footprint polygon, top z in m) pairs, e.g. laid
+        templates)."""
         from sim.errors import SpecError
         from sim.specs.die import quat_to_matrix
 
@@ -562,6 +566,12 @@ class Thrower:
         z_surface = board.thickness_m if board is not None and board.surface.intersects(foot) else 0.0
         for footprint, top in surfaces:
             if footprint.intersects(foot):
+                z_surface = max(z_surface, top)
+        props = [n for n in self.physics.names() if n.startswith("prop:")]
+        if props:  # a prop under the die (the Volcano, a Slow token): set down on its highest point there
+            xy = np.vstack([pts[:, :2] + np.array([x_m, y_m]), [[x_m, y_m]]])
+            top = self.physics.top_under(xy, props)
+            if top is not None:
                 z_surface = max(z_surface, top)
         z = z_surface - pts[:, 2].min() + drop_mm * 1e-3
         return Release((x_m, y_m, z), (0.0, 0.0, 0.0), tuple(float(t) for t in q), (0.0, 0.0, 0.0))

@@ -22,12 +22,14 @@ def applies(ability: str, hit: bool) -> bool:
     return when == "any" or (when == "hit") == hit
 
 
-def section_value(ability: str | None, value: int) -> int:
-    """The Target section value a hit counts with this ability active (Piercing, Focused, Berserk)."""
+def section_value(ability: str | None, value: int, board_section: bool = True) -> int:
+    """The section value a hit counts with this ability active (Piercing, Focused, Berserk).
+    `board_section`: the die lies on a Target board section; Focused names only those ("the Target
+    board section the die lands on"), so on a template section it leaves the value as it is."""
     if ability == "piercing":
         return value + PIERCING_BONUS
     if ability == "focused":
-        return FOCUSED_VALUE
+        return FOCUSED_VALUE if board_section else value
     if ability == "berserk":  # "the Target value is doubled only ONCE": one ability per throw
         return 2 * value
     return value

@@ -38,7 +38,8 @@ def classify(
     placed: bool = False,
 ) -> Outcome:
     """The board reading of one resting die (templates and effects are later steps of the pipeline:
-    `sim.rules.templates.apply_templates`, then `sim.rules.effects.apply_effects`)."""
+    `sim.rules.templates.apply_templates`, then `sim.rules.effects.apply_effects`, then the Armor's -1,
+    `sim.rules.templates.apply_armor`)."""
     ctx = ctx or RequirementContext(board=board, rules=rules)
     face_i, tilt = die.reading_face(rest.orientation_xyzw)
     label = die.faces[face_i]

@@ -35,14 +35,24 @@ from typing import Any
 from sim.rules import abilities as ab
 from sim.rules.outcome import Outcome
 from sim.rules.policy import DEFAULT, POLICIES, Decision, Policy
-from sim.rules.throw_source import AIM_OBJECTIVES, AIMS, Aim, ThrowRequest, ThrowSource
+from sim.rules.throw_source import (
+    AIM_OBJECTIVES,
+    AIMS,
+    Aim,
+    TemplateFlip,
+    TemplateFlipRequest,
+    ThrowRequest,
+    ThrowSource,
+    flips_that_stay,
+)
 from sim.specs.fight import FightSpec
-from sim.specs.party import COLOURS, HeroSpec
+from sim.specs.party import CHEST_DICE, COLOURS, HeroSpec
 
 EPIC_LIFE = -3  # "if the last Hit on the Monster managed to reduce its life to -3 or less"
 EPIC_GOLD = 1
 MAX_RETHROWS = 20  # re-throws (ability, Arrogant, void) of one turn before the engine gives up
 BULLSEYE_DAMAGE = 10
+FLIP_TABLE_DAMAGE = 1  # "If the Template lands with any portion touching the table, the player suffers 1 damage"
 
 
 class FightError(RuntimeError):
@@ -62,6 +72,7 @@ class HeroState:
     weapons: tuple = ()
     armors: list = field(default_factory=list)  # unused this combat
     spendables: list = field(default_factory=list)
+    cards: list = field(default_factory=list)  # template cards not used yet this combat
     fainted: bool = False
     damage_taken: int = 0
     eliminated: bool = False
@@ -85,7 +96,7 @@ class HeroState:
             name=h.name, life=h.start_life, max_life=h.max_life, scars=list(h.scars),
             abilities={c: h.ability(c) for c in COLOURS}, skill=h.skill or skill,
             weapons=tuple(e for e in eq if e.kind == "weapon"), armors=[e for e in eq if e.kind == "armor"],
-            spendables=[e for e in eq if e.kind == "spendable"],
+            spendables=[e for e in eq if e.kind == "spendable"], cards=[e for e in eq if e.kind == "template"],
         )
 
 
@@ -157,6 +168,7 @@ class FightPlan:
     rules: tuple
     noise: float
     house_rules: dict[str, Any]
+    bonus_rules: dict = field(default_factory=dict)  # template name -> what may add to a hit on it
     shots_cache: dict = field(default_factory=dict)  # weapon requirements -> shots in force
     hero_rows: list = field(default_factory=list)  # HeroState constructor arguments
 
@@ -171,16 +183,26 @@ class FightPlan:
         plan = cls(
             spec=spec, heroes=tuple(spec.party.heroes), skill=spec.throws.skill, monster_life=spec.monster_life,
             retrieval_damage=hr.retrieval_damage(m.level),
-            white_dice=spec.party.white_dice + room.white_dice + hr.extra_white_dice,
+            # "You cannot have more than 9 Bonus dice in your Chest!": a room's Gain 1 Die (or a house
+            # rule's extra dice) beyond that is lost
+            white_dice=min(CHEST_DICE, spec.party.white_dice + room.white_dice + hr.extra_white_dice),
             templates=tuple(sorted(set(m.templates) | set(room.templates))),
             requirements=tuple(dict.fromkeys([*m.requirements, *room.requirements])),
             rules=hr.throw_rules(), noise=hr.release_noise_factor, house_rules=hr.changed(),
         )
+        from sim.specs.template import load_template
+
+        for name in plan.templates:
+            spec_t = load_template(name)
+            plan.bonus_rules[spec_t.name] = spec_t.bonus_rule
         for h in plan.heroes:
             x = HeroState.from_spec(h, plan.skill)
             plan.hero_rows.append((x.name, x.life, x.max_life, tuple(x.scars), x.abilities, x.skill, x.weapons,
-                                   tuple(x.armors), tuple(x.spendables),
+                                   tuple(x.armors), tuple(x.spendables), tuple(x.cards),
                                    (tuple(x.abilities.items()), tuple(x.scars))))
+            for c in x.cards:
+                spec_t = load_template(c.template)
+                plan.bonus_rules[spec_t.name] = spec_t.bonus_rule
         if len(_PLANS) > 64:
             _PLANS.clear()
         _PLANS[id(spec)] = plan
@@ -188,6 +210,28 @@ class FightPlan:
 
 
 _PLANS: dict[int, FightPlan] = {}
+
+
+def bonus_rule(out: Outcome, rules: dict[str, str]) -> str:
+    """What may add to a hit (`sim.specs.template.BONUS_RULES`): "section" on the board; on a template
+    its file's rule, read from the fight's templates (`rules`, by name) or, for one the fight does not
+    know, from the effect the classifier marks it with."""
+    if out.template is None:
+        return "section"
+    if out.template in rules:
+        return rules[out.template]
+    if "no-bonuses" in out.effects:
+        return "none"
+    if "equipment-bonus-only" in out.effects:
+        return "equipment"
+    return "section"
+
+
+def on_board_section(out: Outcome) -> bool:
+    """Whether the die counts on a section of the Target board (Focused Damage, Set on Fire name
+    only those): not on a template section, not in a hole a Slow token fills (a die the Slime moves
+    onto the board is on the board)."""
+    return out.section is not None and not out.section.startswith("slow-token:")
 
 
 def resolve_policy(policy: Policy | str | None, source: str = "<fight>") -> Policy:
@@ -222,13 +266,17 @@ def run_fights(spec: FightSpec, source: ThrowSource, fights: int | range, policy
 def possible_requests(spec: FightSpec) -> list[ThrowRequest]:
     """The kinds of throw a fight can ask its source for (one request per distinct scenario): every
     hero with the colored and the white die, under every combination of the hero's weapons, with
-    the board's templates at the start and (the Armor can be knocked off) without the Armor. Used to
+    the board's templates at the start, with every template card's template added to them (cards
+    flip during the fight) and (the Armor can be knocked off) without the Armor. Used to
     check, before any fight is played, that a throw source covers the fight."""
     import itertools
 
     plan = FightPlan.of(spec)
     t = spec.throws
-    tpls = {plan.templates} | ({tuple(x for x in plan.templates if x != "armor")} if "armor" in plan.templates else set())
+    cards = {c.template for h in spec.party.heroes for c in h.equipment if c.kind == "template"}
+    start = tuple(sorted(set(plan.templates) | cards)) if cards else plan.templates
+    tpls = {plan.templates, start}
+    tpls |= {tuple(x for x in t if x != "armor") for t in tpls if "armor" in t}
     seen: dict[tuple, ThrowRequest] = {}
     for h in spec.party.heroes:
         weapons = [e for e in h.equipment if e.kind == "weapon"][:6]
@@ -259,8 +307,8 @@ class Fight:
         self.fight = fight
         self.max_turns = max_turns
         self.log: list[dict[str, Any]] | None = [] if log else None
-        self.heroes = [HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), key=k)
-                       for n, life, mx, sc, ab_, sk, w, a, sp, k in plan.hero_rows]
+        self.heroes = [HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), list(cd), key=k)
+                       for n, life, mx, sc, ab_, sk, w, a, sp, cd, k in plan.hero_rows]
         self.standing = len(self.heroes)
         self.scars: list[tuple[str, str]] = []
         self.monster_life_start = self.monster_life = plan.monster_life
@@ -270,8 +318,9 @@ class Fight:
         self.white_left = plan.white_dice
         self.white_used = 0
         self.retrievals = 0
-        self.templates: list[str] = list(plan.templates)
-        self.templates_t: tuple[str, ...] = plan.templates  # what requests carry (sorted)
+        self.templates: list[str] = []  # on the board: flipped at the start (`run`) or by a card
+        self.templates_t: tuple[str, ...] = ()  # what requests carry (sorted)
+        self.flips = 0  # templates flipped so far this fight (the flip stream index)
         self.requirements = plan.requirements
         self.rules = plan.rules
         self.noise = plan.noise
@@ -279,6 +328,7 @@ class Fight:
         self.dice_on_board = 0  # Fury
         self.fire_section: str | None = None  # Set on Fire
         self.beer = 0
+        self.beer_holder: HeroState | None = None  # "The Hero may spend a Beer token": theirs to spend
         self.gold = 0
         self.epic = False
         self.outcome = ""
@@ -367,8 +417,10 @@ class Fight:
                 self._heal(h, room.gain_life, "room")
         # the party may back down when the monster is revealed, and again whenever it runs out of
         # colored dice ("When these situations arise, the Heroes can choose (as a group) to back down.")
-        if self._ask("back-down", self.heroes[0], (False, True)):
+        if self._may_back_down() and self._ask("back-down", self.heroes[0], (False, True)):
             self._back_down()
+        elif self.plan.templates:  # "Monsters and Dungeons may request players to flip a Template at the start"
+            self._flip(self.heroes[0], self.plan.templates, "start")
         while not self.outcome:
             h = self._next_hero()
             if self.turns >= self.max_turns:
@@ -390,6 +442,11 @@ class Fight:
             if not h.fainted:
                 return h
 
+    def _may_back_down(self) -> bool:
+        """Backing down ("Place the current Monster card back in the box") is not open against the
+        Final Boss: its combat ends only in a win or, out of white dice, a lost game."""
+        return not self.monster.final_boss
+
     def _back_down(self) -> None:
         """Impossible Situations: "Out of shame, each Hero loses life points equal to the current
         Monster's level." Then the monster goes back in the box."""
@@ -401,12 +458,48 @@ class Fight:
         else:
             self.outcome = "backed-down"
 
+    def _flip(self, h: HeroState, names: tuple[str, ...], cause: str) -> None:
+        """The hero flips `names` one after the other: each landing touching the table costs them
+        `FLIP_TABLE_DAMAGE` ("the player suffers 1 damage and must flip the Template again"); a
+        template that stays lies on the board for the rest of the combat (or until it is removed)."""
+        req = TemplateFlipRequest(self.fight, self.flips, h.name, tuple(names), h.skill, self.board,
+                                  self.templates_t, self.turns, self.retrievals, self.base_shots)
+        self.flips += len(names)
+        flip = getattr(self.source, "flip", None)
+        results: list[TemplateFlip] = flip(req) if flip is not None else flips_that_stay(req)
+        for r in results:
+            self._event("flip", hero=h.name, template=r.template, stayed=r.stayed, flips=r.flips,
+                        table_touches=r.table_touches, cause=cause)
+            self._hurt(h, r.table_touches * FLIP_TABLE_DAMAGE, "template-flip")
+            if r.stayed and r.template not in self.templates:
+                self.templates.append(r.template)
+        self.templates_t = tuple(sorted(self.templates))
+        if self._all_fainted():
+            self._lose("all heroes fainted")
+
+    def _cards(self, h: HeroState) -> None:
+        """A template card may be used at the start of its holder's turn, once per combat; a template
+        already on the board is left as it is (rule T4's default, `leave`), so its card waits."""
+        usable = tuple(c.name for c in h.cards if c.template not in self.templates)
+        if not usable:
+            return
+        choice = self._ask("template", h, usable)
+        if choice is None:
+            return
+        card = next(c for c in h.cards if c.name == choice)
+        h.cards.remove(card)
+        self._flip(h, (card.template,), card.name)
+
     def _turn(self, h: HeroState) -> None:
         self.turns += 1
         if self.log is not None:
             self._event("turn", hero=h.name, round=self.rounds, turn=self.turns, monster_life=self.monster_life)
+        if h.cards:
+            self._cards(h)
+            if self.outcome or h.fainted:
+                return
         if not self.colored:
-            if self._ask("back-down", h, (False, True)):
+            if self._may_back_down() and self._ask("back-down", h, (False, True)):
                 self._back_down()
                 return
             if self.monster.final_boss:  # "the next player's only option is to throw a white Bonus die"
@@ -502,9 +595,16 @@ class Fight:
 
     # ---- one throw's consequences --------------------------------------------------------------
     def _hit_damage(self, h: HeroState, out: Outcome, ability: str | None, weapons: tuple) -> int:
+        rule = bonus_rule(out, self.plan.bonus_rules)
+        if rule == "none":  # "Hits the Monster for 0 damage": nothing adds
+            return max(0, int(out.damage))
         value = out.value if out.value is not None else int(out.damage)
         extra = out.damage - value  # special-die bonuses, the Armor template's -1, ...
-        total = ab.section_value(ability, value) + extra + ab.hit_bonus(ability, self.monster.type)
+        if rule == "equipment":  # "the monster only suffers damage from bonuses from equipment"
+            total = out.damage
+        else:
+            total = (ab.section_value(ability, value, on_board_section(out)) + extra
+                     + ab.hit_bonus(ability, self.monster.type))
         if self.fire_section is not None and out.section == self.fire_section:
             total += ab.SET_ON_FIRE_BONUS
         for w in weapons:
@@ -543,9 +643,10 @@ class Fight:
                 self.monster_life = 0
             else:
                 dealt = damage_by[ability] if damage_by is not None else self._hit_damage(h, out, ability, weapons)
-                if ability == "set-on-fire" and out.section is not None:
+                if ability == "set-on-fire" and on_board_section(out):
                     self.fire_section = out.section
-                dealt = self._spend(h, dealt)
+                if bonus_rule(out, self.plan.bonus_rules) != "none":
+                    dealt = self._spend(h, dealt)
                 self.monster_life -= dealt
             if self.log is not None:
                 self._event("hit", hero=h.name, damage=dealt, insta_kill=insta, monster_life=self.monster_life,
@@ -576,7 +677,8 @@ class Fight:
     def _side_effect(self, h: HeroState, ability: str) -> None:
         if ability == "beer":
             self.beer = ab.BEER_TOKENS
-            self._event("beer", tokens=self.beer)
+            self.beer_holder = h
+            self._event("beer", tokens=self.beer, hero=h.name)
         elif ability == "heal-party":
             for x in self.heroes:
                 self._heal(x, ab.HEAL_PARTY, "heal-party")
@@ -605,8 +707,8 @@ class Fight:
         if m.ability == "fury" and self.dice_on_board:
             dmg += self.dice_on_board  # "additional damage equal to the number of dice currently on the Target board"
             self._event("fury", extra=self.dice_on_board)
-        while dmg > 0 and (self.beer or h.armors):
-            opts = (("beer",) if self.beer else ()) + tuple(f"armor:{a.name}" for a in h.armors)
+        while dmg > 0 and (self._beer_usable() or h.armors):
+            opts = (("beer",) if self._beer_usable() else ()) + tuple(f"armor:{a.name}" for a in h.armors)
             if not opts:
                 break
             choice = self._ask("prevent", h, opts, {"damage": dmg})
@@ -626,6 +728,11 @@ class Fight:
             if m.ability == "arrogant" and not self.facedown:
                 self.facedown = True  # "When the Monster deals damage, flip their card facedown."
                 self._event("arrogant", facedown=True)
+
+    def _beer_usable(self) -> bool:
+        """Beer tokens left and a hero to spend them: the one who activated them, while standing (a
+        fainted hero "cannot act again during that combat")."""
+        return bool(self.beer) and self.beer_holder is not None and not self.beer_holder.fainted
 
     def _outcome_effects(self, h: HeroState, out: Outcome) -> None:
         """What the classified outcome itself carries: hero damage (Firewall touch, Boulder die,
@@ -651,7 +758,7 @@ class Fight:
                 self._hurt(x, every, "template")
         if out.template == "armor" and "armor" in self.templates:
             self.templates.remove("armor")  # "remove the Shield Template from the Target board"
-            self.templates_t = tuple(self.templates)
+            self.templates_t = tuple(sorted(self.templates))
             self._event("template-removed", template="armor")
 
     # ---- after the combat ----------------------------------------------------------------------

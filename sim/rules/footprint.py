@@ -6,9 +6,11 @@ consider the die to be in the lower-value section." It names only sections; a di
 also lie past the board edge, over a hole or on the printed bones, several at once. `read_board`
 is the complete reading (docs/rules.md, "Where the die stands"), in this order:
 
-1. **Fell in a hole**: the die touches the table (or something filling the hole, such as a Slow
-   token) and its centre of mass or one of its bottom corners lies over a hole -> the hole. A die
-   lying across a hole on the cardboard around it has not fallen in.
+1. **Fell in a hole**: the die touches the table and its centre of mass or one of its bottom corners
+   lies over a hole -> the hole. A die lying across a hole on the cardboard around it has not fallen
+   in. What fills a hole (a Slow token) lies flush with the board: a die resting on it has fallen in
+   when it would have fallen into the empty hole, its centre of mass and at least one bottom corner
+   over the hole; one corner over a filled hole and the centre on the cardboard is a die on the board.
 2. **Fell off**: its centre of mass lies outside the board outline, or it lies on the table and
    touches nothing else -> off the board. A die whose centre of mass is over the board and that rests
    on it is on the board, however many of its corners stick out past the edge.
@@ -82,7 +84,8 @@ def read_board(
     `centre_xy`: its centre of mass (m); `touching`: the bodies it touches ("table", "board", ...);
     `ignore`: layers the house rules look through ("hole": a die in a hole counts as the section the
     hole is cut into; "bones": the outer section under the bones); `hole_fillers`: bodies lying inside
-    holes (Slow tokens): resting on one is being in its hole."""
+    holes (Slow tokens), flush with the board: resting on one with the centre of mass and a corner over
+    its hole is being in that hole."""
     if bones not in BONES_READINGS:
         raise ValueError(f"bones reading must be one of {', '.join(BONES_READINGS)}, not {bones!r}")
     corners = np.asarray(corners_xy, dtype=float).reshape(-1, 2)
@@ -90,9 +93,16 @@ def read_board(
     touching = frozenset(touching)
     raw = board.regions_at(np.vstack([centre, corners]))
     centre_raw, corners_raw = raw[0], raw[1:]
-    # 1. fell in a hole (and remains there): resting on what is at the bottom of the hole
-    in_hole = "table" in touching or bool(touching & frozenset(hole_fillers))
+    # 1. fell in a hole (and remains there): resting on what is at the bottom of the hole. A filler
+    # lies flush with the board, so a die resting on one has fallen in only if it would have fallen
+    # into the empty hole: its centre of mass over the hole and a corner off the cardboard around it
+    on_table = "table" in touching
     hole = next((r for r in (centre_raw, *corners_raw) if r.kind == "hole"), None)
+    on_filler = bool(touching & frozenset(hole_fillers)) and centre_raw.kind == "hole" and any(
+        r.kind == "hole" for r in corners_raw)
+    in_hole = on_table or on_filler
+    if on_filler and not on_table:
+        hole = centre_raw
     if in_hole and hole is not None and "hole" not in ignore:
         return BoardReading(hole, "fell-in-hole")
     fell_in = in_hole and hole is not None

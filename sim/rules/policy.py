@@ -12,6 +12,7 @@ The engine asks only when there is a real choice. Decision kinds, their `options
 | "ability"     | abilities that can activate on this throw | one of them, or None; detail["damage"] maps each (and None) to the hit's damage |
 | "prevent"     | "beer", "armor:<name>"                    | one of them, or None (detail["damage"]: the miss damage) |
 | "spendable"   | names of the hero's damage spendables     | one, or None (detail: "damage" so far, "monster_life") |
+| "template"    | names of the hero's unused template cards | one (its template is flipped now), or None    |
 | "scar"        | the hero's unscarred colours              | the colour that takes the Scar                |
 
 A user policy handles the kinds it cares about and passes the rest on::
@@ -89,6 +90,7 @@ class DefaultPolicy:
     - prevent: spend a Beer token or an Armor on any miss that would hurt (Beer first: it comes back
       with the next Beer icon, an Armor only next combat);
     - spendable: only when it turns the hit into a kill;
+    - template: flip a card's template at the first turn it can (the hero carries it to use it);
     - scar: the colour whose ability ranks lowest.
     """
 
@@ -170,6 +172,9 @@ class DefaultPolicy:
             if dmg + s.damage >= life:
                 return name
         return None
+
+    def _template(self, d: Decision) -> str | None:
+        return d.options[0] if d.options else None
 
     def _scar(self, d: Decision) -> str:
         h = d.hero

@@ -2,11 +2,11 @@
 
 Readings of the rulebooks (docs/templates.md):
 
-- A die *touches* a template when the physics reports a contact with body "template:<id>". It is
-  *on* the top one of the templates it touches (the one whose upper face is highest under the die's
-  centre; "what is on top is on top") when at
-  least one corner of its bottom face lies over that template's outline; a die merely leaning on a
-  template's edge with every corner outside it is not on it (the template is ignored).
+- A die *touches* a template when the physics reports a contact with body "template:<id>". It lies
+  *over* a touched template when at least one corner of its bottom face lies over that template's
+  outline; a die merely leaning on a template's edge with every corner outside it is not on it (that
+  template is ignored). It is *on* the top one of the templates it lies over ("what is on top is on
+  top": the one whose upper face is highest at the corners over its own outline).
 - **Fully** on: every bottom corner over the top template and the die touches nothing else (board,
   table, a lower template) -> the template's effect. Any other landing on it is **partial**.
 - Partial landings, rule option `partial_template`:
@@ -24,7 +24,8 @@ Readings of the rulebooks (docs/templates.md):
     template.
 - Effects: damage regions (most corners, tie -> lower, like board sections), hero damage, healing,
   gold, the icon insta-kill (Weak Point). Armor: while an Armor template is on the board every
-  other hit deals 1 less (not below 0; an insta-kill is unaffected); a die on it removes it and
+  other hit deals 1 less (`apply_armor`, the last step of the pipeline: board, templates, props and
+  special dice first; not below 0; an insta-kill is unaffected); a die on it removes it and
   deals 0 (`armor = "base"`, Malevolent Magma) or 1 (`armor = "rock-and-roll"`). Slime: the die is
   moved onto the board touching the curve the arrow points to, at the best / worst / a random
   position along it (`slime_choice`); "random" draws from the die's rest position unless an rng
@@ -75,14 +76,16 @@ def resolve(rest: DieRest, die: DieSpec, templates: Sequence[PlacedTemplate], op
     if not touched:
         return Resolution("none")
     corners = _corners(die, rest)
-    # "what is on top is on top": the template whose upper face is highest under the die
-    at = corners.mean(axis=0)
-    touched.sort(key=lambda t: t.top_z_at(at), reverse=True)
-    top = touched[0]
-    n_on = int(top.covers(corners).sum())
-    if n_on == 0:
+    # the templates the die lies over: a touched template under none of its corners is only leaned on
+    under = [(t, m) for t in touched if (m := t.covers(corners)).any()]
+    if not under:
         return Resolution("none", reason="leaning-on-template")
-    lower = touched[1:]
+    # "what is on top is on top": the template whose upper face is highest where it lies under the die
+    # (read at the corners over its own outline, never on its plane extended past its edge)
+    under.sort(key=lambda tm: float(np.mean([tm[0].top_z_at(c) for c in corners[tm[1]]])), reverse=True)
+    top = under[0][0]
+    n_on = int(under[0][1].sum())
+    lower = [t for t, _ in under[1:]]
     board, table = "board" in rest.touching, "table" in rest.touching
     if n_on == len(corners) and not (board or table or lower):
         return Resolution("template", top, False, "on-template")
@@ -170,7 +173,6 @@ def apply_templates(
         kept.append(e)
     out.effects = kept
     res = resolve(rest, die, templates, rules.partial_template)
-    armor_on_board = [t for t in templates if t.spec.effect == "armor"]
     if res.kind != "none":
         out.partial_template = res.partial
         if res.partial:
@@ -185,12 +187,22 @@ def apply_templates(
     if res.kind == "template":
         _apply_effect(out, rest, die, board, res.template, rules, rng)
         out.reason = res.reason if res.partial else "template"
-        if res.template.spec.effect == "armor":
-            return out
-    if out.result == "hit" and armor_on_board and not out.insta_kill and out.damage > 0:
-        out.damage = max(0.0, out.damage - 1.0)
-        out.effects.append("armor:-1")
     return out
+
+
+def apply_armor(outcomes: list[Outcome], templates: Sequence[PlacedTemplate]) -> list[Outcome]:
+    """The Armor template's "all Hero Hits deal -1 damage" on every hit but the one on the Armor
+    itself: applied last in the pipeline, after the props' and special dice's effects, so a die in
+    the Volcano's crater or on a Slow token deals 1 less too (never below 0; an insta-kill is
+    unaffected). Outcomes are changed in place and returned."""
+    if not any(t.spec.effect == "armor" for t in templates):
+        return outcomes
+    armor = {t.spec.name for t in templates if t.spec.effect == "armor"}
+    for out in outcomes:
+        if out.result == "hit" and out.template not in armor and not out.insta_kill and out.damage > 0:
+            out.damage = max(0.0, out.damage - 1.0)
+            out.effects.append("armor:-1")
+    return outcomes
 
 
 def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: RuleSet, rng) -> None:
@@ -205,6 +217,7 @@ def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: Rule
         out.damage = 0.0 if rules.armor == "base" else 1.0
         out.value = int(out.damage)
         out.effects.append(f"remove-template:{t.id}")
+        _mark_bonus_rule(out, spec.bonus_rule)
         return
     if spec.effect == "slime":
         cands = slime_positions(die, rest, board, t)
@@ -245,11 +258,19 @@ def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: Rule
         out.effects.append(f"every-hero-heals:{spec.heal}")
     if spec.gold:
         out.effects.append(f"gold:{spec.gold}")
-    if spec.effect == "healing":
-        out.effects.append("equipment-bonus-only")
+    _mark_bonus_rule(out, spec.bonus_rule)
     if spec.icon_insta_kill and out.icon and rules.icon_insta_kill:
         out.insta_kill = True
         out.effects.append("insta-kill")
+
+
+# the effect that tells the fight engine what may add to a hit on a template (`BONUS_RULES`)
+BONUS_EFFECTS = {"equipment": "equipment-bonus-only", "none": "no-bonuses"}
+
+
+def _mark_bonus_rule(out: Outcome, rule: str) -> None:
+    if rule in BONUS_EFFECTS:
+        out.effects.append(BONUS_EFFECTS[rule])
 
 
 def partial_counts(rest: DieRest, die: DieSpec, templates: Sequence[PlacedTemplate]) -> dict[str, str]:

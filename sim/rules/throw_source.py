@@ -13,6 +13,10 @@ turn ("The player retrieves the die they just threw and throws it again") or a r
 are removed from the Target board when the Party retrieves dice and at the end of each combat").
 
 The engine never mutates the `Outcome` a source returns (a source may hand out shared objects).
+
+A source may also answer "this hero flips these templates: did they stay, and how often did they
+touch the table?" (`flip(TemplateFlipRequest) -> [TemplateFlip]`); one without `flip` has every
+template lie there at once (`flips_that_stay`).
 """
 
 from __future__ import annotations
@@ -67,6 +71,40 @@ class ThrowRequest(NamedTuple):
     retrievals: int = 0  # retrievals so far this fight: all dice leave the board at each one
 
 
+class TemplateFlipRequest(NamedTuple):
+    """A hero flips templates onto the board, one after the other ("the active Hero must flip the
+    indicated Template like a coin"): at the start of the combat (the monster's and the room's) or
+    during it (a card). `flip` numbers the fight's flips: the stream index of the first one."""
+
+    fight: int
+    flip: int
+    hero: str
+    templates: tuple[str, ...]
+    skill: str
+    board: str
+    on_board: tuple[str, ...] = ()  # templates lying there already, sorted
+    turn: int = 0
+    retrievals: int = 0
+    shots: tuple[str, ...] = ()  # the specific throws in force: their props stand on the table at a flip
+
+
+class TemplateFlip(NamedTuple):
+    """How one template's flip went: whether it stayed on the board within the flip limit, and how
+    many of its landings touched the table ("the player suffers 1 damage and must flip the Template
+    again"); `flips` counts every attempt."""
+
+    template: str
+    stayed: bool = True
+    table_touches: int = 0
+    flips: int = 1
+
+
+def flips_that_stay(request: TemplateFlipRequest) -> list[TemplateFlip]:
+    """The answer of a source that does not flip: every template lies there at once, no damage (the
+    resampling source: its throws were recorded with the templates already on the board)."""
+    return [TemplateFlip(t) for t in request.templates]
+
+
 @runtime_checkable
 class ThrowSource(Protocol):
     """Anything with `throw(request) -> Outcome`. The outcome's result must be "hit" or "miss"
@@ -78,11 +116,24 @@ class ThrowSource(Protocol):
 
 
 class ScriptedSource:
-    """Hands out given outcomes in order and keeps the requests (rulebook examples, tests)."""
+    """Hands out given outcomes in order and keeps the requests (rulebook examples, tests); template
+    flips take the given `flips` in order, then stay at once."""
 
-    def __init__(self, outcomes: Iterable[Outcome]) -> None:
+    def __init__(self, outcomes: Iterable[Outcome], flips: Iterable[TemplateFlip] = ()) -> None:
         self.outcomes = list(outcomes)
         self.requests: list[ThrowRequest] = []
+        self.flips = list(flips)
+        self.flip_requests: list[TemplateFlipRequest] = []
+
+    def flip(self, request: TemplateFlipRequest) -> list[TemplateFlip]:
+        """The next given flip of each template (the template's name from the request), else one
+        that stays at once."""
+        self.flip_requests.append(request)
+        out = []
+        for t in request.templates:
+            f = self.flips.pop(0) if self.flips else TemplateFlip(t)
+            out.append(TemplateFlip(t, f.stayed, f.table_touches, f.flips))
+        return out
 
     def throw(self, request: ThrowRequest) -> Outcome:
         """The next given outcome, in order, keeping the request; IndexError once they are used up."""

@@ -15,6 +15,8 @@ Equipment (Chambers of Malevolent Magma, Equipment):
   effects if the throw is a Miss." (`reduce`: miss damage removed; omitted = all of it)
 - spendable: "Spendables have a green border and a 'discard after use' effect." Modelled: extra
   damage on a hit (the Griller Queen example's Revenge Potion: "to deal an extra 1 damage").
+- template: a card that flips a template during the fight ("some Equipment may allow the player to
+  choose when to flip it"), once per combat at the start of its holder's turn (`template`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ Colour = Literal["red", "green", "blue"]
 COLOURS: tuple[str, ...] = ("red", "green", "blue")
 LIFE_TRACK_MAX = 9
 SCAR_LIFE = 2
+CHEST_DICE = 9  # "You cannot have more than 9 Bonus dice in your Chest!"
 
 
 class WeaponSpec(Spec):
@@ -70,7 +73,20 @@ class SpendableSpec(Spec):
     text: str = ""
 
 
-Equipment = Annotated[WeaponSpec | ArmorSpec | SpendableSpec, Field(discriminator="kind")]
+class TemplateCardSpec(Spec):
+    """A card that flips a template during the fight ("some Equipment may allow the player to choose
+    when to flip it"; Fire at Will's Dragon's Belch: "throws the Fireball template"): once per combat,
+    at the start of its holder's turn, when the policy chooses."""
+
+    model_config = ConfigDict(strict=True)
+
+    kind: Literal["template"]
+    name: str = Field(min_length=1, max_length=60)
+    template: str = Field(min_length=1, max_length=200)  # built-in template name
+    text: str = ""
+
+
+Equipment = Annotated[WeaponSpec | ArmorSpec | SpendableSpec | TemplateCardSpec, Field(discriminator="kind")]
 
 
 class HeroSpec(Spec):
@@ -122,6 +138,8 @@ class HeroSpec(Spec):
                 break
             if e.kind == "weapon":
                 out += [(f"equipment.{i}.{f}", p) for f, p in reference_problems(e.requirements, [])]
+            if e.kind == "template":
+                out += [(f"equipment.{i}.{f}", p) for f, p in reference_problems([], [e.template])]
         return out
 
 
@@ -131,7 +149,7 @@ class PartySpec(Spec):
     model_config = ConfigDict(strict=True)
 
     heroes: list[HeroSpec] = Field(min_length=1, max_length=6)  # in turn order: the first is the first Active Hero
-    white_dice: int = Field(default=2, ge=0, le=9)  # on the Chest ("You cannot have more than 9 Bonus dice")
+    white_dice: int = Field(default=2, ge=0, le=CHEST_DICE)  # on the Chest ("You cannot have more than 9 Bonus dice")
     gold: int = Field(default=0, ge=0, le=999)
 
     def problems(self) -> list[tuple[str, str]]:

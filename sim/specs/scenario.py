@@ -206,7 +206,7 @@ class Scenario:
 
             template_specs = [load_template(t.name) for t in sc.templates]
             sc.description["templates"] = [
-                t.model_dump(mode="json") | {"spec": spec.model_dump(mode="json")} for t, spec in zip(sc.templates, template_specs)
+                t.model_dump(mode="json") | {"spec": spec.describe()} for t, spec in zip(sc.templates, template_specs)
             ]
         check_requirements(sc.shots, prop_specs)
         _check_slow_tokens(prop_specs, board_spec)

@@ -23,6 +23,7 @@ File schema (all lengths mm)::
     heal = 0                     # every hero heals (Major Healing: 5)
     gold = 0                     # gold to the chest (Philosopher's Stone: 3)
     icon_insta_kill = false      # the special icon on it defeats the monster (Weak Point)
+    bonuses = "section"          # what adds to a hit on it (default by effect; see BONUS_RULES)
     [[outline]]                  # pieces: a shape each (circle / polygon); their union is the outline
     kind = "circle"
     radius_mm = 50
@@ -61,6 +62,20 @@ MAX_TEMPLATE_CORNERS = 64  # corners of a non-convex outline (its convex decompo
 MAX_SCORE = 100  # damage, healing, gold of one template
 
 
+BonusRule = Literal["section", "equipment", "none"]
+BONUS_RULES: dict[str, str] = {
+    "section": "its damage is a section value: abilities and equipment add as on the board, but for what "
+               "names a Target board section (Focused Damage)",
+    "equipment": "the die deals nothing itself, only equipment bonuses count (Major Healing: \"the monster "
+                 "only suffers damage from bonuses from equipment\")",
+    "none": "a hit for exactly its damage, nothing added (Explosion: \"Hits the Monster for 0 damage\"; "
+            "Armor: \"a Hit worth 0 damage\")",
+}
+# the rule of a template file that names none (a file naming one enters scenario keys; none does not)
+DEFAULT_BONUSES: dict[str, BonusRule] = {"damage": "section", "armor": "none", "healing": "equipment",
+                                         "slime": "section"}
+
+
 class TemplateRegion(Spec):
     """A part of a template with its own damage (e.g. a template's centre dealing more)."""
 
@@ -95,6 +110,7 @@ class TemplateSpec(Spec):
     heal: int = Field(default=0, ge=0, le=MAX_SCORE)
     gold: int = Field(default=0, ge=0, le=MAX_SCORE)
     icon_insta_kill: bool = False
+    bonuses: BonusRule | None = None
     outline: list[Shape] = Field(min_length=1, max_length=16)
     regions: list[TemplateRegion] = Field(default_factory=list, max_length=64)
     slime: SlimeCurve | None = None
@@ -120,6 +136,19 @@ class TemplateSpec(Spec):
             if line.distance(out.exterior) > 2 * MM or line.hausdorff_distance(out.exterior) > 0.5 * line.length + 1:
                 raise FieldError("slime.curve_mm", "the curve must run along the outline")
         return self
+
+    @property
+    def bonus_rule(self) -> BonusRule:
+        """What adds to a hit on this template (`BONUS_RULES`): the file's `bonuses`, else its effect's."""
+        return self.bonuses or DEFAULT_BONUSES[self.effect]
+
+    def describe(self) -> dict:
+        """The spec as plain JSON for keys: `bonuses` only when the file names it, so files written
+        before the field existed keep their scenario keys."""
+        d = self.model_dump(mode="json")
+        if d.get("bonuses") is None:
+            d.pop("bonuses", None)
+        return d
 
     # ---------------- geometry (metres, template frame) ----------------
     @property

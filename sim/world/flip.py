@@ -355,7 +355,7 @@ class FlipWorld:
             return _NOMINAL[key]
         from sim import diskcache  # solved once per machine (sim/diskcache.py)
 
-        disk_key = ["flip-speed", spec.model_dump(mode="json"), self.profile.model_dump(mode="json"), self.board.thickness_m]
+        disk_key = ["flip-speed", {k: v for k, v in spec.describe().items() if k != "bonuses"}, self.profile.model_dump(mode="json"), self.board.thickness_m]
         cached = diskcache.load("flip", disk_key)
         if isinstance(cached, float) and math.isfinite(cached):
             _NOMINAL[key] = cached

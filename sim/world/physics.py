@@ -624,6 +624,20 @@ class Physics:
                         best = float(cp[8])
         return best
 
+    def top_under(self, xy_m, names: list[BodyName], from_z_m: float = 2.0) -> float | None:
+        """The highest point (z, m) of the named bodies straight below any of the board-frame points
+        `xy_m`, by vertical rays cast from `from_z_m` down to the table (a ray whose first hit is
+        another body counts nothing); None when no ray meets them. Where to set a die down on a
+        prop (into the Volcano's crater, onto a Slow token)."""
+        ids = {b for n in names for b in self._bodies(n)}
+        if not ids:
+            return None
+        pts = np.asarray(xy_m, dtype=float).reshape(-1, 2)
+        starts = [(float(x), float(y), from_z_m) for x, y in pts]
+        ends = [(float(x), float(y), -0.01) for x, y in pts]
+        tops = [float(h[3][2]) for h in self.client.rayTestBatch(starts, ends) if h[0] in ids]
+        return max(tops) if tops else None
+
     def touching(self, name: BodyName) -> frozenset[BodyName]:
         """Names of the bodies this body is touching now."""
         return frozenset(c.other for c in self.contacts(name))

@@ -182,3 +182,48 @@ def test_a_template_flipped_onto_a_resting_die_removes_it():
     # a die far from where the template lands stays
     far = (die[0], (-x, -y, die[1][2]), die[2])
     assert flip_fight_templates(FightTemplates(), sc.board, ["armor"], seed, 0, dice={"blue": far}) == []
+
+
+def test_a_flip_landing_on_the_table_costs_the_hero_in_a_physics_fight():
+    """Seed 7: fight 0's Armor flip (stream index 0) touches the table once before it stays."""
+    board = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual").board
+    (ref,) = flip_template(board, load_template("armor"), 7, 0, "casual")
+    assert ref.damage == 1 and ref.placed is not None
+    spec = fight_from_dict({**ARMOR_FIGHT, "party": {"white_dice": 0, "heroes": [{"name": "Solo", "life": 9}]}}, "test")
+    (r,) = run_fights(spec, PhysicsSource(7), 1, log=True)
+    flips = [e for e in r.log if e["event"] == "flip"]
+    assert [(e["template"], e["stayed"], e["table_touches"]) for e in flips] == [("armor", True, 1)]
+    assert [e["cause"] for e in r.log if e["event"] == "hero-damage"][0] == "template-flip"
+
+
+def test_a_template_flipped_during_a_fight_lands_among_those_lying_there():
+    from sim.engine.fight_templates import flip_index
+    from sim.rules.throw_source import TemplateFlipRequest
+
+    src = PhysicsSource(3)
+    (a,) = src.flip(TemplateFlipRequest(0, 0, "h", ("armor",), "casual", "magma"))
+    armor = src.templates.placed["armor"]
+    (f,) = src.flip(TemplateFlipRequest(0, 1, "h", ("fireball",), "casual", "magma", on_board=("armor",)))
+    assert a.stayed and f.stayed and set(src.templates.placed) == {"armor", "fireball"}
+    assert src.templates.flips[0].index == flip_index(0, 1) * 8
+    # the Armor is still where it lay, unless the Fireball shoved it
+    moved = np.linalg.norm(np.subtract(src.templates.placed["armor"].position_m, armor.position_m))
+    assert moved < 0.05
+    src.throw(ThrowRequest(0, 0, *("h", "red", "colored", "hero-d8", ("standard",), "casual", "magma"),
+                           templates=("armor", "fireball")))
+    assert set(src.last.extra["tpl_on_board"].split(",")) == {"armor", "fireball"}
+
+
+def test_a_seventh_white_die_comes_to_rest_among_six_on_the_board():
+    """A full Chest is 9 Bonus dice, each thrown once per combat: all of them may lie on the board."""
+    from sim.engine.fight_physics import WHITE_SLOTS
+
+    assert WHITE_SLOTS == 9
+    src = PhysicsSource(5)
+    base = ("h", "white", "white", "white-d8", ("standard",), "casual", "magma")
+    src.throw(ThrowRequest(0, 0, *base))  # starts fight 0 on an empty board
+    for k in range(6):
+        src.state.dice[f"white-{k}"] = BoardDie(f"white-{k}", "white-d8", (-0.15 + 0.05 * k, -0.2, 0.012),
+                                                (0.0, 0.0, 0.0, 1.0), None, "hit")
+    src.throw(ThrowRequest(0, 1, *base, turn=1))
+    assert len([s for s in src.state.dice if s.startswith("white")]) in (6, 7)  # 7 unless it fell off

@@ -93,8 +93,8 @@ def test_water_die_file():
 
 
 # ------------------------------------------------------ board modifiers ----
-def _drop(shot, x_mm, y_mm, z_mm, die="hero-d8", up=0):
-    sc = Scenario.build(shots=[shot], dice=[die])
+def _drop(shot, x_mm, y_mm, z_mm, die="hero-d8", up=0, templates=None):
+    sc = Scenario.build(shots=[shot], dice=[die], templates=templates)
     th = thrower_for(sc)
     q = sc.dice[0].orientation_with_face(up, up=True, yaw_deg=0.0)
     return th, th.throw_releases([Release((x_mm * 1e-3, y_mm * 1e-3, z_mm * 1e-3), (0, 0, 0), tuple(q), (0, 0, 0))], placed=True)
@@ -170,3 +170,21 @@ def test_sda_rolloff_counts_ties_and_scenarios(tmp_path):
     # a different face value table changes the roll-off
     rep2 = sda_rolloff(tmp_path, stars={"star": 1, "2-star": 3})  # attempt 1 becomes 2 vs 3
     assert rep2["rolloff"]["tie_rate"]["count"] == 0
+
+
+ARMOR_AWAY = [{"name": "armor", "x_mm": 60, "y_mm": -120}]  # on the board, far from where the die lands
+
+
+def test_the_armor_template_takes_one_off_a_die_in_the_volcano_crater():
+    """"While the Shield Template is on the Target board, all Hero Hits deal -1 damage": the crater
+    counts as the bullseye (10), so 9 with the Armor on the board (the insta-kill is unaffected)."""
+    _, res = _drop("volcano", -100.0, 100.0, 80.0, up=1, templates=ARMOR_AWAY)
+    o = res.outcome
+    assert o.section == "volcano-crater" and not o.insta_kill
+    assert o.damage == 9 and "armor:-1" in o.effects
+
+
+def test_the_armor_template_takes_one_off_a_slow_token_hit():
+    _, res = _drop("slow-tokens", 145.7, 53.0, 14.0, templates=ARMOR_AWAY)
+    o = res.outcome
+    assert o.section == "slow-token:hole-1" and o.damage == 1 and "armor:-1" in o.effects

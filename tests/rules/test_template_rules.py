@@ -10,7 +10,14 @@ import pytest
 from sim.rules.classifier import classify
 from sim.rules.footprint import bottom_corners_xy
 from sim.rules.outcome import DieRest
-from sim.rules.templates import PARTIAL_OPTIONS, apply_templates, partial_counts, resolve, slime_positions
+from sim.rules.templates import (
+    PARTIAL_OPTIONS,
+    apply_armor,
+    apply_templates,
+    partial_counts,
+    resolve,
+    slime_positions,
+)
 from sim.rules.trace import EventTrace
 from sim.specs.board import load_board
 from sim.specs.die import load_die
@@ -41,7 +48,8 @@ def die_at(x_mm, y_mm, touching, z_m=0.02, face="blank", tilt_deg=0.0):
 
 def run(rest, templates, **rules):
     rs = RuleSet(**rules)
-    return apply_templates(classify(rest, D8, BOARD, EventTrace(), rs, placed=True), rest, D8, BOARD, templates, rs)
+    out = apply_templates(classify(rest, D8, BOARD, EventTrace(), rs, placed=True), rest, D8, BOARD, templates, rs)
+    return apply_armor([out], templates)[0]
 
 
 def test_builtin_templates_cover_the_rulebooks():
