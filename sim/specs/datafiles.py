@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SpecError
+from sim.files import note_input
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -70,6 +71,7 @@ def read_toml(path: Path) -> dict[str, Any]:
             raise SpecError(path, "", "cannot read (not a regular file)")
         with open(path, "rb") as fh:
             raw = fh.read(MAX_FILE_BYTES + 1)
+        note_input(path)  # no output of this command may replace a file it read
     except FileNotFoundError:
         raise SpecError(path, "", "file not found") from None
     except OSError as exc:
