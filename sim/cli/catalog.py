@@ -93,6 +93,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 0
     kind, spec = check_file(path)
     msg = f"ok: {args.file} is a valid {kind}"
+    if kind == "tally":  # the scene `dfsim fit-skill` builds
+        from sim.experiments.skill_fit import tally_scenario
+
+        tally_scenario(spec)
+    elif kind == "measurements":  # the die, table and pair `dfsim calibrate` resolves
+        from sim.experiments.calibration import measured_pair
+
+        measured_pair(spec)
     if kind == "material":
         from sim.specs.material import solve_coefficients
 
