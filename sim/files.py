@@ -66,9 +66,10 @@ def is_input(path: str | Path) -> bool:
     return (st.st_dev, st.st_ino) in _INPUTS
 
 
-def check_output(path: str | Path, flag: str = "output") -> Path:
+def check_output(path: str | Path, flag: str = "output", make_folder: bool = False) -> Path:
     """A file the command will write, checked before any work: a non-empty name, not a folder, device or
-    link, not one of the inputs, in a folder that exists and can be written. SpecError otherwise."""
+    link, not one of the inputs, in a folder that exists (or, with `make_folder`, can be made) and can be
+    written. SpecError otherwise."""
     text = str(path)
     if not text.strip():
         raise SpecError("command line", flag, "is empty; give a file name")
@@ -90,11 +91,9 @@ def check_output(path: str | Path, flag: str = "output") -> Path:
             raise SpecError(p, flag, "is not a regular file (a device or a pipe); give a file name")
         if is_input(p):
             raise SpecError(p, flag, "is one of this command's inputs; writing it would destroy it (give another name)")
-    parent = p.parent
-    if not parent.is_dir():
-        raise SpecError(p, flag, f"folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise SpecError(p, flag, f"folder {parent} cannot be written")
+    if not make_folder and not p.parent.is_dir():
+        raise SpecError(p, flag, f"folder {p.parent} does not exist")
+    check_output_dir(p.parent, flag)
     return p
 
 

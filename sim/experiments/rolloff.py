@@ -20,9 +20,9 @@ def sda_rolloff(out_dir, stars: dict[str, int] | None = None, variant: str = "bl
     from sim.experiments.statistics import mean_interval, wilson
 
     stars = stars or {"star": 1, "2-star": 2}
-    from sim.files import RUN_FILES, results_folder
+    from sim.files import results_folder
 
-    out = results_folder(out_dir, "RESULTS", (*RUN_FILES, "summary.json"))
+    out = results_folder(out_dir, "RESULTS", ("records.parquet", "summary.json"))
     try:
         df = pq.read_table(out / "records.parquet", columns=["variant", "index", "face", "result"]).to_pandas()
         conf = json.loads((out / "summary.json").read_text())["experiment"].get("confidence", 0.95)

@@ -21,10 +21,13 @@ _SPEC_CLASS_PATHS: dict[str, tuple[str, str]] = {
     "prop": ("sim.specs.prop", "PropSpec"),
     "monster": ("sim.specs.monster", "MonsterSpec"),
     "fight": ("sim.specs.fight", "FightSpec"),
+}
+# kinds a user writes and dfsim reads, with no built-in files
+_USER_CLASS_PATHS: dict[str, tuple[str, str]] = {
     "tally": ("sim.specs.tally", "TallySpec"),
     "measurements": ("sim.specs.measurements", "MeasurementsSpec"),
 }
-USER_KINDS = ("tally", "measurements")  # kinds a user writes and dfsim reads, with no built-in folder
+USER_KINDS = tuple(_USER_CLASS_PATHS)
 
 
 class _SpecClasses(Mapping[str, Any]):
@@ -94,6 +97,9 @@ def check_file(path: str | Path) -> tuple[str, Any]:
     p = Path(path)
     data = read_toml(p)
     kind = infer_kind(p, data)
+    if kind in _USER_CLASS_PATHS:
+        module, name = _USER_CLASS_PATHS[kind]
+        return kind, getattr(importlib.import_module(module), name).from_dict(data, p)
     cls = SPEC_CLASSES.get(kind)
     if cls is None:
         raise SpecError(p, "kind", f"'{kind}' files are checked by `dfsim check` itself, not by the spec catalog")

@@ -50,6 +50,8 @@ def builtin_dir(kind: str) -> Path:
 
 def builtin_names(kind: str) -> list[str]:
     """Names of the built-in data files of `kind` (file stems), sorted; empty if there are none."""
+    if kind not in KINDS:  # a kind the user writes (a tally, measurements): none is built in
+        return []
     d = builtin_dir(kind)
     if not d.is_dir():
         return []
