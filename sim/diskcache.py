@@ -15,6 +15,12 @@ layer-0 helpers), PyBullet's version and the machine (floating point differs bet
 Anything that could change a solved value changes the key; a stale entry is never read, only left
 behind (the folder is safe to delete at any time).
 
+Trusted no more than needed: an entry is opened without following a link and without blocking (a
+FIFO or a device planted there is refused, never read), read up to `MAX_ENTRY_BYTES`, parsed with NaN
+and infinities refused, checked against the sha256 of its value written beside it, and validated by
+the caller (`valid`: the kind of value, finite, in range). On any doubt it is ignored with one warning,
+solved again and rewritten.
+
 Safe under concurrent runs: an entry is written to a temporary file in the same folder and moved into
 place with `os.replace` (atomic), so a reader sees a whole entry or none, and two writers of one key
 write the same value. An entry that cannot be read (truncated, garbled, another key's) is ignored with
@@ -30,15 +36,18 @@ import hashlib
 import json
 import os
 import platform
+import stat
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sim.hashing import json_hash
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: entries carry the sha256 of their value
+MAX_ENTRY_BYTES = 256_000  # an entry is a few numbers; anything larger is not one of ours
 # the packages and modules whose source the solves run: a change to any of them gives new keys
 SOLVE_PACKAGES = ("specs", "rules", "world", "engine")
 SOLVE_MODULES = ("seeding.py", "hashing.py", "errors.py", "diskcache.py")
@@ -92,22 +101,54 @@ def entry_path(kind: str, key: Any) -> Path:
     return cache_dir() / kind / f"{entry_key(key)}.json"
 
 
-def load(kind: str, key: Any) -> Any | None:
-    """The cached value of a caller's key, or None (absent, or unreadable: warned, to be rewritten)."""
+def value_sha256(value: Any) -> str:
+    """The checksum an entry keeps of its value (canonical JSON text)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, allow_nan=False).encode()).hexdigest()
+
+
+def _read_entry(path: Path) -> bytes:
+    """An entry's bytes: a regular file, not a link, not blocking, at most MAX_ENTRY_BYTES (OSError or
+    ValueError otherwise)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if st.st_size > MAX_ENTRY_BYTES:
+            raise ValueError(f"larger than {MAX_ENTRY_BYTES} bytes")
+        raw = fh.read(MAX_ENTRY_BYTES + 1)
+    if len(raw) > MAX_ENTRY_BYTES:
+        raise ValueError(f"larger than {MAX_ENTRY_BYTES} bytes")
+    return raw
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"holds {name}")
+
+
+def load(kind: str, key: Any, valid: Callable[[Any], bool] | None = None) -> Any | None:
+    """The cached value of a caller's key, or None: absent, or in any doubt (unreadable, not a regular
+    file, too large, corrupt, its checksum wrong, or refused by `valid`): warned, to be solved again."""
     stem = entry_key(key)
     path = cache_dir() / kind / f"{stem}.json"
     try:
-        text = path.read_text()
+        raw = _read_entry(path)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        warnings.warn(f"dfsim: cache entry {path} cannot be read ({exc}); solving again", stacklevel=2)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        warnings.warn(f"dfsim: cache entry {path} cannot be read ({reason}); solving again", stacklevel=2)
         return None
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
         if not isinstance(data, dict) or data.get("key") != stem or "value" not in data:
             raise ValueError("not an entry of this key")
-    except ValueError as exc:
+        if data.get("sha256") != value_sha256(data["value"]):
+            raise ValueError("its value does not match its checksum")
+        if valid is not None and not valid(data["value"]):
+            raise ValueError("its value is out of range")
+    except (ValueError, RecursionError) as exc:
         warnings.warn(f"dfsim: cache entry {path} is corrupt ({exc}); solving again", stacklevel=2)
         return None
     return data["value"]
@@ -118,7 +159,11 @@ def store(kind: str, key: Any, value: Any, what: str = "") -> Path | None:
     None when the cache folder cannot be written (warned, nothing raised)."""
     stem = entry_key(key)
     path = cache_dir() / kind / f"{stem}.json"
-    data = {"key": stem, "value": value, "what": what or f"a solved {kind}; safe to delete",
+    try:
+        digest = value_sha256(value)
+    except ValueError:  # NaN or an infinity: never cached
+        return None
+    data = {"key": stem, "value": value, "sha256": digest, "what": what or f"a solved {kind}; safe to delete",
             "caller_key": json.loads(json.dumps(key, default=str))}
     tmp = None
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sim.cli.common import number
 from sim.errors import SpecError
-from sim.files import write_atomic
+from sim.files import check_output, note_input, write_atomic
 
 SRC = "command line"
 
@@ -45,9 +45,7 @@ def cmd_from_measurements(args: argparse.Namespace) -> int:
     if not src.is_file():
         raise SpecError(src, "", "file not found")
     board, table = board_from_measurements(read_toml(src), str(src))
-    out = Path(args.out)
-    if out.exists() and out.is_dir():
-        raise SpecError(SRC, "--out", f"{out} is a folder, not a file")
+    out = check_output(args.out, "--out", make_folder=True)
     header = (f"Board '{board.name}' written by `dfsim board-from-measurements {src.name}` from measurements\n"
               "(board frame: origin at the centre, +x toward the far side, mm). Check it over a photo with\n"
               "`dfsim board-plot`, then use it as --board FILE or board = \"FILE\" in an experiment.")
@@ -107,6 +105,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix.lower() != ".png":
         raise SpecError(SRC, "--out", f"must name a .png file, not {out.name!r}")
+    if args.photo is not None:
+        note_input(args.photo)
+    check_output(out, "--out", make_folder=True)
     buf = io.BytesIO()
     board_figure(board, photo, frame).savefig(buf, format="png", dpi=110)
     write_atomic(out, buf.getvalue())

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from sim.errors import SpecError
-from sim.files import write_atomic
+from sim.files import check_output, write_atomic
 
 _PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -29,7 +29,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from sim.specs.measurements import load_measurements
 
     spec = load_measurements(args.measurements)
-    out = Path(args.out) if args.out else _default_out(spec.name, spec.source)
+    out = check_output(Path(args.out) if args.out else _default_out(spec.name, spec.source), "--out", make_folder=True)
     result = calibrate(spec)
     write_atomic(out, material_toml(result.table))
     if args.json:
@@ -46,7 +46,7 @@ def cmd_fit_skill(args: argparse.Namespace) -> int:
     from sim.specs.tally import load_tally
 
     tally = load_tally(args.tally)
-    out = Path(args.out) if args.out else _default_out(tally.name, tally.source)
+    out = check_output(Path(args.out) if args.out else _default_out(tally.name, tally.source), "--out", make_folder=True)
     result = fit_skill(tally, throws=args.throws, seed=args.seed)
     write_atomic(out, skill_toml(result.skill))
     if args.json:

@@ -59,7 +59,7 @@ def cmd_list(kind: str, args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """`dfsim check FILE`: validate a data file of any kind (experiments build every scenario) and say it is
     ok; bad input raises SpecError."""
-    from sim.specs.catalog import SPEC_CLASSES, check_file, infer_kind
+    from sim.specs.catalog import SPEC_CLASSES, USER_KINDS, check_file, infer_kind
     from sim.specs.datafiles import read_toml
 
     path = Path(args.file)
@@ -79,7 +79,7 @@ def cmd_check(args: argparse.Namespace) -> int:
               "every parameter applied at both ends of its range)")
         return 0
     kind = infer_kind(path, data)
-    if kind not in SPEC_CLASSES:
+    if kind not in SPEC_CLASSES and kind not in USER_KINDS:
         if kind != "experiment":
             raise SpecError(path, "kind", f"unknown kind '{kind}'")
         from sim.experiments.fight_spec import FightExperiment, resolve_any
@@ -93,6 +93,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 0
     kind, spec = check_file(path)
     msg = f"ok: {args.file} is a valid {kind}"
+    if kind == "tally":  # the scene `dfsim fit-skill` builds
+        from sim.experiments.skill_fit import tally_scenario
+
+        tally_scenario(spec)
+    elif kind == "measurements":  # the die, table and pair `dfsim calibrate` resolves
+        from sim.experiments.calibration import measured_pair
+
+        measured_pair(spec)
     if kind == "material":
         from sim.specs.material import solve_coefficients
 

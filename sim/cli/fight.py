@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _value(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
 
 

@@ -25,8 +25,9 @@ from sim.cli import (
     validate,
     viewer,
 )
-from sim.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, Parser
+from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError
+from sim.files import command_inputs
 
 COMMAND_GROUPS = (throws, catalog, bench, calibrate, converge, determinism, templates, shots, run, viewer, fight, tune, doctor,
                   validate, sensitivity, board_tools)
@@ -67,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"dfsim: {split_value_hint(argv) or 'unrecognized arguments: ' + ' '.join(extra)}\n")
         return EXIT_BAD_INPUT
     try:
-        return int(args.func(args) or 0)
+        with command_inputs():
+            return int(args.func(args) or 0)
     except SpecError as exc:
         sys.stderr.write(f"dfsim: {exc}\n")
         return EXIT_BAD_INPUT
@@ -77,6 +79,19 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # the environment failed (a full disk, a vanished folder): one line, exit 1
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        sys.stderr.write(f"dfsim: {where}{exc.strerror or exc}\n")
+        return EXIT_FAULT
+    except MemoryError:
+        sys.stderr.write("dfsim: out of memory\n")
+        return EXIT_FAULT
+    except Exception as exc:  # a fault of dfsim itself: one line (DFSIM_DEBUG=1 shows the traceback)
+        if os.environ.get("DFSIM_DEBUG"):
+            raise
+        text = " ".join(str(exc).split())[:300]
+        sys.stderr.write(f"dfsim: internal error ({type(exc).__name__}: {text}); set DFSIM_DEBUG=1 for the traceback\n")
+        return EXIT_FAULT
 
 
 def _one_line_warnings() -> None:
@@ -115,6 +130,8 @@ def split_value_hint(argv: list[str]) -> str | None:
             continue
         try:
             json.loads(value)
+        except RecursionError:
+            continue
         except json.JSONDecodeError:
             return (f"{opt}: its JSON value was split into several arguments by the shell ({value!r} ...): "
                     f"put the whole value in single quotes, e.g. {opt} '{{\"position_mm\": [-650, 0, 100], ...}}'")

@@ -144,6 +144,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from sim.experiments.tuner import save_result, tune
 
     path, lo, hi, fixed = split_sets(args.overrides)
+    if args.out is not None:  # before the tuning: a bad folder should not cost the work
+        from sim.files import check_output_dir
+
+        check_output_dir(args.out, "--out")
     if args.integer:
         if lo != int(lo) or hi != int(hi):
             raise SpecError(SRC, f"--set {path}", f"--integer needs integer ends, got {lo:g}:{hi:g}")

@@ -41,10 +41,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from sim.viewer.replay import write_replay
     from sim.viewer.runs import ReplayMismatch, RunFolder
 
+    run_dir = RunFolder.open(args.results)  # first: its files are inputs no output may replace
     for path, flag in ((args.out, "--out"), (args.gif, "--gif"), (args.mp4, "--mp4")):
         check_output(path, flag)
     check_mp4(args.mp4)
-    run_dir = RunFolder.open(args.results)
     cell = run_dir.cell(args.cell)
     warning = ""
     try:

@@ -49,6 +49,8 @@ class Release:
                 data = json.loads(data)
             except json.JSONDecodeError as exc:
                 raise SpecError(source, "", f"not valid JSON ({exc.msg})") from None
+            except RecursionError:
+                raise SpecError(source, "", "JSON nested too deeply (a release is one flat object of lists)") from None
         if not isinstance(data, dict):
             raise SpecError(source, "", "expected a JSON object")
         need = {"position_mm": 3, "velocity_mps": 3, "orientation_xyzw": 4, "spin_radps": 3}

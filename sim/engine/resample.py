@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from sim.errors import SpecError
+from sim.files import results_folder
 from sim.rules.outcome import Outcome, Result
 from sim.rules.throw_source import ThrowRequest
 
@@ -294,7 +295,7 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
     options (and release noise x1). Cells with `overrides` or `physics` settings are used only when
     `variant` names them. If no cell throws `white_die` and its die file differs from `colored_die`
     only in name and colour, the colored die's tables also answer white throws (noted in the notes)."""
-    out = Path(out_dir)
+    out = results_folder(out_dir, "--records")
     try:
         resolved = json.loads((out / "experiment.resolved.json").read_text())
         import pyarrow.parquet as pq

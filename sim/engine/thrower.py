@@ -316,7 +316,7 @@ class Thrower:
             return _NOMINAL_CACHE[key]
         from sim import diskcache  # solved once per machine (sim/diskcache.py)
 
-        cached = _nominal_value(diskcache.load("aim", key)) if self.disk_cache else None
+        cached = _nominal_value(diskcache.load("aim", key, valid=_plausible_aim)) if self.disk_cache else None
         if cached is not None:
             _NOMINAL_CACHE[key] = cached
             return cached
@@ -592,6 +592,13 @@ def _elevations(lim) -> tuple[float, ...]:
     lo = NOMINAL_ELEVATIONS_DEG[0] if lo is None else lo
     hi = NOMINAL_ELEVATIONS_DEG[-1] if hi is None else hi
     return tuple(sorted({e for e in NOMINAL_ELEVATIONS_DEG if lo <= e <= hi} | {lo, hi, (lo + hi) / 2}))
+
+
+def _plausible_aim(value: Any) -> bool:
+    """Whether a cached aim can be an aimed release: a positive speed below 30 m/s, an elevation within
+    +-90 degrees (anything else is a damaged entry, solved again)."""
+    v = _nominal_value(value)
+    return v is not None and 0.0 < v[0] <= 30.0 and -90.0 <= v[1] <= 90.0
 
 
 def _nominal_value(value: Any) -> tuple[float, float] | None:

@@ -315,9 +315,9 @@ def _profiles(mus: np.ndarray, ks: np.ndarray, dev: np.ndarray, fine: int = 161)
     return mm, km, d
 
 
-def calibrate(spec: MeasurementsSpec) -> CalibrationResult:
-    """Fit the pair (the die's material, `spec.surface`) to the measurements; SpecError when the file
-    names something unknown or the rows cannot identify a value to fit."""
+def measured_pair(spec: MeasurementsSpec):
+    """(die, base material table, the pair to fit) a measurements file names (what `dfsim calibrate` and
+    `dfsim check` both resolve); SpecError when it names something unknown."""
     try:
         die = load_die(spec.die)
     except SpecError as exc:
@@ -333,6 +333,13 @@ def calibrate(spec: MeasurementsSpec) -> CalibrationResult:
     if pair is None:
         raise SpecError(spec.source, "surface", f"the base table {spec.materials} has no pair for '{die.material}' "
                                                 f"and '{spec.surface}' to start from")
+    return die, base, pair
+
+
+def calibrate(spec: MeasurementsSpec) -> CalibrationResult:
+    """Fit the pair (the die's material, `spec.surface`) to the measurements; SpecError when the file
+    names something unknown or the rows cannot identify a value to fit."""
+    die, base, pair = measured_pair(spec)
     fit: set[str] = set(spec.fit)
     need = {"restitution": bool(spec.drops), "friction": bool(spec.tilts or spec.ramps), "contact_damping": bool(spec.ramps)}
     for name in ("restitution", "friction", "contact_damping"):

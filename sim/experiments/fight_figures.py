@@ -9,13 +9,15 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
+from sim.files import save_figure
+
 DPI = 110
 MAX_LINES = 8  # variants drawn as lines in one panel (more: an even pick, the baseline first)
 
 
 def _save(fig, path: Path) -> Path:
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
+    save_figure(fig, path, dpi=DPI)
     plt.close(fig)
     return path
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from sim.experiments.statistics import mean_interval, paired_mean_difference, paired_rate_difference, wilson
 from sim.experiments.store import Store, write_json
+from sim.files import write_atomic
 from sim.formatting import estimate_text as _num
 from sim.formatting import rate_text as _pct
 
@@ -208,6 +209,4 @@ def write_fight_report(store: Store, exp, summary: dict[str, Any], figures: list
             lines += [f"![{f.stem}]({f.relative_to(store.root).as_posix()})", ""]
     lines += ["", "Files: `records.parquet` (one row per fight), `summary.json` (see docs/experiments.md), "
               "`experiment.resolved.json` (every variant's resolved fight).", ""]
-    path = store.root / "report.md"
-    path.write_text("\n".join(lines))
-    return path
+    return write_atomic(store.root / "report.md", "\n".join(lines))

@@ -19,6 +19,8 @@ from matplotlib import patheffects
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 
+from sim.files import remove_written, save_figure
+
 MAX_BAR_CELLS = 10  # cells per bar figure; more are split over outcomes-2.png, ...
 DPI = 110
 _HALO = [patheffects.withStroke(linewidth=2.2, foreground="white")]  # labels stay readable over the heat
@@ -262,7 +264,7 @@ def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str, extent
     fig.legend(handles=_legend_handles(panels), loc="outside lower center", ncols=5, fontsize=8, frameon=False)
     fig.suptitle(f"{title}\nsquares of {2 * extent / HEAT_BINS:.0f} mm; the border squares also hold the throws that "
                  "went farther", fontsize=10)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    save_figure(fig, path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path
 
@@ -326,7 +328,7 @@ def outcome_bars(path: Path, summary: dict, conf_label: str) -> list[Path]:
         note = _page_note(k, len(pages), len(cells), k * MAX_BAR_CELLS, len(summary["variants"]))
         ax.set_title(f"Outcome reasons ({conf_label} Wilson intervals){note}", fontsize=10)
         out.append(_page_path(path, k))
-        fig.savefig(out[-1], dpi=DPI, bbox_inches="tight")
+        save_figure(fig, out[-1], dpi=DPI, bbox_inches="tight")
         plt.close(fig)
     return out
 
@@ -344,7 +346,7 @@ def section_bars(path: Path, summary: dict, conf_label: str) -> list[Path]:
         note = _page_note(k, len(pages), len(cells), k * MAX_BAR_CELLS, len(summary["variants"]))
         ax.set_title(f"Section values ({conf_label} Wilson intervals){note}", fontsize=10)
         out.append(_page_path(path, k))
-        fig.savefig(out[-1], dpi=DPI, bbox_inches="tight")
+        save_figure(fig, out[-1], dpi=DPI, bbox_inches="tight")
         plt.close(fig)
     return out
 
@@ -370,7 +372,7 @@ def damage_bars(path: Path, summary: dict, conf_label: str) -> list[Path]:
         note = _page_note(k, len(pages), len(cells), k * 4 * MAX_BAR_CELLS, len(summary["variants"]))
         ax.set_title(f"Mean damage ({conf_label} percentile-bootstrap intervals){note}", fontsize=10)
         out.append(_page_path(path, k))
-        fig.savefig(out[-1], dpi=DPI, bbox_inches="tight")
+        save_figure(fig, out[-1], dpi=DPI, bbox_inches="tight")
         plt.close(fig)
     return out
 
@@ -396,7 +398,7 @@ def comparison(path: Path, summary: dict, conf_label: str) -> Path:
     axes[0].set_yticklabels(names, fontsize=8)
     base = diffs[0]["baseline"].split("@")[0] if diffs else ""
     fig.suptitle(f"Each variant minus '{base}' on the same throws ({conf_label} paired intervals)", fontsize=10)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    save_figure(fig, path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path
 
@@ -428,7 +430,7 @@ def sweep_curves(path: Path, summary: dict, conf_label: str) -> Path:
             ax.legend(fontsize=8)
     axes[0].set_ylim(0, 100)
     fig.suptitle(f"Sweep of {sw['setting']} (bands: {conf_label} intervals)", fontsize=10)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    save_figure(fig, path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path
 
@@ -461,6 +463,12 @@ def _cell_drawing(scenario) -> dict[str, Any]:
             "thrower": (-rel.distance_mm, rel.lateral_mm)}
 
 
+def _is_page(name: str) -> bool:
+    """A further page of a figure drawn by `draw_figures` (landing-2.png, ...)."""
+    stem, _, rest = name.partition("-")
+    return stem in ("landing", "outcomes", "sections", "damage") and rest[:-4].isdigit() and name.endswith(".png")
+
+
 def draw_figures(store, exp, summary: dict) -> list[Path]:
     """All figures for a finished run, written to OUT/figures/; returns their paths. Runs with many
     cells get several files per figure (landing.png, landing-2.png, ...), each page complete."""
@@ -468,9 +476,10 @@ def draw_figures(store, exp, summary: dict) -> list[Path]:
 
     fig_dir = store.root / "figures"
     fig_dir.mkdir(exist_ok=True)
+    drawn = getattr(store, "drawn_figures", {})
     for stem in ("landing", "outcomes", "sections", "damage"):  # further pages of an earlier drawing
         for old in fig_dir.glob(f"{stem}-[0-9]*.png"):
-            old.unlink()
+            remove_written(old, _is_page, drawn.get(old.name))
     conf_label = f"{round(100 * exp.spec.confidence):g} %"
     out: list[Path] = []
     scenarios: dict[str, Any] = {}

@@ -23,6 +23,7 @@ from sim.experiments.statistics import (
     wilson,
 )
 from sim.experiments.store import Store, write_json
+from sim.files import write_atomic
 from sim.formatting import estimate_text as _num
 from sim.formatting import rate_text as _pct
 
@@ -276,6 +277,4 @@ def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]
             lines += [f"![{f.stem}]({rel.as_posix()})", ""]
     lines += ["", "Files: `records.parquet` (one row per throw), `summary.json` (see docs/experiments.md), "
               "`experiment.resolved.json` (every resolved input).", ""]
-    path = store.root / "report.md"
-    path.write_text("\n".join(lines))
-    return path
+    return write_atomic(store.root / "report.md", "\n".join(lines))

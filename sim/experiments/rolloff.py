@@ -12,7 +12,6 @@ def sda_rolloff(out_dir, stars: dict[str, int] | None = None, variant: str = "bl
     the scenario roll's odds, and the player-one roll-off played through the recorded faces in throw
     order (3 dice each, six faces per attempt, ties rerolled), next to the exact answer for
     independent dice with the measured face frequencies."""
-    from pathlib import Path
 
     import numpy as np
     import pyarrow.parquet as pq
@@ -21,7 +20,9 @@ def sda_rolloff(out_dir, stars: dict[str, int] | None = None, variant: str = "bl
     from sim.experiments.statistics import mean_interval, wilson
 
     stars = stars or {"star": 1, "2-star": 2}
-    out = Path(out_dir)
+    from sim.files import results_folder
+
+    out = results_folder(out_dir, "RESULTS", ("records.parquet", "summary.json"))
     try:
         df = pq.read_table(out / "records.parquet", columns=["variant", "index", "face", "result"]).to_pandas()
         conf = json.loads((out / "summary.json").read_text())["experiment"].get("confidence", 0.95)
@@ -71,7 +72,9 @@ def sda_rolloff(out_dir, stars: dict[str, int] | None = None, variant: str = "bl
             "star_total_distribution": {str(i): float(x) for i, x in enumerate(three)},
         },
     }
-    (out / "sda-rolloff.json").write_text(json.dumps(report, indent=1, default=float))
+    from sim.files import write_atomic
+
+    write_atomic(out / "sda-rolloff.json", json.dumps(report, indent=1, default=float))
     return report
 
 

@@ -12,15 +12,15 @@ def shot_report(out_dir) -> dict:
     variant named "X.far-*" the paired change in hit rate against "X-*" (the Far Shot's cost, on the
     same draws); one figure ranking all variants by hit rate. Writes OUT/shot-report.json and
     OUT/figures/shot-ranking.png."""
-    from pathlib import Path
 
     import numpy as np
     import pyarrow.parquet as pq
 
     from sim.errors import SpecError
     from sim.experiments.statistics import paired_rate_difference, wilson
+    from sim.files import RUN_FILES, results_folder, write_atomic
 
-    out = Path(out_dir)
+    out = results_folder(out_dir, "RESULTS", (*RUN_FILES, "summary.json"))
     try:
         summary = json.loads((out / "summary.json").read_text())
         table = pq.read_table(out / "records.parquet", columns=["variant", "index", "result", "requirements", "hero_damage"])
@@ -66,7 +66,7 @@ def shot_report(out_dir) -> dict:
         far.append({"shot": base, "skill": skill, "with_far": r["hit_rate"]["rate"], "without": by_name[ref]["hit_rate"]["rate"],
                     "difference": paired_rate_difference(ha, hb, conf).as_dict()})
     report = {"confidence": conf, "variants": rows, "far_cost": far}
-    (out / "shot-report.json").write_text(json.dumps(report, indent=1, default=float))
+    write_atomic(out / "shot-report.json", json.dumps(report, indent=1, default=float))
     _ranking_figure(out / "figures" / "shot-ranking.png", rows, conf)
     return report
 
@@ -93,7 +93,9 @@ def _ranking_figure(path, rows, conf) -> None:
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours.values()]
     ax.legend(handles, list(colours), loc="lower right", fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    from sim.files import save_figure
+
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

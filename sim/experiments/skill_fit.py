@@ -163,15 +163,20 @@ def deviance(t: TallySpec, counts: dict[str, int], directions: dict[str, int]) -
     return -2.0 * ll
 
 
+def tally_scenario(t: TallySpec) -> Scenario:
+    """The scene a tally was thrown in (what `dfsim fit-skill` and `dfsim check` both build)."""
+    try:
+        return Scenario.build(board=t.board, dice=[t.die], shots=[t.shot], skill=t.base_skill,
+                              materials=t.materials, source=t.source)
+    except SpecError as exc:
+        raise SpecError(t.source, exc.field or "", exc.problem) from None
+
+
 class _Simulator:
     """One world for the tally's scene; the same draws for every candidate skill."""
 
     def __init__(self, t: TallySpec, n: int, seed: int) -> None:
-        try:
-            sc = Scenario.build(board=t.board, dice=[t.die], shots=[t.shot], skill=t.base_skill,
-                                materials=t.materials, source=t.source)
-        except SpecError as exc:
-            raise SpecError(t.source, exc.field or "", exc.problem) from None
+        sc = tally_scenario(t)
         self.tally, self.scenario = t, sc
         self.thrower = build_thrower(sc)
         self.n, self.seed = n, seed

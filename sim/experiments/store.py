@@ -18,8 +18,9 @@ Layout::
     OUT/records.parquet               all records, cell by cell, in throw order
     OUT/summary.json, OUT/report.md, OUT/report.html, OUT/figures/*.png
 
-`--force` removes only these files, by exact name (figures: those the manifest lists, or the
-standard names), never a folder it did not make empty, and never through a symbolic link.
+`--force` removes only these files, by exact name (figures: a figure's name and the sha256 the
+manifest recorded when it was drawn), never a folder it did not make empty, and never through a
+symbolic link (sim/files.py).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -40,6 +41,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim import files
 from sim.errors import SpecError
 from sim.experiments.integrity import read_json_object, sha256_bytes, sha256_file, value_digest
 from sim.provenance import machine
@@ -49,6 +51,7 @@ LOCK = ".lock"
 RECORDS = "records.parquet"
 CHUNK_DIR = "chunks"
 FIGURE_DIR = "figures"
+FIGURE_HASHES = "figure_sha256"  # manifest key: {figure file name: sha256 at write time}
 PREPARED = "prepared.json"
 RESOLVED = "experiment.resolved.json"
 STORE_FORMAT = 2  # 2: sha256 of every chunk and of prepared.json, and the chunk plan, in the manifest
@@ -59,25 +62,10 @@ OWNED_FILES = (MANIFEST, RECORDS, "summary.json", "report.md", "report.html", "e
 # the figures runs draw (a figure of many cells continues in landing-2.png, landing-3.png, ...)
 FIGURE_RE = re.compile(r"^(landing|outcomes|sections|damage|comparison|sweep|win_rate|differences|throws_to_win"
                        r"|survival)(-\d+)?\.png$")
-_TMP_RE = re.compile(r"^\.(.+)\.tmp\d*$")  # a temporary file dfsim writes, by the name it stands for
-
-
-def _tmp_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.tmp{os.getpid()}")
 
 
 def _write_atomic(path: Path, data: bytes | str) -> None:
-    tmp = _tmp_path(path)
-    mode = "wb" if isinstance(data, bytes) else "w"
-    try:
-        with open(tmp, mode) as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
+    files.write_atomic(path, data, sync=True)
 
 
 def _unlink_quietly(path: Path) -> None:
@@ -105,9 +93,10 @@ def _is_figure(name: str) -> bool:
     return bool(FIGURE_RE.match(name))
 
 
-def _is_own_temporary(name: str, owned: Iterable[str]) -> bool:
-    m = _TMP_RE.match(name)
-    return bool(m) and (m.group(1) in owned or _is_chunk_file(m.group(1)))
+def _owned_name(owned: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a file name is one a run writes (for its temporaries: the name they stand for)."""
+    names = set(owned)
+    return lambda name: name in names or _is_chunk_file(name)
 
 
 @dataclass
@@ -249,6 +238,8 @@ class Store:
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         old = old or {}
         prepared = old.get("prepared") if self.hashes_known else None
+        drawn = old.get(FIGURE_HASHES)  # the figures an earlier run in this folder drew: what may be replaced
+        self.drawn_figures: dict[str, str] = dict(drawn) if isinstance(drawn, dict) else {}
         self.doc = {
             "format": STORE_FORMAT,
             "name": experiment.name,
@@ -270,11 +261,10 @@ class Store:
             self.doc["chunks"] = None  # until the runner has checked the chunks on disk by range
         self.flush(force=True)
         self.chunk_dir.mkdir(exist_ok=True)
-        owned = (*OWNED_FILES, LOCK)
+        owned = _owned_name((*OWNED_FILES, LOCK))
         for d in (self.root, self.chunk_dir):  # temporaries left by a run killed mid-write
             for p in d.iterdir():
-                if _is_own_temporary(p.name, owned):
-                    _unlink_quietly(p)
+                files.remove_temporary(p, owned)
         src = Path(experiment.source)
         if src.is_file():
             _write_atomic(self.root / "experiment.toml", src.read_bytes())
@@ -405,7 +395,7 @@ class Store:
         buf = pa.BufferOutputStream()
         pq.write_table(table, buf, compression="zstd")
         data = buf.getvalue().to_pybytes()
-        tmp = _tmp_path(self.chunk_path(cell, chunk))
+        tmp = files.temp_file(self.chunk_path(cell, chunk))
         _write_atomic_file(tmp, data)
         self._pending[(cell, chunk)] = tmp
         self.record(cell, chunk, sha256_bytes(data))
@@ -444,7 +434,9 @@ class Store:
             if not other.equals(schema):
                 schema = pa.unify_schemas([schema, other], promote_options="permissive")
         target = self.root / RECORDS
-        tmp = _tmp_path(target)
+        if target.is_symlink():
+            raise SpecError(target, "", "is a symbolic link; dfsim does not write through links (remove it)")
+        tmp = files.temp_file(target)
         # gather chunks into row groups of about ROW_GROUP rows: one row group per small chunk would
         # make the file's metadata (and the writer's memory) grow with the number of chunks
         try:
@@ -504,9 +496,9 @@ class Store:
 
 
 def _write_atomic_file(path: Path, data: bytes) -> None:
-    """Write `path` itself (a temporary name already) and fsync it."""
+    """Write `path` itself (a temporary file of ours already, never a link) and fsync it."""
     try:
-        with open(path, "wb") as fh:
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW), "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -515,40 +507,48 @@ def _write_atomic_file(path: Path, data: bytes) -> None:
         raise
 
 
+def figure_hashes(paths: Iterable[str | Path]) -> dict[str, str]:
+    """The manifest's record of the figures a run wrote (name -> sha256), what `--force` may remove."""
+    out = {}
+    for f in paths:
+        digest = files.sha256_of(f)
+        if digest is not None:
+            out[Path(f).name] = digest
+    return out
+
+
 def remove_run_files(root: Path, manifest: dict | None) -> None:
     """Remove what a run writes in `root`, by exact name, never following a symbolic link.
 
-    Top-level files of OWNED_FILES, chunk files in chunks/, the figures the manifest lists (or the
-    standard figure names), and dfsim's own temporaries; chunks/ and figures/ go only when that
-    leaves them empty. Anything else (a user's notes, photos, READMEs) stays.
+    Top-level files of OWNED_FILES, chunk files in chunks/, the figures the run wrote (a figure's name
+    and the sha256 the manifest recorded when it was drawn: a file the user put there or changed
+    stays), and dfsim's own temporaries; chunks/ and figures/ go only when that leaves them empty.
+    Anything else (a user's notes, photos, READMEs) stays.
     """
     for name in OWNED_FILES:
         p = root / name
         if p.is_symlink() or p.is_file():
             p.unlink()
-    listed: set[str] = set()
-    doc_figures = (manifest or {}).get("figures")
-    if isinstance(doc_figures, list):
-        listed = {Path(f).name for f in doc_figures if isinstance(f, str) and Path(f).parent.name == FIGURE_DIR}
-
-    def figure(name: str) -> bool:
-        return name in listed or _is_figure(name)
-
-    owned = (*OWNED_FILES, *listed)
-    for sub, wanted in ((CHUNK_DIR, _is_chunk_file), (FIGURE_DIR, figure)):
-        d = root / sub
+    recorded = (manifest or {}).get(FIGURE_HASHES)
+    recorded = recorded if isinstance(recorded, dict) else {}
+    owned = _owned_name(OWNED_FILES)
+    chunks, figs = root / CHUNK_DIR, root / FIGURE_DIR
+    for d in (chunks, figs):
         if d.is_symlink() or not d.is_dir():
             continue
         for p in d.iterdir():
-            if (wanted(p.name) or _is_own_temporary(p.name, owned)) and (p.is_symlink() or p.is_file()):
+            if files.remove_temporary(p, lambda n: owned(n) or _is_figure(n)):
+                continue
+            if d == chunks and _is_chunk_file(p.name) and (p.is_symlink() or p.is_file()):
                 p.unlink()
+            elif d == figs:
+                files.remove_written(p, _is_figure, recorded.get(p.name))
         try:
             d.rmdir()
         except OSError:  # not empty: it holds something dfsim did not write
             pass
     for p in root.iterdir():
-        if _is_own_temporary(p.name, owned) and (p.is_symlink() or p.is_file()):
-            p.unlink()
+        files.remove_temporary(p, owned)
 
 
 def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from sim.engine.templates import flip_summary
-from sim.errors import SpecError
 from sim.experiments.statistics import mean_interval, paired_mean_difference, wilson
+from sim.files import results_folder, save_figure, write_atomic
 from sim.rules.templates import PARTIAL_OPTIONS
 
 
@@ -42,10 +42,8 @@ def _mean(col: pd.Series) -> dict[str, Any]:
 def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
     """Template odds per variant of a finished template-odds run (hit, full/partial landings, damage, flip
     statistics), plus a figure unless `figure` is False."""
-    out = Path(out)
+    out = results_folder(out, "RESULTS", ("records.parquet",))
     path = out / "records.parquet"
-    if not path.is_file():
-        raise SpecError(str(out), "records.parquet", "not found (run the experiment first: dfsim run template-odds)")
     df = pd.read_parquet(path)
     for col in ("tpl_full", "partial_template", "template"):
         if col not in df.columns:
@@ -100,7 +98,7 @@ def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
                                      "lo": _finite(e.lo), "hi": _finite(e.hi), "method": e.method,
                                      "half_width_95": half}
     result = {"run": str(out), "variants": variants}
-    (out / "template-odds.json").write_text(json.dumps(result, indent=2, default=float))
+    write_atomic(out / "template-odds.json", json.dumps(result, indent=2, default=float))
     if figure:
         result["figure"] = str(_figure(out, variants))
     return result
@@ -137,6 +135,6 @@ def _figure(out: Path, variants: dict[str, Any]) -> Path:
     fig.tight_layout()
     (out / "figures").mkdir(exist_ok=True)
     path = out / "figures" / "template-odds.png"
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path

@@ -529,6 +529,10 @@ def save_result(result: TuneResult, out_dir: str | Path, figure: bool = True) ->
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     targets = [out / "tune.json"] + ([out / "tune.png"] if figure else [])
+    from sim.files import check_output
+
+    for t in targets:
+        check_output(t, "--out")
     tmps: list[Path] = []
     try:
         fd, name = tempfile.mkstemp(prefix=".tune.json.", dir=out)

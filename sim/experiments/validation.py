@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.files import save_figure, write_atomic
 from sim.specs.physics import GRAVITY
 from sim.vectors import dot, matmul, norm, row_norms
 
@@ -136,7 +137,7 @@ def check_ballistic(ctx: Context, world=None) -> Check:
     ax[1].set(xlabel="t (s)", ylabel="mm", title="position error")
     ax[1].legend()
     fig.tight_layout()
-    fig.savefig(ctx.figure("ballistic.png"), dpi=110)
+    save_figure(fig, ctx.figure("ballistic.png"), dpi=110)
     plt.close(fig)
     return judge_ballistic(err, bound, ph.dt)
 
@@ -203,7 +204,7 @@ def check_rebound(ctx: Context, world=None) -> Check:
     ax.set(xscale="log", xlabel="drop height (cm)", ylabel="rebound / impact speed", title=f"flat drops of {spec.name}")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(ctx.figure("rebound.png"), dpi=110)
+    save_figure(fig, ctx.figure("rebound.png"), dpi=110)
     plt.close(fig)
     return judge_rebound(list(heights), measured, expected)
 
@@ -289,7 +290,7 @@ def check_energy(ctx: Context, world=None) -> Check:
     ax.set(xlabel="energy after bounce / before", ylabel="bounces", title="mechanical energy across a bounce")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(ctx.figure("energy.png"), dpi=110)
+    save_figure(fig, ctx.figure("energy.png"), dpi=110)
     plt.close(fig)
     return judge_energy(ratios, stayed)
 
@@ -356,7 +357,7 @@ def check_precession(ctx: Context, integrator: Callable | None = None) -> Check:
     ax.set(xlabel="t (s)", ylabel="angle(normal, L) (deg)", title="torque-free flat disk")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(ctx.figure("precession.png"), dpi=110)
+    save_figure(fig, ctx.figure("precession.png"), dpi=110)
     plt.close(fig)
     return judge_precession(ang, angb)
 
@@ -449,7 +450,7 @@ def check_same_side(ctx: Context, integrator: Callable | None = None) -> Check:
     ax.set(xlabel="angle between normal and L (deg)", ylabel="P(same side)", title="flipped and caught disks")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(ctx.figure("same_side.png"), dpi=110)
+    save_figure(fig, ctx.figure("same_side.png"), dpi=110)
     plt.close(fig)
     return judge_same_side(rows)
 
@@ -507,7 +508,7 @@ def check_faces(ctx: Context) -> Check:
         ax.axhline(sum(r["counts"]) / k, color="k", ls="--", lw=1)
         ax.set(title=f"{r['die']}: p = {r['p']:.2f}", xlabel="face (file order)")
     fig.tight_layout()
-    fig.savefig(ctx.figure("faces.png"), dpi=110)
+    save_figure(fig, ctx.figure("faces.png"), dpi=110)
     plt.close(fig)
     return judge_faces(rows)
 
@@ -540,8 +541,7 @@ def _materials_with_damping(damping: float, out_dir: str) -> str:
     text = open(resolve("material", "default")).read()
     text = re.sub(r"contact_damping = [0-9.]+", f"contact_damping = {damping}", text)
     path = os.path.join(out_dir, f"materials-damping-{damping:g}.toml")
-    with open(path, "w") as fh:
-        fh.write(text)
+    write_atomic(path, text)
     return path
 
 
@@ -593,7 +593,7 @@ def check_coin_edge(ctx: Context) -> Check:
     ax.set(xlabel="height / diameter", ylabel="P(rests on its side)", title="thick coins, free rolls")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(ctx.figure("coin_edge.png"), dpi=110)
+    save_figure(fig, ctx.figure("coin_edge.png"), dpi=110)
     plt.close(fig)
     return judge_coin_edge(rows)
 
@@ -648,8 +648,7 @@ def check_settling(ctx: Context) -> Check:
             if ctx.quick and shot == "standard" and nominal is None:
                 nominal = _world("d8").nominal()
             cells.append(settle_cell(case, shot, ctx.size(key), ctx.seed, nominal if ctx.quick and shot == "standard" else None))
-    with open(os.path.join(ctx.out_dir, "not_settled.md"), "w") as fh:
-        fh.write(markdown_table(cells))
+    write_atomic(os.path.join(ctx.out_dir, "not_settled.md"), markdown_table(cells))
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 3.4))
     labels = [f"{c.die}\n{c.shot}" for c in cells]
@@ -658,7 +657,7 @@ def check_settling(ctx: Context) -> Check:
     ax.set_xticks(range(len(cells)), labels, rotation=90, fontsize=6)
     ax.set(ylabel="void (%)", title="throws not settled or diverged")
     fig.tight_layout()
-    fig.savefig(ctx.figure("not_settled.png"), dpi=110)
+    save_figure(fig, ctx.figure("not_settled.png"), dpi=110)
     plt.close(fig)
     return judge_settling([c.to_json() for c in cells])
 
@@ -837,8 +836,8 @@ def write_report(out_dir: str, checks: list[Check], quick: bool) -> None:
     mode = "quick" if quick else "full"
     meta: dict[str, Any] = {"mode": mode, "seed": SEED, "sizes": {k: v[0 if quick else 1] for k, v in SIZES.items()},
             "python": platform.python_version(), "passed": all(c.passed is not False for c in checks)}
-    with open(os.path.join(out_dir, "results.json"), "w") as fh:
-        json.dump({"meta": meta, "checks": [asdict(c) | {"status": c.status} for c in checks]}, fh, indent=1, default=float)
+    write_atomic(os.path.join(out_dir, "results.json"),
+                 json.dumps({"meta": meta, "checks": [asdict(c) | {"status": c.status} for c in checks]}, indent=1, default=float))
     lines = [f"# Physics validation ({mode})", "",
              f"Overall: **{'pass' if meta['passed'] else 'FAIL'}**. Seed {SEED}; sample sizes: "
              + ", ".join(f"{k} {v}" for k, v in meta["sizes"].items()) + ".", "",
@@ -852,5 +851,4 @@ def write_report(out_dir: str, checks: list[Check], quick: bool) -> None:
     for c in checks:
         for f in c.figures:
             lines += [f"![{c.title}]({f})", ""]
-    with open(os.path.join(out_dir, "report.md"), "w") as fh:
-        fh.write("\n".join(lines))
+    write_atomic(os.path.join(out_dir, "report.md"), "\n".join(lines))

@@ -22,6 +22,12 @@ _SPEC_CLASS_PATHS: dict[str, tuple[str, str]] = {
     "monster": ("sim.specs.monster", "MonsterSpec"),
     "fight": ("sim.specs.fight", "FightSpec"),
 }
+# kinds a user writes and dfsim reads, with no built-in files
+_USER_CLASS_PATHS: dict[str, tuple[str, str]] = {
+    "tally": ("sim.specs.tally", "TallySpec"),
+    "measurements": ("sim.specs.measurements", "MeasurementsSpec"),
+}
+USER_KINDS = tuple(_USER_CLASS_PATHS)
 
 
 class _SpecClasses(Mapping[str, Any]):
@@ -57,8 +63,8 @@ def infer_kind(path: Path, data: dict) -> str:
     if k is not None and not isinstance(k, str):
         raise SpecError(path, "kind", "must be text naming the kind of file, e.g. kind = \"board\"")
     if isinstance(k, str):
-        if k not in KINDS:
-            raise SpecError(path, "kind", f"unknown kind '{k}' (one of {', '.join(KINDS)})")
+        if k not in KINDS and k not in USER_KINDS:
+            raise SpecError(path, "kind", f"unknown kind '{k}' (one of {', '.join((*KINDS, *USER_KINDS))})")
         return k
     parent = path.resolve().parent.name
     if parent in _DIR_KIND:
@@ -77,6 +83,10 @@ def infer_kind(path: Path, data: dict) -> str:
         return "fight"
     if "speed_sd_frac" in data:
         return "skill"
+    if "hits" in data and "base_skill" in data:
+        return "tally"
+    if "surface" in data and any(k in data for k in ("drops", "tilts", "ramps")):
+        return "measurements"
     if "variants" in data or "throws" in data:
         return "experiment"
     raise SpecError(path, "kind", "cannot tell what kind of file this is; add kind = \"board\" (or die, shot, ...)")
@@ -87,12 +97,16 @@ def check_file(path: str | Path) -> tuple[str, Any]:
     p = Path(path)
     data = read_toml(p)
     kind = infer_kind(p, data)
+    if kind in _USER_CLASS_PATHS:
+        module, name = _USER_CLASS_PATHS[kind]
+        return kind, getattr(importlib.import_module(module), name).from_dict(data, p)
     cls = SPEC_CLASSES.get(kind)
     if cls is None:
         raise SpecError(p, "kind", f"'{kind}' files are checked by `dfsim check` itself, not by the spec catalog")
     if hasattr(cls, "check_file"):
         return kind, cls.check_file(p, data)
     spec = cls.from_dict(data, p)
+    _check_materials(kind, spec, p)
     if kind == "shot":
         # what a scenario would refuse later: props that do not load, requirements without their prop
         from sim.specs.combine import check_requirements, load_shot_props
@@ -101,6 +115,22 @@ def check_file(path: str | Path) -> tuple[str, Any]:
         props, _ = load_shot_props(shots)
         check_requirements(shots, props)
     return kind, spec
+
+
+MATERIAL_KEYS = {"die": ("material",), "board": ("material", "table_material"), "prop": ("material",)}
+
+
+def _check_materials(kind: str, spec: Any, path: Path) -> None:
+    """The materials a die, board or prop names must be in the default table (a scenario with another
+    table checks against that one when it is built)."""
+    keys = MATERIAL_KEYS.get(kind, ())
+    if not keys:
+        return
+    table = SPEC_CLASSES["material"].load("default", "material")
+    for key in keys:
+        name = getattr(spec, key, None)
+        if isinstance(name, str) and name not in table.materials:
+            raise SpecError(path, key, f"unknown material '{name}' (materials: {', '.join(table.materials)})")
 
 
 __all__ = ["list_kind", "check_file", "infer_kind", "builtin_dir", "builtin_names", "SPEC_CLASSES"]

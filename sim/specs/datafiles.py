@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SpecError
+from sim.files import note_input
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -49,6 +50,8 @@ def builtin_dir(kind: str) -> Path:
 
 def builtin_names(kind: str) -> list[str]:
     """Names of the built-in data files of `kind` (file stems), sorted; empty if there are none."""
+    if kind not in KINDS:  # a kind the user writes (a tally, measurements): none is built in
+        return []
     d = builtin_dir(kind)
     if not d.is_dir():
         return []
@@ -70,6 +73,7 @@ def read_toml(path: Path) -> dict[str, Any]:
             raise SpecError(path, "", "cannot read (not a regular file)")
         with open(path, "rb") as fh:
             raw = fh.read(MAX_FILE_BYTES + 1)
+        note_input(path)  # no output of this command may replace a file it read
     except FileNotFoundError:
         raise SpecError(path, "", "file not found") from None
     except OSError as exc:

@@ -31,6 +31,10 @@ from sim.vectors import dot, matmul, norm, row_norms
 
 PHI = (1 + math.sqrt(5)) / 2
 MAX_DIE_MM = 200.0  # no die is longer than this along any axis
+# what a die can plausibly be (the built-in dice are 10-25 mm and 1.2-11 g): a 1 µm die stalls the aim
+# solve, a 1e-300 g one is numerical nonsense
+DIE_EXTENT_MM = (3.0, 100.0)  # its smallest and largest extent
+DIE_MASS_G = (0.1, 500.0)
 MAX_VERTICES = 100  # corners of a polyhedron die, and labels of its faces
 FACE_COUNTS = {"d4": 4, "d6": 6, "cuboid": 6, "d8": 8, "d12": 12, "cylinder": 2}
 MIN_DIE_VOLUME_MM3 = 1.0  # a polyhedron must be a solid, not points in a plane or on a line
@@ -88,6 +92,12 @@ class DieSpec(Spec):
         n = FACE_COUNTS[s] if s in FACE_COUNTS else len(self._faces_raw())
         if len(self.faces) != n:
             raise FieldError("faces", f"a {s} has {n} faces but {len(self.faces)} labels were given")
+        lo, hi = DIE_EXTENT_MM
+        if not lo <= self.min_extent_mm or self.max_extent_mm > hi:
+            raise FieldError(_size_key(s), f"a die {self.min_extent_mm:.3g}-{self.max_extent_mm:.3g} mm across is not "
+                                           f"plausible (dice are {lo:g} to {hi:g} mm across)")
+        if not DIE_MASS_G[0] <= self.mass_g <= DIE_MASS_G[1]:
+            raise FieldError("mass_g", f"{self.mass_g:.3g} g is not a plausible die mass ({DIE_MASS_G[0]:g} to {DIE_MASS_G[1]:g} g)")
         if self.edge_radius_mm > 0.3 * self.min_extent_mm:
             raise FieldError("edge_radius_mm", "edge_radius_mm is too large for the die size")
         if s == "polyhedron":
@@ -101,6 +111,14 @@ class DieSpec(Spec):
     @property
     def reading_rule(self) -> str:
         return self.reading or ("bottom" if self.shape == "d4" else "top")
+
+    @property
+    def max_extent_mm(self) -> float:
+        """Its largest extent along a body axis (the die's bounding box)."""
+        if self.shape == "cylinder":
+            return 2 * max(self.radius_mm or 0.0, (self.height_mm or 0.0) / 2)
+        v = self.vertices_m / MM
+        return float(np.max(v.max(axis=0) - v.min(axis=0)))
 
     @property
     def min_extent_mm(self) -> float:
@@ -407,3 +425,8 @@ def quat_between(u, v) -> np.ndarray:
 def load_die(name_or_path) -> DieSpec:
     """A die by built-in name or TOML path; bad files raise SpecError."""
     return DieSpec.load(name_or_path, "die")
+
+
+def _size_key(shape: str) -> str:
+    """The key that gives a shape's size (where a size problem is reported)."""
+    return {"cuboid": "dims_mm", "cylinder": "radius_mm", "polyhedron": "vertices_mm"}.get(shape, "size_mm")

@@ -214,6 +214,7 @@ class Scenario:
             if sc.materials.pair(d.material, d.material) is None and d.material not in sc.materials.materials:
                 raise SpecError(d.source, "material", f"unknown material '{d.material}'")
         _check_material_pairs(sc, template_specs)
+        _check_dice_fit(sc)
         return sc
 
     def with_physics(self, **settings: Any) -> Scenario:
@@ -253,3 +254,16 @@ class Scenario:
     @property
     def requirements(self) -> list[str]:
         return list(dict.fromkeys(r for s in self.shots for r in s.requirements))
+
+
+def _check_dice_fit(sc: Scenario) -> None:
+    """A die must fit on the board it is thrown at: no wider than the board's radius (a 200 mm die on a
+    32 mm board is a typo, and its throws would mean nothing)."""
+    if sc.board is None:
+        return
+    reach_mm = sc.board.radius_m / 1e-3
+    for d in sc.dice:
+        if d.max_extent_mm > reach_mm:
+            raise SpecError(d.source, "size_mm", f"a die {d.max_extent_mm:.3g} mm across does not fit on board "
+                                                 f"'{sc.board.name}' ({reach_mm:.3g} mm from centre to edge): dice must "
+                                                 "be at most as wide as the board's radius")

@@ -173,7 +173,10 @@ def write_gif(path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, 
 
     ms = [1000.0 / fps] * len(frames)
     ms[-1] = hold_s * 1000.0
-    iio.imwrite(path, np.stack(frames), extension=".gif", duration=ms, loop=0)
+    from sim.files import writing
+
+    with writing(path) as tmp:
+        iio.imwrite(tmp, np.stack(frames), extension=".gif", duration=ms, loop=0)
     return Path(path)
 
 
@@ -194,6 +197,9 @@ def write_mp4(path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, 
     import imageio.v3 as iio
 
     frames = list(frames) + [frames[-1]] * int(round(hold_s * fps))
-    iio.imwrite(path, np.stack(frames), extension=".mp4", plugin="FFMPEG", fps=fps, codec="libx264",
-                quality=6, pixelformat="yuv420p", macro_block_size=16)
+    from sim.files import writing
+
+    with writing(path) as tmp:
+        iio.imwrite(tmp, np.stack(frames), extension=".mp4", plugin="FFMPEG", fps=fps, codec="libx264",
+                    quality=6, pixelformat="yuv420p", macro_block_size=16)
     return Path(path)

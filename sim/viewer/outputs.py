@@ -10,17 +10,15 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
+from sim import files
 from sim.errors import SpecError
 from sim.viewer.recorder import Trajectory, TrajectoryRecorder, recording
 
 
 def check_output(path: str | Path | None, flag: str) -> None:
-    """A file the command will write: its folder must exist (SpecError naming the option otherwise)."""
-    if path is None:
-        return
-    parent = Path(path).resolve().parent
-    if not parent.is_dir():
-        raise SpecError("command line", flag, f"folder {parent} does not exist")
+    """A file the command will write, checked before any throw (sim.files.check_output)."""
+    if path is not None:
+        files.check_output(path, flag)
 
 
 def check_mp4(path: str | Path | None, flag: str = "--mp4") -> None:

@@ -83,6 +83,6 @@ def write_replay(path: str | Path, entries: Sequence[tuple[Any, Any, Trajectory]
                  warning: str = "") -> Path:
     """Write the replay page of (thrower, ThrowResult, Trajectory) triples to `path` (`warning`: shown
     with the outcome, e.g. that a replay ended differently from its record)."""
-    path = Path(path)
-    path.write_text(replay_html(entries, title, warning), encoding="utf-8")
-    return path
+    from sim.files import write_atomic
+
+    return write_atomic(Path(path), replay_html(entries, title, warning))

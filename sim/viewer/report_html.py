@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from sim.errors import SpecError
+from sim.files import RUN_FILES, results_folder, write_atomic
 from sim.formatting import estimate_text as _num
 from sim.formatting import rate_text as _pct
 from sim.viewer.page import page_html
@@ -154,7 +155,7 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
     from sim.specs.scenario import Scenario
     from sim.viewer.runs import ReplayMismatch, RunFolder, replay_record
 
-    root = Path(root)
+    root = results_folder(root, "RESULTS", (*RUN_FILES, "summary.json"))
     try:
         summary = json.loads((root / "summary.json").read_text())
     except FileNotFoundError:
@@ -240,11 +241,7 @@ def rewrite_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path:
     """Write a run's report.html atomically, with `sample` replayed throws per cell; returns its path."""
     root = Path(root)
     text = build_report_html(root, sample)
-    path = root / "report.html"
-    tmp = root / ".report.html.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_atomic(root / "report.html", text)
 
 
 def write_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path | None:

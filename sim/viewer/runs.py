@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from sim.engine.release import Release
 from sim.errors import SpecError
+from sim.files import results_folder
 from sim.provenance import run_reproducibility
 from sim.seeding import Draw
 from sim.viewer.recorder import DEFAULT_FPS, Trajectory, recording
@@ -107,7 +108,7 @@ class RunFolder:
     @classmethod
     def open(cls, root: str | Path) -> RunFolder:
         """Open a finished run folder; SpecError if it is not one or its records are not assembled yet."""
-        root = Path(root)
+        root = results_folder(root)
         try:
             resolved = json.loads((root / "experiment.resolved.json").read_text())
         except FileNotFoundError:

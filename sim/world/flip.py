@@ -356,7 +356,7 @@ class FlipWorld:
         from sim import diskcache  # solved once per machine (sim/diskcache.py)
 
         disk_key = ["flip-speed", {k: v for k, v in spec.describe().items() if k != "bonuses"}, self.profile.model_dump(mode="json"), self.board.thickness_m]
-        cached = diskcache.load("flip", disk_key)
+        cached = diskcache.load("flip", disk_key, valid=lambda v: isinstance(v, float) and 0.05 <= v <= 6.0)
         if isinstance(cached, float) and math.isfinite(cached):
             _NOMINAL[key] = cached
             return cached

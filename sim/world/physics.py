@@ -244,7 +244,7 @@ class Physics:
         """Set the calibrated restitutions from the cache; False when there is no usable entry."""
         from sim import diskcache
 
-        value = diskcache.load("rebound", self._rebound_key(cache_key))
+        value = diskcache.load("rebound", self._rebound_key(cache_key), valid=_plausible_rebounds)
         if not isinstance(value, dict) or set(value) != {n for n in self._drop_points if self._rebound_pair(n)}:
             return False
         try:
@@ -701,3 +701,15 @@ def drop_rebound(ph: Physics, die: BodyName, spec: DieSpec, x: float, y: float, 
     # Finding the impact step from jumps in the velocity missed impacts that came within the first step:
     # a thin cylinder read 0 for half its drop phases, and the calibration pushed its restitution to 1.5.
     return max(0.0, float(max(vz))) / math.sqrt(2.0 * GRAVITY * DROP_HEIGHT_M)
+
+
+def _plausible_rebounds(value: Any) -> bool:
+    """Whether a cached rebound calibration can be one: per surface two finite numbers (restitution
+    factor, mean rebound), each in [0, 4] (anything else is a damaged entry, calibrated again)."""
+    if not isinstance(value, dict):
+        return False
+    for v in value.values():
+        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                          and math.isfinite(x) and 0.0 <= x <= 4.0 for x in v)):
+            return False
+    return True
