@@ -21,7 +21,7 @@ README = (ROOT / "README.md").read_text()
 DATA = ("experiments", "examples", "fights", "monsters", "boards", "shots", "notebooks")
 # long commands at small sizes, by the start of the command: extra flags (argparse: the last one wins)
 SMALL = {
-    "dfsim run": ["--max-throws", "24", "--max-fights", "60", "--workers", "2"],
+    "dfsim run": ["--max-throws", "24", "--workers", "2"],  # a fight experiment: --max-fights too
     "dfsim fight reference --records": ["--fights", "300"],
     "dfsim tune --set skill": ["--budget", "240"],
     "dfsim tune reference": ["--budget", "3000"],
@@ -63,12 +63,21 @@ def test_the_first_two_commands_are_setup_and_run_and_ci_runs_the_second():
         assert pins and all(ln.rstrip().endswith("\\") for ln in pins), f"{lock}: every pin carries hashes"
 
 
-def _with_small_sizes(cmd: str) -> list[str]:
+def _with_small_sizes(cmd: str, cwd: Path) -> list[str]:
     argv = shlex.split(cmd)
     for start, extra in SMALL.items():
         if cmd.startswith(start):
+            if start == "dfsim run" and _is_fight_experiment(argv[2], cwd):
+                extra = [*extra, "--max-fights", "60"]
             return argv + extra
     return argv
+
+
+def _is_fight_experiment(name: str, cwd: Path) -> bool:
+    from sim.experiments.fight_spec import FightExperimentSpec, load_any
+
+    path = cwd / name
+    return isinstance(load_any(path if path.is_file() else name)[0], FightExperimentSpec)
 
 
 @pytest.fixture(scope="module")
@@ -92,11 +101,15 @@ def test_every_tour_command_runs_as_written(tmp_path, dask_scheduler):
     # the README's first command ran the quickstart before the tour (the tour replays one of its throws)
     commands = ["dfsim run experiments/quickstart.toml", *tour]
     t0 = time.monotonic()
+    took: list[str] = []
     for cmd in commands:
-        argv = _with_small_sizes(cmd.replace("tcp://HOST:8786", dask_scheduler))
+        argv = _with_small_sizes(cmd.replace("tcp://HOST:8786", dask_scheduler), tmp_path)
         left = TOUR_BUDGET_S - (time.monotonic() - t0)
         assert left > 0, f"the tour took longer than {TOUR_BUDGET_S} s before: {cmd}"
+        t1 = time.monotonic()
         proc = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=left,
                               stdin=subprocess.DEVNULL, check=False)
+        took.append(f"{time.monotonic() - t1:6.1f} s  {cmd}")
         assert proc.returncode == 0, f"{cmd!r} exited {proc.returncode}: {proc.stderr.strip()[-600:]}"
         assert "Traceback" not in proc.stderr, f"{cmd!r}: {proc.stderr[-600:]}"
+    print("\n".join(took))  # shown with -s or -rP: where the tour's time goes
