@@ -28,6 +28,7 @@ SMALL = {
     "dfsim fit-skill": ["--throws", "40"],
     "dfsim bench": ["--throws", "20", "--naive-throws", "10"],
     "dfsim converge": ["-n", "8"],
+    "dfsim sensitivity": ["--throws", "6", "--trajectories", "2"],
 }
 TOUR_BUDGET_S = 900  # the whole tour at these sizes on a loaded 2-core machine; a hang fails, not waits
 

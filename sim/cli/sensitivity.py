@@ -21,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="replace results of a different analysis in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bars or table")
     p.add_argument("--no-figure", action="store_true", help="skip sensitivity.png")
+    p.add_argument("--throws", type=integer(1, 1_000_000), help="replace the file's throws per design point")
+    p.add_argument("--trajectories", type=integer(2, 500), help="replace the file's Morris trajectories")
     p.set_defaults(func=cmd_sensitivity)
 
 
@@ -30,7 +32,8 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
     from sim.experiments.sensitivity import run_sensitivity
 
     res = runner_faults(lambda: run_sensitivity(args.file, out=args.out, workers=args.workers, force=args.force,
-                                                quiet=args.quiet, method=args.method, figure=not args.no_figure))
+                                                quiet=args.quiet, method=args.method, figure=not args.no_figure,
+                                                throws=args.throws, trajectories=args.trajectories))
     if isinstance(res, int):
         return res
     if not args.quiet:

@@ -260,7 +260,8 @@ class SensitivityResult:
 
 def run_sensitivity(path_or_spec: str | Path | SensitivitySpec, out: str | Path | None = None,
                     workers: int | None = None, force: bool = False, quiet: bool = False,
-                    method: str | None = None, figure: bool = True, source: str | None = None) -> SensitivityResult:
+                    method: str | None = None, figure: bool = True, source: str | None = None,
+                    throws: int | None = None, trajectories: int | None = None) -> SensitivityResult:
     """Run (or resume) a sensitivity analysis and write its table, figure and samples.
 
     The design points run as the cells of ordinary experiments in OUT/runs/part-K (resumable: run the
@@ -275,6 +276,9 @@ def run_sensitivity(path_or_spec: str | Path | SensitivitySpec, out: str | Path 
             spec = parse_sensitivity({**spec.model_dump(mode="json", exclude_none=True), "method": method}, src)
     else:
         spec, src = load_sensitivity(path_or_spec, method)
+    changes = {k: v for k, v in (("throws", throws), ("trajectories", trajectories)) if v is not None}
+    if changes:  # a smaller (or larger) analysis of the same file: another analysis hash, validated as the file
+        spec = parse_sensitivity({**spec.model_dump(mode="json", exclude_none=True), **changes}, src)
     plan = plan_sensitivity(spec, src)
     out = Path(out) if out is not None else Path("results") / f"{spec.name}-{spec.method}"
     if out.exists() and not out.is_dir():
