@@ -1,0 +1,116 @@
+"""The README's tour, run as written (long commands at small sizes through their own flags, listed in
+`SMALL`): shared by tests/test_readme.py and tests/test_readme_tour.py, which run its two halves side by
+side (pytest-xdist gives each file its own worker)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+# data a tour command names by path; copied into the tour's folder
+DATA = ("experiments", "examples", "fights", "monsters", "boards", "shots", "notebooks")
+# long commands at small sizes, by the start of the command: extra flags (argparse: the last one wins)
+SMALL = {
+    "dfsim run": ["--max-throws", "24", "--workers", "2"],  # a fight experiment: --max-fights too
+    "dfsim fight reference --records": ["--fights", "300"],
+    "dfsim tune --set skill": ["--budget", "240"],
+    "dfsim tune reference": ["--budget", "3000"],
+    "dfsim fit-skill": ["--throws", "40"],
+    "dfsim bench": ["--throws", "20", "--naive-throws", "10"],
+    "dfsim converge": ["-n", "8"],
+    "dfsim sensitivity": ["--throws", "6", "--trajectories", "2"],
+}
+TOUR_BUDGET_S = 900  # the whole tour at these sizes on a loaded 2-core machine; a hang fails, not waits
+
+
+def _blocks(text: str) -> list[str]:
+    return re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+
+
+def _tour() -> list[str]:
+    """The tour's command lines, comments removed, `a && b` split into its parts."""
+    section = README.split("## A short tour", 1)[1]
+    lines = []
+    for raw in _blocks(section)[0].splitlines():
+        line = raw.split("  #", 1)[0].strip()
+        if line:
+            lines += [part.strip() for part in line.split("&&")]
+    return lines
+
+
+def _with_small_sizes(cmd: str, cwd: Path) -> list[str]:
+    argv = shlex.split(cmd)
+    for start, extra in SMALL.items():
+        if cmd.startswith(start):
+            if start == "dfsim run" and _is_fight_experiment(argv[2], cwd):
+                extra = [*extra, "--max-fights", "60"]
+            return argv + extra
+    return argv
+
+
+def _is_fight_experiment(name: str, cwd: Path) -> bool:
+    from sim.experiments.fight_spec import FightExperimentSpec, load_any
+
+    path = cwd / name
+    return isinstance(load_any(path if path.is_file() else name)[0], FightExperimentSpec)
+
+
+def dask_scheduler_address():
+    """A local Dask cluster for the tour's `--scheduler tcp://HOST:8786` (a generator: the address, then closes)."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                       host="127.0.0.1")
+    yield cluster.scheduler_address
+    cluster.close()
+
+
+# the tour's second half starts here; the runs it reads (results/...) are made again first
+SPLIT_AT = "dfsim run experiments/quickstart.toml --executor dask"
+SECOND_HALF_NEEDS = ("dfsim run experiments/skill-levels.toml --workers 2",)
+
+
+def halves() -> tuple[list[str], list[str]]:
+    """The tour in two halves, each runnable alone: the quickstart first (the README's first command
+    ran it), and the second half also makes the runs it reads."""
+    tour = _tour()
+    assert len(tour) > 30 and tour[0] == "dfsim", tour[:3]
+    i = next(k for k, line in enumerate(tour) if line.startswith(SPLIT_AT))
+    quick = "dfsim run experiments/quickstart.toml"
+    return [quick, *tour[:i]], [quick, *SECOND_HALF_NEEDS, *tour[i:]]
+
+
+def run_tour(commands: list[str], tmp_path: Path, scheduler: str | None, budget_s: float = TOUR_BUDGET_S) -> list[str]:
+    """Run the command lines in order in a fresh folder (the repository's data copied in, an empty
+    cache); each must exit 0 without a traceback. Returns each command's time."""
+    for d in DATA:
+        shutil.copytree(ROOT / d, tmp_path / d)
+    bindir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "DFSIM_CACHE_DIR": str(tmp_path / "cache"), "MPLBACKEND": "Agg"}
+    env.pop("PYTHONPATH", None)
+    t0 = time.monotonic()
+    took: list[str] = []
+    for cmd in commands:
+        if "tcp://HOST:8786" in cmd:
+            assert scheduler, cmd
+            cmd = cmd.replace("tcp://HOST:8786", scheduler)
+        argv = _with_small_sizes(cmd, tmp_path)
+        left = budget_s - (time.monotonic() - t0)
+        assert left > 0, f"the tour took longer than {budget_s} s before: {cmd}"
+        t1 = time.monotonic()
+        proc = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=left,
+                              stdin=subprocess.DEVNULL, check=False)
+        took.append(f"{time.monotonic() - t1:6.1f} s  {cmd}")
+        assert proc.returncode == 0, f"{cmd!r} exited {proc.returncode}: {proc.stderr.strip()[-600:]}"
+        assert "Traceback" not in proc.stderr, f"{cmd!r}: {proc.stderr[-600:]}"
+    return took
