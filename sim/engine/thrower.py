@@ -257,7 +257,8 @@ class Thrower:
         self.last_stats = StepStats()  # where the last throw's steps went (sim/engine/stepper.py)
         # the rebound calibration depends on everything but the skill (as the aim does): cached per machine
         self.physics.finalize_materials(cache_key=[sc.aim_key, "Thrower"] if self.disk_cache else None)
-        self.ctx = RequirementContext(board=sc.board, rules=sc.rules, props=self.props.props)
+        reach = {name: float(np.linalg.norm(die.collision_points_m, axis=1).max()) for name, die in zip(self.die_names, sc.dice)}
+        self.ctx = RequirementContext(board=sc.board, rules=sc.rules, props=self.props.props, die_reach_m=reach)
 
     # ---------------- releases ----------------
     def attach(self, component: Component) -> None:
