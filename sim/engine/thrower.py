@@ -27,7 +27,7 @@ from sim.specs.physics import GRAVITY
 from sim.specs.scenario import Scenario
 from sim.specs.skill import SPREADS, SkillSpec
 from sim.specs.template import PlacedTemplate
-from sim.vectors import dot, matmul, norm
+from sim.vectors import dot, matmul, norm, row_norms
 from sim.world.physics import Physics
 
 
@@ -169,8 +169,22 @@ class ThrowResult:
             "time_s": float(o.time_s),
             "n_dice": len(self.outcomes),
         }
+        for i, d in enumerate(self.outcomes[1:], start=1):
+            rec.update(_die_columns(i, d))
         rec.update(self.extra)
         return rec
+
+
+# what a record keeps of each further die of a throw (die 0's are the record's own columns)
+DIE_COLUMNS = ("result", "reason", "section", "value", "face", "cocked", "tilt_deg", "damage", "x_mm", "y_mm", "z_mm")
+
+
+def _die_columns(i: int, o: Outcome) -> dict[str, Any]:
+    """Die i's outcome as `die{i}_*` columns, so a roll of several dice (Super Dungeon Arena's three blue
+    dice, the Water dice) can be read die by die from its record."""
+    values = (o.result, o.reason, o.section or "", -1 if o.value is None else int(o.value), o.face or "",
+              bool(o.cocked), float(o.tilt_deg), float(o.damage), *o.position_mm)
+    return {f"die{i}_{k}": v for k, v in zip(DIE_COLUMNS, values, strict=True)}
 
 
 class Component(Protocol):
@@ -258,7 +272,7 @@ class Thrower:
         self.last_stats = StepStats()  # where the last throw's steps went (sim/engine/stepper.py)
         # the rebound calibration depends on everything but the skill (as the aim does): cached per machine
         self.physics.finalize_materials(cache_key=[sc.aim_key, "Thrower"] if self.disk_cache else None)
-        reach = {name: float(np.linalg.norm(die.collision_points_m, axis=1).max()) for name, die in zip(self.die_names, sc.dice)}
+        reach = {name: float(row_norms(die.collision_points_m).max()) for name, die in zip(self.die_names, sc.dice)}
         self.ctx = RequirementContext(board=sc.board, rules=sc.rules, props=self.props.props, die_reach_m=reach)
 
     # ---------------- releases ----------------
