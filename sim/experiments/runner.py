@@ -50,6 +50,7 @@ from sim.experiments.integrity import (
     verify_chunk,
 )
 from sim.experiments.progress import RunProgress
+from sim.experiments.scheduler import scheduler_address
 from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
 from sim.experiments.store import FIGURE_DIR, FIGURE_HASHES, Store, figure_hashes
@@ -207,6 +208,8 @@ def run_experiment(
         raise SpecError("command line", "--executor", f"unknown executor '{executor}' (local or dask)")
     if workers is not None and workers < 1:
         raise SpecError("command line", "--workers", "must be at least 1")
+    if scheduler is not None:
+        scheduler_address(scheduler)
     Store.check(out, exp.hash, force)
     throws = None
     if isinstance(exp, FightExperiment):
@@ -229,7 +232,7 @@ def run_experiment(
         return owned[0]
 
     try:
-        if given is None and executor == "dask" and scheduler:
+        if given is None and executor == "dask" and scheduler is not None:
             get_executor()  # connect now: an unreachable scheduler must not leave a folder behind
         store = Store.prepare(out, exp, force, plan=plan_of(exp).to_json())
         try:
