@@ -53,7 +53,7 @@ from sim.experiments.progress import RunProgress
 from sim.experiments.scheduler import scheduler_address
 from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
-from sim.experiments.store import FIGURE_DIR, FIGURE_HASHES, Store, figure_hashes
+from sim.experiments.store import FIGURE_DIR, FIGURE_HASHES, STRAY_CHUNK, Store, figure_hashes
 
 MAX_NOTES = 20  # repair lines printed; the rest are counted (dfsim doctor lists them all)
 
@@ -438,10 +438,12 @@ def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, 
     recorded = store.recorded_chunks()
     on_disk = store.done_chunks()
     for c, j in sorted(on_disk):
-        if c >= len(plans) or j >= plan.layout.count:
-            continue  # outside this experiment's plan: never part of its records (dfsim doctor reports it)
-        start, stop = plan.layout.bounds(j)
         path = store.chunk_path(c, j)
+        if c >= len(plans) or j >= plan.layout.count:  # never part of the records: a run's name, so removed
+            notes.add(f"{path}: {STRAY_CHUNK}; removing it")
+            store.drop_chunk(c, j)
+            continue
+        start, stop = plan.layout.bounds(j)
         table, digest, problem = verify_chunk(path, store.recorded_hash(c, j), store.hashes_known, c, start, stop,
                                               plan.seed, plan.keys[c], reference.get(c))
         if problem is not None or table is None:
