@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 
 from sim.cli import (
     bench,
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"dfsim: {split_value_hint(argv) or 'unrecognized arguments: ' + ' '.join(extra)}\n")
         return EXIT_BAD_INPUT
     try:
-        with command_inputs():
+        with command_inputs(), _sigterm_as_ctrl_c():
             return int(args.func(args) or 0)
     except SpecError as exc:
         sys.stderr.write(f"dfsim: {exc}\n")
@@ -92,6 +94,25 @@ def main(argv: list[str] | None = None) -> int:
         text = " ".join(str(exc).split())[:300]
         sys.stderr.write(f"dfsim: internal error ({type(exc).__name__}: {text}); set DFSIM_DEBUG=1 for the traceback\n")
         return EXIT_FAULT
+
+
+class _sigterm_as_ctrl_c:
+    """SIGTERM (kill, a batch system's stop) handled as Ctrl-C: one line, a run's manifest marked
+    "interrupted" with its chunks kept, exit status EXIT_INTERRUPTED; main thread only, and the old
+    handler restored (main() may run inside another program)."""
+
+    def __enter__(self) -> None:
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGTERM, _raise_interrupt)
+
+    def __exit__(self, *exc) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGTERM, self._old)
+
+
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _one_line_warnings() -> None:

@@ -27,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=integer(1, 1024), help="worker processes (default: all cores)")
     p.add_argument("--executor", choices=["local", "dask"], default="local")
     p.add_argument("--scheduler", help="Dask scheduler address tcp:// or tls://HOST:PORT (default: a local Dask "
-                   "cluster); full trust: the scheduler's workers can run code in this process")
+                   "cluster; one that does not answer as a scheduler within 10 s stops the run, exit 1). "
+                   "Full trust: whoever runs the scheduler or its workers can run code as you; use only a "
+                   "cluster you control, over tls:// on a network that is not yours (docs/experiments.md)")
     p.add_argument("--tls-ca-file", help="Dask TLS: CA certificate to check the scheduler with")
     p.add_argument("--tls-cert", help="Dask TLS: this client's certificate (PEM)")
     p.add_argument("--tls-key", help="Dask TLS: this client's private key (PEM; default: in --tls-cert)")
@@ -67,7 +69,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if hasattr(signal, "SIGXFSZ"):  # a file-size limit is an OSError (exit 1, chunks kept), not a kill
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    if args.scheduler and args.executor != "dask":
+    if args.scheduler is not None and args.executor != "dask":
         raise SpecError("command line", "--scheduler", "needs --executor dask")
     try:
         res = runner_faults(lambda: run_experiment(

@@ -17,7 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser("sda-rolloff", help="Super Dungeon Arena scenario roll and roll-off odds from a free-roll run")
     a.add_argument("out", help="the output folder of `dfsim run sda-rolloff`")
     a.add_argument("--stars", help="what each face label counts, e.g. star=1,2-star=2 (default)")
-    a.add_argument("--variant", default="blue-die")
+    a.add_argument("--variant", default="blue-die", help="the variant of one-die throws (the scenario roll)")
+    a.add_argument("--rolloff-variant", default="three-blue-dice",
+                   help="the variant of three dice thrown together (the roll-off: each throw one player's roll)")
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=_cmd_sda)
 
@@ -52,7 +54,7 @@ def _cmd_sda(args: argparse.Namespace) -> int:
                 stars[k.strip()] = int(v)
             except ValueError:
                 raise SpecError("command line", "--stars", f"expected LABEL=WHOLE_NUMBER pairs, e.g. star=1,2-star=2 (got {item[:30]!r})") from None
-    rep = sda_rolloff(args.out, stars, args.variant)
+    rep = sda_rolloff(args.out, stars, args.variant, args.rolloff_variant)
     if args.json:
         print(json.dumps(rep, default=float))
         return 0
@@ -62,6 +64,10 @@ def _cmd_sda(args: argparse.Namespace) -> int:
     for s, r in rep["scenario_roll"].items():
         print(f"  scenario {s:<18} {100 * r['rate']:5.1f}% [{100 * r['lo']:4.1f}, {100 * r['hi']:4.1f}]")
     ro = rep["rolloff"]
+    print(f"{ro['rolls']} settled rolls of {ro['dice_per_roll']} blue dice thrown together ({ro['variant']};"
+          f" {ro['rerolled_unsettled']} with a die unsettled, rolled again)")
+    for f, r in ro["faces"].items():
+        print(f"  face {f:<8} {100 * r['rate']:5.1f}% [{100 * r['lo']:4.1f}, {100 * r['hi']:4.1f}] (every die of the rolls)")
     if ro["tie_rate"]:
         t = ro["tie_rate"]
         print(f"  roll-off ties {100 * t['rate']:.1f}% [{100 * t['lo']:.1f}, {100 * t['hi']:.1f}] over {ro['attempts']} attempts"

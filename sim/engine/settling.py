@@ -40,7 +40,7 @@ def die_matrix() -> list[DieCase]:
     for r in CUBOID_RATIOS:
         dims = [round(r * a, 3), a, a]
         out.append(DieCase(f"cuboid x/y={r:g}", "d6", {
-            "die.shape": "cuboid", "die.dims_mm": dims, "die.edge_radius_mm": 1.0,
+            "die.shape": "cuboid", "die.size_mm": None, "die.dims_mm": dims, "die.edge_radius_mm": 1.0,
             "die.mass_g": round(dims[0] * dims[1] * dims[2] * DENSITY_G_MM3, 3),
         }))
     out.append(cylinder_case(10.0, 6.0))
@@ -50,7 +50,7 @@ def die_matrix() -> list[DieCase]:
 def cylinder_case(radius_mm: float, height_mm: float) -> DieCase:
     """A sharp-rimmed acrylic cylinder (faces: top, bottom) built from the d6 file."""
     return DieCase(f"cylinder d={2 * radius_mm:g} h={height_mm:g}", "d6", {
-        "die.shape": "cylinder", "die.radius_mm": radius_mm, "die.height_mm": height_mm, "die.edge_radius_mm": 0.0,
+        "die.shape": "cylinder", "die.size_mm": None, "die.radius_mm": radius_mm, "die.height_mm": height_mm, "die.edge_radius_mm": 0.0,
         "die.mass_g": round(math.pi * radius_mm * radius_mm * height_mm * DENSITY_G_MM3, 3),
         "die.faces": ["top", "bottom"], "die.icon_labels": [],
     })

@@ -35,13 +35,16 @@ from sim.experiments.store import (
     PREPARED,
     RECORDS,
     RESOLVED,
+    STRAY_CHUNK,
     Folder,
     chunk_name,
+    refusals,
 )
 from sim.provenance import run_reproducibility
 
 RECOMPUTE = "a rerun recomputes it"
 REBUILD_RECORDS = "a rerun rebuilds it from the chunks"
+REFUSES = "a rerun refuses this folder until that is fixed"
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,11 @@ def examine(root: Path) -> Checkup:
     if not root.is_dir():
         raise SpecError(root, "", "is not a folder" if root.exists() else "does not exist")
     up = Checkup(root, busy=_locked(root))
+    refused = refusals(root)  # the rerun's own refusals, in its words: nothing else it would do matters
+    if refused:
+        for exc in refused:
+            up.add(Path(exc.source), exc.problem, REFUSES)
+        return up
     folder = Folder.read(root)
     if not folder.held_run and not folder.manifest_exists:
         up.add(root, "holds no dfsim results", "nothing to check (a run writes here only with --force)")
@@ -160,9 +168,6 @@ def _plan_from_resolved(resolved: dict | None) -> Plan | None:
 def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | None) -> dict[int, list[int]]:
     """Verify every chunk file; returns the verified chunks by cell."""
     chunk_dir = root / CHUNK_DIR
-    if chunk_dir.is_symlink():
-        up.add(chunk_dir, "is a symbolic link", "a rerun refuses this folder (remove the link)")
-        return {}
     on_disk: set[tuple[int, int]] = set()
     if chunk_dir.is_dir():
         for p in chunk_dir.iterdir():
@@ -178,7 +183,7 @@ def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | Non
     for c, j in sorted(on_disk):
         path = chunk_dir / f"{chunk_name(c, j)}.parquet"
         if c >= len(plan.keys) or j >= plan.layout.count:
-            up.add(path, "is not part of the experiment's plan", "a rerun ignores it")
+            up.add(path, STRAY_CHUNK, "a rerun removes it")
             continue
         start, stop = plan.layout.bounds(j)
         recorded = hashes.get(chunk_name(c, j)) if hashes is not None else None
@@ -192,7 +197,8 @@ def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | Non
         up.chunks_verified += 1
     for name in sorted(hashes or {}):
         mm = CHUNK_RE.match(f"{name}.parquet")
-        if mm and (int(mm.group(1)), int(mm.group(2))) not in on_disk:
+        cj = (int(mm.group(1)), int(mm.group(2))) if mm else None
+        if cj is not None and cj not in on_disk and cj[0] < len(plan.keys) and cj[1] < plan.layout.count:
             up.add(chunk_dir / f"{name}.parquet", "is missing although the manifest records it",
                    "a rerun computes it again")
     return verified

@@ -29,7 +29,7 @@ from typing import Any
 import pyarrow as pa
 
 from sim.engine.worlds import thrower_for
-from sim.errors import SpecError
+from sim.experiments import scheduler as dask_scheduler
 
 # --------------------------------------------------------------------------------------------
 # the task run in workers
@@ -313,9 +313,6 @@ class LocalExecutor(Executor):
             manager.join(timeout=10)
 
 
-CONNECT_TIMEOUT_S = 10  # a scheduler that does not answer by then is reported, not waited for
-
-
 def _parent_watch_plugin():
     """A Dask worker plugin (local clusters only): a worker exits once the run that started it is gone."""
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -368,8 +365,8 @@ class DaskExecutor(Executor):
                      "distributed.client", "distributed.core", "distributed.comm"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         self._cluster = None
-        if scheduler:
-            self._client = _connect(Client, scheduler, _security(security))
+        if scheduler is not None:
+            self._client = _connect(Client, dask_scheduler.scheduler_address(scheduler), _security(security))
             info = self._client.scheduler_info()
             self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
         else:
@@ -430,24 +427,18 @@ class DaskExecutor(Executor):
 
 
 def _connect(client_cls, address: str, security):
-    """A Client of the scheduler at `address`, or one line why not (bad address: SpecError; unreachable: OSError)."""
-    from distributed.comm.addressing import parse_address, parse_host_port
-
-    try:
-        protocol, loc = parse_address(address, strict=True)
-        if protocol in ("tcp", "tls"):
-            parse_host_port(loc)
-    except (ValueError, TypeError) as exc:
-        raise SpecError("command line", "--scheduler", f"'{address}' is not a Dask scheduler address like "
-                        f"tcp://HOST:PORT or tls://HOST:PORT ({exc})") from None
+    """A Client of the scheduler at `address`, or one line why not: a malformed address is bad input
+    (SpecError), a scheduler that cannot be reached, stays silent or answers nonsense is the
+    environment (OSError). The greeting bounds every phase in time before the Client is made."""
     kw = {"security": security} if security is not None else {}
+    dask_scheduler.greet(address, security)
     try:
-        return client_cls(address, timeout=f"{CONNECT_TIMEOUT_S}s", **kw)
+        return client_cls(address, timeout=f"{dask_scheduler.CONNECT_TIMEOUT_S}s", **kw)
     except (OSError, TimeoutError) as exc:
-        raise OSError(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT_S} s "
-                      f"({type(exc).__name__})") from None
-    except (ValueError, TypeError) as exc:
-        raise SpecError("command line", "--scheduler", f"cannot connect to '{address}': {exc}") from None
+        raise OSError(f"cannot reach the Dask scheduler at {address} within {dask_scheduler.CONNECT_TIMEOUT_S} s "
+                      f"({type(exc).__name__}; --scheduler)") from None
+    except Exception as exc:  # a peer that answered the greeting, then not as Dask's Client expects
+        raise OSError(f"{address} did not answer as a Dask scheduler (--scheduler): {type(exc).__name__}") from None
 
 
 class _sigint_ignored:
@@ -468,7 +459,7 @@ def make_executor(kind: str = "local", workers: int | None = None, scheduler: st
     """The executor named on the command line ('local' or 'dask'); ValueError for an unknown kind or a
     scheduler given without dask. `security`: TLS for a Dask scheduler (see DaskExecutor)."""
     if kind == "local":
-        if scheduler:
+        if scheduler is not None:
             raise ValueError("--scheduler needs --executor dask")
         return LocalExecutor(workers)
     if kind == "dask":

@@ -50,9 +50,10 @@ from sim.experiments.integrity import (
     verify_chunk,
 )
 from sim.experiments.progress import RunProgress
+from sim.experiments.scheduler import scheduler_address
 from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
-from sim.experiments.store import FIGURE_DIR, FIGURE_HASHES, Store, figure_hashes
+from sim.experiments.store import FIGURE_DIR, FIGURE_HASHES, STRAY_CHUNK, Store, figure_hashes
 
 MAX_NOTES = 20  # repair lines printed; the rest are counted (dfsim doctor lists them all)
 
@@ -207,6 +208,8 @@ def run_experiment(
         raise SpecError("command line", "--executor", f"unknown executor '{executor}' (local or dask)")
     if workers is not None and workers < 1:
         raise SpecError("command line", "--workers", "must be at least 1")
+    if scheduler is not None:
+        scheduler_address(scheduler)
     Store.check(out, exp.hash, force)
     throws = None
     if isinstance(exp, FightExperiment):
@@ -229,7 +232,7 @@ def run_experiment(
         return owned[0]
 
     try:
-        if given is None and executor == "dask" and scheduler:
+        if given is None and executor == "dask" and scheduler is not None:
             get_executor()  # connect now: an unreachable scheduler must not leave a folder behind
         store = Store.prepare(out, exp, force, plan=plan_of(exp).to_json())
         try:
@@ -435,10 +438,12 @@ def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, 
     recorded = store.recorded_chunks()
     on_disk = store.done_chunks()
     for c, j in sorted(on_disk):
-        if c >= len(plans) or j >= plan.layout.count:
-            continue  # outside this experiment's plan: never part of its records (dfsim doctor reports it)
-        start, stop = plan.layout.bounds(j)
         path = store.chunk_path(c, j)
+        if c >= len(plans) or j >= plan.layout.count:  # never part of the records: a run's name, so removed
+            notes.add(f"{path}: {STRAY_CHUNK}; removing it")
+            store.drop_chunk(c, j)
+            continue
+        start, stop = plan.layout.bounds(j)
         table, digest, problem = verify_chunk(path, store.recorded_hash(c, j), store.hashes_known, c, start, stop,
                                               plan.seed, plan.keys[c], reference.get(c))
         if problem is not None or table is None:

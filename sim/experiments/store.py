@@ -56,6 +56,7 @@ PREPARED = "prepared.json"
 RESOLVED = "experiment.resolved.json"
 STORE_FORMAT = 2  # 2: sha256 of every chunk and of prepared.json, and the chunk plan, in the manifest
 ROW_GROUP = 16384  # rows per row group of records.parquet
+STRAY_CHUNK = "is not part of the experiment's plan"  # a chunk name no cell and chunk of the plan has
 CHUNK_RE = re.compile(r"^c(\d{4,})-k(\d{6,})\.parquet$")
 # the files a run writes in OUT; --force removes exactly these (and chunk files, and its figures)
 OWNED_FILES = (MANIFEST, RECORDS, "summary.json", "report.md", "report.html", "experiment.toml", RESOLVED, PREPARED)
@@ -145,6 +146,37 @@ class Folder:
         return out
 
 
+def refusals(root: Path) -> list[SpecError]:
+    """Why a run would refuse the existing folder `root` before any work, in the words it would use.
+
+    Why one list: `Store.check` raises the first, and `dfsim doctor` reports them all as what a
+    rerun does, so doctor never calls healthy (or promises a repair in) a folder a rerun refuses.
+    A run writes only real files and folders it made, so a link or a folder where it writes
+    (`.lock`, `chunks/`, `figures/`, a chunk's name) is refused, never removed.
+    """
+    out: list[SpecError] = []
+    for sub in (CHUNK_DIR, FIGURE_DIR):
+        p = root / sub
+        if p.is_symlink():
+            out.append(SpecError(p, "", "is a symbolic link; dfsim writes and removes only in real folders it "
+                                 "made (remove the link or choose another --out)"))
+        elif p.exists() and not p.is_dir():
+            out.append(SpecError(p, "", "is not a folder; move it away or choose another --out"))
+    lock = root / LOCK
+    if lock.is_symlink():
+        out.append(SpecError(lock, "", "is a symbolic link; remove it"))
+    elif lock.exists() and not lock.is_file():
+        out.append(SpecError(lock, "", "is not a regular file (it marks a run in progress); remove it"))
+    chunk_dir = root / CHUNK_DIR
+    if chunk_dir.is_dir() and not chunk_dir.is_symlink():
+        for p in sorted(chunk_dir.iterdir()):
+            if _is_chunk_file(p.name) and (p.is_symlink() or not p.is_file()):
+                what = "a symbolic link" if p.is_symlink() else "not a regular file"
+                out.append(SpecError(p, "", f"has a chunk's name but is {what}, which a run neither uses nor "
+                                     "replaces; move it away"))
+    return out
+
+
 class Store:
     """One experiment's output folder. Create it with `Store.prepare` after validating the experiment."""
 
@@ -171,13 +203,9 @@ class Store:
             raise SpecError(root, "--out", "exists and is not a folder")
         if not root.is_dir():
             return
-        for sub in (CHUNK_DIR, FIGURE_DIR):
-            p = root / sub
-            if p.is_symlink():
-                raise SpecError(p, "", "is a symbolic link; dfsim writes and removes only in real folders it made "
-                                "(remove the link or choose another --out)")
-            if p.exists() and not p.is_dir():
-                raise SpecError(p, "", "is not a folder; move it away or choose another --out")
+        refused = refusals(root)
+        if refused:
+            raise refused[0]
         folder = Folder.read(root)
         if folder.identity == experiment_hash:
             return

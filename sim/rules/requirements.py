@@ -57,6 +57,8 @@ class RequirementContext:
     board: BoardSpec | None
     rules: RuleSet
     props: dict[str, Any] = field(default_factory=dict)  # prop name -> placed prop (its spec and pose)
+    # die name -> its farthest point from its centre (m): what bounds the gap under a turning die
+    die_reach_m: dict[str, float] = field(default_factory=dict)
 
 
 Predicate = Callable[[EventTrace, str, RequirementContext], str]
@@ -80,25 +82,35 @@ def touches_board(e: ContactEvent, ctx: RequirementContext) -> bool:
     return ctx.board is not None and bool(ctx.board.on_board(np.array([e.point_m[:2]]))[0])
 
 
-def is_bounce(trace: EventTrace, e: ContactEvent, rules: RuleSet) -> bool:
+def is_bounce(trace: EventTrace, e: ContactEvent, rules: RuleSet, reach_m: float | None = None) -> bool:
     """Whether contact `e` ends a real flight: the die touched nothing since its last lift-off (or its
-    release) for at least `rules.bounce_min_airborne_s`, and its centre fell at least
-    `rules.bounce_min_height_mm` from the highest point of that stretch onto the arrival. A trace
-    without contact state (`lift_offs` None) or without the die's path counts every contact."""
+    release) for at least `rules.bounce_min_airborne_s`, and, at the top of that stretch, there was a gap
+    of at least `rules.bounce_min_height_mm` under it. The arrival from the hand (the die's first contact)
+    measures the gap as the centre's fall onto the arrival. Once the die has landed, a turning die lifts
+    and drops its centre by up to its reach less its resting height (3.6 mm for the hero d8) without any
+    gap under it, so the gap is bounded below by the centre's top height above the table less `reach_m`
+    (the die's farthest point from its centre; without it, the centre's height at the arrival): a die
+    that rattles or hops a few millimetres after landing has not bounced again. A trace without contact
+    state (`lift_offs` None) or without the die's path counts every contact."""
     if trace.lift_offs is None:
         return True
     t_path, path = _times_path(trace, e.die)
     if len(path) == 0:
         return True
     start = max((t for t in trace.lift_offs.get(e.die, []) if t <= e.time_s), default=0.0)
-    if any(start < o.time_s < e.time_s for o in trace.of(e.die)):
+    earlier = [o for o in trace.of(e.die) if o.time_s < e.time_s]
+    if any(start < o.time_s for o in earlier):
         return False  # it touched something in between: not airborne since the lift-off
     if e.time_s - start < rules.bounce_min_airborne_s - 1e-9:
         return False
     stretch = path[(t_path >= start - 1e-9) & (t_path <= e.time_s + 1e-9), 2]
     if len(stretch) == 0:
         return True  # no samples in the stretch (a sparse hand-built path): the contact counts
-    return float(stretch.max() - stretch[-1]) * 1e3 >= rules.bounce_min_height_mm - 1e-9
+    if not earlier or reach_m is None:
+        gap = float(stretch.max() - stretch[-1])  # from the hand, or the die's size unknown
+    else:
+        gap = float(stretch.max()) - e.point_m[2] - reach_m  # the surface it arrived on is at the contact
+    return gap * 1e3 >= rules.bounce_min_height_mm - 1e-9
 
 
 def bounces_before_board(trace: EventTrace, die: str, ctx: RequirementContext) -> int:
@@ -115,7 +127,7 @@ def bounces_before_board(trace: EventTrace, die: str, ctx: RequirementContext) -
     for e in events:
         if e.time_s >= t_board:
             break
-        if e.other == "table" and is_bounce(trace, e, ctx.rules):
+        if e.other == "table" and is_bounce(trace, e, ctx.rules, ctx.die_reach_m.get(die)):
             if board is None or not bool(board.on_board(np.array([e.point_m[:2]]))[0]):
                 n += 1
     return n
@@ -185,7 +197,7 @@ def firewall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
         return FAILED  # never got past the wall
     tc, loc = cross
     bounced = any(e.other == "table" and e.time_s < tc and pp.to_local(np.array(e.point_m))[0, 0] < 0
-                  and is_bounce(trace, e, ctx.rules) for e in trace.of(die))
+                  and is_bounce(trace, e, ctx.rules, ctx.die_reach_m.get(die)) for e in trace.of(die))
     over = loc[2] > s.height_mm * 1e-3 and abs(loc[1]) <= s.width_mm * 1e-3 / 2
     if not (bounced and over):
         return FAILED

@@ -52,6 +52,12 @@ class Face:
     corners: np.ndarray  # (k, 3)
 
 
+# the keys that give each shape's size; any other size key on a die of that shape is refused
+SIZE_KEYS: dict[str, tuple[str, ...]] = {"cuboid": ("dims_mm",), "cylinder": ("radius_mm", "height_mm"),
+                                         "polyhedron": ("vertices_mm",)}  # d4, d6, d8, d12: size_mm
+SIZE_KEYS_ALL = ("size_mm", "dims_mm", "radius_mm", "height_mm", "vertices_mm")
+
+
 class DieSpec(Spec):
     """A die data file: shape and size (mm), mass (g), material and face labels in face order; validated so
     the labels match the shape's faces."""
@@ -83,6 +89,15 @@ class DieSpec(Spec):
         if s == "cylinder" and (self.radius_mm is None or self.height_mm is None):
             raise FieldError("radius_mm" if self.radius_mm is None else "height_mm",
                              "radius_mm and height_mm are required for a cylinder")
+        needs = SIZE_KEYS.get(s, ("size_mm",))
+        for key in SIZE_KEYS_ALL:  # a key of another shape is a mistake (a d8 with dims_mm), not ignored
+            if key not in needs and getattr(self, key) is not None:
+                raise FieldError(key, f"does not apply to a {s} (its size is given by {' and '.join(needs)})")
+        if "icon_labels" in self.model_fields_set:  # the default ("icon") only means something if a face has it
+            for i, label in enumerate(self.icon_labels):
+                if label not in self.faces:
+                    raise FieldError(f"icon_labels.{i}", f"'{label}' names no face of this die (faces: "
+                                     f"{', '.join(dict.fromkeys(self.faces))})")
         if s == "polyhedron":
             if not self.vertices_mm or len(self.vertices_mm) < 4:
                 raise FieldError("vertices_mm", "vertices_mm with at least 4 points is required for a polyhedron")

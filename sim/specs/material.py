@@ -59,6 +59,12 @@ class MaterialTable(Spec):
             for side in ("a", "b"):
                 if getattr(p, side) not in known:
                     raise FieldError(f"pairs.{i}.{side}", f"material '{getattr(p, side)}' is not in materials")
+        seen: dict[frozenset[str], int] = {}  # a second entry for a pair would be silently ignored by pair()
+        for i, p in enumerate(self.pairs):
+            key = frozenset((p.a, p.b))
+            if key in seen:
+                raise FieldError(f"pairs.{i}", f"repeats the pair {p.a}-{p.b} of pairs.{seen[key]}")
+            seen[key] = i
         return self
 
     def pair(self, a: str, b: str) -> PairSpec | None:

@@ -130,10 +130,9 @@ class SplitWallShape(Spec):
     foot_height_mm: float = Field(gt=0, le=1000)
     gap_mm: float = Field(default=0.5, ge=0, le=100)
     mass_g: float = Field(gt=0, le=5000)  # per piece, foot included
-    # free = false (the built-in Stone Wall): fixed pieces. free = true: loose bodies the die knocks
-    # apart, rebuilt for every throw; a throw is then reproducible as the first of a fresh world, but
-    # after other throws in the same world its last bits can differ (Bullet's lazy removal of stale
-    # contact pairs outlives a throw), so such runs are not bit-reproducible.
+    # free = true (the built-in Stone Wall): loose bodies the die knocks apart, each piece a panel and
+    # its foot welded together, rebuilt for every throw (bit-reproducible, docs/shots-and-props.md).
+    # free = false: fixed pieces.
     free: bool = False
 
 

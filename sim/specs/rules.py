@@ -24,9 +24,10 @@ class RuleSet(Spec):
     min_bounces: int = Field(default=1, ge=0, le=10)
     # What a bounce is (every rule that counts bounces: the standard bounce, min_bounces, the
     # two-bounces house rule, the Firewall's bounce): the die arrives on the surface after leaving
-    # every surface for at least bounce_min_airborne_s and falling at least bounce_min_height_mm
-    # (centre height at its highest point of that airborne stretch minus at the arrival). A die that
-    # rattles on landing loses contact for a few ms by a fraction of a mm: one bounce, not many.
+    # every surface for at least bounce_min_airborne_s with a gap of at least bounce_min_height_mm
+    # under it at the top of that stretch (after landing: the centre's top height less the die's
+    # reach; sim/rules/requirements.py `is_bounce`). A die that rattles or hops a few mm after landing
+    # has bounced once, not many times (docs/rules.md, "What a bounce is").
     bounce_min_airborne_s: float = Field(default=0.02, ge=0, le=1)
     bounce_min_height_mm: float = Field(default=3.0, ge=0, le=100)
     bullseye_damage: int = Field(default=10, ge=0, le=1000)

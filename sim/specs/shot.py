@@ -34,6 +34,8 @@ class ReleaseProfile(Spec):
     def _aim(self) -> ReleaseProfile:
         if self.aim == "point" and self.aim_mm is None:
             raise FieldError("aim_mm", "is required when aim = 'point'")
+        if self.aim != "point" and self.aim_mm is not None:
+            raise FieldError("aim_mm", f"applies only with aim = 'point' (aim is '{self.aim}')")
         return self
 
 

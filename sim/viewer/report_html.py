@@ -245,9 +245,14 @@ def rewrite_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path:
 
 
 def write_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path | None:
-    """The runner's hook: write report.html; a failure here is reported, never fails the finished run."""
+    """The runner's hook: write report.html. A fault of the environment (a full disk, a file-size
+    limit: OSError) fails the run like any other write, so it never ends with exit 0 and a missing
+    page; the manifest is not yet "complete", so a rerun writes it again. Any other failure here is
+    reported and leaves the finished run as it is."""
     try:
         return rewrite_report_html(root, sample)
+    except OSError:
+        raise
     except Exception as exc:  # the records and report.md are already written; say so and go on
         sys.stderr.write(f"dfsim: report.html not written: {type(exc).__name__}: {exc}\n")
         return None

@@ -301,7 +301,7 @@ class FlipWorld:
         names = [f"template:{tid}" for tid in self.specs] + list(self.dice)
         for n in names:
             self.physics.park(n)
-        self.physics.client.stepSimulation()
+        self.physics.tick()
         for n in names:
             self.physics.park(n)
             self.physics.client.changeDynamics(self.physics.body(n), -1, angularDamping=0.0)
@@ -343,7 +343,7 @@ class FlipWorld:
                     break
             else:
                 still = 0.0
-            c.stepSimulation()
+            ph.tick()
         for t in self.placed:
             pos, q = ph.die_pose(f"template:{t}")
             self.placed[t] = PlacedTemplate(t, self.specs[t], tuple(float(v) for v in pos), tuple(float(v) for v in q))

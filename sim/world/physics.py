@@ -138,8 +138,14 @@ class Physics:
         self._geometry: dict[str, BodyGeometry] = {}  # what each body was built from (read-out only)
         self._surface: dict[str, tuple[float, float]] = {}  # (friction, restitution) as set
         self._parts: dict[str, list[int]] = {}  # every PyBullet body of a static solid (one per convex piece)
+        self._welds: dict[tuple[str, str], int] = {}  # (parent, child) -> fixed constraint id
         self.dt = 1.0 / self.settings.step_hz
         self.time_s = 0.0
+        # Bullet's broadphase updates so far: every stepSimulation and performCollisionDetection of this
+        # world (calibration drops, flips and the throw loop's bound steps included). Its dbvt
+        # alternates between two stages on every update; loose prop pieces align a throw's start on it
+        # (sim/world/props.py, `PropWorld.start`).
+        self.updates = 0
         self.table_material = "wood"
         self.rebound: dict[str, tuple[float, float]] = {}  # surface -> (restitution set, mean rebound it gave)
         self._static_aabb: dict[str, tuple] = {}  # bounding boxes of static solids, until they are moved
@@ -378,8 +384,21 @@ class Physics:
         self._geometry[name] = BodyGeometry(boxes=tuple(tuple(p) for p in parts))
         return self._register(name, body, material)
 
+    def weld(self, parent: BodyName, child: BodyName, offset_m) -> None:
+        """Hold `child` rigidly at `offset_m` (parent frame, same orientation) from `parent`, the pair not
+        colliding: one piece of card made of two convex bodies (a Stone Wall piece and its foot), so
+        each contact pair has one manifold (a compound's child manifolds tie in Bullet's solver order)."""
+        c = self.client
+        self.collide(parent, child, False)
+        cid = c.createConstraint(self._ids[parent], -1, self._ids[child], -1, pb.JOINT_FIXED, [0.0, 0.0, 0.0],
+                                 [float(x) for x in offset_m], [0.0, 0.0, 0.0])
+        c.changeConstraint(cid, maxForce=WELD_MAX_FORCE_N)
+        self._welds[(parent, child)] = cid
+
     def remove_body(self, name: BodyName) -> None:
-        """Remove a body from the world (its name can be registered again)."""
+        """Remove a body from the world (its name can be registered again), and the welds holding it."""
+        for pair in [p for p in self._welds if name in p]:
+            self.client.removeConstraint(self._welds.pop(pair))
         self._static_aabb.pop(name, None)
         body = self._ids.pop(name)
         for b in self._parts.pop(name, [body]):
@@ -468,6 +487,7 @@ class Physics:
     def detect_collisions(self) -> None:
         """Run collision detection without stepping (advances the broadphase by one update)."""
         self.client.performCollisionDetection()
+        self.updates += 1
 
     def settle(self, names: list[BodyName], max_time_s: float = 3.0) -> bool:
         """Step until every named body is at rest by the throw loop's own rest test (sim/world/rest.py:
@@ -523,8 +543,14 @@ class Physics:
 
     def step(self) -> None:
         """Advance the world by one fixed time step and the clock by `dt` (s)."""
-        self.client.stepSimulation()
+        self.tick()
         self.time_s += self.dt
+
+    def tick(self) -> None:
+        """Advance the world by one step, the clock left alone (calibration drops, template flips keep
+        their own time); counted in `updates` like every step."""
+        self.client.stepSimulation()
+        self.updates += 1
 
     def set_step(self, dt: float) -> None:
         """The length of the next steps (the throw loop's per-impact step); `dt` stays the contact step."""
@@ -570,8 +596,14 @@ class Physics:
     def fast_calls(self) -> FastCalls:
         """PyBullet calls bound to this world's client for the throw loop (skips BulletClient's dispatch)."""
         cid = self.client._client
+        raw_step = functools.partial(pb.stepSimulation, physicsClientId=cid)
+
+        def step() -> Any:
+            self.updates += 1
+            return raw_step()
+
         return FastCalls(
-            step=functools.partial(pb.stepSimulation, physicsClientId=cid),
+            step=step,
             pose=functools.partial(pb.getBasePositionAndOrientation, physicsClientId=cid),
             velocity=functools.partial(pb.getBaseVelocity, physicsClientId=cid),
             contacts=functools.partial(pb.getContactPoints, physicsClientId=cid),  # (bodyA)
@@ -614,8 +646,8 @@ class Physics:
         """Smallest signed distance (m) between two named bodies (every part of each), from Bullet's
         closest points at their current poses: negative where they overlap (its depth); None when
         they are farther apart than `within_m`."""
+        self.detect_collisions()
         c = self.client
-        c.performCollisionDetection()
         best = None
         for ba in self._bodies(a):
             for bb in self._bodies(b):
@@ -664,6 +696,7 @@ STATIC_MARGIN_M = 1e-4
 # The broadphase filter Bullet gives every free rigid body (btBroadphaseProxy::DefaultFilter, AllFilter);
 # `forget_contacts` sets it again to rebuild a body's proxy
 DYNAMIC_FILTER_GROUP = 1
+WELD_MAX_FORCE_N = 1e4  # far beyond what a die's knock puts through a card joint: welds do not give
 DYNAMIC_FILTER_MASK = -1
 TOUCH_DISTANCE_M = 1e-4  # a contact point separated by more than 0.1 mm is not touching
 DROP_HEIGHT_M = 0.10
@@ -695,7 +728,7 @@ def drop_rebound(ph: Physics, die: BodyName, spec: DieSpec, x: float, y: float, 
     body = ph.body(die)
     vz = []
     for _ in range(int((gap / speed + REBOUND_WINDOW_S) * hz) + 2):
-        ph.client.stepSimulation()
+        ph.tick()
         vz.append(ph.client.getBaseVelocity(body)[0][2])
     # The impact speed is known (that of a 10 cm fall), the rebound is the highest upward speed after it.
     # Finding the impact step from jumps in the velocity missed impacts that came within the first step:

@@ -52,7 +52,6 @@ class PropWorld:
         self._cups: list[PlacedProp] = []
         # (body name, local position, (parts, mass) to rebuild it per throw, or None) per dynamic piece
         self._dynamic: list[tuple[str, np.ndarray, Any]] = []
-        self._ticks = 0  # broadphase updates so far (steps, and collision detections run here)
         for spec in specs:
             if spec.name in self.props:
                 raise SpecError(spec.source, "name", f"two props are named '{spec.name}'")
@@ -105,22 +104,28 @@ class PropWorld:
                     pp.bodies.append(name)
             return pp
         if s.type == "split-wall":
+            # each loose piece is two convex bodies welded together, its panel and its foot (a compound
+            # of two boxes has two child manifolds with each body it touches, tied in Bullet's
+            # deterministic solver order, which then followed the world's history)
+            t, w, h = s.thickness_mm * MM, s.piece_width_mm * MM, s.height_mm * MM
+            g2 = s.gap_mm * MM / 2
+            fl, fh = s.foot_length_mm * MM, s.foot_height_mm * MM
+            vol_panel, vol_foot = t * w * h, fl * t * fh
             for k, side in enumerate((-1.0, 1.0)):
-                t, w, h = s.thickness_mm * MM, s.piece_width_mm * MM, s.height_mm * MM
-                g2 = s.gap_mm * MM / 2
-                fl, fh = s.foot_length_mm * MM, s.foot_height_mm * MM
-                # panel and foot as boxes; body origin at the panel's centre of footprint
                 yc = side * (g2 + w / 2)
-                parts: list[tuple] = [((0.0, 0.0, h / 2), (t / 2, w / 2, h / 2)),
-                         ((0.0, side * (w / 2 - t / 2), fh / 2), (fl / 2, t / 2, fh / 2))]
-                # put the body origin at the pieces' centre of mass (uniform card)
-                vols = np.array([8 * np.prod(p[1]) for p in parts])
-                com = (np.array([p[0] for p in parts]) * vols[:, None]).sum(0) / vols.sum()
-                parts = [(tuple(np.array(p[0]) - com), p[1]) for p in parts]
-                name = f"{base}:{k}"
-                ph.add_box_compound(name, parts, s.mass_g * 1e-3, spec.material)
-                pp.bodies.append(name)
-                self._dynamic.append((name, np.array([0.0, yc, 0.0]) + com, (parts, s.mass_g * 1e-3)))
+                panel_at = np.array([0.0, yc, h / 2])
+                foot_at = np.array([0.0, yc + side * (w / 2 - t / 2), fh / 2])
+                for part, at, half, vol in (("", panel_at, (t / 2, w / 2, h / 2), vol_panel),
+                                            ("f", foot_at, (fl / 2, t / 2, fh / 2), vol_foot)):
+                    name = f"{base}:{k}{part}"
+                    parts: list[tuple] = [((0.0, 0.0, 0.0), half)]
+                    mass = s.mass_g * 1e-3 * vol / (vol_panel + vol_foot)
+                    weld = (f"{base}:{k}", foot_at - panel_at) if part else None
+                    ph.add_box_compound(name, parts, mass, spec.material)
+                    if weld is not None:
+                        ph.weld(weld[0], name, weld[1])
+                    pp.bodies.append(name)
+                    self._dynamic.append((name, at, (parts, mass, weld)))
             return pp
         if s.type == "cup":
             r, hh, wt = s.inner_radius_mm * MM, s.inner_height_mm * MM, s.wall_mm * MM
@@ -168,12 +173,12 @@ class PropWorld:
             for name in pp.bodies:
                 ph.set_pose(name, pp.position, q)
         free = [(name, rebuild) for name, _, rebuild in self._dynamic if rebuild is not None]
-        if free and draw is not _BUILDING and self._ticks % 2:
+        if free and draw is not _BUILDING and ph.updates % 2:
             # Bullet's dbvt broadphase alternates between two stages on every update, and the order in
             # which the die's contacts with the free pieces are found depends on that parity: align
-            # it so every throw starts on the same stage.
+            # it, by the world's own count of its updates (every step since it was built, rebound
+            # calibration drops included), so every throw starts on the same stage.
             ph.detect_collisions()
-            self._ticks += 1
         if free and draw is not _BUILDING:
             # Free pieces are rebuilt for every throw: a reset body keeps cached contacts (warm-start
             # impulses, manifold order) with the table and the die, so the next throw would depend on
@@ -183,9 +188,11 @@ class PropWorld:
             for name, _ in reversed(free):
                 params[name] = (ph.surface(name), ph.material_of(name))
                 ph.remove_body(name)
-            for name, (parts, mass) in free:
+            for name, (parts, mass, weld) in free:
                 ph.add_box_compound(name, parts, mass, params[name][1])
                 ph.set_surface(name, *params[name][0])
+                if weld is not None:
+                    ph.weld(weld[0], name, weld[1])
         for name, lpos, _ in self._dynamic:
             pp = self._owner(name)
             rot = pp.rotation
@@ -222,7 +229,6 @@ class PropWorld:
 
     def before_step(self, t: float) -> None:
         """Drive kinematic props (the cup) to their scripted pose and velocity at time t."""
-        self._ticks += 1
         for pp in self._cups:
             pos, rot, vel, w = self.cup_pose(pp, t)
             self.physics.set_state(pp.bodies[0], pos, matrix_to_quat(rot), vel, w)

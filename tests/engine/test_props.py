@@ -160,22 +160,30 @@ def test_smash_between_the_wall_pieces_passes_over_them_fails():
     lob = th.throw_releases([Release((-0.65, 0.0, 0.15), (1.5, 0.0, 1.0), (0, 0, 0, 1), (0, 0, 0))]).outcome
     assert lob.requirements["stone-wall"] == FAILED
     beside = th.throw_releases([Release((-0.65, 0.08, 0.05), (4.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))])
-    assert beside.outcome.requirements["stone-wall"] == FAILED  # into a fixed piece
+    assert beside.outcome.requirements["stone-wall"] == FAILED  # into one piece
     assert any(e.other.startswith("prop:stone-wall") for e in beside.trace.events)
 
 
-def test_loose_stone_wall_pieces_are_knocked_apart(tmp_path):
-    loose = (PROPS / "stone-wall.toml").read_text().replace("free = false", "free = true").replace("gap_mm = 24", "gap_mm = 0.5")
-    (tmp_path / "loose.toml").write_text(loose)
-    shot = (Path(__file__).resolve().parents[2] / "shots" / "smash.toml").read_text()
-    (tmp_path / "shot.toml").write_text(shot.replace('props = ["stone-wall"]', f'props = ["{tmp_path / "loose.toml"}"]'))
-    th = thrower_for(Scenario.build(shots=[str(tmp_path / "shot.toml")]))
+def test_fixed_stone_wall_pieces_stay_an_option():
+    fixed = {"prop.stone-wall.free": False, "prop.stone-wall.gap_mm": 24}
+    th = thrower_for(Scenario.build(shots=["smash"], overrides=fixed))
+    beside = th.throw_releases([Release((-0.65, 0.08, 0.05), (4.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))])
+    assert beside.outcome.requirements["stone-wall"] == FAILED  # into a fixed piece
+    ph = th.physics
+    assert ph.mass_kg("prop:stone-wall:0") == 0.0 and ph.die_pose("prop:stone-wall:0")[0][0] == pytest.approx(-0.4)
+
+
+def test_loose_stone_wall_pieces_are_knocked_apart():
+    th = thrower_for(Scenario.build(shots=["smash"]))
     res = th.throw_releases([Release((-0.65, 0.0, 0.05), (4.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))])
     assert res.outcome.requirements["stone-wall"] == PASSED
     ph = th.physics
     yaws = [ph.client.getEulerFromQuaternion(ph.client.getBasePositionAndOrientation(ph.body(f"prop:stone-wall:{k}"))[1])[2]
             for k in (0, 1)]
     assert yaws[0] < -0.02 and yaws[1] > 0.02  # each piece turned away from the joint
+    for k in (0, 1):  # each foot went with its piece (welded: one piece of card)
+        panel, foot = (ph.die_pose(f"prop:stone-wall:{k}{p}") for p in ("", "f"))
+        assert float(np.hypot(*(foot[0] - panel[0])[:2])) == pytest.approx(0.0635, abs=2e-4)
 
 
 def test_waterfall_die_slides_off_the_far_edge():

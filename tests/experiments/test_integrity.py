@@ -469,9 +469,9 @@ def test_bad_worker_results_are_refused(tmp_path, fn):
 def test_bad_scheduler_address_is_one_line_before_any_folder(patched_cli, exp_file, tmp_path, capsys,
                                                              monkeypatch):
     pytest.importorskip("dask.distributed")
-    import sim.experiments.executor as executor
+    import sim.experiments.scheduler as scheduler
 
-    monkeypatch.setattr(executor, "CONNECT_TIMEOUT_S", 3)
+    monkeypatch.setattr(scheduler, "CONNECT_TIMEOUT_S", 3)
     for address, status in (("not a url", 2), ("tcp://127.0.0.1:1", 1)):
         out = tmp_path / "o"
         t0 = time.time()

@@ -74,3 +74,23 @@ def test_a_landing_across_the_board_edge_is_not_a_bounce_before_the_board_in_eit
                              lift_offs=table_first.lift_offs)
     assert bounces_before_board(table_first, "die:0", ctx()) == 2
     assert bounces_before_board(board_first, "die:0", ctx()) == 2
+
+
+def reach_ctx(**rules) -> RequirementContext:
+    # the hero d8: its farthest point 9.3 mm from its centre, 5.7 mm when it lies on a face
+    return RequirementContext(board=BOARD, rules=RuleSet(**rules), die_reach_m={"die:0": 0.0093})
+
+
+def test_a_landed_die_turning_over_a_few_mm_has_not_bounced_again():
+    # after landing the die's centre rises 3.4 mm and drops (a turn onto a vertex and back, or a tiny
+    # hop): its lowest point never cleared the table by the 3 mm a bounce needs
+    turn = build([(0.31, 0.38, 0.0034)], board_at=0.5)
+    assert bounces_before_board(turn, "die:0", reach_ctx()) == 1
+    # without the die's size the centre's fall stands for the gap, and 3.4 mm counts
+    assert bounces_before_board(turn, "die:0", ctx()) == 2
+
+
+def test_a_landed_die_that_rises_clear_of_the_table_bounced_again():
+    hop = build([(0.31, 0.42, 0.015)], board_at=0.6)  # centre 23 mm up: at least 13.7 mm under the die
+    assert bounces_before_board(hop, "die:0", reach_ctx()) == 2
+    assert bounces_before_board(hop, "die:0", reach_ctx(bounce_min_height_mm=15.0)) == 1

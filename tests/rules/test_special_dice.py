@@ -138,40 +138,6 @@ def test_volcano_rim_is_a_zero_section():
     assert res.outcome.touching == ["board"] and res.outcome.section.startswith("r")
 
 
-# ------------------------------------------------------- Super Dungeon Arena ----
-def _fake_run(tmp_path, faces, variant="blue-die"):
-    import json
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    pq.write_table(pa.table({"variant": [variant] * len(faces), "index": list(range(len(faces))), "face": faces,
-                             "result": ["roll"] * len(faces)}), tmp_path / "records.parquet")
-    (tmp_path / "summary.json").write_text(json.dumps({"experiment": {"confidence": 0.95}}))
-    return tmp_path
-
-
-def test_sda_rolloff_counts_ties_and_scenarios(tmp_path):
-    from sim.experiments.rolloff import sda_rolloff
-
-    # attempt 1: A = star+star+blank = 2, B = 2-star+blank+blank = 2 -> tie; attempt 2: A = 3, B = 0
-    faces = ["star", "star", "blank", "2-star", "blank", "blank", "star", "2-star", "blank", "blank", "heart", "blank"]
-    rep = sda_rolloff(_fake_run(tmp_path, faces))
-    ro = rep["rolloff"]
-    assert ro["attempts"] == 2 and ro["tie_rate"]["count"] == 1
-    sc = rep["scenario_roll"]
-    assert sc["Destruction"]["count"] == 6 and sc["King of the Hill"]["count"] == 3 and sc["Crystal Capture"]["count"] == 3
-    # exact: star totals of 3 independent dice with the measured face frequencies
-    p0, p1, p2 = 7 / 12, 3 / 12, 2 / 12
-    import numpy as np
-
-    three = np.convolve(np.convolve([p0, p1, p2], [p0, p1, p2]), [p0, p1, p2])
-    assert ro["exact_tie_probability"] == pytest.approx(float(np.sum(three**2)))
-    # a different face value table changes the roll-off
-    rep2 = sda_rolloff(tmp_path, stars={"star": 1, "2-star": 3})  # attempt 1 becomes 2 vs 3
-    assert rep2["rolloff"]["tie_rate"]["count"] == 0
-
-
 ARMOR_AWAY = [{"name": "armor", "x_mm": 60, "y_mm": -120}]  # on the board, far from where the die lands
 
 

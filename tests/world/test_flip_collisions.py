@@ -57,6 +57,16 @@ def test_two_templates_flipped_one_after_another_never_interpenetrate():
     assert overlapped_before >= 1  # the check can fail: seed 1 lies 2 mm inside the other when flipped apart
 
 
+@pytest.mark.xfail(strict=True, reason="five-template stacks still end up to 2.5 mm inside each other (docs/templates.md)")
+def test_five_stacked_templates_never_interpenetrate():
+    names = ["fireball", "weak-point", "armor", "slime", "major-healing"]
+    specs = [load_template(n) for n in names]
+    for seed in range(20):
+        s = flip_onto(BOARD, [FlipRequest(n, sp, k) for k, (n, sp) in enumerate(zip(names, specs))], seed)
+        for pair, d in _separations(s.placed).items():
+            assert d is None or d > -TOL_M, (seed, pair, d)
+
+
 def test_explosion_pieces_and_a_laid_template_do_not_interpenetrate():
     explosion = load_template("explosion")
     pos, q = flat_pose(FIREBALL, 0, 0, 0, BOARD.thickness_m)

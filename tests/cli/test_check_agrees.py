@@ -1,0 +1,67 @@
+"""`dfsim check` refuses what the using command refuses, by the same validation (the spec's own):
+one line naming the file, the field and the problem, exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sim.cli.main import main
+from sim.errors import SpecError
+from sim.specs.catalog import SPEC_CLASSES
+
+D8 = """kind = "die"
+name = "t-d8"
+shape = "d8"
+size_mm = 14.0
+mass_g = 1.7
+faces = ["icon", "+8", "blank", "blank", "+8", "blank", "blank", "blank"]
+"""
+SHOT = """kind = "shot"
+name = "t-shot"
+[release]
+distance_mm = 700
+height_mm = 300
+"""
+MATERIALS = """kind = "material"
+name = "t-materials"
+materials = ["plastic", "wood"]
+[[pairs]]
+a = "plastic"
+b = "wood"
+friction = 0.3
+restitution = 0.5
+[[pairs]]
+a = "wood"
+b = "plastic"
+friction = 0.4
+restitution = 0.5
+"""
+
+CASES = [
+    ("die", D8 + 'icon_labels = ["skull"]\n', "icon_labels.0", "names no face"),
+    ("die", D8 + "dims_mm = [14, 14, 14]\n", "dims_mm", "does not apply to a d8"),
+    ("die", D8 + "radius_mm = 7\n", "radius_mm", "does not apply to a d8"),
+    ("shot", SHOT.replace("[release]\n", "[release]\naim = \"bullseye\"\naim_mm = [10, 0]\n"), "aim_mm",
+     "applies only with aim = 'point'"),
+    ("material", MATERIALS, "pairs.1", "repeats the pair"),
+]
+
+
+@pytest.mark.parametrize("kind, text, field, words", CASES, ids=[c[2] for c in CASES])
+def test_check_and_the_using_load_refuse_in_one_line(tmp_path: Path, capsys, kind, text, field, words):
+    path = tmp_path / f"{kind}.toml"
+    path.write_text(text)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and field in err[0] and words in err[0], err
+    with pytest.raises(SpecError) as used:  # what a run, throw or fight loading the file does
+        SPEC_CLASSES[kind].load(path, kind)
+    assert err[0] == f"dfsim: {used.value}", (err[0], str(used.value))
+
+
+def test_a_die_of_the_right_keys_still_passes(tmp_path: Path, capsys):
+    path = tmp_path / "die.toml"
+    path.write_text(D8 + 'icon_labels = ["icon", "+8"]\n')
+    assert main(["check", str(path)]) == 0, capsys.readouterr().err

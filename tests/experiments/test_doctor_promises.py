@@ -1,0 +1,189 @@
+"""`dfsim doctor` is a preview of a rerun: for each damaged folder, what doctor says a rerun does, a
+rerun does: either it repairs (and doctor then says healthy), or it refuses with doctor's own words.
+Also: SIGTERM stops a run like Ctrl-C, and a fault while writing report.html is not exit 0."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sim.errors import SpecError
+from sim.experiments.runner import run_experiment
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import integrity_engine as engine  # noqa: E402
+
+SPEC = {"name": "promise", "seed": 5, "throws": 6, "chunk_throws": 2,
+        "variants": [{"name": "a"}, {"name": "b", "skill": "expert"}]}
+TOML = """name = "promise"
+seed = 5
+throws = 6
+chunk_throws = 2
+
+[[variants]]
+name = "a"
+
+[[variants]]
+name = "b"
+skill = "expert"
+"""
+
+
+def _run(out: Path):
+    return run_experiment(dict(SPEC), out=out, quiet=True, figures=False, executor=engine.InlineExecutor(),
+                          _chunk_fn=engine.fake_chunk, _prepare_fn=engine.fake_prepare)
+
+
+def _doctor(out: Path, capsys) -> tuple[int, list[str]]:
+    from sim.cli.main import main
+
+    capsys.readouterr()
+    code = main(["doctor", str(out)])
+    return code, [ln for ln in capsys.readouterr().out.strip().splitlines() if ln.strip()]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("ref") / "out")
+
+
+@pytest.fixture
+def copy(reference, tmp_path) -> Path:
+    out = tmp_path / "out"
+    shutil.copytree(reference.out, out)
+    return out
+
+
+def _chunk(out: Path, name: str) -> Path:
+    return out / "chunks" / f"{name}.parquet"
+
+
+def _lock_folder(out: Path) -> None:
+    (out / ".lock").unlink(missing_ok=True)
+    (out / ".lock").mkdir()
+
+
+def _lock_link(out: Path) -> None:
+    (out / ".lock").unlink(missing_ok=True)
+    (out.parent / "elsewhere").write_text("")
+    (out / ".lock").symlink_to(out.parent / "elsewhere")
+
+
+def _figures_link(out: Path) -> None:
+    shutil.rmtree(out / "figures", ignore_errors=True)
+    (out.parent / "pictures").mkdir()
+    (out / "figures").symlink_to(out.parent / "pictures")
+
+
+def _chunks_a_file(out: Path) -> None:
+    shutil.rmtree(out / "chunks")
+    (out / "chunks").write_text("not a folder")
+
+
+def _chunk_a_folder(out: Path) -> None:
+    _chunk(out, "c0000-k000001").unlink()
+    _chunk(out, "c0000-k000001").mkdir()
+
+
+def _chunk_a_link(out: Path) -> None:
+    target = out.parent / "outside.parquet"
+    _chunk(out, "c0000-k000001").rename(target)
+    _chunk(out, "c0000-k000001").symlink_to(target)
+
+
+def _stray_chunks(out: Path) -> None:
+    shutil.copyfile(_chunk(out, "c0000-k000000"), _chunk(out, "c0000-k000099"))  # past the plan's chunks
+    shutil.copyfile(_chunk(out, "c0000-k000000"), _chunk(out, "c0007-k000000"))  # no such cell
+
+
+def _edited_chunk(out: Path) -> None:
+    shutil.copyfile(_chunk(out, "c0000-k000000"), _chunk(out, "c0000-k000001"))
+
+
+REFUSED: list[Callable[[Path], None]] = [_lock_folder, _lock_link, _figures_link, _chunks_a_file, _chunk_a_folder,
+                                         _chunk_a_link]
+REPAIRED: list[Callable[[Path], None]] = [_stray_chunks, _edited_chunk]
+
+
+@pytest.mark.parametrize("damage", REFUSED, ids=lambda f: f.__name__)
+def test_doctor_says_the_rerun_refuses_and_it_refuses_in_the_same_words(copy, capsys, damage):
+    damage(copy)
+    code, lines = _doctor(copy, capsys)
+    assert code == 1 and lines and all("a rerun refuses this folder" in ln for ln in lines), lines
+    with pytest.raises(SpecError) as refused:
+        _run(copy)
+    assert lines[0].startswith(f"{refused.value}; "), (lines[0], str(refused.value))
+
+
+@pytest.mark.parametrize("damage", REPAIRED, ids=lambda f: f.__name__)
+def test_doctor_says_the_rerun_repairs_and_then_the_folder_is_healthy(copy, reference, capsys, damage):
+    damage(copy)
+    code, lines = _doctor(copy, capsys)
+    assert code == 1 and lines and all("a rerun" in ln for ln in lines), lines
+    res = _run(copy)
+    pd.testing.assert_frame_equal(res.records, reference.records, check_exact=True)
+    code, lines = _doctor(copy, capsys)
+    assert code == 0 and len(lines) == 1 and "healthy" in lines[0], lines
+
+
+def _env(**extra: str) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
+    env.update(extra)
+    return env
+
+
+DRIVER = [sys.executable, "-c", "import sys, integrity_engine; integrity_engine.main(sys.argv[1:])"]
+
+
+def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
+    (tmp_path / "promise.toml").write_text(TOML)
+    out = tmp_path / "out"
+    p = subprocess.Popen([*DRIVER, "run", str(tmp_path / "promise.toml"), "--out", str(out), "--quiet",
+                          "--no-figures", "--workers", "1"], env=_env(DFSIM_FAKE_DELAY_S="0.5"),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while not (out / "chunks").is_dir() or not list((out / "chunks").glob("c*.parquet")):
+        assert p.poll() is None, p.communicate()[1]
+        assert time.time() - t0 < 120
+        time.sleep(0.1)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert p.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0], err
+    assert json.loads((out / "manifest.json").read_text())["state"] == "interrupted"
+
+
+def test_a_fault_while_writing_report_html_fails_the_run_and_the_rerun_writes_it(tmp_path, monkeypatch, capsys):
+    from sim.cli.main import main
+    from sim.viewer import report_html
+
+    engine.patch_runner(monkeypatch.setattr)
+    (tmp_path / "promise.toml").write_text(TOML)
+    argv = ["run", str(tmp_path / "promise.toml"), "--out", str(tmp_path / "out"), "--quiet", "--no-figures"]
+    real = report_html.rewrite_report_html
+
+    def too_big(root, sample):
+        raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), str(Path(root) / "report.html"))
+
+    monkeypatch.setenv("DFSIM_FAKE_INLINE", "1")
+    monkeypatch.setattr(report_html, "rewrite_report_html", too_big)
+    assert main(argv) == 1
+    err = [ln for ln in capsys.readouterr().err.strip().splitlines() if ln.strip()]
+    assert len(err) == 1 and "report.html" in err[0], err
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["state"] != "complete"
+    monkeypatch.setattr(report_html, "rewrite_report_html", real)
+    assert main(argv) == 0
+    assert (tmp_path / "out" / "report.html").is_file()

@@ -1,0 +1,117 @@
+"""A --scheduler that is malformed, silent or not Dask costs one line and a bounded wait, never a hang
+or a traceback: bad addresses are bad input (exit 2), peers that fail are the environment (exit 1)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("dask.distributed")
+
+from sim.cli.main import main  # noqa: E402
+from sim.experiments import scheduler  # noqa: E402
+
+TOML = 'name = "sched"\nseed = 1\nthrows = 2\nchunk_throws = 2\n'
+TIMEOUT_S = 2
+
+
+@pytest.fixture
+def exp_file(tmp_path):
+    p = tmp_path / "sched.toml"
+    p.write_text(TOML)
+    return p
+
+
+@pytest.fixture
+def peer() -> Iterator:
+    """Start local servers on 127.0.0.1 that accept and then send `payload` (b"": never speak)."""
+    sockets: list[socket.socket] = []
+
+    def start(payload: bytes) -> str:
+        srv = socket.socket()
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(8)
+        sockets.append(srv)
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = srv.accept()
+                except OSError:
+                    return
+                sockets.append(conn)
+                if payload:
+                    try:
+                        conn.sendall(payload)
+                    except OSError:
+                        pass
+
+        threading.Thread(target=serve, daemon=True).start()
+        return f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+
+    yield start
+    for s in sockets:
+        s.close()
+
+
+def _run(exp_file, tmp_path, capsys, address: str, executor: str = "dask") -> tuple[int, str, float]:
+    out = tmp_path / "out"
+    t0 = time.monotonic()
+    code = main(["run", str(exp_file), "--out", str(out), "--quiet", "--executor", executor,
+                 "--scheduler", address])
+    took = time.monotonic() - t0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert not out.exists()
+    return code, err[0], took
+
+
+@pytest.mark.parametrize("payload", [
+    b"",                                                # accepts, never speaks
+    b"\xff" * 64,                                       # garbage frames
+    b"\x07\x00\x00\x00\x00\x00\x00\x60" + b"\xff" * 64,  # frame lengths asking for exabytes
+    b"\x01",                                            # a frame header cut short, then silence
+])
+def test_a_peer_that_is_not_a_scheduler_is_an_environment_fault_in_bounded_time(
+        peer, exp_file, tmp_path, capsys, monkeypatch, payload):
+    monkeypatch.setattr(scheduler, "CONNECT_TIMEOUT_S", TIMEOUT_S)
+    code, line, took = _run(exp_file, tmp_path, capsys, peer(payload))
+    assert code == 1 and "--scheduler" in line and "Traceback" not in line, line
+    assert took < TIMEOUT_S + 8, took
+
+
+@pytest.mark.parametrize("address, words", [
+    ("", "empty"),
+    ("   ", "empty"),
+    ("tcp://127.0.0.1:99999", "port 99999 is not in 1..65535"),
+    ("tcp://127.0.0.1:0", "port 0"),
+    ("tcp://:8786", "no host name"),
+    ("tcp://host", "no port"),
+    ("ucx://host:8786", "protocol"),
+    ("host:8786", "protocol"),
+])
+def test_malformed_addresses_are_bad_input(exp_file, tmp_path, capsys, address, words):
+    code, line, _ = _run(exp_file, tmp_path, capsys, address)
+    assert code == 2 and "--scheduler" in line and words in line, line
+
+
+def test_an_empty_scheduler_is_not_a_local_cluster(exp_file, tmp_path, capsys):
+    code, line, _ = _run(exp_file, tmp_path, capsys, "", executor="local")
+    assert code == 2 and "--scheduler" in line, line
+
+
+def test_a_real_scheduler_answers_the_greeting_and_a_worker_does_not():
+    import distributed
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None,
+                                  scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+                                  worker_dashboard_address="127.0.0.1:0") as cluster:
+        scheduler.greet(cluster.scheduler_address)  # it says it is a Scheduler: no exception
+        worker = next(iter(cluster.workers.values())).address
+        with pytest.raises(OSError, match="is not a Dask scheduler"):
+            scheduler.greet(worker)

@@ -1,0 +1,55 @@
+"""The skill order: a better thrower is not worse than a worse one, beyond noise, on the same throws.
+
+The quick form throws the Firewall (the shot whose order broke) at the three skills, each with its own
+technique; `benchmarks/skill_order.py` runs every shot and every combination the rulebooks name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.experiments.skill_order import SKILLS, hits_on_common_throws, skill_steps
+
+QUICK = (("firewall",),)
+QUICK_N = 120
+
+
+def test_the_judge_flags_a_better_thrower_worse_beyond_noise():
+    # synthetic hits: an "expert" who misses where the casual hits is out of order; equal rates are not
+    rng = np.random.default_rng(0)
+    casual = rng.random(200) < 0.5
+    expert = casual & (rng.random(200) < 0.4)
+    novice = casual.copy()
+    steps = skill_steps(("x",), {"novice": novice, "casual": casual, "expert": expert}, comparisons=2)
+    assert [s.out_of_order for s in steps] == [False, True]
+    assert "OUT OF ORDER" in steps[1].format()
+
+
+@pytest.mark.parametrize("shots", QUICK, ids=["+".join(s) for s in QUICK])
+def test_skills_are_in_order_on_common_throws(shots):
+    hits = hits_on_common_throws(shots, QUICK_N, seed=11)
+    steps = skill_steps(shots, hits, comparisons=len(QUICK) * (len(SKILLS) - 1))
+    assert not [s.format() for s in steps if s.out_of_order]
+    # the expert is better than the novice outright, not only "not worse"
+    assert hits["expert"].mean() > hits["novice"].mean()
+
+
+def test_the_expert_firewall_technique_is_a_lob_bouncing_before_the_wall():
+    # a skilled player bounces the die on the table with room before the wall and arcs it over
+    import math
+
+    from sim.engine.worlds import thrower_for
+    from sim.specs.physics import GRAVITY
+    from sim.specs.scenario import Scenario
+
+    th = thrower_for(Scenario.build(shots=["firewall"], skill="expert"))
+    speed, elev = th.nominal()
+    rel = th.scenario.shot.release
+    h, th_r = rel.height_mm * 1e-3, math.radians(elev)
+    vx, vz = speed * math.cos(th_r), speed * math.sin(th_r)
+    t = (vz + math.sqrt(vz * vz + 2 * GRAVITY * h)) / GRAVITY  # flight to the table
+    bounce_x = -rel.distance_mm * 1e-3 + vx * t
+    wall_x = th.ctx.props["firewall"].position[0]
+    assert elev >= 0.0
+    assert bounce_x < wall_x - 0.03  # at least a die's length of table before the wall
