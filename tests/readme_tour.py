@@ -25,7 +25,7 @@ SMALL = {
     "dfsim fight reference --records": ["--fights", "300"],
     "dfsim tune --set skill": ["--budget", "240"],
     "dfsim tune reference": ["--budget", "3000"],
-    "dfsim fit-skill": ["--throws", "40"],
+    "dfsim fit-skill": ["--throws", "100"],
     "dfsim bench": ["--throws", "20", "--naive-throws", "10"],
     "dfsim converge": ["-n", "8"],
     "dfsim sensitivity": ["--throws", "6", "--trajectories", "2"],
