@@ -65,3 +65,47 @@ def test_a_die_of_the_right_keys_still_passes(tmp_path: Path, capsys):
     path = tmp_path / "die.toml"
     path.write_text(D8 + 'icon_labels = ["icon", "+8"]\n')
     assert main(["check", str(path)]) == 0, capsys.readouterr().err
+
+
+# files whose using command validates more than the spec's own load: (file name, text, field, words,
+# what the using command runs on the file)
+def _resolve_experiment(path: Path) -> None:
+    from sim.experiments.spec import resolve_experiment
+
+    resolve_experiment(path)
+
+
+EXPERIMENT = """kind = "experiment"
+name = "t-exp"
+seed = 1
+throws = 10
+[defaults]
+board = "magma"
+[stop]
+width = 0.1
+max_throws = 100
+"""
+
+USING_CASES = [
+    ("experiment.toml", EXPERIMENT + 'rate = "section:r999-0"\n', "stop.rate", "has no section 'r999-0'",
+     _resolve_experiment),
+]
+
+
+@pytest.mark.parametrize("name, text, field, words, using", USING_CASES, ids=[c[2] for c in USING_CASES])
+def test_check_refuses_what_the_using_command_refuses(tmp_path: Path, capsys, name, text, field, words, using):
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and field in err[0] and words in err[0], err
+    with pytest.raises(SpecError) as used:
+        using(path)
+    assert err[0] == f"dfsim: {used.value}", (err[0], str(used.value))
+    assert list(tmp_path.iterdir()) == [path]  # nothing written
+
+
+def test_a_stop_rate_on_a_real_section_still_passes(tmp_path: Path, capsys):
+    path = tmp_path / "experiment.toml"
+    path.write_text(EXPERIMENT + 'rate = "section:r280-0"\n')
+    assert main(["check", str(path)]) == 0, capsys.readouterr().err
