@@ -55,13 +55,18 @@ class ThrowsSpec(Spec):
 
     def problems(self) -> list[tuple[str, str]]:
         """Names that resolve to no board, skill, shot or die file, as (field, problem)."""
+        from sim.specs.die import die_name_problem
+
         out = []
-        for field, kind in (("board", "board"), ("skill", "skill"), ("shot", "shot"),
-                            ("colored_die", "die"), ("white_die", "die")):
+        for field, kind in (("board", "board"), ("skill", "skill"), ("shot", "shot")):
             try:
                 resolve(kind, getattr(self, field))
             except SpecError as exc:
                 out.append((field, exc.problem))
+        for field in ("colored_die", "white_die"):  # a built-in die name or a .toml die file, nothing else
+            problem = die_name_problem(getattr(self, field))
+            if problem:
+                out.append((field, problem))
         return out
 
 

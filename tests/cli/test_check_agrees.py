@@ -75,6 +75,18 @@ def _resolve_experiment(path: Path) -> None:
     resolve_experiment(path)
 
 
+def _load_fight(path: Path) -> None:
+    from sim.specs.fight import load_fight
+
+    load_fight(path)
+
+
+REPO = Path(__file__).resolve().parents[2]
+FIGHT = (REPO / "fights" / "reference.toml").read_text()
+assert 'colored_die = "hero-d8"' in FIGHT
+# a traversal path to a file that exists but is no die (this very test file)
+TRAVERSAL = f"{Path(__file__).resolve().parent}/../cli/{Path(__file__).name}"
+
 EXPERIMENT = """kind = "experiment"
 name = "t-exp"
 seed = 1
@@ -89,6 +101,10 @@ max_throws = 100
 USING_CASES = [
     ("experiment.toml", EXPERIMENT + 'rate = "section:r999-0"\n', "stop.rate", "has no section 'r999-0'",
      _resolve_experiment),
+    ("fight.toml", FIGHT.replace('colored_die = "hero-d8"', f'colored_die = "{TRAVERSAL}"'), "throws.colored_die",
+     "neither a built-in die name nor a path to a .toml die file", _load_fight),
+    ("fight.toml", FIGHT.replace('white_die = "white-d8"', f'white_die = "{REPO}/boards/magma.toml"'),
+     "throws.white_die", "is not a die file", _load_fight),
 ]
 
 
@@ -103,6 +119,14 @@ def test_check_refuses_what_the_using_command_refuses(tmp_path: Path, capsys, na
         using(path)
     assert err[0] == f"dfsim: {used.value}", (err[0], str(used.value))
     assert list(tmp_path.iterdir()) == [path]  # nothing written
+
+
+@pytest.mark.parametrize("die", ["white-d8", "boards/dice/white-d8.toml", f"{REPO}/boards/dice/white-d8.toml"])
+def test_a_fight_naming_a_real_die_still_passes(tmp_path: Path, capsys, monkeypatch, die):
+    monkeypatch.chdir(REPO)  # a relative die path is read from the working folder
+    path = tmp_path / "fight.toml"
+    path.write_text(FIGHT.replace('white_die = "white-d8"', f'white_die = "{die}"'))
+    assert main(["check", str(path)]) == 0, capsys.readouterr().err
 
 
 def test_a_stop_rate_on_a_real_section_still_passes(tmp_path: Path, capsys):
