@@ -133,3 +133,44 @@ def test_a_stop_rate_on_a_real_section_still_passes(tmp_path: Path, capsys):
     path = tmp_path / "experiment.toml"
     path.write_text(EXPERIMENT + 'rate = "section:r280-0"\n')
     assert main(["check", str(path)]) == 0, capsys.readouterr().err
+
+
+# `dfsim throw --release`: a die started in the table or inside the board is refused, naming the range
+def _release(x_mm: float, y_mm: float, z_mm: float) -> str:
+    import json
+
+    return json.dumps({"position_mm": [x_mm, y_mm, z_mm], "velocity_mps": [1, 0, 0],
+                       "orientation_xyzw": [0, 0, 0, 1], "spin_radps": [0, 0, 0]})
+
+
+RELEASE_CASES = [
+    ("under-table", _release(-700, 0, -5), "into the table", "z >= "),
+    ("in-table", _release(-700, 0, 1), "into the table", "z >= "),
+    ("in-board", _release(0, 0, 7), "inside the board", "z >= "),
+]
+
+
+@pytest.mark.parametrize("name, release, words, range_words", RELEASE_CASES, ids=[c[0] for c in RELEASE_CASES])
+def test_a_release_in_the_table_or_the_board_is_refused(tmp_path: Path, capsys, monkeypatch, name, release, words,
+                                                        range_words):
+    from sim.engine.release import Release, check_release_position
+    from sim.specs.scenario import Scenario
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["throw", "--board", "magma", "--release", release, "--replay", "r.html"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--release" in err[0] and "position_mm" in err[0] and words in err[0], err
+    assert range_words in err[0], err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+    with pytest.raises(SpecError) as used:  # the one shared check
+        check_release_position(Release.from_json(release), Scenario.build(board="magma"))
+    assert err[0] == f"dfsim: {used.value}", (err[0], str(used.value))
+
+
+def test_a_release_clear_of_table_and_board_passes_the_check():
+    from sim.engine.release import Release, check_release_position
+    from sim.specs.scenario import Scenario
+
+    sc = Scenario.build(board="magma")
+    for pos in ((-700, 0, 300), (0, 0, 12), (-700, 0, 8)):  # in the air; just over the board; low off the board
+        check_release_position(Release.from_json(_release(*pos)), sc)
