@@ -101,6 +101,9 @@ max_throws = 100
 USING_CASES = [
     ("experiment.toml", EXPERIMENT + 'rate = "section:r999-0"\n', "stop.rate", "has no section 'r999-0'",
      _resolve_experiment),
+    ("experiment.toml", EXPERIMENT.replace("[stop]", "templates = [" + ", ".join(
+        ['{ name = "armor", x_mm = 0, y_mm = 0 }'] * 21) + "]\n[stop]") + 'rate = "hit"\n', "defaults.templates",
+     "at most 20 items", _resolve_experiment),
     ("fight.toml", FIGHT.replace('colored_die = "hero-d8"', f'colored_die = "{TRAVERSAL}"'), "throws.colored_die",
      "neither a built-in die name nor a path to a .toml die file", _load_fight),
     ("fight.toml", FIGHT.replace('white_die = "white-d8"', f'white_die = "{REPO}/boards/magma.toml"'),
@@ -174,3 +177,42 @@ def test_a_release_clear_of_table_and_board_passes_the_check():
     sc = Scenario.build(board="magma")
     for pos in ((-700, 0, 300), (0, 0, 12), (-700, 0, 8)):  # in the air; just over the board; low off the board
         check_release_position(Release.from_json(_release(*pos)), sc)
+
+
+def _fight_with_template_cards(folder: Path, n: int) -> str:
+    """The reference fight with n template cards, each its own template file, spread over the heroes."""
+    armor = (REPO / "boards" / "templates" / "armor.toml").read_text()
+    cards = []
+    for k in range(n):
+        t = folder / f"t{k}.toml"
+        t.write_text(armor)
+        cards.append(f'{{ kind = "template", name = "Card {k}", template = "{t}" }}')
+    text = FIGHT
+    for i, hero in enumerate(("Torm", "Brockenstock", "Melissa")):
+        mine = cards[i * 8:(i + 1) * 8]
+        if mine:
+            text = text.replace(f'name = "{hero}"\n', f'name = "{hero}"\nequipment = [{", ".join(mine)}]\n', 1)
+    return text
+
+
+def test_a_fight_past_the_template_cap_is_refused(tmp_path: Path, tmp_path_factory, capsys):
+    from sim.specs.template_setup import MAX_TEMPLATES
+
+    assert MAX_TEMPLATES == 20  # the documented cap (docs/data-files.md)
+    folder = tmp_path_factory.mktemp("templates")
+    path = tmp_path / "fight.toml"
+    path.write_text(_fight_with_template_cards(folder, MAX_TEMPLATES + 1))
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and "party.heroes.2.equipment.4.template" in err[0], err
+    assert "at most 20 templates" in err[0], err
+    with pytest.raises(SpecError) as used:
+        _load_fight(path)
+    assert err[0] == f"dfsim: {used.value}", (err[0], str(used.value))
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_a_fight_at_the_template_cap_passes(tmp_path: Path, capsys):
+    path = tmp_path / "fight.toml"
+    path.write_text(_fight_with_template_cards(tmp_path, 20))
+    assert main(["check", str(path)]) == 0, capsys.readouterr().err
