@@ -15,7 +15,7 @@ PLACE = number(-MAX_BOARD_MM, MAX_BOARD_MM)  # a position on the table, mm from 
 
 def cmd_throw(args: argparse.Namespace) -> int:
     """`dfsim throw`: one throw from (seed, index) or from an exact --release, printed as JSON or text."""
-    from sim.engine.release import Release
+    from sim.engine.release import Release, check_release_position
     from sim.engine.worlds import thrower_for
     from sim.viewer.outputs import ThrowOutputs
 
@@ -23,7 +23,10 @@ def cmd_throw(args: argparse.Namespace) -> int:
         release = Release.from_json(args.release)
     elif args.seed is None:
         raise SpecError("command line", "--seed", "is required (or give --release)")
-    th = thrower_for(scenario_from(args))
+    sc = scenario_from(args)
+    if args.release:
+        check_release_position(release, sc)  # before any world is built or any file written
+    th = thrower_for(sc)
     th.aim_progress = AimProgress()
     views = ThrowOutputs(th, replay=args.replay, gif=args.gif, mp4=args.mp4)  # paths checked before throwing
     with views.recording():

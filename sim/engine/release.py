@@ -89,3 +89,28 @@ def _nm_grid(v_m: float) -> float:
 
 def _mm(v_m: float) -> float:
     return round(float(v_m) * 1e9) / 1e6
+
+
+def check_release_position(release: Release, scenario, source: str = "--release") -> None:
+    """A release must start with the die clear of the table and of the board: its centre at least its
+    inradius above the table top (z = 0), and over the board's cardboard at least its inradius above the
+    board top. A die started inside either is not a throw (the engine would push it out or blow up);
+    bad input raises SpecError naming `position_mm` and the allowed range. `dfsim throw --release`
+    checks it here, before any world is built."""
+    die = scenario.dice[0]
+    x, y, z = release.position_m
+    r_mm = die.inradius_m * 1e3
+    z_mm = z * 1e3
+    if z_mm < r_mm:
+        raise SpecError(source, "position_mm", f"z = {z_mm:g} mm puts die '{die.name}' into the table: its centre "
+                                               f"must be at least its inradius above the table top (z >= {r_mm:.3g} mm)")
+    board = scenario.board
+    if board is None:
+        return
+    top_mm = board.thickness_m * 1e3
+    xy = np.array([[x, y]])
+    if bool(board.on_board(xy)[0]) and not bool(board.in_hole(xy)[0]) and z_mm < top_mm + r_mm:
+        raise SpecError(source, "position_mm",
+                        f"z = {z_mm:g} mm over board '{board.name}' at ({x * 1e3:g}, {y * 1e3:g}) mm puts die "
+                        f"'{die.name}' inside the board: over the board its centre must be at least its inradius above "
+                        f"the board top (z >= {top_mm + r_mm:.3g} mm; board top {top_mm:g} mm)")

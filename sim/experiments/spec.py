@@ -167,6 +167,19 @@ class StopRule(Spec):
             f"unknown rate '{v}' (use {', '.join(RATE_SIMPLE)}, or result:X, reason:X, section:X, face:X)"
         )
 
+    def board_problem(self, board: Any, cell: str) -> str | None:
+        """What is wrong with a `section:X` rate on the board a cell throws at (None if nothing): a section
+        the board does not have would count no throw, and the rule would never stop before max_throws."""
+        kind, _, value = self.rate.partition(":")
+        if kind != "section":
+            return None
+        if board is None:
+            return f"names section '{value}', but cell '{cell}' throws on the open table (no board, no sections)"
+        ids = [s.id for s in board.sections]
+        if value in ids:
+            return None
+        return f"board '{board.name}' of cell '{cell}' has no section '{value}' (sections: {', '.join(ids) or 'none'})"
+
 
 class ExperimentSpec(Spec):
     """The whole experiment file."""
@@ -439,6 +452,9 @@ def resolve_experiment(
                 raise SpecError(source, "sweep.setting" if bad_setting else "sweep.values",
                                 f"{exc.problem} (at {spec.sweep.setting} = {value:g})") from None
             name = vname if value is None else f"{vname}@{value:g}"
+            problem = spec.stop.board_problem(sc.board, name) if spec.stop is not None else None
+            if problem:
+                raise SpecError(source, "stop.rate", problem)
             cells.append(
                 Cell(
                     index=len(cells),

@@ -24,7 +24,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from sim.errors import FieldError
+from sim.errors import FieldError, SpecError
 from sim.specs.base import Spec
 from sim.specs.geometry import MM
 from sim.vectors import dot, matmul, norm, row_norms
@@ -440,6 +440,26 @@ def quat_between(u, v) -> np.ndarray:
 def load_die(name_or_path) -> DieSpec:
     """A die by built-in name or TOML path; bad files raise SpecError."""
     return DieSpec.load(name_or_path, "die")
+
+
+def die_name_problem(name: str) -> str | None:
+    """None if `name` is a built-in die name or the path of an existing .toml die file; otherwise what is
+    wrong (a traversal path, another kind of file, a file that is not there)."""
+    from sim.specs.datafiles import builtin_names, nearest, resolve
+
+    if name in builtin_names("die"):
+        return None
+    if not name.endswith(".toml"):
+        guess = nearest(name, builtin_names("die"))
+        hint = f"did you mean '{guess}'? " if guess else ""
+        return (f"'{name}' is neither a built-in die name nor a path to a .toml die file "
+                f"({hint}built-in: {', '.join(builtin_names('die'))})")
+    try:
+        load_die(resolve("die", name))
+    except SpecError as exc:
+        why = f"{exc.field}: {exc.problem}" if exc.field else exc.problem
+        return f"'{name}' is not a die file ({why})"
+    return None
 
 
 def _size_key(shape: str) -> str:

@@ -55,13 +55,18 @@ class ThrowsSpec(Spec):
 
     def problems(self) -> list[tuple[str, str]]:
         """Names that resolve to no board, skill, shot or die file, as (field, problem)."""
+        from sim.specs.die import die_name_problem
+
         out = []
-        for field, kind in (("board", "board"), ("skill", "skill"), ("shot", "shot"),
-                            ("colored_die", "die"), ("white_die", "die")):
+        for field, kind in (("board", "board"), ("skill", "skill"), ("shot", "shot")):
             try:
                 resolve(kind, getattr(self, field))
             except SpecError as exc:
                 out.append((field, exc.problem))
+        for field in ("colored_die", "white_die"):  # a built-in die name or a .toml die file, nothing else
+            problem = die_name_problem(getattr(self, field))
+            if problem:
+                out.append((field, problem))
         return out
 
 
@@ -97,6 +102,7 @@ class FightSpec(Spec):
         out += [(f"party.{f}", p) for f, p in self.party.problems()]
         out += [(f"house_rules.{f}", p) for f, p in self.house_rules.problems()]
         out += [(f"throws.{f}", p) for f, p in self.throws.problems()]
+        out += self._template_cap_problems()
         for i, h in enumerate(self.party.heroes):
             if h.skill is not None:
                 try:
@@ -104,6 +110,25 @@ class FightSpec(Spec):
                 except SpecError as exc:
                     out.append((f"party.heroes.{i}.skill", exc.problem))
         return out
+
+    def _template_cap_problems(self) -> list[tuple[str, str]]:
+        """The templates one fight can have on the board at once (the monster's, the room's and every
+        template card's, each name once, as the fight's throws carry them) are at most MAX_TEMPLATES, the
+        cap of one scenario: the first source past the cap is blamed."""
+        from sim.specs.template_setup import MAX_TEMPLATES
+
+        names: set[str] = set()
+        sources = [(f"monster.templates.{i}", t) for i, t in enumerate(self.monster.templates)]
+        sources += [(f"room.templates.{i}", t) for i, t in enumerate(self.room.templates)]
+        sources += [(f"party.heroes.{i}.equipment.{j}.template", e.template) for i, h in enumerate(self.party.heroes)
+                    for j, e in enumerate(h.equipment) if e.kind == "template"]
+        for field, name in sources:
+            names.add(name)
+            if len(names) > MAX_TEMPLATES:
+                return [(field, f"template '{name}' would be template {len(names)} on the board in this fight "
+                                f"(monster, room and template cards together); at most {MAX_TEMPLATES} templates "
+                                "in one scenario")]
+        return []
 
     @classmethod
     def check_file(cls, path: Path, data: dict[str, Any]) -> FightSpec:
