@@ -15,14 +15,6 @@ from sim.engine.thrower import Thrower, clear_nominal_cache
 from sim.specs.scenario import Scenario
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("DFSIM_CACHE_DIR", str(tmp_path))
-    clear_nominal_cache()
-    yield tmp_path
-    clear_nominal_cache()
-
-
 def _bits(value):
     return [float(x).hex() for x in value]
 

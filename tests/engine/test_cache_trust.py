@@ -17,14 +17,6 @@ from sim.engine.thrower import Thrower, _plausible_aim, clear_nominal_cache
 KEY = ["trust-test", 1]
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("DFSIM_CACHE_DIR", str(tmp_path))
-    clear_nominal_cache()
-    yield tmp_path
-    clear_nominal_cache()
-
-
 def _plant(path, how: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     good = {"key": diskcache.entry_key(KEY), "value": [4.0, 30.0]}
