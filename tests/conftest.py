@@ -10,12 +10,16 @@ def magma_d8():
 
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache_dir(tmp_path_factory):
-    """Solved aims (sim/engine/aim_cache.py) go to a folder of this test session, never the user's cache;
-    CLI subprocesses inherit it."""
+    """Solved aims (sim/diskcache.py) go to a folder of this test session, never the user's cache; CLI
+    subprocesses inherit it. pytest-xdist's workers share one folder (the cache is safe under
+    concurrent writers), so an aim one worker solved is read by the other, as runs on one machine do."""
     import os
 
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "dfsim-cache"
+    folder.mkdir(exist_ok=True)
     old = os.environ.get("DFSIM_CACHE_DIR")
-    os.environ["DFSIM_CACHE_DIR"] = str(tmp_path_factory.mktemp("dfsim-cache"))
+    os.environ["DFSIM_CACHE_DIR"] = str(folder)
     yield
     if old is None:
         os.environ.pop("DFSIM_CACHE_DIR", None)

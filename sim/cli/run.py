@@ -39,8 +39,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-throws", type=integer(1, 100_000_000),
                    help="cap throws per cell (a quick preview; a different experiment hash)")
     p.add_argument("--max-fights", type=integer(1, 100_000_000), help="fight experiments: cap fights per variant (a quick preview)")
+    p.add_argument("--variants", type=patterns,
+                   help="run only these variants: comma-separated names or shell patterns ('firewall-*,far-casual'); "
+                        "a smaller experiment of its own (its own hash and folder contents)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     p.set_defaults(func=cmd_run)
+
+
+def patterns(text: str) -> list[str]:
+    """A comma-separated list of variant names or shell patterns."""
+    names = [t.strip() for t in text.split(",")]
+    if not text.strip() or not all(names):
+        raise argparse.ArgumentTypeError(f"'{text}': give comma-separated variant names or patterns")
+    return names
 
 
 def runner_faults(call: Callable[[], T]) -> T | int:
@@ -76,7 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             args.experiment, out=args.out, workers=args.workers, executor=args.executor,
             scheduler=args.scheduler, force=args.force, quiet=args.quiet,
             max_throws=args.max_throws, figures=not args.no_figures, max_fights=args.max_fights,
-            security=tls_files(args),
+            security=tls_files(args), variants=args.variants,
         ))
     except ImportError as exc:  # Dask, an optional package, not installed
         print(f"dfsim: {exc}", file=sys.stderr)

@@ -18,7 +18,7 @@ import math
 import queue
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -184,6 +184,7 @@ def run_experiment(
     figures: bool = True,
     max_fights: int | None = None,
     security: Any = None,
+    variants: Sequence[str] | None = None,
     _chunk_fn=run_chunk,
     _prepare_fn=run_prepare,
 ) -> Results:
@@ -195,13 +196,14 @@ def run_experiment(
     names, into the folder of that name beside `out`, unless that run is already complete and
     verifies; `max_throws` caps that experiment, `max_fights` the fights per cell. `security`
     (Dask only): a distributed.security.Security, or a dict with ca_file, cert and key for TLS.
+    `variants`: run only the variants matching these shell patterns (an experiment of its own).
     Bad input raises sim.errors.SpecError before anything is written (a scheduler that cannot be
     reached raises OSError, also before); Ctrl-C raises Interrupted with finished chunks kept;
     a full disk raises OSError with finished chunks kept.
     """
 
     t0 = time.perf_counter()
-    exp = resolve_any(path_or_spec, max_throws=max_throws, max_fights=max_fights)
+    exp = resolve_any(path_or_spec, max_throws=max_throws, max_fights=max_fights, variants=variants)
     require_finite(exp)
     out = Path(out) if out is not None else Path("results") / exp.name
     if isinstance(executor, str) and executor not in ("local", "dask"):
