@@ -255,7 +255,7 @@ class Scenario:
 
     @property
     def shot(self) -> ShotSpec:
-        """The primary shot: its release profile is the one thrown."""
+        """The technique of the (combined) shots: its release is the one thrown (sim/specs/combine.py)."""
         return self.shots[0]
 
     @property

@@ -118,7 +118,7 @@ class CombineRules(Spec):
     # bounce earlier: the Far Shot's 60 -> 150 mm)
     bounce_gap_add_mm: float = Field(default=0.0, ge=-1000, le=2000)
     height_max_mm: float | None = Field(default=None, gt=0, le=3000)
-    noise: NoiseMultipliers = NoiseMultipliers()  # multiplied into the primary's multipliers
+    noise: NoiseMultipliers = NoiseMultipliers()  # multiplied into the technique's multipliers
 
 
 # What a shot says about a throw, which decides how it combines with others (sim/specs/combine.py):
