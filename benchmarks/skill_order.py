@@ -1,6 +1,6 @@
 """The skill order over every shot and every combination the rulebooks name (sim/experiments/skill_order.py).
 
-    python benchmarks/skill_order.py [N] [--seed S] [--shot NAME[+NAME...]] ...
+    python benchmarks/skill_order.py [N] [--seed S] [--shot NAME[+NAME...]] ... [--set KEY=NUMBER] ...
 
 Throws 0..N-1 of the seed (default 300, seed 2024) at novice, casual and expert on common random
 numbers, each skill with its own technique, and prints each neighbouring pair's paired difference of
@@ -30,13 +30,22 @@ def main() -> int:
     p.add_argument("n", type=int, nargs="?", default=300)
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--shot", action="append", help="NAME or NAME+NAME (default: every shot and combination)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a dotted-path override, e.g. shot.limits.speed_max_mps=6 (numbers only)")
     a = p.parse_args()
+    overrides = {}
+    for item in a.set:
+        key, _, value = item.partition("=")
+        try:
+            overrides[key] = float(value)
+        except ValueError:
+            p.error(f"--set {item}: expected KEY=NUMBER")
     scenes = [tuple(s.split("+")) for s in a.shot] if a.shot else all_shots()
     comparisons = len(scenes) * (len(SKILLS) - 1)
     bad = 0
     for shots in scenes:
         t0 = time.process_time()
-        hits = hits_on_common_throws(shots, a.n, a.seed)
+        hits = hits_on_common_throws(shots, a.n, a.seed, overrides=overrides or None)
         for step in skill_steps(shots, hits, comparisons):
             bad += step.out_of_order
             print(step.format(), flush=True)

@@ -15,6 +15,7 @@ quick form.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -56,12 +57,13 @@ class SkillStep:
 
 
 def hits_on_common_throws(shots: tuple[str, ...], n: int, seed: int, skills: tuple[str, ...] = SKILLS,
-                          board: str = "magma", die: str = "hero-d8") -> dict[str, np.ndarray]:
+                          board: str = "magma", die: str = "hero-d8",
+                          overrides: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
     """Per skill, whether each of throws 0..n-1 of `seed` hit, every skill throwing the same draws in
-    one world with its own technique."""
+    one world with its own technique (`overrides`: dotted-path settings, as `--set` takes them)."""
     from sim.engine.worlds import thrower_for  # the engine is only needed to throw
 
-    th = thrower_for(Scenario.build(board=board, dice=[die], shots=list(shots), skill=skills[0]))
+    th = thrower_for(Scenario.build(board=board, dice=[die], shots=list(shots), skill=skills[0], overrides=overrides))
     out: dict[str, np.ndarray] = {}
     for name in skills:
         skill = load_skill(name)

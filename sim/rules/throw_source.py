@@ -59,7 +59,7 @@ class ThrowRequest(NamedTuple):
     colour: str  # "red" | "green" | "blue" | "white"
     kind: str  # "colored" | "white"
     die: str  # die file name or path (the fight's [throws] colored_die / white_die)
-    shots: tuple[str, ...]  # shot profiles in force, first = primary release; identical ones once
+    shots: tuple[str, ...]  # shot profiles in force, identical ones once (combined in any order: sim/specs/combine.py)
     skill: str
     board: str
     templates: tuple[str, ...] = ()  # template names lying on the board, sorted

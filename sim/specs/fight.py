@@ -103,6 +103,7 @@ class FightSpec(Spec):
         out += [(f"house_rules.{f}", p) for f, p in self.house_rules.problems()]
         out += [(f"throws.{f}", p) for f, p in self.throws.problems()]
         out += self._template_cap_problems()
+        out += self._shot_problems()
         for i, h in enumerate(self.party.heroes):
             if h.skill is not None:
                 try:
@@ -128,6 +129,27 @@ class FightSpec(Spec):
                 return [(field, f"template '{name}' would be template {len(names)} on the board in this fight "
                                 f"(monster, room and template cards together); at most {MAX_TEMPLATES} templates "
                                 "in one scenario")]
+        return []
+
+    def _shot_problems(self) -> list[tuple[str, str]]:
+        """The specific throws the monster and the room demand of every throw must combine into one throw
+        (sim/specs/combine.py): a pair that cannot be thrown is refused with the fight, not at its first
+        throw. A weapon that cannot be combined with them is the hero's to leave unused."""
+        from sim.specs.combine import combine_shots
+        from sim.specs.shot import load_shot
+
+        names = list(dict.fromkeys(self.monster.requirements + self.room.requirements))
+        if len(names) < 2:
+            return []
+        try:
+            shots = tuple(load_shot(n) for n in names)
+        except SpecError:
+            return []  # an unknown shot is the problem of the card that names it
+        try:
+            combine_shots(shots)
+        except SpecError as exc:
+            field = "room.requirements" if self.room.requirements else "monster.requirements"
+            return [(field, f"the monster's and the room's specific throws: {exc.problem}")]
         return []
 
     @classmethod

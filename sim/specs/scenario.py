@@ -171,9 +171,14 @@ class Scenario:
             else:
                 raise SpecError(source, f"overrides.{key}", f"unknown component '{head}' (board, die, shot, skill, rules, physics, prop)")
         shot_specs = tuple(ShotSpec.from_dict(s, src) for s, (_, src) in zip(shot_d, shot_raw))
-        from sim.specs.combine import check_requirements, combine_shots, load_shot_props
+        from sim.specs.combine import canonical_indices, check_requirements, combine_shots, load_shot_props
 
-        shot_specs = combine_shots(shot_specs)
+        # combined shots in canonical order, each once: the order they are named in changes nothing
+        order = canonical_indices(shot_specs)
+        # a shot's role and covers decide only how it combines, and a combination's description records what it
+        # throws ("combined"): left out, so that adding roles kept every single shot's key and cache
+        shot_d = [{k: v for k, v in shot_d[i].items() if k not in ("role", "covers")} for i in order]
+        shot_specs = combine_shots(shot_specs, source)
         prop_specs, props_raw = load_shot_props(shot_specs, prop_overrides, source)
         board_spec = BoardSpec.from_dict(raw["board"], srcs["board"]) if any(s.board for s in shot_specs) else None
         sc = cls(
@@ -197,6 +202,8 @@ class Scenario:
         }
         if props_raw:
             sc.description["props"] = props_raw
+        if len(shot_specs) > 1:  # what the combination throws (sim/specs/combine.py), so caches follow its rules
+            sc.description["combined"] = shot_specs[0].model_dump(mode="json", include={"release", "limits", "noise"})
         template_specs: list = []
         if templates:
             from sim.specs.template_setup import parse_setups
@@ -248,7 +255,7 @@ class Scenario:
 
     @property
     def shot(self) -> ShotSpec:
-        """The primary shot: its release profile is the one thrown."""
+        """The technique of the (combined) shots: its release is the one thrown (sim/specs/combine.py)."""
         return self.shots[0]
 
     @property

@@ -107,16 +107,25 @@ class NoiseMultipliers(Spec):
 
 
 class CombineRules(Spec):
-    """How this shot changes the primary shot's release when it is combined as a secondary one
-    (e.g. `--shot firewall --shot far`: the Far Shot steps back 70 cm). See sim/specs/combine.py and docs/shots-and-props.md."""
+    """How this shot changes the release of the shot a combination throws when it is not that shot
+    itself (e.g. `--shot firewall --shot far`: the Far Shot steps back 70 cm). See sim/specs/combine.py
+    and docs/shots-and-props.md."""
 
     distance_add_mm: float = Field(default=0.0, ge=-2000, le=5000)
     height_add_mm: float = Field(default=0.0, ge=-2000, le=3000)
+    lateral_add_mm: float = Field(default=0.0, ge=-MAX_BOARD_MM, le=MAX_BOARD_MM)  # + to the thrower's left
     # the aimed first bounce moves this much further from the board edge (a longer throw aims its
     # bounce earlier: the Far Shot's 60 -> 150 mm)
     bounce_gap_add_mm: float = Field(default=0.0, ge=-1000, le=2000)
     height_max_mm: float | None = Field(default=None, gt=0, le=3000)
-    noise: NoiseMultipliers = NoiseMultipliers()  # multiplied into the primary's multipliers
+    noise: NoiseMultipliers = NoiseMultipliers()  # multiplied into the technique's multipliers
+
+
+# What a shot says about a throw, which decides how it combines with others (sim/specs/combine.py):
+# where the die starts (grip), whose hand throws (hand), the thrower's body (body), a hand throw tuned to a
+# prop the die must pass or bounce on (scene), the plain hand throw (plain: the standard throw and the board
+# modifiers), where the thrower stands (stance)
+SHOT_ROLES = ("grip", "hand", "body", "scene", "plain", "stance")
 
 
 class ShotSpec(Spec):
@@ -125,6 +134,7 @@ class ShotSpec(Spec):
 
     name: Name
     description: str = ""
+    role: Literal["grip", "hand", "body", "scene", "plain", "stance"] = "scene"
     estimated: bool = True
     notes: str = ""
     board: bool = True  # False: the open table only (free rolls)
@@ -134,6 +144,9 @@ class ShotSpec(Spec):
     requirements: list[str] = Field(default_factory=lambda: ["bounce-before-board"], max_length=MAX_LISTED)
     props: list[Name] = Field(default_factory=list, max_length=MAX_LISTED)  # prop names or paths (boards/props/)
     combine: CombineRules = CombineRules()
+    # shots whose rule a throw of this one also fulfils (the Thumb and Flip Shots have one rule text):
+    # combined with them, this one is thrown and they add nothing (sim/specs/combine.py)
+    covers: list[Name] = Field(default_factory=list, max_length=MAX_LISTED)
 
     @model_validator(mode="after")
     def _nominal_in_limits(self) -> ShotSpec:

@@ -321,7 +321,8 @@ class FlipWorld:
 
     def _read_back(self, moved_by: str) -> None:
         """Let templates the last landing shoved come to rest, then take every template's pose as it
-        lies now (a template on the board is a body like any other: "what is on top is on top")."""
+        lies now, shoved or not (a template on the board is a body like any other: "what is on top is
+        on top")."""
         ph, c, p = self.physics, self.physics.client, self.profile
         others = [t for t in self.placed if t != moved_by]
         bodies = [ph.body(f"template:{t}") for t in others]
@@ -333,17 +334,19 @@ class FlipWorld:
                     return True
             return False
 
-        if not moving():
-            return  # nothing was shoved: the poses stand (and the world is not stepped)
-        still, dt = 0.0, 1.0 / p.step_hz
-        for _ in range(int(1.0 * p.step_hz)):  # at most a second more
-            if not moving():
-                still += dt
-                if still >= p.rest_hold_s:
-                    break
-            else:
-                still = 0.0
-            ph.tick()
+        if moving():  # shoved and still moving: stepped until they rest (the world is not stepped otherwise)
+            still, dt = 0.0, 1.0 / p.step_hz
+            for _ in range(int(1.0 * p.step_hz)):  # at most a second more
+                if not moving():
+                    still += dt
+                    if still >= p.rest_hold_s:
+                        break
+                else:
+                    still = 0.0
+                ph.tick()
+        # every pose is read again even when nothing moves now: a template shoved during the landing has
+        # come to rest by its end, somewhere else (reading the poses kept from before had put the next
+        # template's resting pose up to 2.6 mm inside it in five-template stacks)
         for t in self.placed:
             pos, q = ph.die_pose(f"template:{t}")
             self.placed[t] = PlacedTemplate(t, self.specs[t], tuple(float(v) for v in pos), tuple(float(v) for v in q))

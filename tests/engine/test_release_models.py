@@ -74,9 +74,12 @@ def test_limits_move_with_combined_shots():
     assert not load_shot("standard").limits.any  # the standard throw is unlimited: its draws unchanged
     both = Scenario.build(shots=["thumb", "jump"]).shot
     assert both.limits.height_max_mm == 200 + 150 and both.release.height_mm == 120 + 150
-    capped = Scenario.build(shots=["jump", "wrist"]).shot
+    capped = Scenario.build(shots=["wrist", "thumb"]).shot
     assert capped.limits.height_max_mm == 60 and capped.limits.height_min_mm == 60 and capped.release.height_mm == 60
-    assert Scenario.build(shots=["standard", "wrist"]).shot.limits.height_max_mm == 60
+    with pytest.raises(SpecError, match="jump's release is at least 450 mm up"):
+        Scenario.build(shots=["jump", "wrist"])  # the wrist on the table while in the air
+    # the plain throw adds nothing to a technique: standard + wrist is the wrist shot
+    assert Scenario.build(shots=["standard", "wrist"]).shot.release == load_shot("wrist").release
 
 
 def test_bad_limits_are_refused():

@@ -73,11 +73,13 @@ def test_combined_shots_merge_props_requirements_and_release():
     assert thrower_for(both).ctx.props["firewall"].position[0] == pytest.approx(-0.32)
     twice = Scenario.build(shots=["firewall", "firewall"])
     assert twice.requirements == ["bounce-before-board", "firewall"] and len(twice.props) == 1
-    many = Scenario.build(shots=["puddle", "fire-ring", "wrist", "jump"])
+    many = Scenario.build(shots=["fire-ring", "puddle", "wrist", "friendly"])
+    assert many.shot.name == "friendly"  # whose hand throws: the technique
     assert [p.name for p in many.props] == ["puddle", "fire-ring"]
     assert many.requirements == ["bounce-before-board", "puddle", "fire-ring"]
-    assert many.shot.release.height_mm == 60  # the wrist caps the (jump-raised) release height
-    assert many.shot.noise.height == pytest.approx(1.0 * 0.3 * 4.0)
+    assert many.shot.release.height_mm == 60  # the wrist caps the friendly hand's release height
+    assert many.shot.release.bounce_gap_mm == 180  # aimed into the Puddle's hole
+    assert many.shot.noise.height == pytest.approx(1.8 * 0.3)
     assert many.key != Scenario.build(shots=["puddle"]).key
 
 

@@ -57,7 +57,6 @@ def test_two_templates_flipped_one_after_another_never_interpenetrate():
     assert overlapped_before >= 1  # the check can fail: seed 1 lies 2 mm inside the other when flipped apart
 
 
-@pytest.mark.xfail(strict=True, reason="five-template stacks still end up to 2.5 mm inside each other (docs/templates.md)")
 def test_five_stacked_templates_never_interpenetrate():
     names = ["fireball", "weak-point", "armor", "slime", "major-healing"]
     specs = [load_template(n) for n in names]
