@@ -1,0 +1,202 @@
+"""`dfsim validate` checks of rolling and tumbling bodies against the world: a flat landing rebounds
+straight, h = d cylinders end on an end more often on a thick glass pane than on a thin one (as
+published), a cylinder rolled along a table runs out as far as the closed form says, and flipped and
+caught coins show their starting side as often as a large human experiment found.
+
+Each check measures with the engine, then a pure `judge_*` function decides (the tests show every
+verdict failing on data that must fail). Sample sizes are in `sim.experiments.validation.SIZES`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from sim.specs.physics import GRAVITY
+from sim.vectors import dot, matmul
+
+
+def _save(plt, fig, ax, path: str) -> None:
+    """Legend, layout, write, close: the end of every figure here."""
+    from sim.files import save_figure
+
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    save_figure(fig, path, dpi=110)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------- flat landings rebound straight
+FLAT_DICE = ("d4", "d6", "d8", "d12", "hero-d8")
+FLAT_CYLINDERS = ((10.0, 20.0), (10.0, 6.0))  # (radius, height) mm: h = d and the not-settled matrix's
+FLAT_KICK_MPS = 0.02  # sideways speed a straight, still, flat landing may gain (10 cm drop: 1.4 m/s)
+FLAT_SPIN_RADPS = 2.0
+
+
+def flat_landing(th, phases: int, yaws: int) -> dict:
+    """Drop die 0 of a board-less world flat (on the face its rebound is calibrated on), still, from
+    10 cm at spread step phases and yaws; read right after the step that meets the table the sideways
+    speed and the spin it gained, and the centre's rebound. A face meeting a face squarely takes its
+    impulse through the centre: no sideways push, no torque (Newton), whatever the face's shape."""
+    from sim.specs.die import quat_mul, quat_to_matrix
+
+    ph = th.physics
+    spec = th.scenario.dice[0]
+    hz = ph.settings.step_hz
+    v0 = math.sqrt(2 * GRAVITY * 0.10)
+    base = spec.orientation_with_face(len(spec.faces) - 1, up=False)
+    side, spin, rebound = [], [], []
+    for j in range(yaws):
+        a = math.pi * j / yaws / 2
+        q = quat_mul((0.0, 0.0, math.sin(a), math.cos(a)), base)
+        low = float(matmul(spec.collision_points_m, quat_to_matrix(q).T)[:, 2].min())
+        for i in range(phases):
+            gap = 0.003 + (i + 0.5) / phases * v0 / hz
+            ph.set_state("die:0", (0.0, 0.0, gap - low), q, (0.0, 0.0, -v0), (0.0, 0.0, 0.0))
+            for _ in range(int(gap / v0 * hz) + 3):
+                ph.tick()
+                if ph.contacts("die:0"):
+                    break
+            v, w = ph.die_velocity("die:0")
+            side.append(math.hypot(v[0], v[1]))
+            spin.append(math.sqrt(dot(w, w)))
+            rebound.append(v[2] / v0)
+    ph.park("die:0")
+    return {"die": spec.name if spec.shape != "cylinder" else f"cylinder d={2 * spec.radius_mm:g} h={spec.height_mm:g}",
+            "drops": len(side), "side_mps": float(max(side)), "spin_radps": float(max(spin)),
+            "rebound": float(np.mean(rebound))}
+
+
+def check_flat_landing(ctx) -> Any:
+    """Flat, still drops of d4, d6, d8, d12, the hero d8 and two sharp cylinders on the open table."""
+    from sim.engine.settling import cylinder_case
+    from sim.engine.worlds import build_thrower
+    from sim.specs.scenario import Scenario
+
+    phases, yaws = (4, 2) if ctx.quick else (8, 4)
+    rows = []
+    for name in FLAT_DICE:
+        th = build_thrower(Scenario.build(dice=[name], shots=["roll"]))
+        rows.append(flat_landing(th, phases, yaws))
+        th.physics.close()
+    for r, h in FLAT_CYLINDERS:
+        case = cylinder_case(r, h)
+        th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"], overrides=dict(case.overrides)))
+        rows.append(flat_landing(th, phases, yaws))
+        th.physics.close()
+    return judge_flat_landing(rows)
+
+
+def judge_flat_landing(rows: list[dict], kick: float = FLAT_KICK_MPS, spin: float = FLAT_SPIN_RADPS):
+    """Pass when no flat landing gained more than `kick` m/s sideways or `spin` rad/s."""
+    from sim.experiments.validation import Check
+
+    ok = all(r["side_mps"] <= kick and r["spin_radps"] <= spin for r in rows)
+    txt = ", ".join(f"{r['die']}: {r['side_mps']:.3f} m/s, {r['spin_radps']:.1f} rad/s" for r in rows)
+    return Check("flat-landing", "Flat landings rebound straight", ok,
+                 f"largest sideways speed and spin gained by a flat, still 10 cm drop: {txt} "
+                 f"(allowed {kick} m/s, {spin} rad/s)",
+                 "Newton: a face landing squarely on a face takes its impulse through the centre",
+                 {"rows": rows, "kick_mps": kick, "spin_radps": spin})
+
+
+# ---------------------------------------------------------------- end landings on two glass panes
+# An automated roller rolled h = d cylinders thousands of times onto two glass tables and read each rest
+# from a silhouette: on a 15.50 mm pane 38 % ended on an end, on a 2.40 mm pane 24 % ("Dice physics:
+# the three-sided die", geocities.ws/dicephysics, 2002, "General comments and conclusions").
+PUBLISHED_ENDS = {"glass": 0.38, "glass-thin": 0.24}
+SURFACE_RATIOS = (0.577, 0.8, 1.0, 1.25)  # height / diameter; published shares only at 1
+SURFACE_DIAMETER_MM = 20.0
+
+
+def end_landings(surface: str, ratio: float, n: int, seed: int) -> dict:
+    """Free rolls (shot `roll`) of a sharp acrylic cylinder 20 mm across onto `surface`: how many rest on
+    an end (axis within 60 deg of vertical); voids left out and counted. Returns the per-throw flags too,
+    for paired comparisons (the same releases on every surface)."""
+    from sim.engine.settling import cylinder_case, wilson_interval
+    from sim.engine.worlds import build_thrower
+    from sim.specs.die import quat_to_matrix
+    from sim.specs.scenario import Scenario
+
+    case = cylinder_case(SURFACE_DIAMETER_MM / 2, round(ratio * SURFACE_DIAMETER_MM, 4))
+    th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"],
+                                      overrides=dict(case.overrides) | {"shot.table_material": surface}))
+    flags: list[int | None] = []
+    for k in range(n):
+        o = th.throw(seed, k).outcome
+        flags.append(None if o.result == "void" else int(abs(quat_to_matrix(o.orientation_xyzw)[2, 2]) > 0.5))
+    th.physics.close()
+    seen = [f for f in flags if f is not None]
+    lo, hi = wilson_interval(sum(seen), len(seen))
+    return {"surface": surface, "ratio": ratio, "n": n, "void": n - len(seen), "end": sum(seen),
+            "p_end": sum(seen) / max(1, len(seen)), "ci95": [lo, hi], "flags": flags}
+
+
+def check_surface_ends(ctx) -> Any:
+    """h/d 0.577-1.25 cylinders rolled onto the thick and the thin glass pane, the same releases on both."""
+    from sim.experiments.validation import _plt
+
+    n = ctx.size("surface_rolls")
+    rows = [end_landings(s, r, n, ctx.seed) for r in SURFACE_RATIOS for s in PUBLISHED_ENDS]
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.6, 3.5))
+    for s, color in zip(PUBLISHED_ENDS, ("C0", "C1")):
+        rs = [r for r in rows if r["surface"] == s]
+        ax.errorbar([r["ratio"] for r in rs], [r["p_end"] for r in rs],
+                    yerr=[[r["p_end"] - r["ci95"][0] for r in rs], [r["ci95"][1] - r["p_end"] for r in rs]],
+                    fmt="o-", color=color, capsize=3, label=f"engine, {s}")
+        ax.plot([1.0], [PUBLISHED_ENDS[s]], "*", color=color, ms=12, label=f"published, {s}")
+    ax.set(xlabel="height / diameter", ylabel="P(rests on an end)", title="cylinders rolled onto glass")
+    _save(plt, fig, ax, ctx.figure("surface_ends.png"))
+    return judge_surface_ends(rows)
+
+
+def paired_difference(a: list, b: list) -> tuple[float, float, float]:
+    """Share of ends in `a` minus in `b` over the throws both rested in, with a Newcombe paired 95 %
+    interval (the same releases on both surfaces)."""
+    from sim.experiments.statistics import newcombe_paired
+
+    both = only_a = only_b = neither = 0
+    for x, y in zip(a, b):
+        if x is None or y is None:
+            continue
+        both += x and y
+        only_a += x and not y
+        only_b += y and not x
+        neither += not x and not y
+    e = newcombe_paired(both, only_a, only_b, neither)
+    return e.value, e.lo, e.hi
+
+
+def judge_surface_ends(rows: list[dict]) -> Any:
+    """Pass when, at h = d, each pane's end share lies within half the published thick-thin gap of its
+    published share (the band that tells the two panes apart), and at every ratio the thick pane's share
+    is not below the thin one's (paired 95 % interval of the difference above 0 at h = d, not below 0
+    elsewhere)."""
+    from sim.experiments.validation import Check
+
+    tol = 0.5 * abs(PUBLISHED_ENDS["glass"] - PUBLISHED_ENDS["glass-thin"])
+    ok = True
+    diffs = []
+    for ratio in sorted({r["ratio"] for r in rows}):
+        thick = next(r for r in rows if r["ratio"] == ratio and r["surface"] == "glass")
+        thin = next(r for r in rows if r["ratio"] == ratio and r["surface"] == "glass-thin")
+        d, lo, hi = paired_difference(thick["flags"], thin["flags"])
+        diffs.append({"ratio": ratio, "difference": d, "ci95": [lo, hi]})
+        ok = ok and (lo > 0 if ratio == 1.0 else hi >= 0)
+        if ratio == 1.0:
+            for r in (thick, thin):
+                r["published"] = PUBLISHED_ENDS[r["surface"]]
+                ok = ok and abs(r["p_end"] - r["published"]) <= tol
+    at1 = [r for r in rows if r["ratio"] == 1.0]
+    txt = ", ".join(f"{r['surface']} {r['p_end']:.3f} (published {PUBLISHED_ENDS[r['surface']]:.2f})" for r in at1)
+    txt += "; thick - thin: " + ", ".join(f"h/d {d['ratio']:g}: {d['difference']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]"
+                                           for d in diffs)
+    slim = [{k: v for k, v in r.items() if k != "flags"} for r in rows]
+    return Check("surface-ends", "Cylinders ending on an end: thick against thin glass", ok,
+                 f"h = d: {txt} (allowed +-{tol:.2f} of each published share)",
+                 "Dice physics: the three-sided die (geocities.ws/dicephysics, 2002): h = d cylinders rolled "
+                 "by machine end on an end 38 % on 15.50 mm glass, 24 % on 2.40 mm glass",
+                 {"rows": slim, "differences": diffs, "tolerance": tol}, ["surface_ends.png"])
