@@ -135,11 +135,13 @@ def end_landings(surface: str, ratio: float, n: int, seed: int) -> dict:
 
 
 def check_surface_ends(ctx) -> Any:
-    """h/d 0.577-1.25 cylinders rolled onto the thick and the thin glass pane, the same releases on both."""
+    """h/d 0.577-1.25 cylinders (quick mode: h = d only) rolled onto the thick and the thin glass pane,
+    the same releases on both."""
     from sim.experiments.validation import _plt
 
     n = ctx.size("surface_rolls")
-    rows = [end_landings(s, r, n, ctx.seed) for r in SURFACE_RATIOS for s in PUBLISHED_ENDS]
+    ratios = (1.0,) if ctx.quick else SURFACE_RATIOS
+    rows = [end_landings(s, r, n, ctx.seed) for r in ratios for s in PUBLISHED_ENDS]
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.6, 3.5))
     for s, color in zip(PUBLISHED_ENDS, ("C0", "C1")):
@@ -200,3 +202,151 @@ def judge_surface_ends(rows: list[dict]) -> Any:
                  "Dice physics: the three-sided die (geocities.ws/dicephysics, 2002): h = d cylinders rolled "
                  "by machine end on an end 38 % on 15.50 mm glass, 24 % on 2.40 mm glass",
                  {"rows": slim, "differences": diffs, "tolerance": tol}, ["surface_ends.png"])
+
+
+# ---------------------------------------------------------------- rolling run-out against a closed form
+RUNOUT_SPEEDS_MPS = (0.1, 0.15, 0.2, 0.25)  # slow enough that the rim stays on the table (v^2 < g R)
+RUNOUT_TOLERANCE = 0.15  # relative; deterministic runs: a model tolerance, not a noise one
+RUNOUT_RADIUS_MM = 10.0
+
+
+def rimless_runout_m(facets: int, v0: float, radius_m: float, arm_m: float, k: float = 0.5) -> float:
+    """How far a prism of `facets` rim sides rolls from lying on a side at speed v0 (rolling at v0 / R):
+    a rimless wheel (McGeer 1990, Passive dynamic walking, Int. J. Robot. Res. 9(2), 62) with rolling
+    resistance. Each new side lands without slip or bounce, keeping the angular momentum about its
+    leading corner: the spin falls by rho = (k + cos 2a) / (k + 1), a = pi / facets, k = I / (m R^2);
+    between landings the resisting torque arm x m g takes arm x g x 2a (per kg) and the centre rises
+    R (1 - cos a) and falls back. It stops at the first corner it cannot climb over. With arm = 0 and
+    many facets it tends to no loss; a round roller with resistance alone runs (1 + k) R v0^2 / (2 arm g)."""
+    a = math.pi / facets
+    rho = (k + math.cos(2 * a)) / (k + 1)
+    energy = 0.5 * (1 + k) * v0 * v0 * rho * rho  # per kg, pivoting about the leading corner
+    x, side = 0.0, 2 * radius_m * math.sin(a)
+    while energy > GRAVITY * (radius_m * (1 - math.cos(a)) + arm_m * a) and x < 100.0:
+        energy = (energy - 2 * arm_m * GRAVITY * a) * rho * rho
+        x += side
+    return x
+
+
+def runout(th, v0: float) -> float:
+    """Set die 0 (a cylinder) on its side, axis across the x direction, rolling at v0 along x without
+    slip, contact damping off; the distance (m) along x to where it stops."""
+    ph = th.physics
+    spec = th.scenario.dice[0]
+    facets = len(spec.face_geometry[0].corners)
+    radius = spec.radius_mm * 1e-3
+    ph.set_damping("die:0", 0.0)
+    q = (math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4))  # body z (the axis) along world -y
+    ph.set_state("die:0", (0.0, 0.0, radius * math.cos(math.pi / facets) + 1e-5), q, (v0, 0.0, 0.0), (0.0, v0 / radius, 0.0))
+    hz = ph.settings.step_hz
+    for k in range(int(10 * hz)):
+        ph.tick()
+        if k > hz / 20 and k % int(hz / 40) == 0:
+            v, w = ph.die_velocity("die:0")
+            if dot(v, v) < 4e-6 and dot(w, w) < 0.04:
+                break
+    x = float(ph.die_pose("die:0")[0][0])
+    ph.park("die:0")
+    return x
+
+
+def check_runout(ctx) -> Any:
+    """An h = d acrylic cylinder rolled on its side along the felt mat (the surface with a rolling
+    resistance) and along the wooden table (none), at 0.1-0.25 m/s, against the rimless wheel with the
+    surface's rolling resistance."""
+    from sim.engine.settling import cylinder_case
+    from sim.engine.worlds import build_thrower
+    from sim.experiments.validation import _plt
+    from sim.specs.scenario import Scenario
+
+    case = cylinder_case(RUNOUT_RADIUS_MM, 2 * RUNOUT_RADIUS_MM)
+    speeds = RUNOUT_SPEEDS_MPS if not ctx.quick else RUNOUT_SPEEDS_MPS[::3]
+    rows = []
+    for surface in ("felt", "wood"):
+        th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"],
+                                          overrides=dict(case.overrides) | {"shot.table_material": surface}))
+        arm = th.physics.rolling_resistance.get("table", 0.0)
+        spec = th.scenario.dice[0]
+        facets = len(spec.face_geometry[0].corners)
+        for v0 in speeds:
+            rows.append({"surface": surface, "v0_mps": v0, "arm_mm": arm * 1e3, "facets": facets,
+                         "engine_mm": 1e3 * runout(th, v0),
+                         "closed_mm": 1e3 * rimless_runout_m(facets, v0, RUNOUT_RADIUS_MM * 1e-3, arm),
+                         "round_mm": 1e3 * 1.5 * RUNOUT_RADIUS_MM * 1e-3 * v0 * v0 / (2 * arm * GRAVITY) if arm else None})
+        th.physics.close()
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.6, 3.5))
+    for surface, color in (("felt", "C0"), ("wood", "C1")):
+        rs = [r for r in rows if r["surface"] == surface]
+        ax.plot([r["v0_mps"] for r in rs], [r["engine_mm"] for r in rs], "o", color=color, label=f"engine, {surface}")
+        ax.plot([r["v0_mps"] for r in rs], [r["closed_mm"] for r in rs], "--", color=color, label=f"rimless wheel, {surface}")
+    ax.set(xlabel="rolling speed (m/s)", ylabel="run-out (mm)", title="h = d cylinder rolled on its side")
+    _save(plt, fig, ax, ctx.figure("runout.png"))
+    return judge_runout(rows)
+
+
+def judge_runout(rows: list[dict], tol: float = RUNOUT_TOLERANCE) -> Any:
+    """Pass when every run-out on the surface with rolling resistance is within `tol` (relative) of the
+    closed form. The table without any is reported, not judged: there the rim's corners are the only
+    loss, and the engine stops the cylinder short of the closed form (docs/physics.md)."""
+    from sim.experiments.validation import Check
+
+    judged = [r for r in rows if r["arm_mm"] > 0]
+    for r in rows:
+        r["ratio"] = r["engine_mm"] / r["closed_mm"] if r["closed_mm"] > 0 else math.inf
+    ok = bool(judged) and all(abs(r["ratio"] - 1) <= tol for r in judged)
+    txt = "; ".join(f"{r['surface']} {r['v0_mps']:g} m/s: {r['engine_mm']:.0f} mm vs {r['closed_mm']:.0f} mm"
+                    + (f" (round roller {r['round_mm']:.0f} mm)" if r["round_mm"] else "") for r in rows)
+    return Check("run-out", "Rolling run-out against the closed form", ok,
+                 f"{txt} (allowed {tol:.0%} where the surface resists rolling)",
+                 "rimless wheel (McGeer 1990, Int. J. Robot. Res. 9(2) 62) with rolling resistance arm x normal force",
+                 {"rows": rows, "tolerance": tol}, ["runout.png"])
+
+
+# ---------------------------------------------------------------- coins flipped by people
+# Bartos et al. (2023), Fair coins tend to land on the same side they started: evidence from 350,757
+# flips (arXiv:2310.04153): 48 people flipped and caught coins; 0.508 landed the side up they started,
+# 95 % interval [0.506, 0.509].
+BARTOS_SAME_SIDE = (0.508, 0.506, 0.509)
+
+
+def flip_same_side(wobble_sd_deg: float, n: int, seed: int, inertia=(1.0, 1.0, 2.0)) -> tuple[float, float]:
+    """Same-side probability of a caught coin flipped the way the template flip model flips (spin about
+    a horizontal axis tilted out of the coin's plane by a normal draw of sd `wobble_sd_deg`): the
+    Diaconis-Holmes-Montgomery probability of each draw's angle between normal and angular momentum,
+    averaged over n draws (mean and its standard error). A thin disk's inertia is (1, 1, 2) x I."""
+    from sim.experiments.validation import dhm_same_side
+
+    rng = np.random.Generator(np.random.PCG64(seed))
+    w = np.radians(wobble_sd_deg) * rng.standard_normal(n)
+    lh = inertia[0] * np.cos(w)  # angular momentum across the coin and along its normal
+    ln = inertia[2] * np.sin(w)
+    psi = np.degrees(np.arctan2(np.abs(lh), np.abs(ln)))
+    p = np.array([dhm_same_side(float(x)) for x in psi])
+    return float(p.mean()), float(p.std(ddof=1) / math.sqrt(n))
+
+
+def check_coin_flips(ctx) -> Any:
+    """The casual thumb flip's spread of the spin axis (sim/specs/flip.py) against the people's flips."""
+    from sim.specs.flip import FLIP_SKILLS
+
+    n = ctx.size("coin_flips")
+    rows = [{"skill": s, "wobble_sd_deg": k.wobble_sd_deg, "n": n,
+             **dict(zip(("same_side", "se"), flip_same_side(k.wobble_sd_deg, n, ctx.seed)))} for s, k in FLIP_SKILLS.items()]
+    return judge_coin_flips(rows)
+
+
+def judge_coin_flips(rows: list[dict]) -> Any:
+    """Pass when the casual flip's same-side probability lies within Bartos et al.'s 95 % interval,
+    widened by two standard errors of its own average."""
+    from sim.experiments.validation import Check
+
+    p, lo, hi = BARTOS_SAME_SIDE
+    casual = next(r for r in rows if r["skill"] == "casual")
+    ok = lo - 2 * casual["se"] <= casual["same_side"] <= hi + 2 * casual["se"]
+    txt = ", ".join(f"{r['skill']} (wobble sd {r['wobble_sd_deg']:g} deg) {r['same_side']:.4f}" for r in rows)
+    return Check("coin-flips", "Flipped and caught coins: same side as people's flips", ok,
+                 f"{txt}; published {p} [{lo}, {hi}] (casual judged)",
+                 "Bartos et al. (2023), Fair coins tend to land on the same side they started, arXiv:2310.04153 "
+                 "(350,757 flips): 0.508; Diaconis, Holmes & Montgomery (2007) for each flip",
+                 {"rows": rows, "published": list(BARTOS_SAME_SIDE)})
