@@ -287,8 +287,9 @@ def check_runout(ctx) -> Any:
 
 def judge_runout(rows: list[dict], tol: float = RUNOUT_TOLERANCE) -> Any:
     """Pass when every run-out on the surface with rolling resistance is within `tol` (relative) of the
-    closed form. The table without any is reported, not judged: there the rim's corners are the only
-    loss, and the engine stops the cylinder short of the closed form (docs/physics.md)."""
+    closed form. The table without any is reported, not judged: there Bullet's rolling contact takes
+    energy of its own (like a resistance of ~0.01-0.02) and stops the cylinder short of the closed form
+    (docs/physics.md, "Rolling bodies")."""
     from sim.experiments.validation import Check
 
     judged = [r for r in rows if r["arm_mm"] > 0]
