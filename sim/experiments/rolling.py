@@ -287,9 +287,9 @@ def check_runout(ctx) -> Any:
 
 def judge_runout(rows: list[dict], tol: float = RUNOUT_TOLERANCE) -> Any:
     """Pass when every run-out on the surface with rolling resistance is within `tol` (relative) of the
-    closed form. The table without any is reported, not judged: there Bullet's rolling contact takes
-    energy of its own (like a resistance of ~0.01-0.02) and stops the cylinder short of the closed form
-    (docs/physics.md, "Rolling bodies")."""
+    closed form. The table without any is reported, not judged: there each landing of a rim side,
+    resolved in a step or two at the contact step, loses more than the ideal one, and the cylinder
+    stops at 60-70 % of the closed form (it converges to it at 15 kHz; docs/physics.md, "Rolling bodies")."""
     from sim.experiments.validation import Check
 
     judged = [r for r in rows if r["arm_mm"] > 0]
