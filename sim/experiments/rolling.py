@@ -111,7 +111,7 @@ SURFACE_RATIOS = (0.577, 0.8, 1.0, 1.25)  # height / diameter; published shares 
 SURFACE_DIAMETER_MM = 20.0
 
 
-def end_landings(surface: str, ratio: float, n: int, seed: int) -> dict:
+def end_landings(surface: str, ratio: float, n: int, seed: int, physics: dict | None = None) -> dict:
     """Free rolls (shot `roll`) of a sharp acrylic cylinder 20 mm across onto `surface`: how many rest on
     an end (axis within 60 deg of vertical); voids left out and counted. Returns the per-throw flags too,
     for paired comparisons (the same releases on every surface)."""
@@ -121,7 +121,7 @@ def end_landings(surface: str, ratio: float, n: int, seed: int) -> dict:
     from sim.specs.scenario import Scenario
 
     case = cylinder_case(SURFACE_DIAMETER_MM / 2, round(ratio * SURFACE_DIAMETER_MM, 4))
-    th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"],
+    th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"], physics=physics,
                                       overrides=dict(case.overrides) | {"shot.table_material": surface}))
     flags: list[int | None] = []
     for k in range(n):
@@ -142,6 +142,9 @@ def check_surface_ends(ctx) -> Any:
     n = ctx.size("surface_rolls")
     ratios = (1.0,) if ctx.quick else SURFACE_RATIOS
     rows = [end_landings(s, r, n, ctx.seed) for r in ratios for s in PUBLISHED_ENDS]
+    # the same h = d rolls (the first quarter) stepped 4x finer throughout: reported, not judged
+    fine = {"step_hz": 4 * 960.0, "coarse_step_hz": 4 * 960.0, "max_time_s": 20.0}
+    finer = [end_landings(s, 1.0, max(20, n // 4), ctx.seed, fine) for s in PUBLISHED_ENDS]
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.6, 3.5))
     for s, color in zip(PUBLISHED_ENDS, ("C0", "C1")):
@@ -152,7 +155,7 @@ def check_surface_ends(ctx) -> Any:
         ax.plot([1.0], [PUBLISHED_ENDS[s]], "*", color=color, ms=12, label=f"published, {s}")
     ax.set(xlabel="height / diameter", ylabel="P(rests on an end)", title="cylinders rolled onto glass")
     _save(plt, fig, ax, ctx.figure("surface_ends.png"))
-    return judge_surface_ends(rows)
+    return judge_surface_ends(rows, finer)
 
 
 def paired_difference(a: list, b: list) -> tuple[float, float, float]:
@@ -172,11 +175,12 @@ def paired_difference(a: list, b: list) -> tuple[float, float, float]:
     return e.value, e.lo, e.hi
 
 
-def judge_surface_ends(rows: list[dict]) -> Any:
-    """Pass when, at h = d, each pane's end share lies within half the published thick-thin gap of its
-    published share (the band that tells the two panes apart), and at every ratio the thick pane's share
+def judge_surface_ends(rows: list[dict], finer: list[dict] | None = None) -> Any:
+    """Pass when, at h = d, each pane's end share (its 95 % interval) comes within half the published
+    thick-thin gap of its published share (the band that tells the two panes apart), and at every ratio the thick pane's share
     is not below the thin one's (paired 95 % interval of the difference above 0 at h = d, not below 0
-    elsewhere)."""
+    elsewhere). `finer`, the h = d rolls stepped 4x finer, is reported, not judged: the end shares are
+    not converged in the step (docs/physics.md, "Rolling bodies")."""
     from sim.experiments.validation import Check
 
     tol = 0.5 * abs(PUBLISHED_ENDS["glass"] - PUBLISHED_ENDS["glass-thin"])
@@ -191,17 +195,21 @@ def judge_surface_ends(rows: list[dict]) -> Any:
         if ratio == 1.0:
             for r in (thick, thin):
                 r["published"] = PUBLISHED_ENDS[r["surface"]]
-                ok = ok and abs(r["p_end"] - r["published"]) <= tol
+                ok = ok and r["ci95"][0] - tol <= r["published"] <= r["ci95"][1] + tol
     at1 = [r for r in rows if r["ratio"] == 1.0]
     txt = ", ".join(f"{r['surface']} {r['p_end']:.3f} (published {PUBLISHED_ENDS[r['surface']]:.2f})" for r in at1)
     txt += "; thick - thin: " + ", ".join(f"h/d {d['ratio']:g}: {d['difference']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]"
                                            for d in diffs)
     slim = [{k: v for k, v in r.items() if k != "flags"} for r in rows]
+    fine = [{k: v for k, v in r.items() if k != "flags"} for r in finer or []]
+    if fine:
+        txt += "; NOT converged in the step: stepped 4x finer throughout, " + ", ".join(
+            f"{r['surface']} {r['p_end']:.3f} of {r['n'] - r['void']}" for r in fine) + " (reported, not judged)"
     return Check("surface-ends", "Cylinders ending on an end: thick against thin glass", ok,
-                 f"h = d: {txt} (allowed +-{tol:.2f} of each published share)",
+                 f"h = d: {txt} (the 95 % interval within +-{tol:.2f} of each published share)",
                  "Dice physics: the three-sided die (geocities.ws/dicephysics, 2002): h = d cylinders rolled "
                  "by machine end on an end 38 % on 15.50 mm glass, 24 % on 2.40 mm glass",
-                 {"rows": slim, "differences": diffs, "tolerance": tol}, ["surface_ends.png"])
+                 {"rows": slim, "differences": diffs, "tolerance": tol, "finer_step": fine}, ["surface_ends.png"])
 
 
 # ---------------------------------------------------------------- rolling run-out against a closed form

@@ -7,13 +7,14 @@ import math
 
 import pytest
 
+from sim.engine.settling import wilson_interval
 from sim.experiments import rolling as R
 
 
 def _ends(surface, ratio, flags):
     seen = [f for f in flags if f is not None]
     return {"surface": surface, "ratio": ratio, "n": len(flags), "void": len(flags) - len(seen), "end": sum(seen),
-            "p_end": sum(seen) / len(seen), "ci95": [0.0, 1.0], "flags": flags}
+            "p_end": sum(seen) / len(seen), "ci95": list(wilson_interval(sum(seen), len(seen))), "flags": flags}
 
 
 def _pair(p_thick, p_thin, n=1000, ratio=1.0):
@@ -29,6 +30,8 @@ def test_surface_ends_verdict():
     assert R.judge_surface_ends(_pair(0.24, 0.38)).passed is False  # the wrong direction
     assert R.judge_surface_ends(_pair(0.19, 0.15)).passed is False  # right direction, far below both
     assert R.judge_surface_ends(_pair(0.38, 0.36)).passed is False  # the panes not told apart
+    assert R.judge_surface_ends(_pair(0.50, 0.24)).passed is False  # the thick pane far above its share
+    assert R.judge_surface_ends(_pair(0.45, 0.24, n=150)).passed is True  # ... but not with 150 rolls
     other = _pair(0.30, 0.32, ratio=0.8)  # elsewhere a difference within noise is allowed ...
     assert R.judge_surface_ends(_pair(0.38, 0.24) + other).passed is True
     assert R.judge_surface_ends(_pair(0.38, 0.24) + _pair(0.10, 0.40, ratio=0.8)).passed is False  # ... not a reversal
