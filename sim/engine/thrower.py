@@ -250,7 +250,7 @@ class Thrower:
         self.objective: tuple[str, int] = ("hit", 0)  # what the aimed release maximises (set_objective)
         sc = scenario
         self.physics = Physics(sc.physics, sc.materials)
-        table_material = sc.board.table_material if sc.board else "wood"
+        table_material = sc.board.table_material if sc.board else sc.shots[0].table_material
         self.physics.add_table(table_material, board=sc.board)
         if sc.board is not None:
             self.physics.add_board(sc.board)

@@ -75,6 +75,8 @@ SIZES: dict[str, tuple[int, int]] = {
     "settle_roll": (80, 2000),
     "settle_board": (40, 2000),
     "tunnel_throws": (40, 400),
+    "surface_rolls": (150, 2000),
+    "coin_flips": (20000, 200000),
 }
 
 
@@ -811,6 +813,17 @@ CHECKS: dict[str, Callable[[Context], Check]] = {
     "tunnelling": check_tunnelling,
     "convergence": check_convergence,
 }
+
+
+def _rolling_checks() -> dict[str, Callable[[Context], Check]]:
+    """The checks of rolling and tumbling bodies against the world (sim/experiments/rolling.py)."""
+    from sim.experiments import rolling
+
+    return {"flat-landing": rolling.check_flat_landing, "surface-ends": rolling.check_surface_ends,
+            "run-out": rolling.check_runout, "coin-flips": rolling.check_coin_flips}
+
+
+CHECKS.update(_rolling_checks())
 
 
 def run_validation(out_dir: str, quick: bool = False, only: list[str] | None = None, progress=None) -> list[Check]:

@@ -117,7 +117,8 @@ def check_file(path: str | Path) -> tuple[str, Any]:
     return kind, spec
 
 
-MATERIAL_KEYS = {"die": ("material",), "board": ("material", "table_material"), "prop": ("material",)}
+MATERIAL_KEYS = {"die": ("material",), "board": ("material", "table_material"), "prop": ("material",),
+                 "shot": ("table_material",)}
 
 
 def _check_materials(kind: str, spec: Any, path: Path) -> None:

@@ -36,6 +36,13 @@ MAX_DIE_MM = 200.0  # no die is longer than this along any axis
 DIE_EXTENT_MM = (3.0, 100.0)  # its smallest and largest extent
 DIE_MASS_G = (0.1, 500.0)
 MAX_VERTICES = 100  # corners of a polyhedron die, and labels of its faces
+CYLINDER_FACETS = 24  # a cylinder is the prism of this regular polygon (its rim; the rules read it)
+# Bullet keeps at most four contact points of a face landing on a face, picked as the clipped polygon's
+# points come: on a cap of 6 to 48 sides they could all lie on one side of the centre, and a cap landing
+# flat and still was thrown sideways (up to 0.77 m/s from a 10 cm drop) and set spinning (up to 110
+# rad/s), at some yaws for every count. So the collision shape's end faces are squares (four points,
+# all held) inside the rim, chamfered by this much (docs/physics.md, "Rolling bodies").
+CYLINDER_CHAMFER_MM = 0.5
 FACE_COUNTS = {"d4": 4, "d6": 6, "cuboid": 6, "d8": 8, "d12": 12, "cylinder": 2}
 MIN_DIE_VOLUME_MM3 = 1.0  # a polyhedron must be a solid, not points in a plane or on a line
 
@@ -168,9 +175,9 @@ class DieSpec(Spec):
             v = k * np.array(pts, float)
         elif s == "cylinder":
             r, h = self.radius_mm * MM, self.height_mm * MM / 2
-            t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+            t = np.linspace(0, 2 * math.pi, CYLINDER_FACETS, endpoint=False)
             ring = np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
-            v = np.vstack([np.c_[ring, np.full(24, h)], np.c_[ring, np.full(24, -h)]])
+            v = np.vstack([np.c_[ring, np.full(CYLINDER_FACETS, h)], np.c_[ring, np.full(CYLINDER_FACETS, -h)]])
         else:
             v = np.array(self.vertices_mm, float) * MM
             v = v - _polyhedron_centroid(v)
@@ -243,17 +250,28 @@ class DieSpec(Spec):
         """Points whose convex hull is the (optionally rounded) collision shape: the sharp shape inset by
         the edge radius, with a small sphere of that radius at every inset corner."""
         r = self.edge_radius_mm * MM
-        v = self.vertices_m
+        v = self._cylinder_corners() if self.shape == "cylinder" else self.vertices_m
         if r <= 0:
             return v
         g = _sphere_points(r)
-        return np.vstack([p + g for p in self._inset_vertices(r)])
+        return np.vstack([p + g for p in self._inset_vertices(r, v)])
 
-    def _inset_vertices(self, r: float) -> np.ndarray:
+    def _cylinder_corners(self) -> np.ndarray:
+        """A cylinder's collision corners: its rim polygon at both ends of a chamfer of
+        CYLINDER_CHAMFER_MM (at most a quarter of the half height, an eighth of the radius), and each end
+        face a square inside it, so that a flat landing's four contact points surround the centre."""
+        rad, hh = self.radius_mm * MM, self.height_mm * MM / 2
+        c = min(CYLINDER_CHAMFER_MM * MM, hh / 4, rad / 8)
+        rim = self.vertices_m * np.array([1.0, 1.0, (hh - c) / hh])
+        t = math.pi / 4 + np.arange(4) * math.pi / 2
+        square = np.stack([(rad - c) * np.cos(t), (rad - c) * np.sin(t)], axis=1)
+        return np.vstack([rim, np.c_[square, np.full(4, hh)], np.c_[square, np.full(4, -hh)]])
+
+    def _inset_vertices(self, r: float, corners: np.ndarray | None = None) -> np.ndarray:
         """Vertices of the shape with every face moved inwards by r. A regular solid has all its faces
         at the inradius, so a uniform scale does it; a cuboid and a cylinder are inset per axis (a
         uniform scale by the smallest half extent would shrink their long sides too much)."""
-        v = self.vertices_m
+        v = self.vertices_m if corners is None else corners
         if self.shape == "cuboid":
             half = np.abs(v).max(axis=0)
             return v * (half - r) / half

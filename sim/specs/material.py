@@ -30,6 +30,10 @@ class PairSpec(Spec):
     friction: float = Field(gt=0, le=2.0)
     restitution: float = Field(ge=0, le=1.0)
     contact_damping: float = Field(default=0.0, ge=0, le=1.0)  # die velocity damping while touching
+    # rolling resistance as its lever arm (mm): a body rolling on the surface feels a torque of this
+    # times the normal force against its rolling (the coefficient of rolling resistance times the rolling
+    # radius); 0: none. Set on the static surface as Bullet's rolling friction (`Physics.finalize_materials`)
+    rolling_resistance_mm: float = Field(default=0.0, ge=0, le=5.0)
 
 
 class MaterialTable(Spec):

@@ -52,7 +52,7 @@ def _check_material_pairs(sc: Scenario, template_specs: list) -> None:
     if board is not None:
         users += [(board.material, board.source, "material"), (board.table_material, board.source, "table_material")]
     else:
-        users.append(("wood", "<table>", "material"))
+        users.append((sc.shots[0].table_material, sc.shots[0].source, "table_material"))
     users += [(p.material, p.source, "material") for p in sc.props]
     moving = {m for m, _, _ in users[: len(sc.dice) + len(template_specs)]}
     for m, where, fld in users:

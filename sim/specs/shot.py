@@ -138,6 +138,8 @@ class ShotSpec(Spec):
     estimated: bool = True
     notes: str = ""
     board: bool = True  # False: the open table only (free rolls)
+    # the surface a shot without a board is thrown onto (with a board, the board file names its table)
+    table_material: str = Field(default="wood", min_length=1, max_length=200)
     release: ReleaseProfile
     limits: ReleaseLimits = ReleaseLimits()  # what the body allows (docs/shots-and-props.md)
     noise: NoiseMultipliers = NoiseMultipliers()

@@ -225,6 +225,7 @@ class Physics:
         for name in list(self._ids):
             m = self._material_of[name]
             self.set_surface(name, cf.get(m, 1.0), ce.get(m, 1.0))
+        self._set_rolling_resistance(cf)
         # contact damping of each die against each body (applied by `set_damping` during a throw)
         self._damping: dict[tuple[str, str], float] = {}
         for d in (n for n in self._ids if n.startswith("die")):
@@ -241,6 +242,26 @@ class Physics:
                 diskcache.store("rebound", self._rebound_key(cache_key), {n: list(v) for n, v in self.rebound.items()},
                                 "calibrated restitution per surface and the mean rebound it gave; safe to delete")
         return self.material_error
+
+    def _set_rolling_resistance(self, friction_factors: dict[str, float]) -> None:
+        """Each static solid's rolling resistance against the first die's material, as Bullet's rolling
+        friction of the surface. Bullet limits the rolling torque of a contact to (rolling_a x friction_b +
+        rolling_b x friction_a) x the normal force; a die's own rolling friction is 0, so the surface's is
+        the pair's lever arm over the die's friction factor. Pairs without rolling resistance leave
+        Bullet's rolling friction off (the engine as it was)."""
+        self.rolling_resistance: dict[str, float] = {}  # surface -> lever arm (m) against the first die
+        dice = [n for n in self._ids if n in self._die_specs]
+        if not dice:
+            return
+        die_material = self._die_specs[dice[0]].material
+        for name in self._parts:
+            pair = self.materials.pair(die_material, self._material_of[name])
+            if pair is None or pair.rolling_resistance_mm <= 0.0:
+                continue
+            arm = pair.rolling_resistance_mm * 1e-3
+            for b in self._bodies(name):
+                self.client.changeDynamics(b, -1, rollingFriction=arm / friction_factors.get(die_material, 1.0))
+            self.rolling_resistance[name] = arm
 
     def _rebound_key(self, cache_key: Any) -> list:
         dice = [n for n in self._ids if n in self._die_specs]

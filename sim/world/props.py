@@ -258,7 +258,7 @@ def prop_footprints(scenario) -> list[tuple[str, str, Any]]:
         return []
     ph = Physics(scenario.physics, scenario.materials)
     try:
-        ph.add_table(scenario.board.table_material if scenario.board is not None else "wood")  # the cup needs one
+        ph.add_table(scenario.board.table_material if scenario.board is not None else scenario.shots[0].table_material)  # the cup needs one
         world = build_props(ph, scenario)
         out = []
         for pp in world.props.values():

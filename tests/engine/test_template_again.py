@@ -39,10 +39,10 @@ def test_template_already_on_the_board_is_left_or_flipped_again():
 
 
 def test_two_flipped_templates_of_a_throw_share_one_board():
-    board, layer = _board_after_prepare([{"name": "fireball", "flip": True}, {"name": "weak-point", "flip": True}])
+    board, layer = _board_after_prepare([{"name": "fireball", "flip": True}, {"name": "weak-point", "flip": True}], seed=9)
     assert [r.id for r in layer.last_flips] == ["fireball", "weak-point"]
-    # seed 1, throw 0: the weak point lands on the fireball (2 mm higher), where separate worlds had
-    # put it inside it
+    # seed 9, throw 0: the weak point lands on the fireball (2 mm higher); flipped in separate worlds
+    # two templates can end inside each other (tests/world/test_flip_collisions.py)
     z = {i: p[2] for i, p in board}
     assert set(z) == {"fireball", "weak-point"}
     assert z["weak-point"] > z["fireball"] + 1e-3

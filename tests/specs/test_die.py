@@ -86,3 +86,17 @@ def test_the_known_face_counts_validation_uses_are_the_hulls_face_counts(shape, 
     assert len(d._faces_raw()) == FACE_COUNTS[shape]
     with pytest.raises(SpecError, match="faces"):
         die(shape, FACE_COUNTS[shape] + 1, **kw)
+
+
+@pytest.mark.parametrize("height_mm", [4.0, 20.0])
+def test_a_cylinders_collision_ends_are_squares_inside_its_rim(height_mm):
+    """Bullet holds four points of a face landing flat: the collision shape's ends are squares (all four
+    held) inside the 24-sided rim, which stays the die's outline (faces, footprint, extents)."""
+    d = die("cylinder", 2, radius_mm=10, height_mm=height_mm)
+    pts = d.collision_points_m
+    top = pts[np.isclose(pts[:, 2], pts[:, 2].max())]
+    assert len(top) == 4
+    assert np.allclose(np.hypot(top[:, 0], top[:, 1]), (10 - min(0.5, height_mm / 8)) * 1e-3)
+    assert np.hypot(pts[:, 0], pts[:, 1]).max() == pytest.approx(10e-3)
+    assert pts[:, 2].max() == pytest.approx(height_mm / 2 * 1e-3)
+    assert len(d.face_geometry[0].corners) == 24 and d.max_extent_mm == pytest.approx(max(20.0, height_mm))

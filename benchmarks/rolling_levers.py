@@ -1,0 +1,305 @@
+"""Which model lever moves how rolling bodies end up: the end-landing share of an h = d cylinder and
+the run-out of a d8, free rolls (shot `roll`) on the open table, one lever changed at a time.
+
+    python benchmarks/rolling_levers.py --n 1000 --d8 400 --out results/rolling-levers
+
+Levers: the number of rim facets of the cylinder (a prism of N sides, built as a polyhedron die), the
+die's rolling and spinning friction (Bullet's torque limits, off by default), the table's restitution
+(the flat-drop rebound the material table states), Bullet's restitution velocity threshold (impacts
+slower than it get no restitution), the contact damping knob, soft contact (the table's stiffness and
+damping in N/m and N s/m, the flat rebound calibrated again), and the solver's contact ERP and CFM.
+Besides the table of levers it measures how Bullet's restitution acts at an edge impact against a
+face impact (`--impacts`): the normal speed of the impacting point after / before.
+
+End share: the cylinder rests with its axis within 60 deg of vertical (Wilson 95 % interval, voids
+left out and counted). Run-out: horizontal distance from the d8's first touch of the table to where it
+rests (mean with its 95 % t interval). Throws (seed, 0..n-1) of one seed: every setting throws the
+same releases (common random numbers). Writes levers.json and levers.md into --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim.engine.settling import DENSITY_G_MM3, cylinder_case
+from sim.engine.worlds import build_thrower
+from sim.experiments.statistics import mean_interval, wilson
+from sim.files import write_atomic
+from sim.specs.die import quat_to_matrix
+from sim.specs.scenario import Scenario
+from sim.vectors import dot, matmul
+
+SEED = 20260126
+CYL_RADIUS_MM = 10.0  # the h = d cylinder: 20 mm across, 20 mm high, acrylic
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One lever setting: how the world differs from the default one."""
+
+    lever: str
+    value: str
+    facets: int = 24  # rim facets of the cylinder (24: the built-in cylinder itself)
+    overrides: dict = field(default_factory=dict)  # scenario overrides (physics.*)
+    materials: dict = field(default_factory=dict)  # plastic-wood pair fields changed
+    poke: dict = field(default_factory=dict)  # engine settings applied after the world is built
+    d8: bool = True  # whether the lever can move a d8 at all
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("default", "-"),
+    Setting("rim facets", "12", facets=12, d8=False),
+    Setting("rim facets", "48", facets=48, d8=False),
+    Setting("rim facets", "8", facets=8, d8=False),
+    Setting("rolling friction (m)", "2e-5", poke={"rolling": 2e-5}),
+    Setting("rolling friction (m)", "1e-4", poke={"rolling": 1e-4}),
+    Setting("rolling friction (m)", "5e-4", poke={"rolling": 5e-4}),
+    Setting("spinning friction (m)", "1e-4", poke={"spinning": 1e-4}),
+    Setting("table rebound", "0.3", materials={"restitution": 0.3}),
+    Setting("table rebound", "0.7", materials={"restitution": 0.7}),
+    Setting("table rebound", "0.85", materials={"restitution": 0.85}),
+    Setting("restitution threshold (m/s)", "0.02", poke={"threshold": 0.02}),
+    Setting("restitution threshold (m/s)", "0.5", poke={"threshold": 0.5}),
+    Setting("contact damping", "0", materials={"contact_damping": 0.0}),
+    Setting("contact damping", "0.9", materials={"contact_damping": 0.9}),
+    Setting("table stiffness (N/m)", "3e3", poke={"stiffness": 3e3}),
+    Setting("table stiffness (N/m)", "3e4", poke={"stiffness": 3e4}),
+    Setting("contact ERP", "0.05", poke={"contact_erp": 0.05}),
+    Setting("contact ERP", "0.8", poke={"contact_erp": 0.8}),
+    Setting("global CFM", "1e-3", poke={"cfm": 1e-3}),
+)
+
+
+def faceted_cylinder(radius_mm: float, height_mm: float, facets: int) -> dict:
+    """Overrides turning the d6 file into a sharp cylinder whose rim is a prism of `facets` sides (a
+    polyhedron die: two caps and `facets` side faces; 24 is the built-in cylinder's own polygon)."""
+    t = np.linspace(0.0, 2 * math.pi, facets, endpoint=False)
+    ring = [(radius_mm * math.cos(a), radius_mm * math.sin(a)) for a in t]
+    verts = [(x, y, z) for z in (height_mm / 2, -height_mm / 2) for x, y in ring]
+    area = 0.5 * facets * radius_mm * radius_mm * math.sin(2 * math.pi / facets)
+    return {"die.shape": "polyhedron", "die.size_mm": None, "die.vertices_mm": verts, "die.edge_radius_mm": 0.0,
+            "die.mass_g": round(area * height_mm * DENSITY_G_MM3, 3),
+            "die.faces": ["cap"] * 2 + ["side"] * facets, "die.icon_labels": []}
+
+
+def _materials_file(changes: dict, out_dir: str) -> str:
+    """A copy of the default material table with the plastic-wood pair's fields changed."""
+    if not changes:
+        return "default"
+    import tomllib
+
+    from sim.specs.datafiles import resolve
+
+    with open(resolve("material", "default"), "rb") as fh:
+        data = tomllib.load(fh)
+    for p in data["pairs"]:
+        if {p["a"], p["b"]} == {"plastic", "wood"}:
+            p.update(changes)
+    lines = [f"name = {json.dumps(data['name'])}", f"estimated = {str(data['estimated']).lower()}",
+             f"materials = {json.dumps(data['materials'])}", ""]
+    for p in data["pairs"]:
+        lines.append("[[pairs]]")
+        lines += [f"{k} = {json.dumps(v)}" for k, v in p.items()]
+        lines.append("")
+    tag = "-".join(f"{k}{v:g}" for k, v in sorted(changes.items()))
+    path = os.path.join(out_dir, f"materials-{tag}.toml")
+    write_atomic(path, "\n".join(lines))
+    return path
+
+
+def _apply(th, poke: dict) -> None:
+    """Engine settings the scenario files cannot state, set on the built world; a change of contact
+    model calibrates the flat-drop rebound again, so the table still rebounds a flat drop as stated."""
+    ph = th.physics
+    c = ph.client
+    die = ph.body("die:0")
+    table_friction = ph.surface("table")[0]
+    if "rolling" in poke:  # Bullet combines a_rolling x b_friction + b_rolling x a_friction
+        c.changeDynamics(die, -1, rollingFriction=poke["rolling"] / table_friction)
+    if "spinning" in poke:
+        c.changeDynamics(die, -1, spinningFriction=poke["spinning"] / table_friction)
+    if "threshold" in poke:
+        c.setPhysicsEngineParameter(restitutionVelocityThreshold=poke["threshold"])
+    if "contact_erp" in poke:
+        c.setPhysicsEngineParameter(contactERP=poke["contact_erp"])
+    if "cfm" in poke:
+        c.setPhysicsEngineParameter(globalCFM=poke["cfm"])
+    if "stiffness" in poke:
+        k = poke["stiffness"]
+        for b in ph._bodies("table"):
+            c.changeDynamics(b, -1, contactStiffness=k, contactDamping=0.02 * math.sqrt(k))
+    if poke.keys() & {"threshold", "contact_erp", "cfm", "stiffness"}:
+        ph._calibrate_rebounds()
+
+
+def _thrower(die: str, overrides: dict, s: Setting, out_dir: str):
+    # a world of its own (the per-thread world cache would carry one setting's engine changes into the next)
+    th = build_thrower(Scenario.build(dice=[die], shots=["roll"], overrides=overrides | s.overrides,
+                                      materials=_materials_file(s.materials, out_dir)))
+    _apply(th, s.poke)
+    return th
+
+
+def end_share(s: Setting, n: int, seed: int, out_dir: str) -> dict:
+    """How often the h = d cylinder rests on an end (cap down or up)."""
+    h = 2 * CYL_RADIUS_MM
+    if s.facets == 24:
+        case = cylinder_case(CYL_RADIUS_MM, h)
+        th = _thrower(case.base, dict(case.overrides), s, out_dir)
+    else:
+        th = _thrower("d6", faceted_cylinder(CYL_RADIUS_MM, h, s.facets), s, out_dir)
+    end = void = 0
+    for k in range(n):
+        o = th.throw(seed, k).outcome
+        if o.result == "void":
+            void += 1
+            continue
+        end += int(abs(quat_to_matrix(o.orientation_xyzw)[2, 2]) > 0.5)
+    th.physics.close()
+    r = wilson(end, n - void)
+    return {"end": end, "n": n - void, "void": void, "share": r.rate, "lo": r.lo, "hi": r.hi,
+            "rebound": th.physics.rebound.get("table", (None, None))[1]}
+
+
+def run_out(s: Setting, n: int, seed: int, out_dir: str) -> dict:
+    """Horizontal distance (mm) from the d8's first touch of the table to its rest."""
+    th = _thrower("d8", {}, s, out_dir)
+    dist = []
+    void = 0
+    for k in range(n):
+        res = th.throw(seed, k)
+        o = res.outcome
+        first = next((e for e in res.trace.events if e.other == "table"), None)
+        if o.result == "void" or first is None:
+            void += 1
+            continue
+        dist.append(math.hypot(o.position_mm[0] - 1e3 * first.point_m[0], o.position_mm[1] - 1e3 * first.point_m[1]))
+    th.physics.close()
+    e = mean_interval(dist)
+    return {"n": len(dist), "void": void, "mean_mm": e.value, "lo": e.lo, "hi": e.hi,
+            "median_mm": float(np.median(dist)) if dist else math.nan}
+
+
+# ---------------------------------------------------------------- edge against face impacts
+IMPACT_TILTS_DEG = (0.0, 10.0, 30.0, 60.0, 90.0)
+
+
+def impact_response(facets: int = 24, tilts_deg=IMPACT_TILTS_DEG, phases: int = 8, yaws: int = 3) -> list[dict]:
+    """Drop the h = d cylinder (`facets` rim facets) from 10 cm, not spinning, its axis tilted from
+    vertical by each angle (0: flat on its end, a face impact; 10-60: one rim corner first, an edge
+    impact; 90: on its side), on the default table as calibrated, at spread step phases and yaws. Read
+    right after the step that met the table: the normal speed of the body point that struck, after /
+    before (what Bullet's restitution sets per contact point), the centre's upward speed / impact speed,
+    and the sideways speed (m/s) and spin (rad/s) the impact gave a body that fell straight and still."""
+    from sim.world.physics import GRAVITY
+
+    th = build_thrower(Scenario.build(dice=["d6"], shots=["roll"],
+                                      overrides=faceted_cylinder(CYL_RADIUS_MM, 2 * CYL_RADIUS_MM, facets)))
+    ph = th.physics
+    pts = th.scenario.dice[0].collision_points_m
+    hz = ph.settings.step_hz
+    v0 = math.sqrt(2 * GRAVITY * 0.10)
+    rows = []
+    for tilt in tilts_deg:
+        point, centre, side, spin = [], [], [], []
+        for j in range(yaws):
+            yaw = math.pi / facets * j / yaws  # within one facet's half-angle: every relative pose
+            for i in range(phases):
+                q = _tilt_yaw(math.radians(tilt), yaw)
+                rot = quat_to_matrix(q)
+                world = matmul(pts, rot.T)
+                k = int(np.argmin(world[:, 2]))
+                corner_body = pts[k]
+                gap = 0.003 + (i + 0.5) / phases * v0 / hz
+                ph.set_state("die:0", (0.0, 0.0, gap - world[k, 2]), q, (0.0, 0.0, -v0), (0.0, 0.0, 0.0))
+                for _ in range(int(gap / v0 * hz) + 3):
+                    ph.tick()
+                    if ph.contacts("die:0"):
+                        break
+                v, w = ph.die_velocity("die:0")
+                _, q_now = ph.die_pose("die:0")
+                arm = matmul(quat_to_matrix(q_now), corner_body)
+                point.append((v[2] + w[0] * arm[1] - w[1] * arm[0]) / v0)
+                centre.append(v[2] / v0)
+                side.append(math.hypot(v[0], v[1]))
+                spin.append(float(math.sqrt(dot(w, w))))
+        rows.append({"facets": facets, "tilt_deg": tilt, "point_rebound": float(np.mean(point)),
+                     "point_rebound_sd": float(np.std(point, ddof=1)), "centre_rebound": float(np.mean(centre)),
+                     "side_mps": float(np.mean(side)), "spin_radps": float(np.mean(spin)), "drops": len(point)})
+    ph.close()
+    return rows
+
+
+def _tilt_yaw(tilt: float, yaw: float) -> tuple[float, float, float, float]:
+    """xyzw quaternion: turn by `yaw` about the body axis, then tilt by `tilt` about world x."""
+    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
+    ct, st = math.cos(tilt / 2), math.sin(tilt / 2)
+    # q_tilt (x axis) * q_yaw (z axis)
+    return (st * cy, -st * sy, ct * sy, ct * cy)
+
+
+def markdown(rows: list[dict]) -> str:
+    """The lever table (docs/physics.md)."""
+    out = ["| lever | value | end share (h = d cylinder) | 95 % | d8 run-out mean (mm) | 95 % |",
+           "|---|---|---|---|---|---|"]
+    for r in rows:
+        e, d = r["end"], r.get("d8")
+        d8 = (f"{d['mean_mm']:.0f} | [{d['lo']:.0f}, {d['hi']:.0f}]" if d else "- | -")
+        out.append(f"| {r['lever']} | {r['value']} | {e['share']:.3f} | [{e['lo']:.3f}, {e['hi']:.3f}] | {d8} |")
+    return "\n".join(out) + "\n"
+
+
+def impact_markdown(rows: list[dict]) -> str:
+    """The impact table (docs/physics.md)."""
+    out = ["| rim facets | tilt (deg) | struck point's rebound (sd) | centre's rebound | sideways kick (m/s) | spin (rad/s) |",
+           "|---|---|---|---|---|---|"]
+    out += [f"| {r['facets']} | {r['tilt_deg']:g} | {r['point_rebound']:.3f} ({r['point_rebound_sd']:.3f}) | "
+            f"{r['centre_rebound']:.3f} | {r['side_mps']:.3f} | {r['spin_radps']:.1f} |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=1000, help="cylinder rolls per setting")
+    p.add_argument("--d8", type=int, default=400, help="d8 rolls per setting (0: skip the run-out)")
+    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--only", default="", help="comma-separated levers to run (default: all)")
+    p.add_argument("--impacts", action="store_true", help="also measure edge against face impacts")
+    p.add_argument("--out", default="results/rolling-levers")
+    a = p.parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    wanted = {w.strip() for w in a.only.split(",") if w.strip()}
+    settings = [s for s in SETTINGS if not wanted or s.lever in wanted or s.lever == "default"]
+    rows: list[dict[str, Any]] = []
+    t0 = time.process_time()
+    for i, s in enumerate(settings, 1):
+        row: dict[str, Any] = {"lever": s.lever, "value": s.value, "end": end_share(s, a.n, a.seed, a.out)}
+        if a.d8 and s.d8:
+            row["d8"] = run_out(s, a.d8, a.seed, a.out)
+        rows.append(row)
+        e = row["end"]
+        print(f"[{i}/{len(settings)}] {s.lever} = {s.value}: end {e['share']:.3f} [{e['lo']:.3f}, {e['hi']:.3f}]"
+              + (f", d8 run-out {row['d8']['mean_mm']:.0f} mm" if "d8" in row else "")
+              + f" ({time.process_time() - t0:.0f} s CPU)", file=sys.stderr, flush=True)
+    out: dict[str, Any] = {"seed": a.seed, "n": a.n, "d8_n": a.d8, "rows": rows}
+    if a.impacts:
+        out["impacts"] = [r for f in (12, 24, 48) for r in impact_response(f)]
+    write_atomic(os.path.join(a.out, "levers.json"), json.dumps(out, indent=1))
+    write_atomic(os.path.join(a.out, "levers.md"), markdown(rows) + ("\n" + impact_markdown(out["impacts"]) if a.impacts else ""))
+    print(markdown(rows))
+    if a.impacts:
+        print(impact_markdown(out["impacts"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
