@@ -66,14 +66,11 @@ def test_five_stacked_templates_never_interpenetrate():
             assert d is None or d > -TOL_M, (seed, pair, d)
 
 
-@pytest.mark.xfail(strict=True, reason="two Explosion pieces flipped onto a laid Fireball end more than 0.3 mm inside each "
-                   "other in about one flip in four (5 of seeds 0-23 with the wobble of before, 6 with today's; "
-                   "seed 2: 1.2 mm; docs/templates.md)")
 def test_explosion_pieces_and_a_laid_template_do_not_interpenetrate():
     explosion = load_template("explosion")
     pos, q = flat_pose(FIREBALL, 0, 0, 0, BOARD.thickness_m)
     laid = PlacedTemplate("fireball", FIREBALL, pos, q)
-    for seed in (1, 2):
+    for seed in (1, 2, 23):  # seeds 0-23: at most 0.05 mm (before every pose was read back after every landing: 1.4 mm)
         s = flip_onto(BOARD, [FlipRequest(f"explosion-{k + 1}", explosion, k, "expert") for k in range(2)], seed, laid=[laid])
         assert s.placed[0].id == "fireball"
         for pair, d in _separations(s.placed).items():
