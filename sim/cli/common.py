@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the specs are imported by the commands that build a scenari
 
 EXIT_BAD_INPUT = 2
 EXIT_FAULT = 1
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT); another stop signal gives 128 + its number
 
 
 MAX_SEED = 2**63 - 1  # seeds and throw indices are stored as 64-bit integers

@@ -54,7 +54,7 @@ def runner_faults(call: Callable[[], T]) -> T | int:
         return call()
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED - signal.SIGINT + exc.signum
     except ChunkFailed as exc:
         print(f"dfsim: {exc}", file=sys.stderr)
         return EXIT_FAULT

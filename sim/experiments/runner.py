@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from sim.errors import SpecError
+from sim.errors import SpecError, signal_name, stop_signal
 from sim.experiments.executor import (
     ChunkFailed,
     ChunkTask,
@@ -59,14 +59,17 @@ MAX_NOTES = 20  # repair lines printed; the rest are counted (dfsim doctor lists
 
 
 class Interrupted(Exception):
-    """The run was stopped (Ctrl-C) with finished chunks kept on disk."""
+    """The run was stopped (Ctrl-C, or a stop signal such as SIGTERM: `signum`) with finished chunks
+    kept on disk."""
 
-    def __init__(self, out: Path, chunks: int, throws: int) -> None:
+    def __init__(self, out: Path, chunks: int, throws: int, signum: int = 2) -> None:
+        how = "interrupted" if signum == 2 else f"stopped by {signal_name(signum)}"
         super().__init__(
-            f"interrupted: kept {chunks} finished chunks ({throws} throws) in {out}; "
+            f"{how}: kept {chunks} finished chunks ({throws} throws) in {out}; "
             "run the same command again to resume"
         )
         self.out = out
+        self.signum = signum
 
 
 def chunk_bounds(throws: int, max_throws: int, size: int) -> list[tuple[int, int]]:
@@ -345,21 +348,28 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
                     run_throws += table.num_rows
                 if plan_c.planned_throws != was:
                     bar.set_total(sum(p.planned_throws for p in plans))
-    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        notes.close()
+        return _finish(exp, store, out, plans, figures, run_throws, t0, notes, quiet)
+    except KeyboardInterrupt as exc:  # Ctrl-C or a stop signal, in any phase: the folder says so
         _best_effort(lambda: store.write_manifest(exp, "interrupted"))
         if bar is not None:
             bar.close()
         notes.close()
         n_chunks = len(store.recorded_chunks())
-        raise Interrupted(out, n_chunks, sum(p.throws_done for p in plans)) from None
+        raise Interrupted(out, n_chunks, sum(p.throws_done for p in plans), stop_signal(exc)) from None
     except BaseException:
         _best_effort(lambda: store.write_manifest(exp, "failed"))
         raise
     finally:
         if bar is not None:
             bar.close()
-    notes.close()
 
+
+def _finish(exp: Experiment | FightExperiment, store: Store, out: Path, plans: list[_CellPlan], figures: bool,
+            run_throws: int, t0: float, notes: _Notes, quiet: bool) -> Results:
+    """After the last chunk: the records, summary, figures and reports, then the manifest "complete"."""
     # speculative chunks past a stopping point are not part of the records
     for c, p in enumerate(plans):
         for j in [j for j in p.done if j > p.limit]:

@@ -148,7 +148,7 @@ def _env(**extra: str) -> dict:
 DRIVER = [sys.executable, "-c", "import sys, integrity_engine; integrity_engine.main(sys.argv[1:])"]
 
 
-def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
+def test_sigterm_stops_a_run_like_ctrl_c_with_the_status_of_sigterm(tmp_path):
     (tmp_path / "promise.toml").write_text(TOML)
     out = tmp_path / "out"
     p = subprocess.Popen([*DRIVER, "run", str(tmp_path / "promise.toml"), "--out", str(out), "--quiet",
@@ -162,8 +162,35 @@ def test_sigterm_stops_a_run_like_ctrl_c(tmp_path):
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=60)
     lines = [ln for ln in err.strip().splitlines() if ln.strip()]
-    assert p.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0], err
+    assert p.returncode == 128 + signal.SIGTERM and len(lines) == 1, (p.returncode, err)
+    assert lines[0].startswith("stopped by SIGTERM: kept ") and "resume" in lines[0], err
     assert json.loads((out / "manifest.json").read_text())["state"] == "interrupted"
+
+
+@pytest.mark.parametrize("phase", ["draw_figures", "rewrite_report_html"])
+def test_a_stop_after_the_last_chunk_leaves_the_manifest_interrupted(tmp_path, monkeypatch, capsys, phase):
+    """The phases after the bar (figures, report.html) are part of the run: stopped there, the folder
+    says "interrupted" (not "running"), one line, and SIGTERM's status; Ctrl-C's stays 130."""
+    from sim.cli.main import main
+    from sim.errors import Stopped
+    from sim.experiments import figures
+    from sim.viewer import report_html
+
+    engine.patch_runner(monkeypatch.setattr)
+    monkeypatch.setenv("DFSIM_FAKE_INLINE", "1")
+    (tmp_path / "promise.toml").write_text(TOML)
+    for signum, status in ((signal.SIGTERM, 143), (signal.SIGINT, 130)):
+        out = tmp_path / f"out{signum}"
+
+        def stop(*a, signum=signum, **kw):
+            raise Stopped(signum) if signum != signal.SIGINT else KeyboardInterrupt
+
+        monkeypatch.setattr(figures if phase == "draw_figures" else report_html, phase, stop)
+        argv = ["run", str(tmp_path / "promise.toml"), "--out", str(out), "--quiet"]
+        assert main(argv) == status
+        err = [ln for ln in capsys.readouterr().err.strip().splitlines() if ln.strip()]
+        assert len(err) == 1 and err[0].startswith("stopped by SIGTERM" if status == 143 else "interrupted"), err
+        assert json.loads((out / "manifest.json").read_text())["state"] == "interrupted"
 
 
 def test_a_fault_while_writing_report_html_fails_the_run_and_the_rerun_writes_it(tmp_path, monkeypatch, capsys):
