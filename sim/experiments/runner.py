@@ -53,7 +53,15 @@ from sim.experiments.progress import RunProgress
 from sim.experiments.scheduler import scheduler_address
 from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
-from sim.experiments.store import FIGURE_DIR, FIGURE_HASHES, STRAY_CHUNK, Store, figure_hashes
+from sim.experiments.store import (
+    FIGURE_DIR,
+    FIGURE_HASHES,
+    REPORT_HASHES,
+    STRAY_CHUNK,
+    Store,
+    figure_hashes,
+    report_hashes,
+)
 
 MAX_NOTES = 20  # repair lines printed; the rest are counted (dfsim doctor lists them all)
 
@@ -398,7 +406,8 @@ def _finish(exp: Experiment | FightExperiment, store: Store, out: Path, plans: l
         {"throws": summary["total_throws"], "elapsed_s": round(elapsed, 3),
          "throws_run": run_throws, "throws_per_s": round(run_throws / elapsed, 2) if run_throws else None,
          "records_sha256": store.records_sha256,
-         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs)},
+         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs),
+         REPORT_HASHES: report_hashes(store.root)},
     )
     return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_throws,
                    repairs=notes.items)
@@ -418,7 +427,8 @@ def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool,
         {"fights": summary["total_fights"], "elapsed_s": round(elapsed, 3),
          "fights_run": run_fights, "fights_per_s": round(run_fights / elapsed, 2) if run_fights else None,
          "records_sha256": store.records_sha256,
-         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs)},
+         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs),
+         REPORT_HASHES: report_hashes(store.root)},
     )
     return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_fights,
                    repairs=repairs)

@@ -112,8 +112,26 @@ def _edited_chunk(out: Path) -> None:
     shutil.copyfile(_chunk(out, "c0000-k000000"), _chunk(out, "c0000-k000001"))
 
 
+def _report_a_link(out: Path) -> None:
+    (out.parent / "mine.html").write_text("<p>my page</p>")
+    (out / "report.html").unlink(missing_ok=True)
+    (out / "report.html").symlink_to(out.parent / "mine.html")
+
+
+def _report_a_folder(out: Path) -> None:
+    (out / "report.html").unlink(missing_ok=True)
+    (out / "report.html").mkdir()
+
+
+def _figure_a_link(out: Path) -> None:
+    (out / "figures").mkdir(exist_ok=True)
+    (out.parent / "photo.png").write_bytes(b"\x89PNG mine")
+    (out / "figures" / "landing.png").unlink(missing_ok=True)
+    (out / "figures" / "landing.png").symlink_to(out.parent / "photo.png")
+
+
 REFUSED: list[Callable[[Path], None]] = [_lock_folder, _lock_link, _figures_link, _chunks_a_file, _chunk_a_folder,
-                                         _chunk_a_link]
+                                         _chunk_a_link, _report_a_link, _report_a_folder, _figure_a_link]
 REPAIRED: list[Callable[[Path], None]] = [_stray_chunks, _edited_chunk]
 
 
@@ -136,6 +154,85 @@ def test_doctor_says_the_rerun_repairs_and_then_the_folder_is_healthy(copy, refe
     pd.testing.assert_frame_equal(res.records, reference.records, check_exact=True)
     code, lines = _doctor(copy, capsys)
     assert code == 0 and len(lines) == 1 and "healthy" in lines[0], lines
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory):
+    """A complete run with figures and report.html (its page without replays: the stand-in engine
+    records no releases to replay)."""
+    from sim.viewer import report_html
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(report_html, "DEFAULT_SAMPLE", 0)
+    try:
+        res = run_experiment(dict(SPEC), out=tmp_path_factory.mktemp("drawn") / "out", quiet=True, figures=True,
+                             executor=engine.InlineExecutor(), _chunk_fn=engine.fake_chunk,
+                             _prepare_fn=engine.fake_prepare)
+    finally:
+        mp.undo()
+    assert (res.out / "report.html").is_file() and (res.out / "figures" / "landing.png").is_file()
+    return res
+
+
+def _truncate(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+REPORT_DAMAGE = {
+    "report.html truncated": ("report.html", _truncate),
+    "report.html replaced": ("report.html", lambda p: p.write_text("<p>someone else's page</p>")),
+    "report.html emptied": ("report.html", lambda p: p.write_bytes(b"")),
+    "report.html removed": ("report.html", Path.unlink),
+    "summary.json edited": ("summary.json", lambda p: p.write_text(p.read_text().replace("promise", "premise"))),
+    "figure truncated": ("figures/landing.png", _truncate),
+    "figure removed": ("figures/outcomes.png", Path.unlink),
+}
+
+
+@pytest.mark.parametrize("case", list(REPORT_DAMAGE))
+def test_doctor_checks_the_reports_and_figures_and_the_rerun_writes_them_again(drawn, tmp_path, capsys,
+                                                                                monkeypatch, case):
+    from sim.viewer import report_html
+
+    name, damage = REPORT_DAMAGE[case]
+    out = tmp_path / "out"
+    shutil.copytree(drawn.out, out, symlinks=True)
+    damage(out / name)
+    code, lines = _doctor(out, capsys)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith(f"{out / name}: "), lines
+    assert "a rerun writes it again" in lines[0] or "a rerun draws it again" in lines[0], lines
+    monkeypatch.setattr(report_html, "DEFAULT_SAMPLE", 0)
+    run_experiment(dict(SPEC), out=out, quiet=True, figures=True, executor=engine.InlineExecutor(),
+                   _chunk_fn=engine.fake_chunk, _prepare_fn=engine.fake_prepare)
+    code, lines = _doctor(out, capsys)
+    assert code == 0 and "healthy" in lines[0], lines
+    assert (out / name).read_bytes() == (drawn.out / name).read_bytes()
+
+
+def test_a_file_size_limit_fails_the_run_and_doctor_says_the_rerun_writes_the_reports(tmp_path, capsys):
+    """report.html is the run's largest file: under a limit the chunks fit but it does not. The run ends
+    with one line (exit 1), doctor says what the rerun will do, and the rerun without the limit does it."""
+    import resource
+
+    (tmp_path / "promise.toml").write_text(TOML)
+    out = tmp_path / "out"
+    argv = [*DRIVER, "run", str(tmp_path / "promise.toml"), "--out", str(out), "--quiet", "--no-figures"]
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))
+
+    p = subprocess.run(argv, env=_env(DFSIM_FAKE_INLINE="1"), capture_output=True, text=True, preexec_fn=limit,
+                       timeout=120)
+    err = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
+    assert p.returncode == 1 and len(err) == 1 and "report.html" in err[0] and "too large" in err[0], p.stderr
+    assert not (out / "report.html").exists()
+    code, lines = _doctor(out, capsys)
+    assert code == 1 and len(lines) == 1 and "failed" in lines[0] and "writes the reports" in lines[0], lines
+    p = subprocess.run(argv, env=_env(DFSIM_FAKE_INLINE="1"), capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    code, lines = _doctor(out, capsys)
+    assert code == 0 and (out / "report.html").is_file(), lines
 
 
 def _env(**extra: str) -> dict:
