@@ -27,11 +27,11 @@ def exp_file(tmp_path):
 
 
 @pytest.fixture
-def peer() -> Iterator:
-    """Start local servers on 127.0.0.1 that accept and then send `payload` (b"": never speak)."""
+def server() -> Iterator:
+    """Start local servers on 127.0.0.1 that run `talk(conn)` in a thread for each connection."""
     sockets: list[socket.socket] = []
 
-    def start(payload: bytes) -> str:
+    def start(talk) -> str:
         srv = socket.socket()
         srv.bind(("127.0.0.1", 0))
         srv.listen(8)
@@ -44,11 +44,7 @@ def peer() -> Iterator:
                 except OSError:
                     return
                 sockets.append(conn)
-                if payload:
-                    try:
-                        conn.sendall(payload)
-                    except OSError:
-                        pass
+                threading.Thread(target=talk, args=(conn,), daemon=True).start()
 
         threading.Thread(target=serve, daemon=True).start()
         return f"tcp://127.0.0.1:{srv.getsockname()[1]}"
@@ -56,6 +52,23 @@ def peer() -> Iterator:
     yield start
     for s in sockets:
         s.close()
+
+
+@pytest.fixture
+def peer(server):
+    """Servers that accept and then send `payload` (b"": never speak)."""
+
+    def start(payload: bytes) -> str:
+        def talk(conn: socket.socket) -> None:
+            if payload:
+                try:
+                    conn.sendall(payload)
+                except OSError:
+                    pass
+
+        return server(talk)
+
+    return start
 
 
 def _run(exp_file, tmp_path, capsys, address: str, executor: str = "dask") -> tuple[int, str, float]:
@@ -150,17 +163,12 @@ def _read_dask_frame(conn: socket.socket):
 
 
 @pytest.fixture
-def greeter() -> Iterator:
+def greeter(server):
     """A fake scheduler: on every connection it does Dask's handshake, and it answers the first
     `answers` requests over all connections as a scheduler would (identity: a Scheduler with one
     worker; register-client: the stream starts), then reads on and never answers again."""
-    sockets: list[socket.socket] = []
 
     def start(answers: int) -> str:
-        srv = socket.socket()
-        srv.bind(("127.0.0.1", 0))
-        srv.listen(8)
-        sockets.append(srv)
         left = [answers]
         worker = {"tcp://127.0.0.1:1": {"nthreads": 1}}
 
@@ -180,21 +188,9 @@ def greeter() -> Iterator:
             except (EOFError, OSError):
                 return
 
-        def serve() -> None:
-            while True:
-                try:
-                    conn, _ = srv.accept()
-                except OSError:
-                    return
-                sockets.append(conn)
-                threading.Thread(target=talk, args=(conn,), daemon=True).start()
+        return server(talk)
 
-        threading.Thread(target=serve, daemon=True).start()
-        return f"tcp://127.0.0.1:{srv.getsockname()[1]}"
-
-    yield start
-    for s in sockets:
-        s.close()
+    return start
 
 
 @pytest.mark.parametrize("answers, phase", [
