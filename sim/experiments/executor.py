@@ -264,6 +264,52 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_SPAWNING = threading.Lock()
+
+
+class _WorkerProcess(mp.context.SpawnProcess):
+    """A spawned worker that does not import the parent's `__main__` script.
+
+    Why: a spawned child normally runs the parent's script again (as `__mp_main__`) before it can
+    unpickle its task. Workers run only sim's own functions, so they never need it, and a plain script
+    without `if __name__ == "__main__":` (the README's Python example, typed into a file) would
+    otherwise start the same experiment again in every worker, which fails on the folder's lock and
+    breaks the pool. Only the preparation data of this one child is changed, under a lock."""
+
+    @staticmethod
+    def _Popen(process_obj):  # noqa: N802 - multiprocessing's name
+        from multiprocessing import popen_spawn_posix, spawn
+
+        with _SPAWNING:
+            real = spawn.get_preparation_data
+
+            def without_main(name):
+                data = real(name)
+                data.pop("init_main_from_path", None)
+                data.pop("init_main_from_name", None)
+                return data
+
+            spawn.get_preparation_data = without_main
+            try:
+                return popen_spawn_posix.Popen(process_obj)
+            finally:
+                spawn.get_preparation_data = real
+
+
+class _WorkerContext(mp.context.SpawnContext):
+    """The 'spawn' start method with _WorkerProcess (no re-run of the parent's script)."""
+
+    Process = _WorkerProcess  # type: ignore[assignment]
+
+
+def worker_context(start_method: str = "spawn"):
+    """The multiprocessing context of local workers: 'spawn' without importing `__main__` (POSIX), or the
+    named start method as multiprocessing has it."""
+    if start_method == "spawn" and os.name == "posix":
+        return _WorkerContext()
+    return mp.get_context(start_method)
+
+
 class LocalExecutor(Executor):
     """A pool of worker processes on this machine (start method 'spawn': no inherited PyBullet state).
 
@@ -278,7 +324,7 @@ class LocalExecutor(Executor):
         self.workers = int(workers or default_workers())
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(start_method),
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=worker_context(start_method),
                                          initializer=_worker_init, initargs=(os.getpid(),))
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
