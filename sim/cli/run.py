@@ -85,7 +85,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return res
     if not args.quiet:
         print(format_fight_table(res.summary) if "total_fights" in res.summary else format_table(res.summary))
-        print(f"results: {res.out}  (report: {res.report})")
+        page = res.out / "report.html"
+        print(f"results: {res.out}  (open {page if page.is_file() else res.report} to see them)")
     return 0
 
 

@@ -23,8 +23,9 @@ class Eta:
     worker's first chunk - which also builds its world - weighs only until the pool is warm, and
     nothing is shown before the window is full."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, unit: str = "throw") -> None:
         self.window = max(2, 2 * workers)
+        self.unit = unit  # what the bar counts: throws, or a fight experiment's fights
         self.times: list[float] = []  # when each chunk came back
         self.done: list[int] = []  # throws back by then (cumulative)
 
@@ -41,12 +42,13 @@ class Eta:
         return (self.done[-1] - self.done[-1 - w]) / (self.times[-1] - self.times[-1 - w])
 
     def text(self, remaining: int) -> str:
-        """'N throws/s, M:SS left' for `remaining` throws, or "" while there is no estimate yet."""
+        """'N throws/s, M:SS left' for `remaining` throws (fights/s for fights), or "" while there is no
+        estimate yet."""
         r = self.rate()
         if r is None:
             return ""
         left = int(round(max(0, remaining) / r))
-        return f"{r:.0f} throws/s, {left // 60}:{left % 60:02d} left"
+        return f"{r:.0f} {self.unit}s/s, {left // 60}:{left % 60:02d} left"
 
 
 class RunProgress:
@@ -58,12 +60,13 @@ class RunProgress:
         self.bar = tqdm(total=total, initial=initial, unit=unit, unit_scale=False, disable=quiet,
                         file=sys.stderr, dynamic_ncols=True, bar_format=BAR_FORMAT.replace("throws", unit + "s"))
         self.eta: Eta | None = None
+        self.unit = unit
         self.where = ""
 
     def throwing(self, executor_name: str, workers: int) -> None:
         """Chunks are about to be handed to `workers` workers of an executor: name it, start the estimate."""
         self.where = f"{executor_name} x{workers}"
-        self.eta = Eta(workers)
+        self.eta = Eta(workers, self.unit)
         self._postfix()
 
     def chunk_done(self, throws: int, counted: bool = True) -> None:

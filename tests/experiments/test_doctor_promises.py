@@ -1,6 +1,7 @@
 """`dfsim doctor` is a preview of a rerun: for each damaged folder, what doctor says a rerun does, a
 rerun does: either it repairs (and doctor then says healthy), or it refuses with doctor's own words.
-Also: SIGTERM stops a run like Ctrl-C, and a fault while writing report.html is not exit 0."""
+Also: SIGTERM stops a run like Ctrl-C, a fault while writing report.html is not exit 0, and a run's
+last line points to report.html."""
 
 from __future__ import annotations
 
@@ -311,3 +312,15 @@ def test_a_fault_while_writing_report_html_fails_the_run_and_the_rerun_writes_it
     monkeypatch.setattr(report_html, "rewrite_report_html", real)
     assert main(argv) == 0
     assert (tmp_path / "out" / "report.html").is_file()
+
+
+def test_a_finished_run_points_to_its_report_html(tmp_path, monkeypatch, capsys):
+    from sim.cli.main import main
+
+    engine.patch_runner(monkeypatch.setattr)
+    monkeypatch.setenv("DFSIM_FAKE_INLINE", "1")
+    (tmp_path / "promise.toml").write_text(TOML)
+    out = tmp_path / "out"
+    assert main(["run", str(tmp_path / "promise.toml"), "--out", str(out), "--no-figures"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert str(out / "report.html") in last and "report.md" not in last, last

@@ -57,6 +57,19 @@ def test_estimate_text():
     assert eta.text(600) == "10 throws/s, 1:00 left"
 
 
+def test_a_fight_bar_counts_fights_per_second(capsys):
+    """A fight experiment's bar counts fights, and so does its rate (not "throws/s")."""
+    from sim.experiments.progress import RunProgress
+
+    bar = RunProgress(40, 0, quiet=True, unit="fight")
+    bar.throwing("local", 1)
+    for _ in range(3):
+        bar.chunk_done(10)
+    assert bar.eta is not None and bar.eta.rate() is not None
+    assert bar.eta.text(10).split(", ")[0].endswith(" fights/s")
+    bar.close()
+
+
 def test_progress_bar_is_a_widget_in_jupyter():
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
