@@ -94,3 +94,30 @@ class RunProgress:
     def close(self) -> None:
         """Leave the bar's last state on the screen."""
         self.bar.close()
+
+
+class WorkBar:
+    """A bar for long work that is not a run's chunks (a skill fit's simulated throws, a tuner's
+    trials, fights thrown in full physics): counted as it goes, with tqdm's time left from the rate so
+    far, so that no command sits silent. Shown on stderr, only when `enabled` and once the work has
+    taken `after_s` (quick work prints nothing)."""
+
+    def __init__(self, total: int, unit: str, desc: str, enabled: bool = True, after_s: float = 1.0) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=total, unit=unit, desc=desc, disable=not enabled, file=sys.stderr,
+                        dynamic_ncols=True, delay=after_s, mininterval=0.5)
+
+    def update(self, n: int = 1) -> None:
+        """`n` more units done."""
+        self.bar.update(n)
+
+    def add(self, more: int) -> None:
+        """The work grew by `more` units (a second pass was needed)."""
+        self.bar.total = (self.bar.total or 0) + more
+        self.bar.refresh()
+
+    def close(self) -> None:
+        """The work is done: the bar ends at what was done."""
+        self.bar.total = self.bar.n
+        self.bar.close()
