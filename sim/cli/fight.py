@@ -67,6 +67,26 @@ def _overrides(items: list[str] | None, rules: list[str] | None = None) -> tuple
     return out, flags
 
 
+def _physics_fights(spec, source, fights: range, policy) -> list:
+    """Fights played one by one in full physics, with a bar on stderr (fights, time left, throws so far,
+    a new scene's aim solve); one fight prints its log as run_fights does."""
+    from sim.experiments.progress import WorkBar
+    from sim.rules.fight import run_fights
+
+    bar = WorkBar(len(fights), "fight", "fights in physics", after_s=0.5)
+    source.on_throw = lambda k: bar.bar.set_postfix_str(f"{k} throws", refresh=True)
+    source.aim_progress = lambda done, total: bar.bar.set_postfix_str(
+        f"{source.throws} throws; aiming a new scene, grid point {done + 1}/{total}", refresh=True)
+    results = []
+    try:
+        for i in fights:
+            results += run_fights(spec, source, range(i, i + 1), policy, log=(len(fights) == 1))
+            bar.update()
+    finally:
+        bar.close()
+    return results
+
+
 def cmd_fight(args: argparse.Namespace) -> int:
     """`dfsim fight`: one fight prints its log, N fights print the win rate and per-fight costs with
     95 % intervals; throws are resampled from `--records`. Bad input is a SpecError (exit 2)."""
@@ -105,7 +125,10 @@ def cmd_fight(args: argparse.Namespace) -> int:
                                             white_die=spec.throws.white_die, colored_die=spec.throws.colored_die)
         source = ResampleSource(tables, seed=seed)
     try:
-        results = run_fights(spec, source, range(args.first, args.first + n), policy, log=(n == 1))
+        if physics:  # seconds per throw: a bar of the fights, the throws so far beside it
+            results = _physics_fights(spec, source, range(args.first, args.first + n), policy)
+        else:
+            results = run_fights(spec, source, range(args.first, args.first + n), policy, log=(n == 1))
     except UncoveredThrow as exc:
         raise SpecError(args.records, "records", f"{exc} (record these throws with `dfsim run`)") from None
     except NotImplementedError as exc:

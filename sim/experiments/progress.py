@@ -121,3 +121,18 @@ class WorkBar:
         """The work is done: the bar ends at what was done."""
         self.bar.total = self.bar.n
         self.bar.close()
+
+
+class Steps:
+    """The phases after a run's bar (the records, figures, reports, replays for report.html), one
+    line each on stderr as it starts, numbered, so the minute after "100 %" is not spent in silence."""
+
+    def __init__(self, total: int, enabled: bool = True) -> None:
+        self.total, self.enabled, self.done = total, enabled, 0
+
+    def start(self, what: str) -> None:
+        """The next phase begins."""
+        self.done += 1
+        if self.enabled:
+            sys.stderr.write(f"dfsim: finishing [{self.done}/{self.total}]: {what}\n")
+            sys.stderr.flush()

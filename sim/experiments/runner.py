@@ -49,7 +49,7 @@ from sim.experiments.integrity import (
     value_digest,
     verify_chunk,
 )
-from sim.experiments.progress import RunProgress
+from sim.experiments.progress import RunProgress, Steps, WorkBar
 from sim.experiments.scheduler import scheduler_address
 from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
@@ -384,14 +384,20 @@ def _finish(exp: Experiment | FightExperiment, store: Store, out: Path, plans: l
             store.drop_chunk(c, j)
             del p.done[j]
     order = [(c, j) for c, p in enumerate(plans) for j in range(p.limit + 1)]
+    fights = isinstance(exp, FightExperiment)
+    steps = Steps(3 if fights or not figures else 4, enabled=not quiet)
+    steps.start(f"records.parquet ({sum(p.planned_throws for p in plans)} {'fights' if fights else 'throws'})")
     store.finalize(order)
     if isinstance(exp, FightExperiment):
-        return _finish_fights(exp, store, out, figures, run_throws, t0, notes.items)
+        return _finish_fights(exp, store, out, figures, run_throws, t0, notes.items, steps)
     from sim.experiments.figures import draw_figures
     from sim.experiments.report import summarize, write_report
 
     stopped = {exp.cells[c].name: p.stopped_by for c, p in enumerate(plans)}
+    steps.start("summary.json and report.md")
     summary = summarize(store, exp, stopped)
+    if figures:
+        steps.start("figures/")
     figs = draw_figures(store, exp, summary) if figures else []
     write_report(store, exp, summary, figs)
     # report.html (tables, figures, throws to watch) is presentation: the viewer writes it from the
@@ -399,7 +405,13 @@ def _finish(exp: Experiment | FightExperiment, store: Store, out: Path, plans: l
     # runner); a failure there is reported and leaves the finished run as it is.
     from sim.viewer.report_html import DEFAULT_SAMPLE, write_report_html
 
-    write_report_html(store.root, DEFAULT_SAMPLE if figures else 0)
+    sample = DEFAULT_SAMPLE if figures else 0
+    steps.start(f"report.html (replaying up to {sample} throws per cell to watch)" if sample else "report.html")
+    bar = WorkBar(0, "throw", "replaying throws for report.html", enabled=not quiet and sample > 0)
+    try:
+        write_report_html(store.root, sample, bar)
+    finally:
+        bar.close()
     elapsed = time.perf_counter() - t0
     store.write_manifest(
         exp, "complete",
@@ -414,11 +426,14 @@ def _finish(exp: Experiment | FightExperiment, store: Store, out: Path, plans: l
 
 
 def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool, run_fights: int, t0: float,
-                   repairs: list[str]) -> Results:
+                   repairs: list[str], steps: Steps) -> Results:
     from sim.experiments.fight_figures import draw_fight_figures
     from sim.experiments.fight_report import summarize_fights, write_fight_report
 
+    steps.start("summary.json and report.md")
     summary = summarize_fights(store, exp)
+    if figures:
+        steps.start("figures/")
     figs = draw_fight_figures(store, exp, summary) if figures else []
     write_fight_report(store, exp, summary, figs)
     elapsed = time.perf_counter() - t0

@@ -150,8 +150,9 @@ def _figures(root: Path) -> str:
     return '<h2>Figures</h2><div class="figures">' + "".join(imgs) + "</div>"
 
 
-def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) -> str:
-    """The page for a finished run folder (summary.json, experiment.resolved.json, records.parquet)."""
+def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, replayed=None) -> str:
+    """The page for a finished run folder (summary.json, experiment.resolved.json, records.parquet);
+    `replayed` (a progress bar: add, update) counts the throws replayed into it."""
     from sim.specs.scenario import Scenario
     from sim.viewer.runs import ReplayMismatch, RunFolder, replay_record
 
@@ -177,6 +178,8 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
             notes.append(f"cell {cell['name']}: cannot rebuild its scenario ({exc})")
         n_replay = sample if ci < MAX_CELLS_REPLAYED else 0
         picks = choose_sample(df, n_replay) if sc is not None and "reason" in df else []
+        if replayed is not None:
+            replayed.add(len(picks))
         throws, samples = [], []
         if picks:
             try:
@@ -196,6 +199,8 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
                     rec = by_index.loc[k].to_dict()
                     try:
                         res, traj = replay_record(th, rec)
+                        if replayed is not None:
+                            replayed.update()
                     except ReplayMismatch as exc:
                         cols_ = ", ".join(line.split(":")[0].strip() for line in str(exc).splitlines()[1:])
                         notes.append(f"cell {cell['name']}: throw {k} replayed differently from its record ({cols_}); "
@@ -237,20 +242,21 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
     return page_html(title, body, data, subtitle=f"{summary['total_throws']} simulated throws")
 
 
-def rewrite_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path:
-    """Write a run's report.html atomically, with `sample` replayed throws per cell; returns its path."""
+def rewrite_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, replayed=None) -> Path:
+    """Write a run's report.html atomically, with `sample` replayed throws per cell; returns its path.
+    `replayed`: a progress bar (add, update) counting the replays as they are made."""
     root = Path(root)
-    text = build_report_html(root, sample)
+    text = build_report_html(root, sample, replayed=replayed)
     return write_atomic(root / "report.html", text)
 
 
-def write_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path | None:
+def write_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, replayed=None) -> Path | None:
     """The runner's hook: write report.html. A fault of the environment (a full disk, a file-size
     limit: OSError) fails the run like any other write, so it never ends with exit 0 and a missing
     page; the manifest is not yet "complete", so a rerun writes it again. Any other failure here is
     reported and leaves the finished run as it is."""
     try:
-        return rewrite_report_html(root, sample)
+        return rewrite_report_html(root, sample, replayed)
     except OSError:
         raise
     except Exception as exc:  # the records and report.md are already written; say so and go on

@@ -300,7 +300,7 @@ def test_a_fault_while_writing_report_html_fails_the_run_and_the_rerun_writes_it
     argv = ["run", str(tmp_path / "promise.toml"), "--out", str(tmp_path / "out"), "--quiet", "--no-figures"]
     real = report_html.rewrite_report_html
 
-    def too_big(root, sample):
+    def too_big(root, sample, *rest):
         raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), str(Path(root) / "report.html"))
 
     monkeypatch.setenv("DFSIM_FAKE_INLINE", "1")
@@ -322,5 +322,10 @@ def test_a_finished_run_points_to_its_report_html(tmp_path, monkeypatch, capsys)
     (tmp_path / "promise.toml").write_text(TOML)
     out = tmp_path / "out"
     assert main(["run", str(tmp_path / "promise.toml"), "--out", str(out), "--no-figures"]) == 0
-    last = capsys.readouterr().out.strip().splitlines()[-1]
+    said = capsys.readouterr()
+    last = said.out.strip().splitlines()[-1]
     assert str(out / "report.html") in last and "report.md" not in last, last
+    # the phases after the bar are steps, each said as it starts
+    steps = [ln.split(": ", 2)[1:] for ln in said.err.splitlines() if ln.startswith("dfsim: finishing [")]
+    assert [s[0] for s in steps] == ["finishing [1/3]", "finishing [2/3]", "finishing [3/3]"], said.err
+    assert [s[1].split()[0] for s in steps] == ["records.parquet", "summary.json", "report.html"], steps
