@@ -120,7 +120,8 @@ def scenario_from(args: argparse.Namespace, shots: list[str] | None = None) -> S
 
 def human(res: dict) -> str:
     """A throw's JSON as a few readable lines."""
-    lines = [f"{res['result'].upper()} ({res['reason']})"]
+    detail = f": {res['detail']}" if res.get("detail") else ""
+    lines = [f"{res['result'].upper()} ({res['reason']}){detail}"]
     if res.get("section"):
         lines.append(f"  section {res['section']} (value {res['value']})")
     cocked = "  [cocked {:.1f} deg]".format(res["tilt_deg"]) if res["cocked"] else ""
