@@ -19,12 +19,16 @@ BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} throws [{elapsed}{postfix}]"
 class Eta:
     """Throws per second and time left, from the last few chunks that came back.
 
-    The rate is taken over a window of the last 2 x workers chunks (two rounds of the pool), so a
-    worker's first chunk - which also builds its world - weighs only until the pool is warm, and
-    nothing is shown before the window is full."""
+    The rate is taken over a window of the last 2 x workers chunks (two rounds of the pool), or of as
+    many chunks as there are cells when there are more, so a worker's first chunk - which also
+    builds its world - weighs only until the pool is warm, every cell is in the sample, and nothing
+    is shown before the window is full."""
 
-    def __init__(self, workers: int, unit: str = "throw") -> None:
-        self.window = max(2, 2 * workers)
+    def __init__(self, workers: int, unit: str = "throw", cells: int = 1) -> None:
+        # cells advance together (chunk j of every cell before chunk j + 1 of any): a window of fewer
+        # chunks than cells would time only the first cells, which may be far quicker than the rest
+        # (templates flipped, props): the estimate waits for a chunk of every cell
+        self.window = max(2, 2 * workers, int(cells))
         self.unit = unit  # what the bar counts: throws, or a fight experiment's fights
         self.times: list[float] = []  # when each chunk came back
         self.done: list[int] = []  # throws back by then (cumulative)
@@ -63,10 +67,11 @@ class RunProgress:
         self.unit = unit
         self.where = ""
 
-    def throwing(self, executor_name: str, workers: int) -> None:
-        """Chunks are about to be handed to `workers` workers of an executor: name it, start the estimate."""
+    def throwing(self, executor_name: str, workers: int, cells: int = 1) -> None:
+        """Chunks of `cells` cells are about to be handed to `workers` workers of an executor: name it,
+        start the estimate."""
         self.where = f"{executor_name} x{workers}"
-        self.eta = Eta(workers, self.unit)
+        self.eta = Eta(workers, self.unit, cells)
         self._postfix()
 
     def chunk_done(self, throws: int, counted: bool = True) -> None:

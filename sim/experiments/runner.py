@@ -325,7 +325,7 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
         if not all(p.complete for p in plans):
             ex = get_executor()
             limit = max(2, 2 * ex.workers)
-            bar.throwing(ex.name, ex.workers)
+            bar.throwing(ex.name, ex.workers, sum(1 for p in plans if not p.complete))
             while True:
                 while len(in_flight) < limit:
                     task = _next_task(exp, plans, in_flight, prepared)
@@ -563,7 +563,19 @@ def _digest_or_none(value: Any) -> str | None:
 
 
 def _solve(ex: Executor, exp: Experiment, need: list[str], fn, bar: RunProgress) -> dict[str, dict]:
-    bar.describe(f"aiming ({len(need)} scenarios)")
+    """Solve the aims of `need` on the workers; the bar's text says how many are solved, and once one
+    is, about how long the rest take (the aims run side by side, `ex.workers` at a time)."""
+    t0 = time.perf_counter()
+
+    def say(done: int) -> None:
+        text = f"aiming: {done}/{len(need)} scenarios solved"
+        if done:
+            per = (time.perf_counter() - t0) / math.ceil(done / max(1, ex.workers))
+            left = per * (math.ceil(len(need) / max(1, ex.workers)) - math.ceil(done / max(1, ex.workers)))
+            text += f", ~{int(left) // 60}:{int(left) % 60:02d} left" if left > 0 else ""
+        bar.describe(text)
+
+    say(0)
     first = {k: next(c for c, cell in enumerate(exp.cells) if cell.key == k) for k in need}
     for key, c in first.items():
         ex.submit(PrepareTask(cell=c, inputs=exp.cells[c].inputs, key=key), fn)
@@ -572,10 +584,12 @@ def _solve(ex: Executor, exp: Experiment, need: list[str], fn, bar: RunProgress)
         try:
             task, value = ex.next_result(timeout=0.5)
         except queue.Empty:
+            bar.bar.refresh()  # the elapsed time moves: not a frozen line
             continue
         if not isinstance(value, dict) or _digest_or_none(value) is None:
             raise ChunkFailed(f"preparing cell {task.cell}: the worker returned {type(value).__name__}, not JSON values")
         solved[task.key] = value
+        say(len(solved))
     bar.describe("")
     return solved
 

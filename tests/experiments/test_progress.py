@@ -125,3 +125,29 @@ def test_fit_skill_says_where_it_will_write_before_the_work(tmp_path, monkeypatc
     assert main(["fit-skill", str(repo / "examples" / "calibration" / "alice.toml")]) == 2
     assert said_before and "alice.toml in the current folder" in said_before[0], said_before
     assert str(tmp_path) in said_before[0] and not (tmp_path / "alice.toml").exists()
+
+
+def test_the_first_estimate_times_every_cell_when_cells_differ_in_cost():
+    """Cells advance together; when the first cells are quick (no template) and the last slow (a
+    template flipped before each throw), the first estimate must still be within 2x of the truth."""
+    workers, cells, chunks, size = 2, 10, 8, 25
+    cost = [1.0 if c < 6 else 8.0 for c in range(cells)]
+    free = [0.0] * workers
+    events = []
+    for _ in range(chunks):
+        for c in range(cells):
+            w = min(range(workers), key=lambda i: free[i])
+            free[w] += cost[c]
+            events.append(free[w])
+    events.sort()
+    eta = Eta(workers, cells=cells)
+    total = cells * chunks * size
+    for k, t in enumerate(events):
+        eta.chunk_done(size, t)
+        if eta.rate() is not None:
+            said = (total - (k + 1) * size) / eta.rate()
+            truth = events[-1] - t
+            assert truth / 2 <= said <= 2 * truth, (k, said, truth)
+            break
+    else:
+        pytest.fail("no estimate")
