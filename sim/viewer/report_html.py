@@ -100,16 +100,18 @@ def _tables(summary: dict[str, Any]) -> str:
 
 
 def _svg_path(polys: list[dict[str, Any]]) -> str:
-    """Page polygons (mm) as an SVG path in the map frame: the thrower at the bottom (x up, y left)."""
+    """Page polygons (mm) as an SVG path in the map frame: the thrower on the left (x right, y up), as in
+    the run's landing figure."""
     d = []
     for p in polys:
         for ring in [p["ext"], *p["holes"]]:
-            d.append("M" + "L".join(f"{-y:.1f},{-x:.1f}" for x, y in ring) + "Z")
+            d.append("M" + "L".join(f"{x:.1f},{-y:.1f}" for x, y in ring) + "Z")
     return " ".join(d)
 
 
 def landing_svg(board: dict[str, Any] | None, xy_mm: np.ndarray, samples: list[dict[str, Any]], extent: float) -> str:
-    """A top view of the board (thrower at the bottom) with every rest position and the sample's dots."""
+    """A top view of the board (thrower on the left, as in figures/landing.png) with every rest position
+    and the sample's dots."""
     e = extent
     parts = [f'<svg viewBox="{-e:.0f} {-e:.0f} {2 * e:.0f} {2 * e:.0f}" xmlns="http://www.w3.org/2000/svg" role="img">',
              f'<rect x="{-e:.0f}" y="{-e:.0f}" width="{2 * e:.0f}" height="{2 * e:.0f}" fill="#8d6e63" opacity="0.35"/>']
@@ -119,19 +121,19 @@ def landing_svg(board: dict[str, Any] | None, xy_mm: np.ndarray, samples: list[d
             parts.append(f'<path d="{_svg_path(r["polys"])}" fill="{r["colour"]}" fill-rule="evenodd" stroke="#7a5c3e" stroke-width="0.8"/>')
             if r["kind"] == "section":
                 for x, y, s in r["labels"]:
-                    parts.append(f'<text x="{-y:.1f}" y="{-x:.1f}" font-size="{max(10, min(s, 30)):.0f}" text-anchor="middle" '
+                    parts.append(f'<text x="{x:.1f}" y="{-y:.1f}" font-size="{max(10, min(s, 30)):.0f}" text-anchor="middle" '
                                  f'dominant-baseline="central" fill="#3b2a1a" font-weight="bold" font-family="sans-serif">{r["value"]}</text>')
         for h in board["holes"]:
             parts.append(f'<path d="{_svg_path(h["polys"])}" fill="#6b4f35" stroke="#111" stroke-width="1"/>')
     if len(xy_mm):
         xy = np.clip(np.asarray(xy_mm, float), -e * 0.99, e * 0.99)
-        parts.append('<g class="bg">' + "".join(f'<circle cx="{-y:.0f}" cy="{-x:.0f}" r="3"/>' for x, y in xy) + "</g>")
+        parts.append('<g class="bg">' + "".join(f'<circle cx="{x:.0f}" cy="{-y:.0f}" r="3"/>' for x, y in xy) + "</g>")
     for s in samples:
         x, y = np.clip([s["x_mm"], s["y_mm"]], -e * 0.99, e * 0.99)
-        parts.append(f'<circle class="sample {_esc(s["result"])}" data-throw="{_esc(s["id"])}" cx="{-y:.1f}" cy="{-x:.1f}" r="9">'
+        parts.append(f'<circle class="sample {_esc(s["result"])}" data-throw="{_esc(s["id"])}" cx="{x:.1f}" cy="{-y:.1f}" r="9">'
                      f'<title>{_esc(s["title"])}</title></circle>')
-    parts.append(f'<text x="0" y="{e - 12:.0f}" font-size="22" text-anchor="middle" fill="#1d2731" font-family="sans-serif">'
-                 "thrower ↓</text></svg>")
+    parts.append(f'<text x="{-e + 10:.0f}" y="{-e + 30:.0f}" font-size="22" text-anchor="start" fill="#1d2731" '
+                 'font-family="sans-serif">← thrower</text></svg>')
     return "".join(parts)
 
 

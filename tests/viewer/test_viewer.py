@@ -350,3 +350,18 @@ def test_the_clip_frames_the_die_from_the_first_frame_to_the_die_at_rest():
         assert min(x1 - x0, y1 - y0) >= 14, (x0, y0, x1, y1)  # the die at rest
     finally:
         frame.close()
+
+
+def test_report_html_map_is_oriented_as_the_landing_figure():
+    """Thrower on the left, throw direction to the right, +y up: as in figures/landing.png."""
+    import re
+
+    from sim.viewer.report_html import landing_svg
+
+    svg = landing_svg(None, np.array([[-200.0, 50.0]]), [{"id": "c0-1", "x_mm": 150.0, "y_mm": -80.0,
+                                                         "result": "hit", "title": "t"}], 400.0)
+    cx, cy = (float(v) for v in re.search(r'class="sample hit"[^>]* cx="([-\d.]+)" cy="([-\d.]+)"', svg).groups())
+    assert (cx, cy) == (150.0, 80.0)  # SVG y grows downward: -80 mm (right of the throw) is below the middle
+    dot = re.search(r'<g class="bg"><circle cx="([-\d.]+)" cy="([-\d.]+)"', svg).groups()
+    assert tuple(map(float, dot)) == (-200.0, -50.0)
+    assert "← thrower" in svg
