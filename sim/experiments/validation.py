@@ -813,14 +813,19 @@ CHECKS: dict[str, Callable[[Context], Check]] = {
 }
 
 
-def run_validation(out_dir: str, quick: bool = False, only: list[str] | None = None, progress=None) -> list[Check]:
-    """Run the checks (all, or `only`), write the report folder, return the verdicts."""
+def run_validation(out_dir: str, quick: bool = False, only: list[str] | None = None, progress=None,
+                   starting=None) -> list[Check]:
+    """Run the checks (all, or `only`), write the report folder, return the verdicts; `starting(name, k,
+    total)` is called as check k of total begins, `progress(check)` as it ends."""
     os.makedirs(out_dir, exist_ok=True)
     ctx = Context(quick=quick, out_dir=out_dir)
     results = []
+    names = [n for n in CHECKS if not only or n in only]
     for name, fn in CHECKS.items():
         if only and name not in only:
             continue
+        if starting is not None:
+            starting(name, names.index(name) + 1, len(names))
         t0 = time.perf_counter()
         c = fn(ctx)
         c.seconds = round(time.perf_counter() - t0, 1)
