@@ -385,7 +385,7 @@ def _finish(exp: Experiment | FightExperiment, store: Store, out: Path, plans: l
             del p.done[j]
     order = [(c, j) for c, p in enumerate(plans) for j in range(p.limit + 1)]
     fights = isinstance(exp, FightExperiment)
-    steps = Steps(3 if fights or not figures else 4, enabled=not quiet)
+    steps = Steps(2 + int(figures) + int(not fights), enabled=not quiet)  # records, summary, figures, report.html
     steps.start(f"records.parquet ({sum(p.planned_throws for p in plans)} {'fights' if fights else 'throws'})")
     store.finalize(order)
     if isinstance(exp, FightExperiment):
