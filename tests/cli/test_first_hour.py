@@ -102,3 +102,18 @@ def test_the_readmes_python_example_runs_as_a_plain_script(tmp_path):
     lines = p.stdout.strip().splitlines()
     assert lines[-1] == "records 4" and lines[-2].split()[0] in ("hit", "miss"), p.stdout
     assert "Error" not in p.stderr, p.stderr[-2000:]
+
+
+def test_the_notebooks_extra_brings_what_opens_and_runs_notebooks():
+    """`pip install -e ".[notebooks]"` (the README's line) brings Jupyter's notebook app and nbconvert,
+    and the test lock pins them (so CI runs the notebooks with them)."""
+    import re
+    import tomllib
+
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["notebooks"]
+    names = {re.split(r"[<>=;\[ ]", r, maxsplit=1)[0] for r in extra}
+    assert {"notebook", "nbconvert", "nbclient", "ipykernel"} <= names, names
+    lock = (REPO / "requirements" / "test.lock").read_text()
+    for name in ("notebook", "nbconvert"):
+        assert re.search(rf"^{name}==", lock, re.M), name
+    assert 'pip install -e ".[notebooks]"' in (REPO / "README.md").read_text()
