@@ -108,7 +108,12 @@ def test_the_notebooks_extra_brings_what_opens_and_runs_notebooks():
     """`pip install -e ".[notebooks]"` (the README's line) brings Jupyter's notebook app and nbconvert,
     and the test lock pins them (so CI runs the notebooks with them)."""
     import re
-    import tomllib
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10 reads TOML with tomli (a dependency there)
+        import tomli as tomllib
 
     extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["notebooks"]
     names = {re.split(r"[<>=;\[ ]", r, maxsplit=1)[0] for r in extra}
