@@ -69,6 +69,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_report_html(args: argparse.Namespace) -> int:
     """`dfsim report-html`: rewrite a finished run's report.html with `--sample` replayed throws per cell."""
     from sim.experiments.progress import WorkBar
+    from sim.experiments.store import record_report
     from sim.viewer.report_html import DEFAULT_SAMPLE, rewrite_report_html
 
     sample = DEFAULT_SAMPLE if args.sample is None else args.sample
@@ -79,5 +80,6 @@ def cmd_report_html(args: argparse.Namespace) -> int:
         path = rewrite_report_html(args.results, sample, bar)
     finally:
         bar.close()
+    record_report(path.parent, path.name)  # the run's manifest knows the new page (dfsim doctor checks it)
     print(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB)")
     return 0

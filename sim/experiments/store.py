@@ -562,6 +562,32 @@ def report_hashes(root: Path) -> dict[str, str]:
     return out
 
 
+def record_report(root: str | Path, name: str = "report.html") -> bool:
+    """After a command other than the run rewrote one of its reports (`dfsim report-html`): the new
+    sha256 in the manifest, so that `dfsim doctor` does not take the new page for damage. Done under the
+    folder's lock, so a run writing there now keeps the last word; False when nothing was recorded
+    (a run holds the folder, or it is not a complete run that records its reports)."""
+    root = Path(root)
+    lock = root / LOCK
+    if lock.is_symlink() or not lock.is_file():
+        return False
+    fd = os.open(lock, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+        doc, _ = read_json_object(root / MANIFEST)
+        digest = files.sha256_of(root / name)
+        if doc is None or doc.get("state") != "complete" or not isinstance(doc.get(REPORT_HASHES), dict) or not digest:
+            return False
+        doc[REPORT_HASHES][name] = digest
+        write_json(root / MANIFEST, doc)
+        return True
+    finally:
+        os.close(fd)
+
+
 def remove_run_files(root: Path, manifest: dict | None) -> None:
     """Remove what a run writes in `root`, by exact name, never following a symbolic link.
 

@@ -211,6 +211,26 @@ def test_doctor_checks_the_reports_and_figures_and_the_rerun_writes_them_again(d
     assert (out / name).read_bytes() == (drawn.out / name).read_bytes()
 
 
+def test_report_html_rewritten_by_its_command_is_not_taken_for_damage(drawn, tmp_path, capsys, monkeypatch):
+    """`dfsim report-html` writes a new page (here another page than the run's, as with another
+    --sample): the manifest records it, so doctor stays healthy; a page changed by anything else is
+    still reported."""
+    from sim.cli.main import main
+    from sim.viewer import report_html
+
+    real = report_html.build_report_html
+    monkeypatch.setattr(report_html, "build_report_html", lambda *a, **kw: real(*a, **kw) + "<!-- again -->")
+    out = tmp_path / "out"
+    shutil.copytree(drawn.out, out, symlinks=True)
+    assert main(["report-html", str(out), "--sample", "0"]) == 0
+    assert (out / "report.html").read_bytes() != (drawn.out / "report.html").read_bytes()
+    code, lines = _doctor(out, capsys)
+    assert code == 0 and "healthy" in lines[0], lines
+    (out / "report.html").write_text("<p>edited</p>")
+    code, lines = _doctor(out, capsys)
+    assert code == 1 and "report.html" in lines[0], lines
+
+
 def test_a_file_size_limit_fails_the_run_and_doctor_says_the_rerun_writes_the_reports(tmp_path, capsys):
     """report.html is the run's largest file: under a limit the chunks fit but it does not. The run ends
     with one line (exit 1), doctor says what the rerun will do, and the rerun without the limit does it."""
