@@ -31,7 +31,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     spec = load_measurements(args.measurements)
     out = check_output(Path(args.out) if args.out else _default_out(spec.name, spec.source), "--out", make_folder=True)
-    result = calibrate(spec)
+    result = calibrate(spec, progress=not args.json)
     write_atomic(out, material_toml(result.table))
     if args.json:
         print(json.dumps(result.to_json() | {"material_file": str(out)}, indent=2))

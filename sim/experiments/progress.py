@@ -107,7 +107,7 @@ class WorkBar:
     far, so that no command sits silent. Shown on stderr, only when `enabled` and once the work has
     taken `after_s` (quick work prints nothing)."""
 
-    def __init__(self, total: int, unit: str, desc: str, enabled: bool = True, after_s: float = 1.0) -> None:
+    def __init__(self, total: int | None, unit: str, desc: str, enabled: bool = True, after_s: float = 1.0) -> None:
         from tqdm.auto import tqdm
 
         self.bar = tqdm(total=total, unit=unit, desc=desc, disable=not enabled, file=sys.stderr,
