@@ -104,6 +104,11 @@ def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any], t
         "overrides": fixed,
         "source": SRC,
     }
+    from sim.specs.scenario import Scenario
+
+    for end in split_sets(args.overrides)[1:3]:  # a bad setting is bad input now, not after a bar and an aim
+        ends: dict[str, Any] = {**recipe, "overrides": {**fixed, path: end}}
+        Scenario.build(**ends)
     return shot_response(recipe, path, metric, tick=tick), f"{metric} rate"
 
 
@@ -139,12 +144,15 @@ def _fight_context(response, res) -> dict[str, Any]:
     return ctx
 
 
-def _counting(evaluate, bar):
-    """`evaluate` with each call's trials added to `bar` as it returns (fights are quick)."""
+def _counting(evaluate, bar, count: bool):
+    """`evaluate` starting `bar` on its first call, and with `count`, adding each call's trials to it as
+    the call returns (fights are quick; shot trials are counted throw by throw)."""
 
     def counted(value, n: int, seed: int) -> tuple[int, int]:
+        bar.start()
         k, t = evaluate(value, n, seed)
-        bar.update(int(t))
+        if count:
+            bar.update(int(t))
         return k, t
 
     return counted
@@ -170,10 +178,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     else:
         budget = SHOT_BUDGET if args.budget is None else args.budget
     # a bar of the trials against the budget (the tuner usually stops earlier: time left is at most that)
-    bar = WorkBar(budget, "trial", f"tuning {path} (at most {budget} trials)", enabled=not args.json, after_s=0)
+    # made when the first trial starts: the tuner still checks its range and target before that
+    bar = WorkBar(budget, "trial", f"tuning {path} (at most {budget} trials)", enabled=not args.json, after_s=0,
+                  lazy=True)
     if not args.fight:
         evaluate, metric = _shot_response(args, path, fixed, tick=bar.update)
-    counted = evaluate if not args.fight else _counting(evaluate, bar)
+    counted = _counting(evaluate, bar, count=bool(args.fight))
     try:
         res = tune(counted, lo, hi, args.target, integer=args.integer, tolerance=args.tolerance, budget=budget,
                    initial_n=args.initial_n, seed=args.seed, confidence=args.confidence, setting=path, metric=metric)

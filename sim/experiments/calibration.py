@@ -360,7 +360,7 @@ def calibrate(spec: MeasurementsSpec, progress: bool = False) -> CalibrationResu
             kind = {"restitution": "drops", "friction": "tilts", "contact_damping": "ramps"}[name]
             raise SpecError(spec.source, kind, f"{name} is not identifiable without {WHAT_IDENTIFIES[name]}; measure them "
                                                f"or leave {name} out of `fit`")
-    bar = WorkBar(None, "simulation", "calibrating (rig simulations)", enabled=progress, after_s=0)
+    bar = WorkBar(None, "simulation", "calibrating (rig simulations)", enabled=progress, after_s=0, lazy=True)
     model = _Model(spec, die, base, bar)
     try:
         return _calibrate(spec, model, base, pair, fit)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} throws [{elapsed}{postfix}]"
 
@@ -105,13 +106,29 @@ class WorkBar:
     """A bar for long work that is not a run's chunks (a skill fit's simulated throws, a tuner's
     trials, fights thrown in full physics): counted as it goes, with tqdm's time left from the rate so
     far, so that no command sits silent. Shown on stderr, only when `enabled` and once the work has
-    taken `after_s` (quick work prints nothing)."""
+    taken `after_s` (quick work prints nothing). `lazy`: nothing at all until `start()` (or the first
+    update), for work whose input is still checked after the bar is made: a refused input stays one line."""
 
-    def __init__(self, total: int | None, unit: str, desc: str, enabled: bool = True, after_s: float = 1.0) -> None:
-        from tqdm.auto import tqdm
+    def __init__(self, total: int | None, unit: str, desc: str, enabled: bool = True, after_s: float = 1.0,
+                 lazy: bool = False) -> None:
+        self.total, self.unit, self.desc, self.enabled, self.after_s = total, unit, desc, enabled, after_s
+        self._bar: Any = None
+        if not lazy:
+            self.start()
 
-        self.bar = tqdm(total=total, unit=unit, desc=desc, disable=not enabled, file=sys.stderr,
-                        dynamic_ncols=True, delay=after_s, mininterval=0.5)
+    @property
+    def bar(self) -> Any:
+        """The tqdm bar (made now if it was not yet)."""
+        self.start()
+        return self._bar
+
+    def start(self) -> None:
+        """The work begins: the bar exists from now on (its clock starts)."""
+        if self._bar is None:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=self.total, unit=self.unit, desc=self.desc, disable=not self.enabled,
+                             file=sys.stderr, dynamic_ncols=True, delay=self.after_s, mininterval=0.5)
 
     def update(self, n: int = 1) -> None:
         """`n` more units done."""
@@ -123,9 +140,10 @@ class WorkBar:
         self.bar.refresh()
 
     def close(self) -> None:
-        """The work is done: the bar ends at what was done."""
-        self.bar.total = self.bar.n
-        self.bar.close()
+        """The work is done: the bar ends at what was done (nothing is shown if it never started)."""
+        if self._bar is not None:
+            self._bar.total = self._bar.n
+            self._bar.close()
 
 
 class Steps:
