@@ -79,3 +79,28 @@ def _one_line(text: str, limit: int) -> str:
     if len(text.splitlines()) > 1:
         text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop signal (SIGTERM from `kill` or a batch system) raised where Ctrl-C's KeyboardInterrupt
+    would be, so every cleanup that handles Ctrl-C (a run's manifest marked "interrupted", finished
+    chunks kept) handles it too; `signum` gives the shell's exit status, 128 + signum."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = int(signum)
+
+
+def stop_signal(exc: BaseException) -> int:
+    """The signal number behind an interruption: SIGINT (2) for Ctrl-C, else the Stopped signal."""
+    return exc.signum if isinstance(exc, Stopped) else 2
+
+
+def signal_name(signum: int) -> str:
+    """SIGTERM, SIGINT, ... (the number when the platform has no name for it)."""
+    import signal
+
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"

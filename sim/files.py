@@ -29,6 +29,8 @@ from sim.errors import SpecError
 # older dfsim versions named them
 TEMP_RE = re.compile(r"^\.(?P<name>.+?)(\.[a-z0-9_]{8}\.tmp(\.[A-Za-z0-9]{1,8})?|\.tmp\d*)$")
 
+_UMASK = os.umask(0o022)  # read once (setting it is the only way to read it), then put back
+os.umask(_UMASK)
 _INPUTS: set[tuple[int, int]] | None = None  # (device, inode) of every file the running command has read
 
 
@@ -130,7 +132,10 @@ def temp_file(target: str | Path) -> Path:
     """A new, empty temporary file beside `target` (exclusive create, unpredictable name), ours alone."""
     target = Path(target)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=target.parent)
-    os.close(fd)
+    try:  # mkstemp makes it private (0600); the output gets the permissions any new file would get
+        os.fchmod(fd, 0o666 & ~_UMASK)
+    finally:
+        os.close(fd)
     return Path(name)
 
 
@@ -156,9 +161,12 @@ def writing(path: str | Path, sync: bool = False) -> Iterator[Path]:
                 os.fsync(fh.fileno())
         _refuse_link(path)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            # a write into the temporary file failed (a full disk, a file-size limit): name the output
+            raise OSError(exc.errno, exc.strerror or os.strerror(exc.errno), str(path)) from exc
         raise
 
 

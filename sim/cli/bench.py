@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from sim.cli.common import integer, number
 
@@ -12,6 +13,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """`dfsim bench`: run the throughput benchmark and print its figures (JSON with --json)."""
     from sim.engine.bench import run_bench
 
+    # one line first, not a bar: output while timing would be part of what is timed
+    sys.stderr.write(f"dfsim: timing {args.throws} throws of the reference scene, then {args.naive_throws} of a "
+                     "naive loop and the uniform-step loop (seconds to a minute) ...\n")
+    sys.stderr.flush()
     out = run_bench(throws=args.throws, naive_throws=args.naive_throws,
                     physics={"step_hz": args.step_hz} if args.step_hz else None, uniform_step_hz=args.uniform_step_hz)
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))

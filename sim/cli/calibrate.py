@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from pathlib import Path
 
 from sim.errors import SpecError
@@ -30,7 +31,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     spec = load_measurements(args.measurements)
     out = check_output(Path(args.out) if args.out else _default_out(spec.name, spec.source), "--out", make_folder=True)
-    result = calibrate(spec)
+    result = calibrate(spec, progress=not args.json)
     write_atomic(out, material_toml(result.table))
     if args.json:
         print(json.dumps(result.to_json() | {"material_file": str(out)}, indent=2))
@@ -47,7 +48,10 @@ def cmd_fit_skill(args: argparse.Namespace) -> int:
 
     tally = load_tally(args.tally)
     out = check_output(Path(args.out) if args.out else _default_out(tally.name, tally.source), "--out", make_folder=True)
-    result = fit_skill(tally, throws=args.throws, seed=args.seed)
+    if not args.out:  # said before the work, so nothing lands in the current folder unannounced
+        sys.stderr.write(f"dfsim: the fitted skill will be written to {out} in the current folder "
+                         f"({out.resolve().parent}; --out chooses another file)\n")
+    result = fit_skill(tally, throws=args.throws, seed=args.seed, progress=not args.json)
     write_atomic(out, skill_toml(result.skill))
     if args.json:
         print(json.dumps(result.to_json() | {"skill_file": str(out)}, indent=2))

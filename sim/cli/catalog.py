@@ -17,6 +17,13 @@ def _line(kind: str, s) -> str:
         extra = f"{s.shape}, {s.mass_g:g} g, faces: {', '.join(s.faces)}"
     elif kind == "board":
         extra = f"{len(s.sections)} sections, {len(s.holes)} holes, {len(s.bones)} bones, {2 * s.radius_m * 1e3:.0f} mm across"
+    elif kind == "skill":  # what tells skills apart: their spreads (one standard deviation each)
+        extra = (f"1 sd: speed {100 * s.speed_sd_frac:.1f} %, elevation {s.elevation_sd_deg:g} deg, azimuth "
+                 f"{s.azimuth_sd_deg:g} deg, release point {s.height_sd_mm:g}/{s.lateral_sd_mm:g}/"
+                 f"{s.distance_sd_mm:g} mm (height/side/distance), spin {s.spin_sd_rps:g} rps")
+        if s.speed_bias_frac or s.azimuth_bias_deg:
+            extra += f"; bias: speed {100 * s.speed_bias_frac:+.1f} %, azimuth {s.azimuth_bias_deg:+g} deg"
+        extra = f"{desc}; {extra}" if desc else extra
     elif kind == "prop":
         pl = s.placement
         return (f"{s.name:<14}{est:<13} {s.shape.type:<12} {s.material:<10} "

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the specs are imported by the commands that build a scenari
 
 EXIT_BAD_INPUT = 2
 EXIT_FAULT = 1
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT); another stop signal gives 128 + its number
 
 
 MAX_SEED = 2**63 - 1  # seeds and throw indices are stored as 64-bit integers
@@ -120,7 +120,8 @@ def scenario_from(args: argparse.Namespace, shots: list[str] | None = None) -> S
 
 def human(res: dict) -> str:
     """A throw's JSON as a few readable lines."""
-    lines = [f"{res['result'].upper()} ({res['reason']})"]
+    detail = f": {res['detail']}" if res.get("detail") else ""
+    lines = [f"{res['result'].upper()} ({res['reason']}){detail}"]
     if res.get("section"):
         lines.append(f"  section {res['section']} (value {res['value']})")
     cocked = "  [cocked {:.1f} deg]".format(res["tilt_deg"]) if res["cocked"] else ""

@@ -13,6 +13,7 @@ from sim.errors import SpecError
 def cmd_converge(args: argparse.Namespace) -> int:
     """Run the paired check for each named scene; exit 1 if any scene is not converged."""
     from sim.experiments.convergence import QUICK_SCENES, convergence_check
+    from sim.experiments.progress import WorkBar
     from sim.specs.scenario import Scenario
 
     unknown = [s for s in args.scenes if s not in QUICK_SCENES]
@@ -26,7 +27,12 @@ def cmd_converge(args: argparse.Namespace) -> int:
             settings["step_hz"] = args.step_hz
         if settings:
             sc = sc.with_physics(**settings)
-        tab = convergence_check(sc, args.n, seed=args.seed, factor=args.factor, reference_flight=args.reference_flight)
+        bar = WorkBar(args.n, "pair", f"{scene}: paired throws", enabled=not args.json, after_s=0)
+        try:
+            tab = convergence_check(sc, args.n, seed=args.seed, factor=args.factor,
+                                    reference_flight=args.reference_flight, tick=bar.update)
+        finally:
+            bar.close()
         out[scene] = tab.as_dict()
         if not args.json:
             print(f"{scene}: {tab.format()}", flush=True)

@@ -67,12 +67,34 @@ def _overrides(items: list[str] | None, rules: list[str] | None = None) -> tuple
     return out, flags
 
 
+def _played_fights(spec, source, fights: range, policy, physics: bool) -> list:
+    """Fights played one by one with a bar on stderr once they take a while (fights, time left; in full
+    physics, seconds per throw, also the throws so far and a new scene's aim solve); one fight prints
+    its log as run_fights does."""
+    from sim.experiments.progress import WorkBar
+    from sim.rules.fight import run_fights
+
+    bar = WorkBar(len(fights), "fight", "fights in physics" if physics else "fights", after_s=0.5 if physics else 1.0)
+    if physics:
+        source.on_throw = lambda k: bar.bar.set_postfix_str(f"{k} throws", refresh=True)
+        source.aim_progress = lambda done, total: bar.bar.set_postfix_str(
+            f"{source.throws} throws; aiming a new scene, grid point {done + 1}/{total}", refresh=True)
+    results = []
+    try:
+        for i in fights:
+            results += run_fights(spec, source, range(i, i + 1), policy, log=(len(fights) == 1))
+            bar.update()
+    finally:
+        bar.close()
+    return results
+
+
 def cmd_fight(args: argparse.Namespace) -> int:
     """`dfsim fight`: one fight prints its log, N fights print the win rate and per-fight costs with
     95 % intervals; throws are resampled from `--records`. Bad input is a SpecError (exit 2)."""
     from sim.engine.resample import ResampleSource, UncoveredThrow, tables_from_results
     from sim.experiments.fight_report import summarize
-    from sim.rules.fight import FightError, resolve_policy, run_fights
+    from sim.rules.fight import FightError, resolve_policy
     from sim.specs.fight import load_fight
 
     overrides, flags = _overrides(args.overrides, args.house_rules)
@@ -105,7 +127,7 @@ def cmd_fight(args: argparse.Namespace) -> int:
                                             white_die=spec.throws.white_die, colored_die=spec.throws.colored_die)
         source = ResampleSource(tables, seed=seed)
     try:
-        results = run_fights(spec, source, range(args.first, args.first + n), policy, log=(n == 1))
+        results = _played_fights(spec, source, range(args.first, args.first + n), policy, physics)
     except UncoveredThrow as exc:
         raise SpecError(args.records, "records", f"{exc} (record these throws with `dfsim run`)") from None
     except NotImplementedError as exc:

@@ -28,7 +28,7 @@ from sim.cli import (
     viewer,
 )
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, Parser
-from sim.errors import SpecError
+from sim.errors import SpecError, Stopped, signal_name, stop_signal
 from sim.files import command_inputs
 
 COMMAND_GROUPS = (throws, catalog, bench, calibrate, converge, determinism, templates, shots, run, viewer, fight, tune, doctor,
@@ -75,9 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     except SpecError as exc:
         sys.stderr.write(f"dfsim: {exc}\n")
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        sys.stderr.write("dfsim: interrupted\n")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        signum = stop_signal(exc)
+        sys.stderr.write("dfsim: interrupted\n" if signum == signal.SIGINT else f"dfsim: stopped by {signal_name(signum)}\n")
+        return EXIT_INTERRUPTED - signal.SIGINT + signum
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -98,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
 
 class _sigterm_as_ctrl_c:
     """SIGTERM (kill, a batch system's stop) handled as Ctrl-C: one line, a run's manifest marked
-    "interrupted" with its chunks kept, exit status EXIT_INTERRUPTED; main thread only, and the old
-    handler restored (main() may run inside another program)."""
+    "interrupted" with its chunks kept, but exit status 143 (128 + 15, what a shell reports for a
+    process SIGTERM ended; Ctrl-C gives 130); main thread only, and the old handler restored (main()
+    may run inside another program)."""
 
     def __enter__(self) -> None:
         self._old = None
@@ -112,7 +114,7 @@ class _sigterm_as_ctrl_c:
 
 
 def _raise_interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+    raise Stopped(signum)
 
 
 def _one_line_warnings() -> None:

@@ -65,7 +65,7 @@ def runner_faults(call: Callable[[], T]) -> T | int:
         return call()
     except Interrupted as exc:
         print(str(exc), file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED - signal.SIGINT + exc.signum
     except ChunkFailed as exc:
         print(f"dfsim: {exc}", file=sys.stderr)
         return EXIT_FAULT
@@ -96,7 +96,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return res
     if not args.quiet:
         print(format_fight_table(res.summary) if "total_fights" in res.summary else format_table(res.summary))
-        print(f"results: {res.out}  (report: {res.report})")
+        page = res.out / "report.html"
+        print(f"results: {res.out}  (open {page if page.is_file() else res.report} to see them)")
     return 0
 
 

@@ -73,11 +73,16 @@ def cmd_template_report(args: argparse.Namespace) -> int:
         f = r.get("flips", {})
         print(f"{name:<34} {r['n']:>5} {pct(r['hit_rate']['value'])} {pct(r['fully_on_template']['value'])} "
               f"{pct(r['partly_on_template']['value']):>8} {r['mean_damage']:6.2f} "
-              f"{f.get('mean_flips_until_it_stays', float('nan')):6.2f} {pct(f.get('p_lands_on_board')):>8} "
+              f"{num(f.get('mean_flips_until_it_stays'))} {pct(f.get('p_lands_on_board')):>8} "
               f"{pct(f.get('p_hangs_off')):>8} {pct(f.get('p_turned_too_little')):>8} {pct(f.get('p_not_flat')):>8}")
     if res.get("figure"):
         print(f"figure: {res['figure']}")
     return 0
+
+
+def num(x: float | None) -> str:
+    """A number as a 6-character column (2 decimals); '-' when missing or NaN (a variant without flips)."""
+    return f"{x:6.2f}" if x is not None and x == x else "     -"
 
 
 def pct(x: float | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from sim.cli.common import INDEX, SEED, AimProgress, add_scenario_options, human, number, scenario_from
 from sim.cli.viewer import add_clip_options
@@ -35,11 +36,13 @@ def cmd_throw(args: argparse.Namespace) -> int:
             res.seed, res.index = args.seed, args.index
         else:
             res = th.throw(args.seed, args.index)
-    views.write(res)
+    written = views.write(res)
     out = res.to_json()
     if not args.events:
         out.pop("events", None)
     print(json.dumps(out) if args.json else human(out))
+    if written:  # on stderr, so that --json output stays one JSON object
+        sys.stderr.write("dfsim: wrote " + ", ".join(str(p) for p in written) + "\n")
     return 0
 
 

@@ -85,7 +85,7 @@ def split_sets(items: list[str] | None) -> tuple[str, float, float, dict[str, An
     return path, lo, hi, pairs(fixed, "--set")
 
 
-def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any]):
+def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any], tick=None):
     """The evaluate(value, n, seed) callable over physical throws, and the metric's name."""
     from sim.experiments.responses import SHOT_METRICS, shot_response
 
@@ -104,7 +104,12 @@ def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any]):
         "overrides": fixed,
         "source": SRC,
     }
-    return shot_response(recipe, path, metric), f"{metric} rate"
+    from sim.specs.scenario import Scenario
+
+    for end in split_sets(args.overrides)[1:3]:  # a bad setting is bad input now, not after a bar and an aim
+        ends: dict[str, Any] = {**recipe, "overrides": {**fixed, path: end}}
+        Scenario.build(**ends)
+    return shot_response(recipe, path, metric, tick=tick), f"{metric} rate"
 
 
 def _fight_response(args: argparse.Namespace, path: str, fixed: dict[str, Any]):
@@ -139,8 +144,23 @@ def _fight_context(response, res) -> dict[str, Any]:
     return ctx
 
 
+def _counting(evaluate, bar, count: bool):
+    """`evaluate` starting `bar` on its first call, and with `count`, adding each call's trials to it as
+    the call returns (fights are quick; shot trials are counted throw by throw)."""
+
+    def counted(value, n: int, seed: int) -> tuple[int, int]:
+        bar.start()
+        k, t = evaluate(value, n, seed)
+        if count:
+            bar.update(int(t))
+        return k, t
+
+    return counted
+
+
 def cmd_tune(args: argparse.Namespace) -> int:
     """Tune the one ranged setting against the target; print (or --json) the result, save it with --out."""
+    from sim.experiments.progress import WorkBar
     from sim.experiments.tuner import save_result, tune
 
     path, lo, hi, fixed = split_sets(args.overrides)
@@ -156,10 +176,19 @@ def cmd_tune(args: argparse.Namespace) -> int:
         evaluate, metric = _fight_response(args, path, fixed)
         budget = FIGHT_BUDGET if args.budget is None else args.budget
     else:
-        evaluate, metric = _shot_response(args, path, fixed)
         budget = SHOT_BUDGET if args.budget is None else args.budget
-    res = tune(evaluate, lo, hi, args.target, integer=args.integer, tolerance=args.tolerance, budget=budget,
-               initial_n=args.initial_n, seed=args.seed, confidence=args.confidence, setting=path, metric=metric)
+    # a bar of the trials against the budget (the tuner usually stops earlier: time left is at most that)
+    # made when the first trial starts: the tuner still checks its range and target before that
+    bar = WorkBar(budget, "trial", f"tuning {path} (at most {budget} trials)", enabled=not args.json, after_s=0,
+                  lazy=True)
+    if not args.fight:
+        evaluate, metric = _shot_response(args, path, fixed, tick=bar.update)
+    counted = _counting(evaluate, bar, count=bool(args.fight))
+    try:
+        res = tune(counted, lo, hi, args.target, integer=args.integer, tolerance=args.tolerance, budget=budget,
+                   initial_n=args.initial_n, seed=args.seed, confidence=args.confidence, setting=path, metric=metric)
+    finally:
+        bar.close()
     if args.fight:
         res.context = _fight_context(evaluate, res)
     if args.out:

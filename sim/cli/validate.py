@@ -22,7 +22,10 @@ def run(args: argparse.Namespace) -> int:
     def progress(c) -> None:
         print(f"{c.status:>7}  {c.name:<12} {c.summary}  [{c.seconds:g} s]", flush=True)
 
-    checks = run_validation(out, quick=args.quick, only=only, progress=progress)
+    def starting(name: str, k: int, total: int) -> None:  # a check runs for seconds to minutes: say which
+        print(f"{'...':>7}  {name:<12} (check {k} of {total})", flush=True)
+
+    checks = run_validation(out, quick=args.quick, only=only, progress=progress, starting=starting)
     failed = [c.name for c in checks if c.passed is False]
     print(f"report: {out}/report.md  ({'all passed' if not failed else 'failed: ' + ', '.join(failed)})")
     return 1 if failed else 0

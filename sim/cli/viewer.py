@@ -68,11 +68,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_report_html(args: argparse.Namespace) -> int:
     """`dfsim report-html`: rewrite a finished run's report.html with `--sample` replayed throws per cell."""
+    from sim.experiments.progress import WorkBar
+    from sim.experiments.store import record_report
     from sim.viewer.report_html import DEFAULT_SAMPLE, rewrite_report_html
 
     sample = DEFAULT_SAMPLE if args.sample is None else args.sample
     if sample < 0:
         raise SpecError("command line", "--sample", "must be 0 or more")
-    path = rewrite_report_html(args.results, sample)
+    bar = WorkBar(0, "throw", "replaying throws for report.html", enabled=sample > 0)
+    try:
+        path = rewrite_report_html(args.results, sample, bar)
+    finally:
+        bar.close()
+    record_report(path.parent, path.name)  # the run's manifest knows the new page (dfsim doctor checks it)
     print(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB)")
     return 0

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -230,6 +230,10 @@ class PhysicsSource:
         self.throwers: dict[tuple, tuple[Thrower, BoardDice]] = {}
         self.throws = 0
         self.last: ThrowResult | None = None
+        # what a command shows while fights play: called after every throw (throws so far), and with a
+        # new scenario's aim solve (grid points done, total)
+        self.on_throw: Callable[[int], None] | None = None
+        self.aim_progress: Callable[[int, int], None] | None = None
 
     def scenario(self, req: ThrowRequest) -> Scenario:
         """The request's scenario: its die, shots, skill, board and rules, noise and aim point (its
@@ -253,6 +257,7 @@ class PhysicsSource:
         w = self.throwers.get(key)
         if w is None:
             th = build_thrower(self.scenario(req))
+            th.aim_progress = self.aim_progress
             layer = BoardDice(th, self.state, self.colored, self.white)
             th.attach(layer)
             if req.templates:
@@ -335,4 +340,6 @@ class PhysicsSource:
         layer.after_throw(th, res, slot, request.die, request)
         self.throws += 1
         self.last = res
+        if self.on_throw is not None:
+            self.on_throw(self.throws)
         return res.outcome

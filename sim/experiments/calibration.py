@@ -41,6 +41,7 @@ from scipy.optimize import minimize_scalar
 
 from sim.engine.rigs import MaterialRig, PairFactors
 from sim.errors import SpecError
+from sim.experiments.progress import WorkBar
 from sim.specs.die import DieSpec, load_die
 from sim.specs.material import MaterialTable, PairSpec
 from sim.specs.measurements import MeasurementsSpec
@@ -190,28 +191,39 @@ def _not_identified(spec: MeasurementsSpec, name: str, lo: float, hi: float, rng
 class _Model:
     """The rig with a simulation counter and the rows grouped by the configuration each needs."""
 
-    def __init__(self, spec: MeasurementsSpec, die: DieSpec, base: MaterialTable) -> None:
+    def __init__(self, spec: MeasurementsSpec, die: DieSpec, base: MaterialTable, bar: WorkBar | None = None) -> None:
         self.spec = spec
         self.rig = MaterialRig(die, spec.surface, base)
         self.runs = 0
+        self.bar = bar  # counts the rig simulations as they are run (the search decides how many)
         self.heights = sorted({r.drop_mm for r in spec.drops})
         self.ramps = sorted({(r.height_mm, r.angle_deg) for r in spec.ramps})
 
+    def _ran(self, n: int) -> None:
+        self.runs += n
+        if self.bar is not None:
+            self.bar.update(n)
+
     def drops(self, f: PairFactors) -> dict[float, float]:
         self.rig.set_pair(f)
-        self.runs += len(self.heights)
-        return {h: self.rig.drop(h) for h in self.heights}
+        out = {h: self.rig.drop(h) for h in self.heights}
+        self._ran(len(self.heights))
+        return out
 
     def slide(self, f: PairFactors) -> float:
         self.rig.set_pair(f)
-        self.runs += 1
-        return self.rig.slide_angle()
+        out = self.rig.slide_angle()
+        self._ran(1)
+        return out
 
     def ramp(self, f: PairFactors) -> dict[tuple[float, float], float]:
         self.rig.set_pair(f)
         yaws = np.arange(RAMP_YAWS) * (120.0 / RAMP_YAWS)
-        self.runs += len(self.ramps) * RAMP_YAWS
-        return {c: float(np.mean([self.rig.ramp(c[0], c[1], y) for y in yaws])) for c in self.ramps}
+        out = {}
+        for c in self.ramps:
+            out[c] = float(np.mean([self.rig.ramp(c[0], c[1], y) for y in yaws]))
+            self._ran(RAMP_YAWS)
+        return out
 
     def pair_restitution(self, factor: float) -> float:
         self.rig.set_pair(PairFactors(self.rig.factors.friction, factor, self.rig.factors.contact_damping))
@@ -336,9 +348,10 @@ def measured_pair(spec: MeasurementsSpec):
     return die, base, pair
 
 
-def calibrate(spec: MeasurementsSpec) -> CalibrationResult:
+def calibrate(spec: MeasurementsSpec, progress: bool = False) -> CalibrationResult:
     """Fit the pair (the die's material, `spec.surface`) to the measurements; SpecError when the file
-    names something unknown or the rows cannot identify a value to fit."""
+    names something unknown or the rows cannot identify a value to fit. `progress`: a count of the
+    rig simulations on stderr (the adaptive search decides how many, so it has no total)."""
     die, base, pair = measured_pair(spec)
     fit: set[str] = set(spec.fit)
     need = {"restitution": bool(spec.drops), "friction": bool(spec.tilts or spec.ramps), "contact_damping": bool(spec.ramps)}
@@ -347,10 +360,12 @@ def calibrate(spec: MeasurementsSpec) -> CalibrationResult:
             kind = {"restitution": "drops", "friction": "tilts", "contact_damping": "ramps"}[name]
             raise SpecError(spec.source, kind, f"{name} is not identifiable without {WHAT_IDENTIFIES[name]}; measure them "
                                                f"or leave {name} out of `fit`")
-    model = _Model(spec, die, base)
+    bar = WorkBar(None, "simulation", "calibrating (rig simulations)", enabled=progress, after_s=0, lazy=True)
+    model = _Model(spec, die, base, bar)
     try:
         return _calibrate(spec, model, base, pair, fit)
     finally:
+        bar.close()
         model.rig.close()
 
 

@@ -30,16 +30,21 @@ from sim.experiments.integrity import (
 from sim.experiments.store import (
     CHUNK_DIR,
     CHUNK_RE,
+    FIGURE_DIR,
+    FIGURE_HASHES,
     LOCK,
     MANIFEST,
     PREPARED,
     RECORDS,
+    REPORT_FILES,
+    REPORT_HASHES,
     RESOLVED,
     STRAY_CHUNK,
     Folder,
     chunk_name,
     refusals,
 )
+from sim.files import sha256_of
 from sim.provenance import run_reproducibility
 
 RECOMPUTE = "a rerun recomputes it"
@@ -133,10 +138,47 @@ def examine(root: Path) -> Checkup:
     _check_prepared(up, root, m)
     if up.state == "complete":
         _check_records(up, root, m or {}, plan if chunks_ok else None, verified)
-        for name in ("summary.json", "report.md"):
-            if not (root / name).is_file():
-                up.add(root / name, "is missing", "a rerun writes it again")
+        _check_reports(up, root, m or {})
+    elif up.state == "failed" and not up.busy:
+        up.add(root / MANIFEST, "says the last run failed (its last line said why: a full disk, a file-size limit, "
+               "a failed chunk)", f"a rerun resumes from the {up.chunks_verified} verified chunks and writes the reports")
+    if up.state in ("failed", "interrupted", "running") and not up.busy and (root / "report.html").is_file():
+        up.add(root / "report.html", f"is from an earlier run (the last one ended {up.state}), so it may "
+               "describe other records", "a rerun that completes writes it again")
     return up
+
+
+def _check_reports(up: Checkup, root: Path, m: dict) -> None:
+    """summary.json, report.md, report.html and the figures of a complete run: present, and each as the
+    run wrote it (the sha256 the manifest recorded), since a rerun writes them all again."""
+    recorded = m.get(REPORT_HASHES)
+    reports = recorded if isinstance(recorded, dict) else None
+    for name in REPORT_FILES:
+        path = root / name
+        want = reports.get(name) if reports is not None else None
+        if not path.is_file():
+            if name != "report.html" or want is not None:
+                up.add(path, "is missing", "a rerun writes it again")
+            elif reports is not None and "fights" not in m:  # a throw run records what it could write
+                up.add(path, "was not written by the run (it said why)", "a rerun tries again")
+        elif want is not None and sha256_of(path) != want:
+            up.add(path, f"does not match its hash in the manifest ({_changed(path)})", "a rerun writes it again")
+    drawn = m.get(FIGURE_HASHES)
+    for name, want in (drawn.items() if isinstance(drawn, dict) else ()):
+        path = root / FIGURE_DIR / str(name)
+        if not path.is_file():
+            up.add(path, "is missing", "a rerun draws it again")
+        elif sha256_of(path) != want:
+            up.add(path, f"does not match its hash in the manifest ({_changed(path)})", "a rerun draws it again")
+
+
+def _changed(path: Path) -> str:
+    """How a file differs from what the run wrote, as far as can be told without the original."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return "unreadable"
+    return "empty" if size == 0 else f"changed, truncated or replaced since the run wrote it; {size} bytes now"
 
 
 def _locked(root: Path) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,8 +102,9 @@ def with_physics(scenario: Scenario, **physics) -> Scenario:
 
 
 def paired_check(scenario_a: Scenario, scenario_b: Scenario, n: int, seed: int = 2024,
-                 confidence: float = 0.95) -> PairedTable:
-    """Throw n identical releases (those of scenario_a's thrower) in both scenarios' worlds and compare."""
+                 confidence: float = 0.95, tick: Callable[[], None] | None = None) -> PairedTable:
+    """Throw n identical releases (those of scenario_a's thrower) in both scenarios' worlds and compare;
+    `tick` (a progress bar's) is called after each pair."""
     ta, tb = build_thrower(scenario_a), build_thrower(scenario_b)
     try:
         la, lb, sa, sb = [], [], 0, 0
@@ -119,6 +121,8 @@ def paired_check(scenario_a: Scenario, scenario_b: Scenario, n: int, seed: int =
             lb.append(outcome_label(rb.outcome))
             sa += len(ra.trace.path_t) - ta.last_stats.skipped
             sb += len(rb.trace.path_t) - tb.last_stats.skipped
+            if tick is not None:
+                tick()
     finally:
         ta.physics.close()
         tb.physics.close()
@@ -141,12 +145,13 @@ def paired_check(scenario_a: Scenario, scenario_b: Scenario, n: int, seed: int =
 
 
 def convergence_check(scenario: Scenario, n: int, seed: int = 2024, factor: float = 4.0,
-                      confidence: float = 0.95, reference_flight: str = "analytic") -> PairedTable:
+                      confidence: float = 0.95, reference_flight: str = "analytic",
+                      tick: Callable[[], None] | None = None) -> PairedTable:
     """The scenario's physics against a `factor` x finer contact step (windowed rest test; flight exact
     unless reference_flight = "step")."""
     hz = scenario.physics.step_hz * factor
     ref = with_physics(scenario, step_hz=hz, coarse_step_hz=hz, flight=reference_flight, rest="windows")
-    return paired_check(scenario, ref, n, seed, confidence)
+    return paired_check(scenario, ref, n, seed, confidence, tick)
 
 
 QUICK_SCENES: dict[str, dict[str, Any]] = {

@@ -19,6 +19,7 @@ import multiprocessing as mp
 import os
 import queue
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -263,6 +264,52 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_SPAWNING = threading.Lock()
+
+
+class _WorkerProcess(mp.context.SpawnProcess):
+    """A spawned worker that does not import the parent's `__main__` script.
+
+    Why: a spawned child normally runs the parent's script again (as `__mp_main__`) before it can
+    unpickle its task. Workers run only sim's own functions, so they never need it, and a plain script
+    without `if __name__ == "__main__":` (the README's Python example, typed into a file) would
+    otherwise start the same experiment again in every worker, which fails on the folder's lock and
+    breaks the pool. Only the preparation data of this one child is changed, under a lock."""
+
+    @staticmethod
+    def _Popen(process_obj):  # noqa: N802 - multiprocessing's name
+        from multiprocessing import popen_spawn_posix, spawn
+
+        with _SPAWNING:
+            real = spawn.get_preparation_data
+
+            def without_main(name):
+                data = real(name)
+                data.pop("init_main_from_path", None)
+                data.pop("init_main_from_name", None)
+                return data
+
+            spawn.get_preparation_data = without_main
+            try:
+                return popen_spawn_posix.Popen(process_obj)
+            finally:
+                spawn.get_preparation_data = real
+
+
+class _WorkerContext(mp.context.SpawnContext):
+    """The 'spawn' start method with _WorkerProcess (no re-run of the parent's script)."""
+
+    Process = _WorkerProcess  # type: ignore[assignment]
+
+
+def worker_context(start_method: str = "spawn"):
+    """The multiprocessing context of local workers: 'spawn' without importing `__main__` (POSIX), or the
+    named start method as multiprocessing has it."""
+    if start_method == "spawn" and os.name == "posix":
+        return _WorkerContext()
+    return mp.get_context(start_method)
+
+
 class LocalExecutor(Executor):
     """A pool of worker processes on this machine (start method 'spawn': no inherited PyBullet state).
 
@@ -277,7 +324,7 @@ class LocalExecutor(Executor):
         self.workers = int(workers or default_workers())
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(start_method),
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=worker_context(start_method),
                                          initializer=_worker_init, initargs=(os.getpid(),))
 
     def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
@@ -366,9 +413,18 @@ class DaskExecutor(Executor):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         self._cluster = None
         if scheduler is not None:
-            self._client = _connect(Client, dask_scheduler.scheduler_address(scheduler), _security(security))
-            info = self._client.scheduler_info()
-            self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+            address = dask_scheduler.scheduler_address(scheduler)
+            deadline = dask_scheduler.Deadline()  # one limit over greeting, Client and asking for workers
+            self._client = _connect(Client, address, _security(security), deadline)
+            try:  # the last phase of connecting: who works there (a silent peer must not hang it)
+                info = dask_scheduler.within_deadline(self._client.scheduler_info, address, deadline)
+                self.workers = max(1, sum(w.get("nthreads", 1) for w in _workers(info).values()))
+            except BaseException:
+                self._client.close(timeout=2)
+                raise
+            if not _workers(info):
+                sys.stderr.write(f"dfsim: the Dask scheduler at {address} has no workers yet; the run starts when "
+                                 "one joins (Ctrl-C stops it)\n")
         else:
             self.workers = int(workers or default_workers())
             # no HTTP routes: distributed always opens an HTTP listener, this leaves it serving nothing
@@ -426,19 +482,20 @@ class DaskExecutor(Executor):
                     self._cluster.close()
 
 
-def _connect(client_cls, address: str, security):
+def _workers(info: Any) -> dict:
+    """The workers of a scheduler's `identity` answer ({} when it lists none, or lists them wrongly)."""
+    workers = info.get("workers") if isinstance(info, dict) else None
+    return {k: w for k, w in workers.items() if isinstance(w, dict)} if isinstance(workers, dict) else {}
+
+
+def _connect(client_cls, address: str, security, deadline: dask_scheduler.Deadline):
     """A Client of the scheduler at `address`, or one line why not: a malformed address is bad input
     (SpecError), a scheduler that cannot be reached, stays silent or answers nonsense is the
-    environment (OSError). The greeting bounds every phase in time before the Client is made."""
+    environment (OSError). The greeting, and then making the Client, are each bounded in time."""
     kw = {"security": security} if security is not None else {}
-    dask_scheduler.greet(address, security)
-    try:
-        return client_cls(address, timeout=f"{dask_scheduler.CONNECT_TIMEOUT_S}s", **kw)
-    except (OSError, TimeoutError) as exc:
-        raise OSError(f"cannot reach the Dask scheduler at {address} within {dask_scheduler.CONNECT_TIMEOUT_S} s "
-                      f"({type(exc).__name__}; --scheduler)") from None
-    except Exception as exc:  # a peer that answered the greeting, then not as Dask's Client expects
-        raise OSError(f"{address} did not answer as a Dask scheduler (--scheduler): {type(exc).__name__}") from None
+    dask_scheduler.greet(address, security, deadline)
+    return dask_scheduler.within_deadline(
+        lambda: client_cls(address, timeout=f"{deadline.left():.2f}s", **kw), address, deadline)
 
 
 class _sigint_ignored:

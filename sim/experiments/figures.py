@@ -165,7 +165,7 @@ def _key(ax, top: float) -> None:
     ax.set_xticks([0, 50, 100], ["0", "50", "100"], fontsize=7)
     ax.set_xlabel("hits among them (%)", fontsize=7)
     ax.set_ylabel("throws resting in a square", fontsize=7)
-    ax.set_title("colour key", fontsize=8)
+    ax.set_title("colour key\nred: misses, blue: hits\npaler: fewer throws there", fontsize=7.5)
 
 
 def _edges(ax, board) -> None:
@@ -200,8 +200,10 @@ def _thrower(ax, xy_mm: tuple[float, float] | None, extent: float) -> None:
     inside = -extent < x
     at = (x if inside else -extent * 0.97, float(np.clip(y, -extent * 0.9, extent * 0.9)))
     ax.plot(*at, marker=">", markersize=9, color="black", zorder=8, clip_on=False)
-    text = "thrower" if inside else f"thrower\n{-x:.0f} mm ←"
-    ax.annotate(text, at, xytext=(4, 6), textcoords="offset points", fontsize=6.5, zorder=8, path_effects=_HALO)
+    text = "thrower" if inside else f"thrower\nat {-x:.0f} mm"
+    # below the arrow, at the square's edge: clear of the board, which starts well inside the square
+    ax.annotate(text, at, xytext=(-3, -8), textcoords="offset points", fontsize=6.5, ha="left", va="top", zorder=8,
+                path_effects=_HALO)
 
 
 def _legend_handles(panels: list[dict[str, Any]]) -> list:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} throws [{elapsed}{postfix}]"
 
@@ -19,12 +20,17 @@ BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} throws [{elapsed}{postfix}]"
 class Eta:
     """Throws per second and time left, from the last few chunks that came back.
 
-    The rate is taken over a window of the last 2 x workers chunks (two rounds of the pool), so a
-    worker's first chunk - which also builds its world - weighs only until the pool is warm, and
-    nothing is shown before the window is full."""
+    The rate is taken over a window of the last 2 x workers chunks (two rounds of the pool), or of as
+    many chunks as there are cells when there are more, so a worker's first chunk - which also
+    builds its world - weighs only until the pool is warm, every cell is in the sample, and nothing
+    is shown before the window is full."""
 
-    def __init__(self, workers: int) -> None:
-        self.window = max(2, 2 * workers)
+    def __init__(self, workers: int, unit: str = "throw", cells: int = 1) -> None:
+        # cells advance together (chunk j of every cell before chunk j + 1 of any): a window of fewer
+        # chunks than cells would time only the first cells, which may be far quicker than the rest
+        # (templates flipped, props): the estimate waits for a chunk of every cell
+        self.window = max(2, 2 * workers, int(cells))
+        self.unit = unit  # what the bar counts: throws, or a fight experiment's fights
         self.times: list[float] = []  # when each chunk came back
         self.done: list[int] = []  # throws back by then (cumulative)
 
@@ -41,12 +47,13 @@ class Eta:
         return (self.done[-1] - self.done[-1 - w]) / (self.times[-1] - self.times[-1 - w])
 
     def text(self, remaining: int) -> str:
-        """'N throws/s, M:SS left' for `remaining` throws, or "" while there is no estimate yet."""
+        """'N throws/s, M:SS left' for `remaining` throws (fights/s for fights), or "" while there is no
+        estimate yet."""
         r = self.rate()
         if r is None:
             return ""
         left = int(round(max(0, remaining) / r))
-        return f"{r:.0f} throws/s, {left // 60}:{left % 60:02d} left"
+        return f"{r:.0f} {self.unit}s/s, {left // 60}:{left % 60:02d} left"
 
 
 class RunProgress:
@@ -58,12 +65,14 @@ class RunProgress:
         self.bar = tqdm(total=total, initial=initial, unit=unit, unit_scale=False, disable=quiet,
                         file=sys.stderr, dynamic_ncols=True, bar_format=BAR_FORMAT.replace("throws", unit + "s"))
         self.eta: Eta | None = None
+        self.unit = unit
         self.where = ""
 
-    def throwing(self, executor_name: str, workers: int) -> None:
-        """Chunks are about to be handed to `workers` workers of an executor: name it, start the estimate."""
+    def throwing(self, executor_name: str, workers: int, cells: int = 1) -> None:
+        """Chunks of `cells` cells are about to be handed to `workers` workers of an executor: name it,
+        start the estimate."""
         self.where = f"{executor_name} x{workers}"
-        self.eta = Eta(workers)
+        self.eta = Eta(workers, self.unit, cells)
         self._postfix()
 
     def chunk_done(self, throws: int, counted: bool = True) -> None:
@@ -91,3 +100,62 @@ class RunProgress:
     def close(self) -> None:
         """Leave the bar's last state on the screen."""
         self.bar.close()
+
+
+class WorkBar:
+    """A bar for long work that is not a run's chunks (a skill fit's simulated throws, a tuner's
+    trials, fights thrown in full physics): counted as it goes, with tqdm's time left from the rate so
+    far, so that no command sits silent. Shown on stderr, only when `enabled` and once the work has
+    taken `after_s` (quick work prints nothing). `lazy`: nothing at all until `start()` (or the first
+    update), for work whose input is still checked after the bar is made: a refused input stays one line."""
+
+    def __init__(self, total: int | None, unit: str, desc: str, enabled: bool = True, after_s: float = 1.0,
+                 lazy: bool = False) -> None:
+        self.total, self.unit, self.desc, self.enabled, self.after_s = total, unit, desc, enabled, after_s
+        self._bar: Any = None
+        if not lazy:
+            self.start()
+
+    @property
+    def bar(self) -> Any:
+        """The tqdm bar (made now if it was not yet)."""
+        self.start()
+        return self._bar
+
+    def start(self) -> None:
+        """The work begins: the bar exists from now on (its clock starts)."""
+        if self._bar is None:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=self.total, unit=self.unit, desc=self.desc, disable=not self.enabled,
+                             file=sys.stderr, dynamic_ncols=True, delay=self.after_s, mininterval=0.5)
+
+    def update(self, n: int = 1) -> None:
+        """`n` more units done."""
+        self.bar.update(n)
+
+    def add(self, more: int) -> None:
+        """The work grew by `more` units (a second pass was needed)."""
+        self.bar.total = (self.bar.total or 0) + more
+        self.bar.refresh()
+
+    def close(self) -> None:
+        """The work is done: the bar ends at what was done (nothing is shown if it never started)."""
+        if self._bar is not None:
+            self._bar.total = self._bar.n
+            self._bar.close()
+
+
+class Steps:
+    """The phases after a run's bar (the records, figures, reports, replays for report.html), one
+    line each on stderr as it starts, numbered, so the minute after "100 %" is not spent in silence."""
+
+    def __init__(self, total: int, enabled: bool = True) -> None:
+        self.total, self.enabled, self.done = total, enabled, 0
+
+    def start(self, what: str) -> None:
+        """The next phase begins."""
+        self.done += 1
+        if self.enabled:
+            sys.stderr.write(f"dfsim: finishing [{self.done}/{self.total}]: {what}\n")
+            sys.stderr.flush()

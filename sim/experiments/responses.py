@@ -25,7 +25,8 @@ from sim.specs.scenario import Scenario
 
 
 def shot_response(
-    recipe: dict[str, Any], path: str, metric: str = "hit", max_worlds: int = 6
+    recipe: dict[str, Any], path: str, metric: str = "hit", max_worlds: int = 6,
+    tick: Callable[[], None] | None = None,
 ) -> Callable[[Any, int, int], tuple[int, int]]:
     """The rate of `metric` over physical throws of a scenario, as a function of one override.
 
@@ -41,6 +42,7 @@ def shot_response(
 
     Cost: a new world takes about half a second; a setting the aimed release depends on (anything
     but the skill) also solves the aimed release once per new value (a few hundred reference throws).
+    `tick` (a progress bar's) is called after every throw.
     """
     if metric not in SHOT_METRICS:
         raise SpecError("tune", "metric", f"unknown metric '{metric}' for shots (known: {', '.join(SHOT_METRICS)})")
@@ -62,7 +64,11 @@ def shot_response(
 
     def evaluate(value, n: int, seed: int) -> tuple[int, int]:
         th = thrower(value)
-        hits = sum(bool(success(th.throw(seed, k).outcome)) for k in range(int(n)))
+        hits = 0
+        for k in range(int(n)):
+            hits += bool(success(th.throw(seed, k).outcome))
+            if tick is not None:
+                tick()
         return hits, int(n)
 
     return evaluate

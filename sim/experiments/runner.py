@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from sim.errors import SpecError
+from sim.errors import SpecError, signal_name, stop_signal
 from sim.experiments.executor import (
     ChunkFailed,
     ChunkTask,
@@ -49,24 +49,35 @@ from sim.experiments.integrity import (
     value_digest,
     verify_chunk,
 )
-from sim.experiments.progress import RunProgress
+from sim.experiments.progress import RunProgress, Steps, WorkBar
 from sim.experiments.scheduler import scheduler_address
 from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
-from sim.experiments.store import FIGURE_DIR, FIGURE_HASHES, STRAY_CHUNK, Store, figure_hashes
+from sim.experiments.store import (
+    FIGURE_DIR,
+    FIGURE_HASHES,
+    REPORT_HASHES,
+    STRAY_CHUNK,
+    Store,
+    figure_hashes,
+    report_hashes,
+)
 
 MAX_NOTES = 20  # repair lines printed; the rest are counted (dfsim doctor lists them all)
 
 
 class Interrupted(Exception):
-    """The run was stopped (Ctrl-C) with finished chunks kept on disk."""
+    """The run was stopped (Ctrl-C, or a stop signal such as SIGTERM: `signum`) with finished chunks
+    kept on disk."""
 
-    def __init__(self, out: Path, chunks: int, throws: int) -> None:
+    def __init__(self, out: Path, chunks: int, throws: int, signum: int = 2) -> None:
+        how = "interrupted" if signum == 2 else f"stopped by {signal_name(signum)}"
         super().__init__(
-            f"interrupted: kept {chunks} finished chunks ({throws} throws) in {out}; "
+            f"{how}: kept {chunks} finished chunks ({throws} throws) in {out}; "
             "run the same command again to resume"
         )
         self.out = out
+        self.signum = signum
 
 
 def chunk_bounds(throws: int, max_throws: int, size: int) -> list[tuple[int, int]]:
@@ -316,7 +327,7 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
         if not all(p.complete for p in plans):
             ex = get_executor()
             limit = max(2, 2 * ex.workers)
-            bar.throwing(ex.name, ex.workers)
+            bar.throwing(ex.name, ex.workers, sum(1 for p in plans if not p.complete))
             while True:
                 while len(in_flight) < limit:
                     task = _next_task(exp, plans, in_flight, prepared)
@@ -347,35 +358,48 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
                     run_throws += table.num_rows
                 if plan_c.planned_throws != was:
                     bar.set_total(sum(p.planned_throws for p in plans))
-    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        notes.close()
+        return _finish(exp, store, out, plans, figures, run_throws, t0, notes, quiet)
+    except KeyboardInterrupt as exc:  # Ctrl-C or a stop signal, in any phase: the folder says so
         _best_effort(lambda: store.write_manifest(exp, "interrupted"))
         if bar is not None:
             bar.close()
         notes.close()
         n_chunks = len(store.recorded_chunks())
-        raise Interrupted(out, n_chunks, sum(p.throws_done for p in plans)) from None
+        raise Interrupted(out, n_chunks, sum(p.throws_done for p in plans), stop_signal(exc)) from None
     except BaseException:
         _best_effort(lambda: store.write_manifest(exp, "failed"))
         raise
     finally:
         if bar is not None:
             bar.close()
-    notes.close()
 
+
+def _finish(exp: Experiment | FightExperiment, store: Store, out: Path, plans: list[_CellPlan], figures: bool,
+            run_throws: int, t0: float, notes: _Notes, quiet: bool) -> Results:
+    """After the last chunk: the records, summary, figures and reports, then the manifest "complete"."""
     # speculative chunks past a stopping point are not part of the records
     for c, p in enumerate(plans):
         for j in [j for j in p.done if j > p.limit]:
             store.drop_chunk(c, j)
             del p.done[j]
     order = [(c, j) for c, p in enumerate(plans) for j in range(p.limit + 1)]
+    fights = isinstance(exp, FightExperiment)
+    steps = Steps(2 + int(figures) + int(not fights), enabled=not quiet)  # records, summary, figures, report.html
+    steps.start(f"records.parquet ({sum(p.planned_throws for p in plans)} {'fights' if fights else 'throws'})")
     store.finalize(order)
     if isinstance(exp, FightExperiment):
-        return _finish_fights(exp, store, out, figures, run_throws, t0, notes.items)
+        return _finish_fights(exp, store, out, figures, run_throws, t0, notes.items, steps)
     from sim.experiments.figures import draw_figures
     from sim.experiments.report import summarize, write_report
 
     stopped = {exp.cells[c].name: p.stopped_by for c, p in enumerate(plans)}
+    steps.start("summary.json and report.md")
     summary = summarize(store, exp, stopped)
+    if figures:
+        steps.start("figures/")
     figs = draw_figures(store, exp, summary) if figures else []
     write_report(store, exp, summary, figs)
     # report.html (tables, figures, throws to watch) is presentation: the viewer writes it from the
@@ -383,25 +407,35 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
     # runner); a failure there is reported and leaves the finished run as it is.
     from sim.viewer.report_html import DEFAULT_SAMPLE, write_report_html
 
-    write_report_html(store.root, DEFAULT_SAMPLE if figures else 0)
+    sample = DEFAULT_SAMPLE if figures else 0
+    steps.start(f"report.html (replaying up to {sample} throws per cell to watch)" if sample else "report.html")
+    bar = WorkBar(0, "throw", "replaying throws for report.html", enabled=not quiet and sample > 0)
+    try:
+        write_report_html(store.root, sample, bar)
+    finally:
+        bar.close()
     elapsed = time.perf_counter() - t0
     store.write_manifest(
         exp, "complete",
         {"throws": summary["total_throws"], "elapsed_s": round(elapsed, 3),
          "throws_run": run_throws, "throws_per_s": round(run_throws / elapsed, 2) if run_throws else None,
          "records_sha256": store.records_sha256,
-         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs)},
+         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs),
+         REPORT_HASHES: report_hashes(store.root)},
     )
     return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_throws,
                    repairs=notes.items)
 
 
 def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool, run_fights: int, t0: float,
-                   repairs: list[str]) -> Results:
+                   repairs: list[str], steps: Steps) -> Results:
     from sim.experiments.fight_figures import draw_fight_figures
     from sim.experiments.fight_report import summarize_fights, write_fight_report
 
+    steps.start("summary.json and report.md")
     summary = summarize_fights(store, exp)
+    if figures:
+        steps.start("figures/")
     figs = draw_fight_figures(store, exp, summary) if figures else []
     write_fight_report(store, exp, summary, figs)
     elapsed = time.perf_counter() - t0
@@ -410,7 +444,8 @@ def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool,
         {"fights": summary["total_fights"], "elapsed_s": round(elapsed, 3),
          "fights_run": run_fights, "fights_per_s": round(run_fights / elapsed, 2) if run_fights else None,
          "records_sha256": store.records_sha256,
-         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs)},
+         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs),
+         REPORT_HASHES: report_hashes(store.root)},
     )
     return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_fights,
                    repairs=repairs)
@@ -530,7 +565,19 @@ def _digest_or_none(value: Any) -> str | None:
 
 
 def _solve(ex: Executor, exp: Experiment, need: list[str], fn, bar: RunProgress) -> dict[str, dict]:
-    bar.describe(f"aiming ({len(need)} scenarios)")
+    """Solve the aims of `need` on the workers; the bar's text says how many are solved, and once one
+    is, about how long the rest take (the aims run side by side, `ex.workers` at a time)."""
+    t0 = time.perf_counter()
+
+    def say(done: int) -> None:
+        text = f"aiming: {done}/{len(need)} scenarios solved"
+        if done:
+            per = (time.perf_counter() - t0) / math.ceil(done / max(1, ex.workers))
+            left = per * (math.ceil(len(need) / max(1, ex.workers)) - math.ceil(done / max(1, ex.workers)))
+            text += f", ~{int(left) // 60}:{int(left) % 60:02d} left" if left > 0 else ""
+        bar.describe(text)
+
+    say(0)
     first = {k: next(c for c, cell in enumerate(exp.cells) if cell.key == k) for k in need}
     for key, c in first.items():
         ex.submit(PrepareTask(cell=c, inputs=exp.cells[c].inputs, key=key), fn)
@@ -539,10 +586,12 @@ def _solve(ex: Executor, exp: Experiment, need: list[str], fn, bar: RunProgress)
         try:
             task, value = ex.next_result(timeout=0.5)
         except queue.Empty:
+            bar.bar.refresh()  # the elapsed time moves: not a frozen line
             continue
         if not isinstance(value, dict) or _digest_or_none(value) is None:
             raise ChunkFailed(f"preparing cell {task.cell}: the worker returned {type(value).__name__}, not JSON values")
         solved[task.key] = value
+        say(len(solved))
     bar.describe("")
     return solved
 

@@ -31,6 +31,7 @@ import numpy as np
 from sim.engine.worlds import build_thrower
 from sim.errors import SpecError
 from sim.experiments.calibration import interval
+from sim.experiments.progress import WorkBar
 from sim.seeding import Draw
 from sim.specs.scenario import Scenario
 from sim.specs.skill import SPREADS, SkillSpec
@@ -175,11 +176,12 @@ def tally_scenario(t: TallySpec) -> Scenario:
 class _Simulator:
     """One world for the tally's scene; the same draws for every candidate skill."""
 
-    def __init__(self, t: TallySpec, n: int, seed: int) -> None:
+    def __init__(self, t: TallySpec, n: int, seed: int, bar: WorkBar | None = None) -> None:
         sc = tally_scenario(t)
         self.tally, self.scenario = t, sc
         self.thrower = build_thrower(sc)
         self.n, self.seed = n, seed
+        self.bar = bar
         self.simulated = 0
         self._cache: dict[tuple[float, float, float], Candidate] = {}
 
@@ -197,6 +199,8 @@ class _Simulator:
             counts[_category(o, self.tally)] += 1
             if o.result != "hit" and o.reason == "off-board":
                 dirs[direction(o.position_mm)] += 1
+            if self.bar is not None:
+                self.bar.update()
         self.simulated += self.n
         c = Candidate(scale, speed_bias, azimuth_bias, dict(counts), dict(dirs), deviance(self.tally, counts, dirs))
         self._cache[key] = c
@@ -244,13 +248,19 @@ def _scale_curve(sim: _Simulator, grid: np.ndarray, sb: float, ab: float, thresh
 
 
 def fit_skill(t: TallySpec, throws: int | None = None, seed: int | None = None, grid: int = SCALE_GRID,
-              fine: int = FINE_GRID) -> SkillFit:
-    """Fit the spread scale of the tally's base skill (and aim biases its directions support)."""
+              fine: int = FINE_GRID, progress: bool = False) -> SkillFit:
+    """Fit the spread scale of the tally's base skill (and aim biases its directions support);
+    `progress`: a bar of the simulated throws on stderr, the first pass's candidates as its total."""
     n = int(throws or t.simulated_throws)
-    sim = _Simulator(t, n, t.seed if seed is None else int(seed))
+    d = {str(k): v for k, v in t.miss_directions.items()}
+    biased = sum(len(g) for axis, g in ((("short", "long"), SPEED_BIAS_GRID), (("right", "left"), AZIMUTH_BIAS_GRID))
+                 if d.get(axis[0], 0) + d.get(axis[1], 0) >= MIN_DIRECTIONS)
+    bar = WorkBar((grid + fine + biased + 1) * n, "throw", "fitting the skill", enabled=progress)
+    sim = _Simulator(t, n, t.seed if seed is None else int(seed), bar)
     try:
         return _fit(t, sim, n, grid, fine)
     finally:
+        bar.close()
         sim.close()
 
 
@@ -281,6 +291,8 @@ def _fit(t: TallySpec, sim: _Simulator, n: int, grid_n: int, fine: int) -> Skill
         elif used:
             ab = v
     if sb or ab:  # the scale again, with the biases the tally supports
+        if sim.bar is not None:
+            sim.bar.add((grid_n + fine) * n)
         scale, lo, hi, at_lo, at_hi = _scale_curve(sim, grid, sb, ab, threshold, fine)
         _refuse_scale(t, lo, hi, at_lo, at_hi)
     best = sim.candidate(scale, sb, ab)

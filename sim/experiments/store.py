@@ -52,6 +52,8 @@ RECORDS = "records.parquet"
 CHUNK_DIR = "chunks"
 FIGURE_DIR = "figures"
 FIGURE_HASHES = "figure_sha256"  # manifest key: {figure file name: sha256 at write time}
+REPORT_HASHES = "report_sha256"  # manifest key: {summary.json, report.md, report.html: sha256 at write time}
+REPORT_FILES = ("summary.json", "report.md", "report.html")
 PREPARED = "prepared.json"
 RESOLVED = "experiment.resolved.json"
 STORE_FORMAT = 2  # 2: sha256 of every chunk and of prepared.json, and the chunk plan, in the manifest
@@ -152,7 +154,7 @@ def refusals(root: Path) -> list[SpecError]:
     Why one list: `Store.check` raises the first, and `dfsim doctor` reports them all as what a
     rerun does, so doctor never calls healthy (or promises a repair in) a folder a rerun refuses.
     A run writes only real files and folders it made, so a link or a folder where it writes
-    (`.lock`, `chunks/`, `figures/`, a chunk's name) is refused, never removed.
+    (`.lock`, `chunks/`, `figures/`, a chunk's, a figure's or a report's name) is refused, never removed.
     """
     out: list[SpecError] = []
     for sub in (CHUNK_DIR, FIGURE_DIR):
@@ -167,13 +169,18 @@ def refusals(root: Path) -> list[SpecError]:
         out.append(SpecError(lock, "", "is a symbolic link; remove it"))
     elif lock.exists() and not lock.is_file():
         out.append(SpecError(lock, "", "is not a regular file (it marks a run in progress); remove it"))
-    chunk_dir = root / CHUNK_DIR
-    if chunk_dir.is_dir() and not chunk_dir.is_symlink():
-        for p in sorted(chunk_dir.iterdir()):
-            if _is_chunk_file(p.name) and (p.is_symlink() or not p.is_file()):
-                what = "a symbolic link" if p.is_symlink() else "not a regular file"
-                out.append(SpecError(p, "", f"has a chunk's name but is {what}, which a run neither uses nor "
-                                     "replaces; move it away"))
+    # what a run writes by renaming a new file over it (a chunk is also read back): a link or a folder
+    # under such a name is neither written through nor replaced
+    places = [(root / n, "the name of a file a run writes") for n in OWNED_FILES]
+    for sub, wanted, what in ((CHUNK_DIR, _is_chunk_file, "a chunk's name"), (FIGURE_DIR, _is_figure, "a figure's name")):
+        d = root / sub
+        if d.is_dir() and not d.is_symlink():
+            places += [(p, what) for p in sorted(d.iterdir()) if wanted(p.name)]
+    for p, what in places:
+        if p.is_symlink() or (p.exists() and not p.is_file()):
+            kind = "a symbolic link" if p.is_symlink() else "not a regular file"
+            out.append(SpecError(p, "", f"has {what} but is {kind}, which a run neither writes through nor "
+                                 "replaces; move it away"))
     return out
 
 
@@ -543,6 +550,42 @@ def figure_hashes(paths: Iterable[str | Path]) -> dict[str, str]:
         if digest is not None:
             out[Path(f).name] = digest
     return out
+
+
+def report_hashes(root: Path) -> dict[str, str]:
+    """The manifest's record of the reports a run wrote (name -> sha256): what `dfsim doctor` checks."""
+    out = {}
+    for name in REPORT_FILES:
+        digest = files.sha256_of(root / name)
+        if digest is not None:
+            out[name] = digest
+    return out
+
+
+def record_report(root: str | Path, name: str = "report.html") -> bool:
+    """After a command other than the run rewrote one of its reports (`dfsim report-html`): the new
+    sha256 in the manifest, so that `dfsim doctor` does not take the new page for damage. Done under the
+    folder's lock, so a run writing there now keeps the last word; False when nothing was recorded
+    (a run holds the folder, or it is not a complete run that records its reports)."""
+    root = Path(root)
+    lock = root / LOCK
+    if lock.is_symlink() or not lock.is_file():
+        return False
+    fd = os.open(lock, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+        doc, _ = read_json_object(root / MANIFEST)
+        digest = files.sha256_of(root / name)
+        if doc is None or doc.get("state") != "complete" or not isinstance(doc.get(REPORT_HASHES), dict) or not digest:
+            return False
+        doc[REPORT_HASHES][name] = digest
+        write_json(root / MANIFEST, doc)
+        return True
+    finally:
+        os.close(fd)
 
 
 def remove_run_files(root: Path, manifest: dict | None) -> None:

@@ -17,76 +17,16 @@ import os
 import platform
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
+from sim.experiments.physics_check import SEED, SIZES, Check, Context, dhm_same_side
+from sim.experiments.physics_check import figure_pyplot as _plt
 from sim.files import save_figure, write_atomic
 from sim.specs.physics import GRAVITY
 from sim.vectors import dot, matmul, norm, row_norms
-
-SEED = 20250607
-
-
-# ---------------------------------------------------------------- framework
-@dataclass
-class Check:
-    """The verdict of one check: passed is None when it was skipped."""
-
-    name: str
-    title: str
-    passed: bool | None
-    summary: str
-    reference: str
-    details: dict = field(default_factory=dict)
-    figures: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def status(self) -> str:
-        return "skipped" if self.passed is None else ("pass" if self.passed else "FAIL")
-
-
-@dataclass
-class Context:
-    """What every check is given: the mode, where figures go, the sample sizes."""
-
-    quick: bool
-    out_dir: str
-    seed: int = SEED
-
-    def size(self, key: str) -> int:
-        """The sample size of `key` in this mode."""
-        return SIZES[key][0 if self.quick else 1]
-
-    def figure(self, name: str) -> str:
-        """Where a figure of this run goes."""
-        return os.path.join(self.out_dir, name)
-
-
-# (quick, full) sample sizes
-SIZES: dict[str, tuple[int, int]] = {
-    "rebound_points": (1, 5),
-    "energy_bounces": (60, 600),
-    "same_side_catches": (4000, 40000),
-    "faces_per_die": (300, 6000),
-    "coin_rolls": (150, 2000),
-    "settle_roll": (80, 2000),
-    "settle_board": (40, 2000),
-    "tunnel_throws": (40, 400),
-    "surface_rolls": (150, 2000),
-    "coin_flips": (20000, 200000),
-}
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _world(dice="hero-d8", shot="standard", **kw):
@@ -405,15 +345,6 @@ def judge_precession(ang, ang_bullet=None, tol: float = PRECESSION_TOLERANCE_DEG
 
 # ---------------------------------------------------------------- 5. same side, Diaconis-Holmes-Montgomery
 SAME_SIDE_ANGLES_DEG = (50.0, 60.0, 70.0, 80.0, 88.0)
-
-
-def dhm_same_side(psi_deg: float) -> float:
-    """Probability that a flipped and caught disk shows the side it started with, when the angle between
-    its normal and its angular momentum is psi (Diaconis, Holmes & Montgomery 2007, long flights)."""
-    psi = math.radians(psi_deg)
-    if psi <= math.pi / 4:
-        return 1.0
-    return 0.5 + math.asin(1.0 / math.tan(psi) ** 2) / math.pi
 
 
 def check_same_side(ctx: Context, integrator: Callable | None = None) -> Check:
@@ -826,14 +757,19 @@ def _rolling_checks() -> dict[str, Callable[[Context], Check]]:
 CHECKS.update(_rolling_checks())
 
 
-def run_validation(out_dir: str, quick: bool = False, only: list[str] | None = None, progress=None) -> list[Check]:
-    """Run the checks (all, or `only`), write the report folder, return the verdicts."""
+def run_validation(out_dir: str, quick: bool = False, only: list[str] | None = None, progress=None,
+                   starting=None) -> list[Check]:
+    """Run the checks (all, or `only`), write the report folder, return the verdicts; `starting(name, k,
+    total)` is called as check k of total begins, `progress(check)` as it ends."""
     os.makedirs(out_dir, exist_ok=True)
     ctx = Context(quick=quick, out_dir=out_dir)
     results = []
+    names = [n for n in CHECKS if not only or n in only]
     for name, fn in CHECKS.items():
         if only and name not in only:
             continue
+        if starting is not None:
+            starting(name, names.index(name) + 1, len(names))
         t0 = time.perf_counter()
         c = fn(ctx)
         c.seconds = round(time.perf_counter() - t0, 1)

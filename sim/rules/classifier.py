@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from sim.rules.footprint import bottom_corners_xy, read_board
 from sim.rules.outcome import DieRest, Outcome
-from sim.rules.requirements import FAILED, RequirementContext, bounces_before_board, evaluate
+from sim.rules.requirements import FAILED, RequirementContext, bounces_before_board, evaluate, miss_detail
 from sim.rules.trace import EventTrace
 from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
@@ -83,6 +83,7 @@ def classify(
         out.reason = "no-bounce"
     elif failed:
         out.reason = f"requirement:{failed[0]}"
+        out.detail = miss_detail(failed[0], trace, rest.name, ctx)
     elif region.kind == "off":
         out.reason = "off-board"
     elif region.kind == "hole":

@@ -63,6 +63,7 @@ class Outcome:
     effects: list[str] = field(default_factory=list)
     die: str = "die:0"
     time_s: float = 0.0
+    detail: str = ""  # what happened, in words, where the reason alone does not say (a Firewall miss: around it)
 
     def to_json(self) -> dict:
         """The outcome as a record (rounded: positions to 1 um, angles to 1e-3 deg, time to 10 us)."""

@@ -204,6 +204,23 @@ def firewall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
     return TOUCHED if _touched(trace, die, pp) else PASSED
 
 
+def firewall_miss(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """What a die that failed the Firewall did, in words: into it, under it, around it, short of it, or
+    over it without the table bounce first (the reason "requirement:firewall" says only that it failed)."""
+    pp = _prop(ctx, "wall", "firewall")
+    s = pp.spec.shape
+    cross = _crossing(trace, die, pp)
+    if cross is None:
+        return "into it: stopped by the wall" if _touched(trace, die, pp) else "short of it: never past the wall"
+    _, loc = cross
+    beyond_mm = abs(float(loc[1])) * 1e3 - s.width_mm / 2
+    if beyond_mm > 0:
+        return f"around it, {beyond_mm:.0f} mm past its end"
+    if loc[2] <= s.height_mm * 1e-3:
+        return "under it, below the wall's top"
+    return "over it, but without a table bounce on the thrower's side first"
+
+
 def fire_ring(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
     """Passed when the die's centre crossed the ring's plane inside its hole and then touched the table
     before the board; touched when it also touched the ring."""
@@ -331,6 +348,16 @@ PREDICATES: dict[str, Predicate] = {
     "cup-cast": cup_cast,
 }
 assert tuple(PREDICATES) == REQUIREMENT_NAMES, "every requirement name has exactly one predicate"
+
+
+# what a failed requirement's die did, where it can be told in words (see firewall_miss)
+MISS_DETAILS: dict[str, Predicate] = {"firewall": firewall_miss, "firewall-fire-at-will": firewall_miss}
+
+
+def miss_detail(name: str, trace: EventTrace, die: str, ctx: RequirementContext) -> str:
+    """How the die failed requirement `name` ("" when there is nothing more to say than that)."""
+    fn = MISS_DETAILS.get(name)
+    return fn(trace, die, ctx) if fn is not None else ""
 
 
 def evaluate(names: list[str] | tuple[str, ...], trace: EventTrace, die: str, ctx: RequirementContext) -> dict[str, str]:

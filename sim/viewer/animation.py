@@ -3,8 +3,10 @@
 For posting a throw where a page cannot go (chat, issue trackers, slides). The picture is simpler
 than the replay page's - flat-shaded polygons, no shadows - but drawn from the same scene data: the
 board's visible regions with their values, holes left open, props, templates, the die (icon faces in
-gold) and its path. A throw plays in real time at 20 frames per second; one longer than `max_s`
-is sped up to fit, and the last frame (the outcome) is held for a second and a half.
+gold) and its path. The camera follows the die: each frame shows the square around it and the
+board's centre, so the die is in sight from the first frame and large at rest. A throw plays in real
+time at 20 frames per second; one longer than `max_s` is sped up to fit, and the last frame (the die
+at rest, the outcome) is held for a second and a half.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ SIZE_PX = (560, 416)  # both multiples of 16: MP4 encoders need no rescaling
 GIF_FPS = 20
 MAX_S = 4.0
 HOLD_S = 1.5
+FOLLOW_MM = 110  # the margin around the followed die
+CENTRE_MM = 60  # ... and around the board's centre, kept in the frame
 DPI = 80
 
 
@@ -61,7 +65,7 @@ class _Frame:
         self.fig = Figure(figsize=(w / DPI, h / DPI), dpi=DPI)
         FigureCanvasAgg(self.fig)
         ax = self.ax = self.fig.add_axes((0, 0, 1, 0.93), projection="3d", computed_zorder=False)  # type: Any
-        ax.set_proj_type("persp", focal_length=0.45)
+        ax.set_proj_type("ortho")
         ax.set_axis_off()
         ax.set_facecolor("#dfe6ec")
         self.fig.patch.set_facecolor("#dfe6ec")
@@ -76,10 +80,27 @@ class _Frame:
         ax.set_ylim(self.lim[2], self.lim[3])
         ztop = max(span * 0.3, max(float(traj.poses[d][:, 2].max()) * 1e3 for d in traj.dice) if traj.dice else 0.0)
         ax.set_zlim(0, ztop)
+        self.ztop = ztop
         ax.set_box_aspect((1, 1, ztop / span), zoom=1.45)
         ax.view_init(elev=24, azim=-128)  # from the thrower's right, a little behind: the arc shows
         self._static()
         self.moving: list[Any] = []
+
+    def follow(self, die_mm: np.ndarray) -> None:
+        """Frame the die: the view is the square around the die (FOLLOW_MM of margin) and the board's
+        centre, so the die is large at rest and the board stays in sight while it flies; it moves with
+        the die frame by frame (orthographic, so nothing outside the square is distorted)."""
+        cx, cy = 0.0, 0.0  # the board frame's origin: the board's centre
+        x0, x1 = min(die_mm[0] - FOLLOW_MM, cx - CENTRE_MM), max(die_mm[0] + FOLLOW_MM, cx + CENTRE_MM)
+        y0, y1 = min(die_mm[1] - FOLLOW_MM, cy - CENTRE_MM), max(die_mm[1] + FOLLOW_MM, cy + CENTRE_MM)
+        span = max(x1 - x0, y1 - y0)
+        mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+        ax = self.ax
+        ax.set_xlim(mx - span / 2, mx + span / 2)
+        ax.set_ylim(my - span / 2, my + span / 2)
+        ztop = max(span * 0.3, float(die_mm[2]) + FOLLOW_MM / 2)
+        ax.set_zlim(0, ztop)
+        ax.set_box_aspect((1, 1, ztop / span), zoom=1.45)
 
     def _static(self) -> None:
         ax, sc = self.ax, self.scene
@@ -124,6 +145,8 @@ class _Frame:
             pos, rot = _pose(arr[k])
             pos = pos * 1e3
             if spec["kind"] == "die":
+                if name == traj.dice[0]:
+                    self.follow(pos)
                 faces = [np.asarray(f["corners"]) @ rot.T + pos for f in spec["faces"]]
                 colours = ["#ffd54f" if f["icon"] else spec["colour"] for f in spec["faces"]]
                 art = Poly3DCollection(faces, facecolors=colours, edgecolor="#1b1b1b", linewidths=0.4, zorder=4)
@@ -143,6 +166,8 @@ class _Frame:
         title = f"{o.result.upper()} ({o.reason})" + (f", section {o.value}" if o.section else "") + (f", face {o.face}" if o.face else "")
         self.fig.suptitle(f"{t:4.2f} s   " + (title if done else ""), fontsize=11, y=0.985,
                           color={"hit": "#1e8449", "miss": "#b03a2e"}.get(o.result, "#333333") if done else "#333333")
+        for artist in (*ax.collections, *ax.lines):  # the picture fills the frame, not only the 3-D box
+            artist.set_clip_on(False)
         self.fig.canvas.draw()
         canvas: Any = self.fig.canvas
         return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()

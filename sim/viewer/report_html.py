@@ -100,16 +100,18 @@ def _tables(summary: dict[str, Any]) -> str:
 
 
 def _svg_path(polys: list[dict[str, Any]]) -> str:
-    """Page polygons (mm) as an SVG path in the map frame: the thrower at the bottom (x up, y left)."""
+    """Page polygons (mm) as an SVG path in the map frame: the thrower on the left (x right, y up), as in
+    the run's landing figure."""
     d = []
     for p in polys:
         for ring in [p["ext"], *p["holes"]]:
-            d.append("M" + "L".join(f"{-y:.1f},{-x:.1f}" for x, y in ring) + "Z")
+            d.append("M" + "L".join(f"{x:.1f},{-y:.1f}" for x, y in ring) + "Z")
     return " ".join(d)
 
 
 def landing_svg(board: dict[str, Any] | None, xy_mm: np.ndarray, samples: list[dict[str, Any]], extent: float) -> str:
-    """A top view of the board (thrower at the bottom) with every rest position and the sample's dots."""
+    """A top view of the board (thrower on the left, as in figures/landing.png) with every rest position
+    and the sample's dots."""
     e = extent
     parts = [f'<svg viewBox="{-e:.0f} {-e:.0f} {2 * e:.0f} {2 * e:.0f}" xmlns="http://www.w3.org/2000/svg" role="img">',
              f'<rect x="{-e:.0f}" y="{-e:.0f}" width="{2 * e:.0f}" height="{2 * e:.0f}" fill="#8d6e63" opacity="0.35"/>']
@@ -119,19 +121,19 @@ def landing_svg(board: dict[str, Any] | None, xy_mm: np.ndarray, samples: list[d
             parts.append(f'<path d="{_svg_path(r["polys"])}" fill="{r["colour"]}" fill-rule="evenodd" stroke="#7a5c3e" stroke-width="0.8"/>')
             if r["kind"] == "section":
                 for x, y, s in r["labels"]:
-                    parts.append(f'<text x="{-y:.1f}" y="{-x:.1f}" font-size="{max(10, min(s, 30)):.0f}" text-anchor="middle" '
+                    parts.append(f'<text x="{x:.1f}" y="{-y:.1f}" font-size="{max(10, min(s, 30)):.0f}" text-anchor="middle" '
                                  f'dominant-baseline="central" fill="#3b2a1a" font-weight="bold" font-family="sans-serif">{r["value"]}</text>')
         for h in board["holes"]:
             parts.append(f'<path d="{_svg_path(h["polys"])}" fill="#6b4f35" stroke="#111" stroke-width="1"/>')
     if len(xy_mm):
         xy = np.clip(np.asarray(xy_mm, float), -e * 0.99, e * 0.99)
-        parts.append('<g class="bg">' + "".join(f'<circle cx="{-y:.0f}" cy="{-x:.0f}" r="3"/>' for x, y in xy) + "</g>")
+        parts.append('<g class="bg">' + "".join(f'<circle cx="{x:.0f}" cy="{-y:.0f}" r="3"/>' for x, y in xy) + "</g>")
     for s in samples:
         x, y = np.clip([s["x_mm"], s["y_mm"]], -e * 0.99, e * 0.99)
-        parts.append(f'<circle class="sample {_esc(s["result"])}" data-throw="{_esc(s["id"])}" cx="{-y:.1f}" cy="{-x:.1f}" r="9">'
+        parts.append(f'<circle class="sample {_esc(s["result"])}" data-throw="{_esc(s["id"])}" cx="{x:.1f}" cy="{-y:.1f}" r="9">'
                      f'<title>{_esc(s["title"])}</title></circle>')
-    parts.append(f'<text x="0" y="{e - 12:.0f}" font-size="22" text-anchor="middle" fill="#1d2731" font-family="sans-serif">'
-                 "thrower ↓</text></svg>")
+    parts.append(f'<text x="{-e + 10:.0f}" y="{-e + 30:.0f}" font-size="22" text-anchor="start" fill="#1d2731" '
+                 'font-family="sans-serif">← thrower</text></svg>')
     return "".join(parts)
 
 
@@ -150,8 +152,9 @@ def _figures(root: Path) -> str:
     return '<h2>Figures</h2><div class="figures">' + "".join(imgs) + "</div>"
 
 
-def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) -> str:
-    """The page for a finished run folder (summary.json, experiment.resolved.json, records.parquet)."""
+def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, replayed=None) -> str:
+    """The page for a finished run folder (summary.json, experiment.resolved.json, records.parquet);
+    `replayed` (a progress bar: add, update) counts the throws replayed into it."""
     from sim.specs.scenario import Scenario
     from sim.viewer.runs import ReplayMismatch, RunFolder, replay_record
 
@@ -177,6 +180,8 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
             notes.append(f"cell {cell['name']}: cannot rebuild its scenario ({exc})")
         n_replay = sample if ci < MAX_CELLS_REPLAYED else 0
         picks = choose_sample(df, n_replay) if sc is not None and "reason" in df else []
+        if replayed is not None:
+            replayed.add(len(picks))
         throws, samples = [], []
         if picks:
             try:
@@ -196,6 +201,8 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
                     rec = by_index.loc[k].to_dict()
                     try:
                         res, traj = replay_record(th, rec)
+                        if replayed is not None:
+                            replayed.update()
                     except ReplayMismatch as exc:
                         cols_ = ", ".join(line.split(":")[0].strip() for line in str(exc).splitlines()[1:])
                         notes.append(f"cell {cell['name']}: throw {k} replayed differently from its record ({cols_}); "
@@ -237,20 +244,21 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None) 
     return page_html(title, body, data, subtitle=f"{summary['total_throws']} simulated throws")
 
 
-def rewrite_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path:
-    """Write a run's report.html atomically, with `sample` replayed throws per cell; returns its path."""
+def rewrite_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, replayed=None) -> Path:
+    """Write a run's report.html atomically, with `sample` replayed throws per cell; returns its path.
+    `replayed`: a progress bar (add, update) counting the replays as they are made."""
     root = Path(root)
-    text = build_report_html(root, sample)
+    text = build_report_html(root, sample, replayed=replayed)
     return write_atomic(root / "report.html", text)
 
 
-def write_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE) -> Path | None:
+def write_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, replayed=None) -> Path | None:
     """The runner's hook: write report.html. A fault of the environment (a full disk, a file-size
     limit: OSError) fails the run like any other write, so it never ends with exit 0 and a missing
     page; the manifest is not yet "complete", so a rerun writes it again. Any other failure here is
     reported and leaves the finished run as it is."""
     try:
-        return rewrite_report_html(root, sample)
+        return rewrite_report_html(root, sample, replayed)
     except OSError:
         raise
     except Exception as exc:  # the records and report.md are already written; say so and go on

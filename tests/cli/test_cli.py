@@ -142,3 +142,13 @@ def test_check_refuses_a_bad_experiment(tmp_path, capsys):
     assert main(["check", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nope" in err
+
+
+@pytest.mark.parametrize("cmd", ["boards", "dice", "shots", "skills", "templates", "props"])
+def test_every_listing_line_describes_its_item(cmd, capsys):
+    """No empty description column: after the name (and the estimate mark) each line says something."""
+    code, out, _ = run([cmd], capsys)
+    assert code == 0
+    for line in out.strip().splitlines():
+        words = line.replace("(estimated)", "").split()
+        assert len(words) >= 3, (cmd, line)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -134,3 +135,12 @@ def test_bad_fight_files_are_one_line_exit_2_and_nothing_is_written(run_dir, tmp
     out = tmp_path / "out"
     assert main(["run", str(exp), "--out", str(out), "--quiet"]) == 2
     assert capsys.readouterr().err == err and not out.exists()
+
+
+@pytest.mark.slow
+def test_a_physics_fight_shows_its_progress(capsys):
+    """Every throw of a physics fight is simulated (seconds each, and an aim solve per new scene): a bar
+    of the fights with the throws so far, not minutes of silence."""
+    assert main(["fight", "reference", "--engine", "physics", "--fights", "1", "--seed", "3"]) == 0
+    err = capsys.readouterr().err
+    assert "fights in physics" in err and re.search(r"\d+ throws", err), err[-500:]

@@ -1,14 +1,18 @@
 """What a new user meets in the first hour: help without arguments, the version, near-miss names,
-a built-in experiment asked for as a file, an unquoted JSON option, the public API in dir(sim)."""
+a built-in experiment asked for as a file, an unquoted JSON option, the public API in dir(sim), the
+README's Python example as a plain script."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 import sim
 from sim.cli.main import main, split_value_hint
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run(args, capsys):
@@ -75,3 +79,46 @@ def test_dir_shows_the_public_api():
     for name in ("Scenario", "run_experiment", "thrower_for", "check_determinism", "SpecError", "__version__"):
         assert name in names
     assert all(hasattr(sim, n) for n in sim.__all__)
+
+
+def test_the_readmes_python_example_runs_as_a_plain_script(tmp_path):
+    """The README's Python block, typed into a file without `if __name__ == "__main__":` and run with
+    python: worker processes must not run the script again (they would start the same experiment and
+    break the pool). Only the experiment is made tiny (one variant, 4 throws); the rest is as written."""
+    import re
+    import subprocess
+    import sys
+
+    readme = (REPO / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    assert '"experiments/quickstart.toml"' in code and "__main__" not in code
+    (tmp_path / "tiny.toml").write_text('name = "tiny"\nseed = 3\nthrows = 4\nchunk_throws = 2\n\n[defaults]\n'
+                                        'board = "magma"\ndice = ["hero-d8"]\nshots = ["standard"]\n'
+                                        'skill = "casual"\n')
+    (tmp_path / "example.py").write_text(code.replace('"experiments/quickstart.toml"', '"tiny.toml"')
+                                         + 'print("records", len(res.records))\n')
+    p = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = p.stdout.strip().splitlines()
+    assert lines[-1] == "records 4" and lines[-2].split()[0] in ("hit", "miss"), p.stdout
+    assert "Error" not in p.stderr, p.stderr[-2000:]
+
+
+def test_the_notebooks_extra_brings_what_opens_and_runs_notebooks():
+    """`pip install -e ".[notebooks]"` (the README's line) brings Jupyter's notebook app and nbconvert,
+    and the test lock pins them (so CI runs the notebooks with them)."""
+    import re
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10 reads TOML with tomli (a dependency there)
+        import tomli as tomllib
+
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["notebooks"]
+    names = {re.split(r"[<>=;\[ ]", r, maxsplit=1)[0] for r in extra}
+    assert {"notebook", "nbconvert", "nbclient", "ipykernel"} <= names, names
+    lock = (REPO / "requirements" / "test.lock").read_text()
+    for name in ("notebook", "nbconvert"):
+        assert re.search(rf"^{name}==", lock, re.M), name
+    assert 'pip install -e ".[notebooks]"' in (REPO / "README.md").read_text()

@@ -111,3 +111,14 @@ def test_a_failing_disk_is_one_line_exit_1(tmp_path, capsys, monkeypatch):
     err = _one_line_exit(capsys, ["board-from-measurements", str(REPO / "examples/measured-board/measurements.toml"),
                                   "--out", str(tmp_path / "out.toml")], status=1)
     assert "No space left" in err
+
+
+def test_an_output_gets_the_permissions_of_any_new_file_not_the_temporary_files_private_ones(tmp_path):
+    """The temporary file is made private (mkstemp: 0600); the output it becomes is readable by whoever
+    the umask allows, as a file written with open() would be (results are shared, served, copied)."""
+    old = os.umask(0o022)
+    try:
+        path = files.write_atomic(tmp_path / "summary.json", "{}")
+        assert path.stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(old)

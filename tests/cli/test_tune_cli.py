@@ -29,6 +29,10 @@ def test_tune_shot_plumbing_is_deterministic(tmp_path, capsys):
     assert d["interval"][0] <= d["answer"] <= d["interval"][1]
     assert json.loads((tmp_path / "a" / "tune.json").read_text()) == d
     assert (tmp_path / "a" / "tune.png").stat().st_size > 0
+    # without --json a bar counts the trials against the budget as they are thrown
+    code3, out3, err3 = run([a for a in args if a != "--json"], capsys)
+    assert code3 == 0 and "tuning skill.speed_sd_frac (at most 20 trials)" in err3, err3
+    assert f"{d['trials']}/{d['trials']}" in err3.replace(" ", ""), err3
 
 
 @pytest.mark.parametrize(

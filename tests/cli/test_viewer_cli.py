@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import numpy as np
@@ -72,7 +73,11 @@ def test_throw_command_writes_page_gif_and_mp4(tmp_path, capsys):
     if mp4_available():
         args += ["--mp4", str(mp4)]
     assert dfsim(args) == 0
-    plain = capsys.readouterr().out
+    said = capsys.readouterr()
+    plain = said.out
+    json.loads(plain)  # stdout stays one JSON object; what was written is said on stderr
+    wrote = [ln for ln in said.err.splitlines() if ln.startswith("dfsim: wrote ")]
+    assert len(wrote) == 1 and str(html_) in wrote[0] and str(gif) in wrote[0], said.err
     assert html_.is_file() and gif.is_file()
     frames = iio.imread(gif, index=None)
     assert frames.shape[0] >= 10 and frames.shape[1:3] == (416, 560)

@@ -12,3 +12,14 @@ def test_bench_reports_the_python_and_rest_shares():
     assert out["readout_share_of_loop"] <= out["python_share_of_loop"] + 0.1  # read-outs are part of the Python share
     steps = out["steps_per_throw"]
     assert abs(out["rest_confirmation_share_of_steps"] - steps["rest_confirmation"] / out["mean_steps_per_throw"]) < 0.01
+
+
+def test_the_command_says_what_it_times_before_timing(capsys):
+    import json
+
+    from sim.cli.main import main
+
+    assert main(["bench", "--throws", "4", "--naive-throws", "1", "--json"]) == 0
+    said = capsys.readouterr()
+    json.loads(said.out)
+    assert said.err.startswith("dfsim: timing 4 throws of the reference scene"), said.err

@@ -5,6 +5,7 @@ cannot identify a value is refused in one line; the written file is a material t
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -100,7 +101,9 @@ def test_cli_writes_a_material_or_nothing(tmp_path, capsys):
                     + "".join(f"[[drops]]\ndrop_mm = {h}\nrebound_mm = {r}\n" for h, r in ((100, 21.0), (100, 23.0), (200, 40.0))))
     out = tmp_path / "out" / "mine.toml"
     assert main(["calibrate", str(good), "--out", str(out)]) == 0
-    assert "restitution" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "restitution" in said.out
+    assert "calibrating (rig simulations)" in said.err and re.search(r"([1-9]\d*)/\1 \[", said.err), said.err  # counted
     assert 0.3 < MaterialTable.load(out, "material").pair("plastic", "wood").restitution < 0.6
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "bad"\nsurface = "wood"\n[[tilts]]\nangle_deg = "steep"\n')

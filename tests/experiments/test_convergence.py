@@ -12,3 +12,12 @@ def test_quick_convergence_check_passes_and_can_fail():
     assert ok.passed, ok.format()
     bad = quick_check("reference", n=150, step_hz=60.0, coarse_step_hz=60.0)
     assert not bad.passed, bad.format()
+
+
+def test_the_command_counts_its_paired_throws(capsys):
+    """`dfsim converge` throws each release twice, for seconds to minutes: a bar counts the pairs."""
+    from sim.cli.main import main
+
+    main(["converge", "roll-d6", "-n", "3"])
+    err = capsys.readouterr().err
+    assert "roll-d6: paired throws" in err and "3/3" in err, err

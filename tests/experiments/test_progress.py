@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -57,6 +59,19 @@ def test_estimate_text():
     assert eta.text(600) == "10 throws/s, 1:00 left"
 
 
+def test_a_fight_bar_counts_fights_per_second(capsys):
+    """A fight experiment's bar counts fights, and so does its rate (not "throws/s")."""
+    from sim.experiments.progress import RunProgress
+
+    bar = RunProgress(40, 0, quiet=True, unit="fight")
+    bar.throwing("local", 1)
+    for _ in range(3):
+        bar.chunk_done(10)
+    assert bar.eta is not None and bar.eta.rate() is not None
+    assert bar.eta.text(10).split(", ")[0].endswith(" fights/s")
+    bar.close()
+
+
 def test_progress_bar_is_a_widget_in_jupyter():
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
@@ -70,3 +85,69 @@ def test_progress_bar_is_a_widget_in_jupyter():
     text = "".join(o.get("text", "") for o in outputs)
     assert "IProgress not found" not in text and "throws [" not in text  # no text-mode fallback
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+
+
+def test_a_work_bar_shows_what_it_counts_with_time_left_and_only_when_enabled(capsys):
+    import time
+
+    from sim.experiments.progress import WorkBar
+
+    bar = WorkBar(4, "throw", "fitting the skill", enabled=True, after_s=0.0)
+    for _ in range(2):
+        time.sleep(0.05)
+        bar.update()
+    bar.add(2)
+    bar.update(4)
+    bar.close()
+    err = capsys.readouterr().err
+    assert "fitting the skill" in err and "/6" in err and "throw/s" in err, err
+    quiet = WorkBar(4, "throw", "fitting the skill", enabled=False, after_s=0.0)
+    quiet.update(4)
+    quiet.close()
+    assert capsys.readouterr().err == ""
+
+
+def test_fit_skill_says_where_it_will_write_before_the_work(tmp_path, monkeypatch, capsys):
+    """Without --out the skill goes to the current folder: said first, before minutes of fitting."""
+    from sim.cli.main import main
+    from sim.errors import SpecError
+    from sim.experiments import skill_fit
+
+    said_before: list[str] = []
+
+    def fit(*a, **kw):
+        said_before.append(capsys.readouterr().err)
+        raise SpecError("tally", "throws", "stopped here by the test")
+
+    monkeypatch.setattr(skill_fit, "fit_skill", fit)
+    monkeypatch.chdir(tmp_path)
+    repo = Path(__file__).resolve().parents[2]
+    assert main(["fit-skill", str(repo / "examples" / "calibration" / "alice.toml")]) == 2
+    assert said_before and "alice.toml in the current folder" in said_before[0], said_before
+    assert str(tmp_path) in said_before[0] and not (tmp_path / "alice.toml").exists()
+
+
+def test_the_first_estimate_times_every_cell_when_cells_differ_in_cost():
+    """Cells advance together; when the first cells are quick (no template) and the last slow (a
+    template flipped before each throw), the first estimate must still be within 2x of the truth."""
+    workers, cells, chunks, size = 2, 10, 8, 25
+    cost = [1.0 if c < 6 else 8.0 for c in range(cells)]
+    free = [0.0] * workers
+    events = []
+    for _ in range(chunks):
+        for c in range(cells):
+            w = min(range(workers), key=lambda i: free[i])
+            free[w] += cost[c]
+            events.append(free[w])
+    events.sort()
+    eta = Eta(workers, cells=cells)
+    total = cells * chunks * size
+    for k, t in enumerate(events):
+        eta.chunk_done(size, t)
+        if eta.rate() is not None:
+            said = (total - (k + 1) * size) / eta.rate()
+            truth = events[-1] - t
+            assert truth / 2 <= said <= 2 * truth, (k, said, truth)
+            break
+    else:
+        pytest.fail("no estimate")

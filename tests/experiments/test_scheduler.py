@@ -27,11 +27,11 @@ def exp_file(tmp_path):
 
 
 @pytest.fixture
-def peer() -> Iterator:
-    """Start local servers on 127.0.0.1 that accept and then send `payload` (b"": never speak)."""
+def server() -> Iterator:
+    """Start local servers on 127.0.0.1 that run `talk(conn)` in a thread for each connection."""
     sockets: list[socket.socket] = []
 
-    def start(payload: bytes) -> str:
+    def start(talk) -> str:
         srv = socket.socket()
         srv.bind(("127.0.0.1", 0))
         srv.listen(8)
@@ -44,11 +44,7 @@ def peer() -> Iterator:
                 except OSError:
                     return
                 sockets.append(conn)
-                if payload:
-                    try:
-                        conn.sendall(payload)
-                    except OSError:
-                        pass
+                threading.Thread(target=talk, args=(conn,), daemon=True).start()
 
         threading.Thread(target=serve, daemon=True).start()
         return f"tcp://127.0.0.1:{srv.getsockname()[1]}"
@@ -56,6 +52,23 @@ def peer() -> Iterator:
     yield start
     for s in sockets:
         s.close()
+
+
+@pytest.fixture
+def peer(server):
+    """Servers that accept and then send `payload` (b"": never speak)."""
+
+    def start(payload: bytes) -> str:
+        def talk(conn: socket.socket) -> None:
+            if payload:
+                try:
+                    conn.sendall(payload)
+                except OSError:
+                    pass
+
+        return server(talk)
+
+    return start
 
 
 def _run(exp_file, tmp_path, capsys, address: str, executor: str = "dask") -> tuple[int, str, float]:
@@ -115,3 +128,97 @@ def test_a_real_scheduler_answers_the_greeting_and_a_worker_does_not():
         worker = next(iter(cluster.workers.values())).address
         with pytest.raises(OSError, match="is not a Dask scheduler"):
             scheduler.greet(worker)
+
+
+def _dask_frame(msg) -> bytes:
+    """One message as distributed's TCP comm frames it: 8-byte length, frames prelude, frames."""
+    import struct
+
+    from distributed.protocol import dumps
+    from distributed.protocol.utils import pack_frames_prelude
+
+    frames = [bytes(f) for f in dumps(msg)]
+    head = pack_frames_prelude(frames)
+    return struct.pack("Q", len(head) + sum(map(len, frames))) + head + b"".join(frames)
+
+
+def _read_dask_frame(conn: socket.socket):
+    import struct
+
+    from distributed.protocol import loads
+    from distributed.protocol.utils import unpack_frames
+
+    def exactly(n: int) -> bytes:
+        buf = b""
+        while len(buf) < n:
+            part = conn.recv(n - len(buf))
+            if not part:
+                raise EOFError
+            buf += part
+        return buf
+
+    (n,) = struct.unpack("Q", exactly(8))
+    frames, extra = unpack_frames(memoryview(exactly(n)), partial=True)
+    return loads([bytes(f) for f in frames] + [exactly(k) for k in extra], deserialize=False)
+
+
+@pytest.fixture
+def greeter(server):
+    """A fake scheduler: on every connection it does Dask's handshake, and it answers the first
+    `answers` requests over all connections as a scheduler would (identity: a Scheduler with one
+    worker; register-client: the stream starts), then reads on and never answers again."""
+
+    def start(answers: int) -> str:
+        left = [answers]
+        worker = {"tcp://127.0.0.1:1": {"nthreads": 1}}
+
+        def talk(conn: socket.socket) -> None:
+            try:
+                conn.sendall(_dask_frame({"compression": None, "python": (3, 11, 0), "pickle-protocol": 5}))
+                _read_dask_frame(conn)
+                while True:
+                    msg = _read_dask_frame(conn)
+                    op = msg.get("op") if isinstance(msg, dict) else None
+                    if left[0] <= 0 or op not in ("identity", "register-client"):
+                        continue
+                    left[0] -= 1
+                    reply = ({"type": "Scheduler", "id": "fake", "workers": worker} if op == "identity"
+                             else [{"op": "stream-start"}])
+                    conn.sendall(_dask_frame(reply))
+            except (EOFError, OSError):
+                return
+
+        return server(talk)
+
+    return start
+
+
+@pytest.mark.parametrize("answers, phase", [
+    (1, "greets, then the Client's handshake gets no identity"),
+    (2, "greets and tells who it is, then never registers the client"),
+    (3, "registers the client, then never says which workers it has"),
+])
+def test_a_scheduler_that_greets_and_then_falls_silent_is_given_up_in_bounded_time(greeter, monkeypatch,
+                                                                                    answers, phase):
+    """Every phase of connecting is inside one deadline: the greeting, the Client, asking for workers."""
+    from sim.experiments.executor import DaskExecutor
+
+    monkeypatch.setattr(scheduler, "CONNECT_TIMEOUT_S", TIMEOUT_S)
+    address = greeter(answers)
+    outcome: dict = {}
+
+    def connect() -> None:
+        try:
+            outcome["executor"] = DaskExecutor(address)
+        except BaseException as exc:
+            outcome["error"] = exc
+
+    t0 = time.monotonic()
+    thread = threading.Thread(target=connect, daemon=True)
+    thread.start()
+    thread.join(TIMEOUT_S + 20)
+    took = time.monotonic() - t0
+    assert not thread.is_alive(), f"{phase}: still connecting after {took:.0f} s"
+    exc = outcome.get("error")
+    assert isinstance(exc, OSError) and f"within {TIMEOUT_S} s" in str(exc) and address in str(exc), (phase, exc)
+    assert took < TIMEOUT_S + 6, (phase, took)

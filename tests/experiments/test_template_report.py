@@ -43,3 +43,12 @@ def test_template_report_has_intervals(tmp_path):
     assert diff["pairs"] == 40 and diff["lo"] < diff["mean"] < diff["hi"] and diff["method"] == "paired-t"
     assert json.loads((tmp_path / "template-odds.json").read_text())["variants"].keys() == rep["variants"].keys()
     assert (tmp_path / "figures" / "template-odds.png").stat().st_size > 10_000
+
+
+def test_the_table_shows_a_dash_not_nan_where_there_were_no_flips(tmp_path, capsys):
+    from sim.cli.main import main
+
+    _records().to_parquet(tmp_path / "records.parquet")
+    assert main(["template-report", str(tmp_path), "--no-figure"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out.lower() and len(out.strip().splitlines()) == 3, out

@@ -44,6 +44,15 @@ def test_unknown_check_is_bad_input(capsys, tmp_path):
     assert "unknown check 'nonsense'" in capsys.readouterr().err
 
 
+def test_each_check_is_announced_as_it_starts(capsys, tmp_path):
+    """A check runs for seconds to minutes: its name is printed when it starts, its verdict when it ends."""
+    first = next(iter(V.CHECKS))
+    assert main(["validate", "--quick", "--only", first, "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["...", first, "(check", "1", "of", "1)"], lines
+    assert lines[1].split()[:2] == ["pass", first], lines
+
+
 def _ctx(tmp_path) -> V.Context:
     return V.Context(quick=True, out_dir=str(tmp_path))
 

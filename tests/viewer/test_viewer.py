@@ -256,6 +256,13 @@ def test_replay_page_draws_and_plays_in_chromium(tmp_path):
         b.wait_for("document.body.dataset.state === 'ended'", timeout=120)
         assert float(b.evaluate("document.body.dataset.time")) == pytest.approx(traj.duration_s, abs=1e-3)
         assert int(b.evaluate("document.body.dataset.renders")) > 5
+        # the camera follows the die: at the release and at rest it is in the middle of the view
+        where = ("(() => { const v = dfsimViewer, p = v.objects.get(v.throw.dice[0]).position.clone();"
+                 " p.project(v.camera); return [p.x, p.y]; })()")
+        for t in (0.0, traj.duration_s):
+            b.evaluate(f"dfsimViewer.seek({t})")
+            x, y = b.evaluate(where)
+            assert abs(x) < 0.05 and abs(y) < 0.05, (t, x, y)
         b.evaluate(f"dfsimViewer.seek({traj.duration_s / 2})")
         mid = _canvas_pixels(b, tmp_path / "replay-mid.png")
         _drawn(mid)
@@ -303,3 +310,58 @@ def test_a_fresh_world_replays_a_template_throw_exactly(tmp_path):
     thrown = build_thrower(shot_sc).throw(31, 2)
     replayed = build_thrower(shot_sc).replay(thrown.releases, 31, 2)
     assert replayed.record() == thrown.record() and any(k.startswith("tpl_") for k in thrown.record())
+
+
+def _die_box_px(frame, t: float) -> tuple[float, float, float, float]:
+    """The die's bounding box on the picture (pixels, origin bottom left) as drawn at time `t`."""
+    from mpl_toolkits.mplot3d import proj3d
+
+    frame.draw(t)
+    traj, ax = frame.traj, frame.ax
+    die = traj.dice[0]
+    k = int(np.clip(np.searchsorted(traj.times_s, t, side="right") - 1, 0, len(traj.times_s) - 1))
+    pos, rot = traj.poses[die][k, :3] * 1e3, _quat_matrix(traj.poses[die][k, 3:7])
+    corners = np.concatenate([np.asarray(f["corners"]) for f in frame.scene["bodies"][die]["faces"]]) @ rot.T + pos
+    x, y, _ = proj3d.proj_transform(corners[:, 0], corners[:, 1], corners[:, 2], ax.get_proj())
+    px = ax.transData.transform(np.c_[x, y])
+    return px[:, 0].min(), px[:, 1].min(), px[:, 0].max(), px[:, 1].max()
+
+
+def _quat_matrix(q):
+    from sim.specs.die import quat_to_matrix
+
+    return quat_to_matrix(q)
+
+
+def test_the_clip_frames_the_die_from_the_first_frame_to_the_die_at_rest():
+    """The camera follows the die: inside the picture at the release and at rest, and at rest large
+    enough to read (not a few pixels)."""
+    from sim.viewer.animation import SIZE_PX, _Frame
+
+    th = thrower_for(Scenario.build(shots=["standard"]))
+    with recording(th) as rec:
+        res = th.throw(7, 0)
+    frame = _Frame(th, rec.trajectory, res)
+    try:
+        w, h = SIZE_PX
+        for t in (0.0, rec.trajectory.duration_s):
+            x0, y0, x1, y1 = _die_box_px(frame, t)
+            assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h, (t, (x0, y0, x1, y1))
+        assert min(x1 - x0, y1 - y0) >= 14, (x0, y0, x1, y1)  # the die at rest
+    finally:
+        frame.close()
+
+
+def test_report_html_map_is_oriented_as_the_landing_figure():
+    """Thrower on the left, throw direction to the right, +y up: as in figures/landing.png."""
+    import re
+
+    from sim.viewer.report_html import landing_svg
+
+    svg = landing_svg(None, np.array([[-200.0, 50.0]]), [{"id": "c0-1", "x_mm": 150.0, "y_mm": -80.0,
+                                                         "result": "hit", "title": "t"}], 400.0)
+    cx, cy = (float(v) for v in re.search(r'class="sample hit"[^>]* cx="([-\d.]+)" cy="([-\d.]+)"', svg).groups())
+    assert (cx, cy) == (150.0, 80.0)  # SVG y grows downward: -80 mm (right of the throw) is below the middle
+    dot = re.search(r'<g class="bg"><circle cx="([-\d.]+)" cy="([-\d.]+)"', svg).groups()
+    assert tuple(map(float, dot)) == (-200.0, -50.0)
+    assert "← thrower" in svg

@@ -188,7 +188,7 @@ function buildTemplate(spec) {
 export class Viewer {
   constructor(root) {
     this.root = root;
-    this.time = 0; this.speed = 1; this.playing = false; this.follow = false;
+    this.time = 0; this.speed = 1; this.playing = false; this.follow = true; // the camera follows the die
     this.sceneKey = null; this.throw = null; this.renders = 0;
     this.objects = new Map();
     this._buildDom();
@@ -235,7 +235,7 @@ export class Viewer {
     const views = el('span', { class: 'views' },
       ...[['thrower', 'thrower'], ['top', 'top'], ['side', 'side']].map(([v, label]) =>
         el('button', { onclick: () => this.view(v), title: `camera: ${label} view` }, label)));
-    this.followBox = el('input', { type: 'checkbox', onchange: (e) => { this.follow = e.target.checked; } });
+    this.followBox = el('input', { type: 'checkbox', checked: true, onchange: (e) => { this.follow = e.target.checked; this.render(); } });
     const follow = el('label', { title: 'keep the die in the middle of the view' }, this.followBox, ' follow die');
     this.scrub = el('input', { type: 'range', min: '0', max: '1000', value: '0', class: 'scrub',
       oninput: (e) => { this.pause(); this.seek(Number(e.target.value) / 1000 * this.duration); } });
@@ -395,6 +395,7 @@ export class Viewer {
   }
 
   render() {
+    this._followDie();
     this.controls.update();
     this.renderer.render(this.scene, this.camera);
     this.renders += 1;
@@ -424,12 +425,17 @@ export class Viewer {
       this.seek(this.time + dt * this.speed);
       if (this.time >= this.duration - 1e-9) { this.playing = false; this.playBtn.textContent = '▶'; document.body.dataset.state = 'ended'; }
     }
-    if (this.follow && this.throw && this.throw.dice.length) {
-      const d = this.objects.get(this.throw.dice[0]);
-      const shift = d.position.clone().sub(this.controls.target);
-      this.controls.target.add(shift); this.camera.position.add(shift);
-    }
     this.render();
+  }
+
+  _followDie() {
+    // keep the die in the middle of the view (the camera keeps its direction and distance): in sight
+    // from the release to the rest, whether playing, scrubbing or jumping to an event
+    if (!this.follow || !this.throw || !this.throw.dice.length) return;
+    const d = this.objects.get(this.throw.dice[0]);
+    if (!d) return;
+    const shift = d.position.clone().sub(this.controls.target);
+    this.controls.target.add(shift); this.camera.position.add(shift);
   }
 }
 
