@@ -70,7 +70,7 @@ def load(name: str, items: list[str] | None):
 
 def cmd_game(args: argparse.Namespace) -> int:
     """Play the games; bad input is a SpecError (exit 2) before anything is recorded."""
-    from sim.engine.throw_bank import DEFAULT_THROWS, ThrowBank, play
+    from sim.engine.throw_bank import DEFAULT_THROWS, ThrowBank, die_alias, play
     from sim.experiments.game_report import format_summary, summarize_games
     from sim.rules.fight import FightError
     from sim.rules.game import run_games
@@ -100,7 +100,8 @@ def cmd_game(args: argparse.Namespace) -> int:
             head_bank: dict[str, Any] = {}
         else:
             bank = ThrowBank(args.bank, args.bank_throws or DEFAULT_THROWS, workers=args.workers)
-            results, src = play(lambda s: run_games(spec, s, idx, policy_name, log=(n == 1)), bank, seed)
+            alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
+            results, src = play(lambda s: run_games(spec, s, idx, policy_name, log=(n == 1)), bank, seed, alias)
             head_bank = {"bank": str(bank.dir), "bank_throws": bank.throws,
                          "tables": [t.describe() for t in src.used.values()]}
     except FightError as exc:

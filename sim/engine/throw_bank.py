@@ -35,6 +35,7 @@ import pandas as pd
 
 from sim.engine.resample import RECORD_COLUMNS, RecordedTable, ResampleSource, UncoveredThrow, table_match
 from sim.errors import SpecError
+from sim.files import command_inputs
 from sim.rules.fight import WATER_MISSES
 from sim.rules.outcome import Outcome
 from sim.rules.throw_source import ThrowRequest
@@ -130,7 +131,10 @@ class ThrowBank:
                "variants": [{"name": "bank"}]}
         tmp = Path(tempfile.mkdtemp(prefix=f".rec-{key[:8]}-", dir=self.dir))
         try:
-            run_experiment(exp, out=tmp / "run", workers=self.workers, quiet=self.quiet, figures=False)
+            # a recording of its own: the files it reads are its inputs, not the command's (a removed
+            # temporary folder's inode may come back as this run's manifest)
+            with command_inputs():
+                run_experiment(exp, out=tmp / "run", workers=self.workers, quiet=self.quiet, figures=False)
             df = pd.read_parquet(tmp / "run" / "records.parquet")
             keep = [c for c in df.columns if c in RECORD_COLUMNS or c.startswith("die") or c in ("index", "n_dice")]
             part = tmp / f"{key}.parquet"
@@ -225,8 +229,10 @@ class BankSource(ResampleSource):
     counts as a miss (that pass is only a search for scenarios: `play` replays once they are recorded);
     without it, a missing scenario raises `UncoveredThrow`."""
 
-    def __init__(self, bank: ThrowBank, seed: int = 0, discover: bool = False) -> None:
+    def __init__(self, bank: ThrowBank, seed: int = 0, discover: bool = False,
+                 alias: dict[str, str] | None = None) -> None:
         self.bank = bank
+        self.alias = alias or {}  # die -> die whose throws answer for it (the same body)
         self.tables = []
         self.seed = int(seed)
         self.discover = discover
@@ -244,6 +250,7 @@ class BankSource(ResampleSource):
         t = self._choice.get(key)
         if t is None:
             s = scenario_of(req)
+            s["die"] = self.alias.get(s["die"], s["die"])
             if not self.bank.has(s):
                 if not self.discover:
                     raise UncoveredThrow(f"no banked throws for {scenario_text(s)}")
@@ -264,12 +271,22 @@ DISCOVERY_MISS = Outcome(result="miss", reason="not-banked")
 MAX_PASSES = 12  # record-and-replay passes before giving up
 
 
-def play(run: Callable[[BankSource], T], bank: ThrowBank, seed: int) -> tuple[T, BankSource]:
+def die_alias(colored_die: str, white_die: str) -> dict[str, str]:
+    """{white: colored} when the white die's file differs from the colored die's only in name and colour
+    (the box's white d8 is the hero d8's body: its throws are the same), else {}."""
+    from sim.engine.resample import _same_body
+
+    return {white_die: colored_die} if white_die != colored_die and _same_body(white_die, colored_die) else {}
+
+
+def play(run: Callable[[BankSource], T], bank: ThrowBank, seed: int,
+         alias: dict[str, str] | None = None) -> tuple[T, BankSource]:
     """`run(source)` on the bank until no throw needs a scenario the bank lacks: each pass records the
     scenarios the last one met, and the returned result is of a pass whose every throw was banked
-    (so it is exactly what the recorded throws give)."""
+    (so it is exactly what the recorded throws give). `alias` (`die_alias`) lets one die's throws
+    answer for another of the same body."""
     for _ in range(MAX_PASSES):
-        src = BankSource(bank, seed, discover=True)
+        src = BankSource(bank, seed, discover=True, alias=alias)
         out = run(src)
         if not src.missing:
             return out, src
