@@ -2,7 +2,7 @@
 
 One game prints its round-by-round log; `--games N` plays games 0..N-1 (game i depends only on
 (seed, i)) and prints the win rate with its Wilson interval, where games are lost, scores and titles.
-Throws come from the throw bank (sim/engine/throw_bank.py): every scenario the games meet is recorded
+Throws come from the throw bank (sim/experiments/throw_bank.py): every scenario the games meet is recorded
 once into the bank folder (default in the user's cache), with progress, then reused.
 `--engine physics` simulates every throw instead (slow: minutes per game).
 """
@@ -70,8 +70,8 @@ def load(name: str, items: list[str] | None):
 
 def cmd_game(args: argparse.Namespace) -> int:
     """Play the games; bad input is a SpecError (exit 2) before anything is recorded."""
-    from sim.engine.throw_bank import DEFAULT_THROWS, ThrowBank, die_alias, play
     from sim.experiments.game_report import format_summary, summarize_games
+    from sim.experiments.throw_bank import DEFAULT_THROWS, ThrowBank, die_alias, play
     from sim.rules.fight import FightError
     from sim.rules.game import run_games
     from sim.rules.game_policy import resolve_game_policy

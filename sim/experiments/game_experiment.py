@@ -42,10 +42,12 @@ from sim.errors import SpecError, from_validation_error
 from sim.experiments.spec import Model, check_name
 from sim.experiments.statistics import mean_interval, paired_rate_difference, wilson
 
-Value = bool | int | float | str
+Value = bool | int | float | str | list[str]
 
 
 class GameVariant(Model):
+    """One [[variants]] entry: a name and the dotted game-file keys it sets over [defaults]."""
+
     name: str
     description: str = ""
     set: dict[str, Value] = Field(default_factory=dict)
@@ -57,6 +59,8 @@ class GameVariant(Model):
 
 
 class Contrast(Model):
+    """A difference of differences of win rates: (a - b) - (c - d), on paired games."""
+
     name: str
     a: str
     b: str
@@ -65,6 +69,8 @@ class Contrast(Model):
 
 
 class GameExperimentSpec(Model):
+    """The whole game experiment file (module docstring)."""
+
     name: str
     description: str = ""
     game: str = Field(min_length=1)
@@ -85,6 +91,7 @@ class GameExperimentSpec(Model):
 
 
 def is_game_experiment(data: Any) -> bool:
+    """Whether an experiment table is a game experiment (it has a `game` key)."""
     return isinstance(data, dict) and "game" in data
 
 
@@ -137,7 +144,7 @@ def run_game_experiment(path: str | Path, out: str | Path | None = None, workers
                         bank: str | Path | None = None) -> dict[str, Any]:
     """Play every variant's games (bank recorded on demand), write summary.json, report.md, figures;
     returns the summary. Everything is validated before the bank or the folder is touched."""
-    from sim.engine.throw_bank import ThrowBank, die_alias, play
+    from sim.experiments.throw_bank import ThrowBank, die_alias, play
     from sim.files import check_output_dir
     from sim.rules.game import run_games
     from sim.specs.datafiles import read_toml, resolve
@@ -179,6 +186,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def summarize(spec: GameExperimentSpec, specs: dict[str, Any], results: dict[str, list], n: int) -> dict[str, Any]:
+    """summary.json: every variant's game summary, paired differences against the baseline, contrasts."""
     from sim.experiments.game_report import summarize_games
 
     conf = spec.confidence
@@ -307,3 +315,49 @@ def _save(fig, path: Path) -> Path:
     plt.close(fig)
     os.replace(tmp, path)
     return path
+
+
+class GameResponse:
+    """The win rate of a game as a function of one setting, for `dfsim tune --game`: a call
+    `response(value, n, seed)` plays games 0..n-1 with `path` at `value` (over `overrides`), throws
+    from the bank (recorded on demand). Game i uses the same shuffles and throw streams at every value
+    (common random numbers), so the tuner compares values on paired games."""
+
+    def __init__(self, game: str, path: str, *, overrides: dict[str, Any] | None = None, bank: str | None = None,
+                 bank_throws: int = 2000, policy: str | None = None, workers: int | None = None) -> None:
+        from sim.experiments.throw_bank import ThrowBank
+        from sim.specs.game import load_game
+
+        self.game, self.path = game, path
+        self.overrides = dict(overrides or {})
+        self.base = load_game(game, self.overrides)
+        self.base.load_decks()
+        node: Any = self.base
+        for part in path.split("."):
+            node = getattr(node, part, None)
+            if node is None:
+                raise SpecError("command line", "--set", f"'{path}' is not a setting of the game {self.base.name}")
+        self.current = node
+        self.integer_setting = isinstance(node, int) and not isinstance(node, bool)
+        self.policy = policy or self.base.policy
+        self.bank = ThrowBank(bank, bank_throws, workers=workers)
+        self._specs: dict[Any, Any] = {}
+
+    def spec_at(self, value: Any) -> Any:
+        """The game spec with the tuned setting at `value` (validated once per value)."""
+        from sim.specs.game import load_game
+
+        s = self._specs.get(value)
+        if s is None:
+            v = int(value) if self.integer_setting else value
+            s = self._specs[value] = load_game(self.game, {**self.overrides, self.path: v})
+        return s
+
+    def __call__(self, value: Any, n: int, seed: int) -> tuple[int, int]:
+        from sim.experiments.throw_bank import die_alias, play
+        from sim.rules.game import run_games
+
+        spec = self.spec_at(value)
+        alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
+        results, _ = play(lambda src: run_games(spec, src, int(n), self.policy), self.bank, seed, alias)
+        return sum(r.won for r in results), int(n)

@@ -97,9 +97,11 @@ class GameHero:
         return self.sheet.name
 
     def carries(self, kind: str) -> int:
+        """How many cards of one kind the hero carries."""
         return sum(e.kind == kind for e in self.equipment)
 
     def heal(self, n: int) -> None:
+        """Heal up to the hero's maximum (9 - 2 per Scar)."""
         self.life = min(self.max_life, self.life + max(0, n))
 
     def state(self, template_powers: tuple = ()) -> HeroState:
@@ -153,6 +155,7 @@ class GameResult:
                 "throws": self.throws}
 
     def to_json(self, log: bool = True) -> dict[str, Any]:
+        """Every field as JSON-able values plus `won`; the log only when `log`."""
         d = {k: v for k, v in self.__dict__.items() if k != "log" or log}
         d["won"] = self.won
         return d
@@ -183,6 +186,7 @@ class GamePlan:
         self._fights: dict[tuple[str, str], FightSpec] = {}
 
     def fight_spec(self, monster: MonsterCard | BossCard, room: DungeonCard | None) -> FightSpec:
+        """The fight spec of a monster in a room (built once; the party is handed in per combat)."""
         key = (monster.name, room.name if room is not None else "")
         spec = self._fights.get(key)
         if spec is None:

@@ -56,6 +56,7 @@ class MonsterCard(MonsterSpec):
     count: int = Field(default=1, ge=1, le=10)
 
     def problems(self) -> list[tuple[str, str]]:
+        """The monster's problems, a Final Boss or a level 5 among Monster cards."""
         out = super().problems()
         if self.final_boss:
             out.append(("final_boss", "a Final Boss belongs in [[bosses]], not [[monsters]]"))
@@ -73,6 +74,7 @@ class BossCard(MonsterSpec):
     count: int = Field(default=1, ge=1, le=10)
 
     def problems(self) -> list[tuple[str, str]]:
+        """The monster's problems, and a Boss card that is not a Final Boss."""
         out = super().problems()
         if not self.final_boss:
             out.append(("final_boss", "a [[bosses]] card is a Final Boss"))
@@ -92,6 +94,7 @@ class DungeonCard(RoomSpec):
     count: int = Field(default=1, ge=1, le=10)
 
     def problems(self) -> list[tuple[str, str]]:
+        """The room's problems (requirements, templates, special dice)."""
         return super().problems()
 
     def room(self) -> RoomSpec:
@@ -127,6 +130,7 @@ class EquipmentCard(Spec):
     count: int = Field(default=1, ge=1, le=10)
 
     def problems(self) -> list[tuple[str, str]]:
+        """Unknown shots or templates, and fields that do not belong to the card's kind."""
         out = reference_problems(self.requirements, [self.template] if self.template else [])
         out = [("template" if f.startswith("templates.") else f, p) for f, p in out]
         if self.kind == "template" and self.template is None:
@@ -173,6 +177,7 @@ class PowerCard(Spec):
     count: int = Field(default=1, ge=1, le=10)
 
     def problems(self) -> list[tuple[str, str]]:
+        """A die or template power without (or with an unknown) die or template."""
         out: list[tuple[str, str]] = []
         if self.effect == "die":
             if self.die is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from sim.engine.throw_bank import water_rows
+from sim.experiments.throw_bank import water_rows
 from sim.rules.fight import Fight, HeroState
 from sim.rules.game import Game, run_game, score, title
 from sim.rules.game_policy import GAME_POLICIES, ShopPlan

@@ -62,6 +62,7 @@ def scenario_of(req: ThrowRequest) -> dict[str, Any]:
 
 
 def scenario_text(s: dict[str, Any]) -> str:
+    """A scenario in a few words (progress lines, table labels)."""
     t = f"{s['die']} {'+'.join(s['shots'])} {s['skill']}"
     if s["templates"]:
         t += " on " + "+".join(s["templates"])
@@ -94,9 +95,11 @@ class ThrowBank:
         self._tables: dict[str, RecordedTable] = {}
 
     def path(self, s: dict[str, Any]) -> Path:
+        """The records file of a scenario's entry."""
         return self.dir / f"{scenario_key(s, self.throws)}.parquet"
 
     def has(self, s: dict[str, Any]) -> bool:
+        """Whether the bank holds a complete entry of the scenario (its `.json` is written last)."""
         p = self.path(s)
         return p.with_suffix(".json").is_file() and p.is_file()
 
@@ -108,6 +111,8 @@ class ThrowBank:
         self.dir.mkdir(parents=True, exist_ok=True)
         self._say(f"recording {len(todo)} scenario{'s' if len(todo) != 1 else ''} x {self.throws:,} throws into {self.dir}")
         for i, s in enumerate(todo, 1):
+            if self.has(s):  # another run recorded it meanwhile
+                continue
             self._say(f"  [{i}/{len(todo)}] {scenario_text(s)}")
             self._record_one(s)
         return len(todo)
@@ -173,6 +178,7 @@ class ThrowBank:
         return t
 
     def tables(self, scenarios: Iterable[dict[str, Any]]) -> list[RecordedTable]:
+        """The tables of the scenarios the bank holds."""
         return [self.table(s) for s in _unique(scenarios) if self.has(s)]
 
     def entries(self) -> list[dict[str, Any]]:
@@ -246,6 +252,7 @@ class BankSource(ResampleSource):
         self._over_gen = None
 
     def table_for(self, req: ThrowRequest) -> RecordedTable | None:  # type: ignore[override]
+        """The entry of the request's scenario (None when discovering and the bank lacks it)."""
         key = (req.die, req.shots, req.skill, req.board, req.templates, req.rules)
         t = self._choice.get(key)
         if t is None:
@@ -261,6 +268,7 @@ class BankSource(ResampleSource):
         return t
 
     def throw(self, request: ThrowRequest) -> Outcome:
+        """Row int(u * n) of the scenario's entry, u = u(seed, fight, throw) as in ResampleSource."""
         t = self.table_for(request)
         if t is None:
             return DISCOVERY_MISS
@@ -274,9 +282,9 @@ MAX_PASSES = 12  # record-and-replay passes before giving up
 def die_alias(colored_die: str, white_die: str) -> dict[str, str]:
     """{white: colored} when the white die's file differs from the colored die's only in name and colour
     (the box's white d8 is the hero d8's body: its throws are the same), else {}."""
-    from sim.engine.resample import _same_body
+    from sim.engine.resample import same_body
 
-    return {white_die: colored_die} if white_die != colored_die and _same_body(white_die, colored_die) else {}
+    return {white_die: colored_die} if white_die != colored_die and same_body(white_die, colored_die) else {}
 
 
 def play(run: Callable[[BankSource], T], bank: ThrowBank, seed: int,
