@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_serializer
 
 from sim.errors import SpecError
 from sim.specs.base import Spec
@@ -79,6 +79,14 @@ def special_dice_problems(dice: list[str]) -> list[tuple[str, str]]:
     return [(f"special_dice.{i}", p) for i, d in enumerate(dice) if (p := special_die_problem(d))]
 
 
+def without_empty_special_dice(spec, dumped):
+    """A monster's or room's dump without `special_dice` when it has none: what a fight file without
+    special dice dumped (and hashed) before they existed stays the same."""
+    if isinstance(dumped, dict) and not spec.special_dice:
+        dumped.pop("special_dice", None)
+    return dumped
+
+
 def reference_problems(requirements: list[str], templates: list[str]) -> list[tuple[str, str]]:
     """Requirements that name no shot or are listed twice, and templates that name no template, as
     (field, problem)."""
@@ -120,6 +128,10 @@ class MonsterSpec(Spec):
     # pool when a Monster or Dungeon indicates it"; Elemental Mastery)
     special_dice: list[str] = Field(default_factory=list, max_length=MAX_SPECIAL_DICE)
     final_boss: bool = False
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        return without_empty_special_dice(self, handler(self))
 
     def problems(self) -> list[tuple[str, str]]:
         """Cross-field and reference problems as (field, problem); the first is raised on load."""
@@ -164,6 +176,10 @@ class RoomSpec(Spec):
     requirements: list[str] = Field(default_factory=list, max_length=8)
     templates: list[str] = Field(default_factory=list, max_length=4)
     special_dice: list[str] = Field(default_factory=list, max_length=MAX_SPECIAL_DICE)  # Fire Altar, Water Shrine
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        return without_empty_special_dice(self, handler(self))
 
     def problems(self) -> list[tuple[str, str]]:
         """Requirements, templates and special dice that name no shot, template or die, as (field, problem)."""
