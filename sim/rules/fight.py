@@ -206,13 +206,14 @@ class FightPlan:
             for c in x.cards:
                 spec_t = load_template(c.template)
                 plan.bonus_rules[spec_t.name] = spec_t.bonus_rule
-        if len(_PLANS) > 64:
+        if len(_PLANS) > PLAN_CACHE:
             _PLANS.clear()
         _PLANS[id(spec)] = plan
         return plan
 
 
 _PLANS: dict[int, FightPlan] = {}
+PLAN_CACHE = 1024  # plans kept: a game's decks make some 500 (monster, room) fights
 
 
 def bonus_rule(out: Outcome, rules: dict[str, str]) -> str:

@@ -76,6 +76,19 @@ def score(gold: int, white_dice: int, scars: int, eliminated: int, difficulty: s
             + DIFFICULTY_POINTS[difficulty])
 
 
+_EQUIPMENT: dict[int, tuple[EquipmentCard, Any]] = {}
+
+
+def _equipment(card: EquipmentCard) -> Any:
+    """The fight engine's equipment of a card, built once per card (cards are frozen)."""
+    hit = _EQUIPMENT.get(id(card))
+    if hit is None or hit[0] is not card:
+        if len(_EQUIPMENT) > 4096:
+            _EQUIPMENT.clear()
+        hit = _EQUIPMENT[id(card)] = (card, card.equipment())
+    return hit[1]
+
+
 @dataclass
 class GameHero:
     """One hero across the game: the sheet, life, Scars, carried cards, Level Up progress."""
@@ -106,7 +119,7 @@ class GameHero:
 
     def state(self, template_powers: tuple = ()) -> HeroState:
         """The hero as the fight engine's HeroState for the next combat (Armors realigned)."""
-        eq = [e.equipment() for e in self.equipment]
+        eq = [_equipment(e) for e in self.equipment]
         abilities = {c: self.sheet.ability(c) for c in COLOURS}
         return HeroState(
             name=self.name, life=self.life, max_life=self.max_life, scars=list(self.scars), abilities=abilities,
@@ -330,9 +343,10 @@ class Game:
         pick = 0 if len(drawn) == 1 else int(self._ask("room", tuple(drawn)))
         room = drawn[pick]
         self.dungeon += [c for i, c in enumerate(drawn) if i != pick]  # "place the other Dungeon card on the bottom"
-        self._note(f"round {self.rounds}: {self.heroes[self.leader].name} leads into {room.name} "
-                   f"({room.shop_icons} shop icons, {self.icons + room.shop_icons}/{self.spec.shop_icons})"
-                   + (f" instead of {drawn[1 - pick].name}" if len(drawn) == 2 else ""))
+        if self.log is not None:
+            self._note(f"round {self.rounds}: {self.heroes[self.leader].name} leads into {room.name} "
+                       f"({room.shop_icons} shop icons, {self.icons + room.shop_icons}/{self.spec.shop_icons})"
+                       + (f" instead of {drawn[1 - pick].name}" if len(drawn) == 2 else ""))
         self._reveal(room)
         while not self.outcome:
             monster = self._draw_monster()
@@ -439,10 +453,11 @@ class Game:
             for h in seated:
                 gain = fight.unused_icons.get(h.name, 0) + (1 if r.won and h.name == fight.last_hero else 0)
                 h.xp = min(LEVEL_UP_XP, h.xp + gain)
-        self._note(f"  {monster.title or monster.name} (level {monster.level}, {r.monster_life_start} life): "
-                   f"{r.outcome.upper()} in {r.throws} throws; gold +{r.gold} = {self.gold}, white dice {self.white}, "
-                   + ", ".join(f"{h.name} {h.life}/{h.max_life}" + (" ELIMINATED" if h.eliminated else "")
-                               for h in seated))
+        if self.log is not None:
+            self._note(f"  {monster.title or monster.name} (level {monster.level}, {r.monster_life_start} life): "
+                       f"{r.outcome.upper()} in {r.throws} throws; gold +{r.gold} = {self.gold}, white dice {self.white}, "
+                       + ", ".join(f"{h.name} {h.life}/{h.max_life}" + (" ELIMINATED" if h.eliminated else "")
+                                   for h in seated))
         self.trace.append({"combat": self.combats, "round": self.rounds, "shops": self.shops,
                            "room": room.name if room else "", "monster": monster.name, "level": monster.level,
                            "final_boss": monster.final_boss, "outcome": r.outcome, "throws": r.throws,
