@@ -141,7 +141,7 @@ def variant_specs(spec: GameExperimentSpec, source: str) -> dict[str, Any]:
 
 def run_game_experiment(path: str | Path, out: str | Path | None = None, workers: int | None = None,
                         quiet: bool = False, max_games: int | None = None, figures: bool = True,
-                        bank: str | Path | None = None) -> dict[str, Any]:
+                        bank: Any = None) -> dict[str, Any]:
     """Play every variant's games (bank recorded on demand), write summary.json, report.md, figures;
     returns the summary. Everything is validated before the bank or the folder is touched."""
     from sim.experiments.throw_bank import ThrowBank, die_alias, play
@@ -156,7 +156,7 @@ def run_game_experiment(path: str | Path, out: str | Path | None = None, workers
     n = spec.games if max_games is None else min(spec.games, max_games)
     folder = Path(out) if out is not None else Path("results") / spec.name
     check_output_dir(folder, "--out")
-    tb = ThrowBank(bank, spec.bank_throws, workers=workers, quiet=quiet)
+    tb = bank if isinstance(bank, ThrowBank) else ThrowBank(bank, spec.bank_throws, workers=workers, quiet=quiet)
     t0 = time.perf_counter()
     results: dict[str, list] = {}
     for k, (name, g) in enumerate(specs.items(), 1):

@@ -140,18 +140,26 @@ class ThrowBank:
             # temporary folder's inode may come back as this run's manifest)
             with command_inputs():
                 run_experiment(exp, out=tmp / "run", workers=self.workers, quiet=self.quiet, figures=False)
-            df = pd.read_parquet(tmp / "run" / "records.parquet")
-            keep = [c for c in df.columns if c in RECORD_COLUMNS or c.startswith("die") or c in ("index", "n_dice")]
-            part = tmp / f"{key}.parquet"
-            df[keep].to_parquet(part, index=False)
-            digest = hashlib.sha256(part.read_bytes()).hexdigest()
-            meta = tmp / f"{key}.json"
-            meta.write_text(json.dumps({"format": BANK_FORMAT, "key": key, "scenario": s, "throws": self.throws,
-                                        "records_sha256": digest, "rows": len(df)}, sort_keys=True, indent=1))
-            os.replace(part, self.dir / part.name)
-            os.replace(meta, self.dir / meta.name)
+            self.store(s, pd.read_parquet(tmp / "run" / "records.parquet"), tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def store(self, s: dict[str, Any], records: pd.DataFrame, tmp: Path | None = None) -> Path:
+        """Put a scenario's records in the bank: written under temporary names (in `tmp`, a folder
+        inside the bank, or the bank itself) and renamed into place, the `.json` last."""
+        key = scenario_key(s, self.throws)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        where = tmp if tmp is not None else self.dir
+        keep = [c for c in records.columns if c in RECORD_COLUMNS or c.startswith("die") or c in ("index", "n_dice")]
+        part = where / f".{key}.{os.getpid()}.parquet"
+        records[keep].to_parquet(part, index=False)
+        digest = hashlib.sha256(part.read_bytes()).hexdigest()
+        meta = where / f".{key}.{os.getpid()}.json"
+        meta.write_text(json.dumps({"format": BANK_FORMAT, "key": key, "scenario": s, "throws": self.throws,
+                                    "records_sha256": digest, "rows": len(records)}, sort_keys=True, indent=1))
+        os.replace(part, self.dir / f"{key}.parquet")
+        os.replace(meta, self.dir / f"{key}.json")
+        return self.dir / f"{key}.parquet"
 
     def table(self, s: dict[str, Any]) -> RecordedTable:
         """The recorded table of a scenario in the bank (checked against its `.json`)."""
