@@ -54,3 +54,12 @@ def test_every_shipped_deck_and_game_checks(capsys):
     for kind in ("deck", "game"):
         for n in builtin_names(kind):
             assert main(["check", str(builtin_dir(kind) / f"{n}.toml")]) == 0
+
+
+def test_bad_game_experiment_names_the_variant(tmp_path, capsys):
+    p = write(tmp_path, "exp.toml", 'name = "x"\ngame = "base"\nseed = 1\ngames = 10\n'
+              '[[variants]]\nname = "big"\nset = { "party.size" = 7 }\n')
+    assert main(["check", str(p)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "variants.0.set" in err and "big" in err and "party.size" in err
+    assert main(["check", "experiments/game-difficulty.toml"]) == 0
