@@ -62,4 +62,6 @@ def test_bad_game_experiment_names_the_variant(tmp_path, capsys):
     assert main(["check", str(p)]) == 2
     err = capsys.readouterr().err.strip()
     assert "variants.0.set" in err and "big" in err and "party.size" in err
-    assert main(["check", "experiments/game-difficulty.toml"]) == 0
+    from sim.specs.datafiles import builtin_dir
+
+    assert main(["check", str(builtin_dir("experiment") / "game-difficulty.toml")]) == 0
