@@ -30,6 +30,9 @@ GAME_KINDS = ("room", "assign", "shop", "level-up", "power", "powers")
 STYLES = ("default", "cautious", "greedy")
 # the default and cautious shoppers keep this many white dice for the Final Boss when they can
 BOSS_DICE = {"default": 5, "cautious": 7, "greedy": 3}
+# backing down ("Impossible Situations") at the reveal from a monster demanding a specific throw, up to
+# this level (the shame: that much life from every hero)
+BACK_DOWN_LEVEL = {"default": 1, "cautious": 2, "greedy": 0}
 KIND_ORDER = {"default": ("armor", "weapon", "spendable", "template", "relic"),
               "cautious": ("armor", "spendable", "relic", "weapon", "template"),
               "greedy": ("weapon", "spendable", "template", "relic", "armor")}
@@ -60,6 +63,8 @@ class GamePolicy:
       (then more icons); "greedy" the most Shop icons (then less danger): fewer combats per Shop;
     - weapons (in a fight): "default" and "cautious" use a weapon only when its Specific Throws are
       already in force (no new requirement for its bonus); "greedy" uses every weapon;
+    - back down (when the monster is revealed): from a monster whose combat demands a Specific Throw,
+      up to level 1 ("default") or 2 ("cautious"); "greedy" never backs down;
     - out of colored dice: "default" and "cautious" retrieve when every standing hero survives it with
       more than a miss's damage left, else take a white die; "greedy" takes white dice first;
     - free equipment: the hero carrying the fewest cards, in seating order;
@@ -83,10 +88,18 @@ class GamePolicy:
     def __call__(self, d: Decision) -> Any:
         if d.kind in GAME_KINDS:
             return getattr(self, "_" + d.kind.replace("-", "_"))(d)
+        if d.kind == "back-down":
+            return self._back_down(d)
         if d.kind == "weapons" and self.style != "greedy":
             inforce = set(d.fight.requirements)
             return tuple(w.name for w in d.hero.weapons if w.use and set(w.requirements) <= inforce)
         return self.fight(d)
+
+    def _back_down(self, d: Decision) -> bool:
+        f = d.fight
+        if f.turns or not f.requirements or self.style == "greedy":  # only when the monster is revealed
+            return False
+        return f.monster.level <= BACK_DOWN_LEVEL[self.style]
 
     def _room(self, d: Decision) -> int:
         cards = d.options
