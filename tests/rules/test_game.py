@@ -143,7 +143,7 @@ def test_scars_carry_across_combats_and_a_fourth_faint_eliminates():
     g = Game(spec, Always(BULLSEYE), game=0)
     torm = g.heroes[0]
     torm.scars, torm.max_life, torm.life = ["red", "green"], 5, 1
-    monster = g.plan.monsters[1][0]
+    monster = next(m for m in g.plan.monsters[1] if not m.requirements and not m.ability)
     # Torm (first seat) misses and faints; Brockenstock kills: Torm takes his third Scar after the win
     g.source = ScriptedSource([MISS, BULLSEYE])
     assert g._combat(monster, None) == "won"
@@ -217,3 +217,12 @@ def test_hero_state_carries_equipment_into_the_fight():
     g.heroes[0].equipment = [EquipmentCard(name="Revenge Potion", kind="spendable", price=1, damage=1)]
     s = g.heroes[0].state()
     assert isinstance(s, HeroState) and [x.name for x in s.spendables] == ["Revenge Potion"]
+
+
+def test_default_policy_backs_down_from_a_level_one_specific_throw_and_greedy_does_not():
+    g = Game(base(), ScriptedSource([BULLSEYE] * 4), game=0)
+    firewall = next(m for m in g.plan.monsters[1] if m.requirements)
+    assert g._combat(firewall, None) == "backed-down"
+    assert all(h.life == h.max_life - firewall.level for h in g.heroes)  # "loses life points equal to the [...] level"
+    greedy = Game(base(), ScriptedSource([BULLSEYE] * 4), policy="greedy", game=0)
+    assert greedy._combat(firewall, None) == "won"
