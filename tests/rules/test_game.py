@@ -60,6 +60,8 @@ def test_a_shop_at_ten_shop_icons_eleven_with_level_up(level_up, at):
     for t in r.trace:
         if t["final_boss"]:
             break
+        if t["outcome"] == "backed-down":  # the next monster is fought in the same room
+            continue
         if t["shops"] == len(cycles):
             cycles.append([])
         cycles[-1].append(icons[t["room"]])
