@@ -196,9 +196,9 @@ def summarize(spec: GameExperimentSpec, specs: dict[str, Any], results: dict[str
     for name, rs in results.items():
         g = specs[name]
         s = summarize_games(rs, conf)
-        variants.append({"name": name, "difficulty": g.difficulty, "heroes": g.party.players, "skill": g.throws.skill,
-                         "policy": spec.policy or g.policy, "house_rules": g.house_rules.changed(),
-                         "options": g.options.model_dump(exclude_defaults=True), **s})
+        variants.append({**s, "name": name, "difficulty": g.difficulty, "heroes": g.party.players,
+                         "skill": g.throws.skill, "policy": spec.policy or g.policy,
+                         "house_rules": g.house_rules.changed(), "options": g.options.model_dump(exclude_defaults=True)})
     diffs = [{"name": k, "vs": base, "won": paired_rate_difference(won[k], won[base], conf).as_dict()}
              for k in results if k != base]
     contrasts = []
