@@ -89,6 +89,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     if kind not in SPEC_CLASSES and kind not in USER_KINDS:
         if kind != "experiment":
             raise SpecError(path, "kind", f"unknown kind '{kind}'")
+        if "game" in data:
+            from sim.experiments.game_experiment import parse_game_experiment, variant_specs
+
+            gspec = parse_game_experiment(data, str(path))
+            n = len(variant_specs(gspec, str(path)))
+            print(f"ok: {args.file} is a valid game experiment ({n} variants, every game and its decks checked)")
+            return 0
         from sim.experiments.fight_spec import FightExperiment, resolve_any
 
         exp = resolve_any(path)

@@ -18,6 +18,7 @@ from sim.cli import (
     determinism,
     doctor,
     fight,
+    game,
     run,
     sensitivity,
     shots,
@@ -31,7 +32,7 @@ from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError, Stopped, signal_name, stop_signal
 from sim.files import command_inputs
 
-COMMAND_GROUPS = (throws, catalog, bench, calibrate, converge, determinism, templates, shots, run, viewer, fight, tune, doctor,
+COMMAND_GROUPS = (throws, catalog, bench, calibrate, converge, determinism, templates, shots, run, viewer, fight, game, tune, doctor,
                   validate, sensitivity, board_tools)
 
 

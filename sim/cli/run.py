@@ -43,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="run only these variants: comma-separated names or shell patterns ('firewall-*,far-casual'); "
                         "a smaller experiment of its own (its own hash and folder contents)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
+    p.add_argument("--max-games", type=integer(1, 100_000_000), help="game experiments: cap games per variant")
+    p.add_argument("--bank", metavar="DIR", help="game experiments: throw bank folder (default: the user's cache)")
     p.set_defaults(func=cmd_run)
 
 
@@ -82,6 +84,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     if args.scheduler is not None and args.executor != "dask":
         raise SpecError("command line", "--scheduler", "needs --executor dask")
+    if _is_game_experiment(args.experiment):
+        return _run_game_experiment(args)
     try:
         res = runner_faults(lambda: run_experiment(
             args.experiment, out=args.out, workers=args.workers, executor=args.executor,
@@ -98,6 +102,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(format_fight_table(res.summary) if "total_fights" in res.summary else format_table(res.summary))
         page = res.out / "report.html"
         print(f"results: {res.out}  (open {page if page.is_file() else res.report} to see them)")
+    return 0
+
+
+def _is_game_experiment(name: str) -> bool:
+    """Whether the experiment file has a `game` key (a game experiment, sim.experiments.game_experiment)."""
+    from sim.specs.datafiles import read_toml, resolve
+
+    try:
+        return "game" in read_toml(resolve("experiment", name))
+    except SpecError:
+        return False  # the throw / fight runner reports the file's problem
+
+
+def _run_game_experiment(args: argparse.Namespace) -> int:
+    from sim.experiments.game_experiment import run_game_experiment
+
+    res = runner_faults(lambda: run_game_experiment(args.experiment, out=args.out, workers=args.workers,
+                                                    quiet=args.quiet, max_games=args.max_games,
+                                                    figures=not args.no_figures, bank=args.bank))
+    if isinstance(res, int):
+        return res
+    if not args.quiet:
+        from sim.experiments.game_experiment import report
+
+        print(report(res), end="")
     return 0
 
 

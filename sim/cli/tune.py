@@ -23,6 +23,7 @@ SRC = "command line"
 
 SHOT_BUDGET = 3000  # physical throws: about 10 ms each
 FIGHT_BUDGET = 200_000  # resampled fights: about 0.1-0.2 ms each
+GAME_BUDGET = 40_000  # banked games: about 2 ms each
 # scenario options a fight does not take, and where its file says the same
 FIGHT_INSTEAD = {"board": ("--board", "--set throws.board=..."), "dice": ("--die", "--set throws.colored_die=..."),
                  "shots": ("--shot", "--set throws.shot=..."), "skill": ("--skill", "--set throws.skill=..."),
@@ -44,6 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--set", action="append", dest="overrides", metavar="PATH=LO:HI | PATH=VALUE",
                    help="the tuned setting and its range (exactly one), e.g. skill.speed_sd_frac=0:1 or, for a fight, "
                         "house_rules.monster_life_bonus=-6:3; or a fixed override")
+    p.add_argument("--game", help="tune a game's win rate instead (a game file or built-in game name); "
+                   "its throws come from the throw bank (--bank)")
+    p.add_argument("--bank", metavar="DIR", help="with --game: the throw bank folder (default: the user's cache)")
+    p.add_argument("--bank-throws", type=int, default=2000, help="with --game: recorded throws per bank scenario")
     p.add_argument("--records", metavar="RESULTS_DIR",
                    help="with a fight: the output folder of a `dfsim run` whose throws the fights resample")
     p.add_argument("--variant", help="with a fight: use only this variant's throws (default: the fight file's)")
@@ -172,7 +177,18 @@ def cmd_tune(args: argparse.Namespace) -> int:
         if lo != int(lo) or hi != int(hi):
             raise SpecError(SRC, f"--set {path}", f"--integer needs integer ends, got {lo:g}:{hi:g}")
         lo, hi = int(lo), int(hi)
-    if args.fight:
+    if args.game:
+        if args.fight or args.records:
+            raise SpecError(SRC, "--game", "tunes a game: give no fight file or --records")
+        from sim.experiments.game_experiment import GameResponse
+
+        evaluate = GameResponse(args.game, path, overrides=fixed, bank=args.bank, bank_throws=args.bank_throws,
+                                policy=args.policy)
+        if evaluate.integer_setting and not args.integer:
+            raise SpecError(SRC, f"--set {path}", "is an integer setting of the game: add --integer")
+        metric = "win rate"
+        budget = GAME_BUDGET if args.budget is None else args.budget
+    elif args.fight:
         evaluate, metric = _fight_response(args, path, fixed)
         budget = FIGHT_BUDGET if args.budget is None else args.budget
     else:

@@ -53,6 +53,7 @@ from sim.rules.classifier import classify
 from sim.rules.outcome import DieRest, Outcome
 from sim.rules.throw_source import TemplateFlip, TemplateFlipRequest, ThrowRequest
 from sim.specs.die import DieSpec, load_die
+from sim.specs.monster import WATER
 from sim.specs.party import CHEST_DICE
 from sim.specs.scenario import Scenario
 from sim.specs.template import load_template
@@ -163,7 +164,7 @@ class BoardDice(LyingOnBoard):
         return {"board_dice": ",".join(sorted(self.state.dice))}
 
     # ---- after a throw ---------------------------------------------------------------------------
-    def after_throw(self, thrower: Thrower, result: ThrowResult, slot: str, die: str, req: ThrowRequest) -> None:
+    def after_throw(self, thrower: Thrower, result: ThrowResult, slot: str | None, die: str, req: ThrowRequest) -> None:
         """Settle and re-read the board dice the throw moved; leave the thrown die on the board (or pick
         it up from the table)."""
         ph = thrower.physics
@@ -195,7 +196,7 @@ class BoardDice(LyingOnBoard):
                                                   o.section, o.result)
         o = result.outcome
         p, q = ph.die_pose(thrown)
-        if o.result != "void" and _on_board(sc, p):
+        if slot is not None and o.result != "void" and _on_board(sc, p):
             self.state.dice[slot] = BoardDie(slot, die, tuple(float(v) for v in p), tuple(float(v) for v in q),
                                              o.section, o.result)
             self.state.last_slot = slot
@@ -318,7 +319,9 @@ class PhysicsSource:
         else:
             self.templates.keep(req.templates)
 
-    def _slot(self, req: ThrowRequest) -> str:
+    def _slot(self, req: ThrowRequest) -> str | None:
+        if req.kind == "special":  # thrown among the board's dice, then back to the supply (no pool body)
+            return None
         if req.kind != "white":
             return req.colour
         for k in range(WHITE_SLOTS):
@@ -328,13 +331,17 @@ class PhysicsSource:
 
     def throw(self, request: ThrowRequest) -> Outcome:
         """Pick up what leaves the board, throw (seed, f * 1000 + t), leave the die where it rests."""
+        if request.kind == "special" and request.die == WATER:
+            raise NotImplementedError("the three Water dice are not thrown with physics in the loop yet: "
+                                      "play with --engine resample (the throw bank)")
         if not 0 <= request.throw < THROWS_PER_FIGHT:
             raise ValueError(f"throw index {request.throw} outside 0..{THROWS_PER_FIGHT - 1}")
         self._pick_up(request)
         self._templates(request)
         th, layer = self.world(request)
         slot = self._slot(request)
-        self.state.dice.pop(slot, None)  # the die thrown is in the hand, not on the board
+        if slot is not None:
+            self.state.dice.pop(slot, None)  # the die thrown is in the hand, not on the board
         th.set_objective(request.aim.objective, request.monster_life)
         res = th.throw(self.seed, request.fight * THROWS_PER_FIGHT + request.throw)
         layer.after_throw(th, res, slot, request.die, request)

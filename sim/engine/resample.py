@@ -354,7 +354,7 @@ def cell_matches(cells: list[dict[str, Any]], source: str | Path, variant: str |
             skill=_stem(inp.get("skill", "casual")), board=_stem(inp.get("board", "magma")), templates=tpl,
             rules=_rule_items(inp.get("rules") or {}), noise=1.0)))
     if white_die and colored_die and white_die != colored_die and not any(m["die"] == white_die for _, _, m in out):
-        if _same_body(white_die, colored_die):
+        if same_body(white_die, colored_die):
             out += [(i, f"{label} (as {white_die})", {**m, "die": white_die})
                     for i, label, m in list(out) if m["die"] == colored_die]
             notes.append(f"white die '{white_die}' throws are resampled from '{colored_die}' records (same body)")
@@ -381,7 +381,8 @@ def _rule_items(rules: dict[str, Any]) -> list[tuple[str, Any]]:
     return sorted((k, v) for k, v in rules.items() if default.get(k, object()) != v)
 
 
-def _same_body(a: str, b: str) -> bool:
+def same_body(a: str, b: str) -> bool:
+    """Whether two die files differ only in name, colour and words (the same body throws the same)."""
     from sim.specs.die import load_die
 
     da, db = load_die(a).model_dump(), load_die(b).model_dump()

@@ -77,6 +77,7 @@ class HeroState:
     damage_taken: int = 0
     eliminated: bool = False
     key: tuple = ()  # the sheet (abilities, scars) this fight started with: what a policy may cache by
+    level_up: list = field(default_factory=list)  # colours of unused Level Up tokens (the Level Up variant)
 
     def ability(self, colour: str) -> str | None:
         """The ability the icon of a die of this colour activates (None when scarred)."""
@@ -168,6 +169,7 @@ class FightPlan:
     rules: tuple
     noise: float
     house_rules: dict[str, Any]
+    special_dice: tuple[str, ...] = ()  # the monster's and the room's special dice, thrown first
     bonus_rules: dict = field(default_factory=dict)  # template name -> what may add to a hit on it
     shots_cache: dict = field(default_factory=dict)  # weapon requirements -> shots in force
     hero_rows: list = field(default_factory=list)  # HeroState constructor arguments
@@ -189,6 +191,7 @@ class FightPlan:
             templates=tuple(sorted(set(m.templates) | set(room.templates))),
             requirements=tuple(dict.fromkeys([*m.requirements, *room.requirements])),
             rules=hr.throw_rules(), noise=hr.release_noise_factor, house_rules=hr.changed(),
+            special_dice=(*m.special_dice, *room.special_dice),
         )
         from sim.specs.template import load_template
 
@@ -203,13 +206,14 @@ class FightPlan:
             for c in x.cards:
                 spec_t = load_template(c.template)
                 plan.bonus_rules[spec_t.name] = spec_t.bonus_rule
-        if len(_PLANS) > 64:
+        if len(_PLANS) > PLAN_CACHE:
             _PLANS.clear()
         _PLANS[id(spec)] = plan
         return plan
 
 
 _PLANS: dict[int, FightPlan] = {}
+PLAN_CACHE = 1024  # plans kept: a game's decks make some 500 (monster, room) fights
 
 
 def bonus_rule(out: Outcome, rules: dict[str, str]) -> str:
@@ -225,6 +229,18 @@ def bonus_rule(out: Outcome, rules: dict[str, str]) -> str:
     if "equipment-bonus-only" in out.effects:
         return "equipment"
     return "section"
+
+
+WATER_MISSES = "water-misses:"
+
+
+def water_misses(out: Outcome) -> int:
+    """How many of the three Water dice of a combined Water throw missed (0 for any other throw)."""
+    if out.effects:
+        for e in out.effects:
+            if e.startswith(WATER_MISSES):
+                return int(e[len(WATER_MISSES):])
+    return 0
 
 
 def on_board_section(out: Outcome) -> bool:
@@ -296,7 +312,11 @@ class Fight:
     """The state of one combat. Policies read it through `Decision.fight`; only the engine changes it."""
 
     def __init__(self, spec: FightSpec, source: ThrowSource, policy: Policy | str | None = None, fight: int = 0,
-                 log: bool = True, max_turns: int = 1000) -> None:
+                 log: bool = True, max_turns: int = 1000, *, heroes: list[HeroState] | None = None,
+                 white_dice: int | None = None, special_dice: tuple[str, ...] = ()) -> None:
+        """`heroes`, `white_dice` and `special_dice` let a game hand in the party as it stands (its
+        heroes' life, Scars and equipment; the Chest's white dice; dice a Power card adds) instead of
+        the fight file's."""
         plan = self.plan = FightPlan.of(spec)
         self.spec = spec
         self.monster = spec.monster
@@ -307,16 +327,22 @@ class Fight:
         self.fight = fight
         self.max_turns = max_turns
         self.log: list[dict[str, Any]] | None = [] if log else None
-        self.heroes = [HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), list(cd), key=k)
-                       for n, life, mx, sc, ab_, sk, w, a, sp, cd, k in plan.hero_rows]
+        self.heroes = heroes if heroes is not None else [
+            HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), list(cd), key=k)
+            for n, life, mx, sc, ab_, sk, w, a, sp, cd, k in plan.hero_rows]
         self.standing = len(self.heroes)
         self.scars: list[tuple[str, str]] = []
         self.monster_life_start = self.monster_life = plan.monster_life
         self.bullseye_damage = BULLSEYE_DAMAGE
         self.retrieval_damage = plan.retrieval_damage
         self.colored: list[str] = list(COLOURS)
-        self.white_left = plan.white_dice
+        self.white_left = plan.white_dice if white_dice is None else min(CHEST_DICE, white_dice)
         self.white_used = 0
+        self.special: list[str] = [*plan.special_dice, *special_dice]  # thrown first, one per turn
+        self.special_thrown = 0
+        self.last_hero = ""  # who threw the last die ("The Hero who threw the last die receives the Leader token")
+        self.unused_icons: dict[str, int] = {}  # icons no ability took, by hero (XP: "you earn 2 XP")
+        self.level_ups_used = 0
         self.retrievals = 0
         self.templates: list[str] = []  # on the board: flipped at the start (`run`) or by a card
         self.templates_t: tuple[str, ...] = ()  # what requests carry (sorted)
@@ -498,6 +524,9 @@ class Fight:
             self._cards(h)
             if self.outcome or h.fainted:
                 return
+        if self.special:  # "These dice must join the colored dice pool [...] throwing them counts as the player's turn"
+            self._special_turn(h)
+            return
         if not self.colored:
             if self._may_back_down() and self._ask("back-down", h, (False, True)):
                 self._back_down()
@@ -524,6 +553,17 @@ class Fight:
             self.white_left -= 1
             self.white_used += 1
             self._event("white-die", hero=h.name, left=self.white_left)
+        self._throw_die(h, colour, kind, die)
+
+    def _special_turn(self, h: HeroState) -> None:
+        """A special or element die: "Special dice work like the white dice, but they're valid only
+        during that combat"; its icon is resolved like a white die's."""
+        die = self.special.pop(0)
+        self.special_thrown += 1
+        self._event("special-die", hero=h.name, die=die)
+        self._throw_die(h, "white", "special", die)
+
+    def _throw_die(self, h: HeroState, colour: str, kind: str, die: str) -> None:
         if h.weapons:
             weapons = self._ask("weapons", h, tuple(w.name for w in h.weapons))
             used = tuple(w for w in h.weapons if w.name in weapons)
@@ -615,20 +655,44 @@ class Fight:
 
     def _choose_ability(self, h: HeroState, colour: str, out: Outcome, hit: bool, weapons: tuple):
         if not out.icon and (not out.effects or "collective-icon" not in out.effects):
+            if h.level_up and colour in h.level_up:
+                return self._level_up(h, colour, out, hit, weapons)
             return None, None
         cands = h.available_abilities() if colour == "white" else [a for a in (h.ability(colour),) if a]
         options = tuple(a for a in cands if ab.applies(a, hit) and not (a == "beer" and self.beer == 2))
         if not options:
             self._event("icon", hero=h.name, ability=None, note="no ability can activate")
+            self.unused_icons[h.name] = self.unused_icons.get(h.name, 0) + 1
             return None, None
         damage_by = None
         if hit and not out.insta_kill:
             damage_by = {a: self._hit_damage(h, out, a, weapons) for a in (None, *options)}
         choice = self._ask("ability", h, options, {"outcome": out, "hit": hit, "damage": damage_by or {}})
+        if choice is None:  # "If you can activate a special ability but choose not to, you still earn 2 XP"
+            self.unused_icons[h.name] = self.unused_icons.get(h.name, 0) + 1
+        return choice, damage_by
+
+    def _level_up(self, h: HeroState, colour: str, out: Outcome, hit: bool, weapons: tuple):
+        """Variant Level Up: "Anytime a Hero throws a die that doesn't show the Special icon as the
+        result, they may use their Level Up token to activate the corresponding color die special
+        ability [...] A Scar overrides a Level Up token"."""
+        a = h.ability(colour)
+        if a is None or not ab.applies(a, hit) or a == "re-throw" or (a == "beer" and self.beer == 2):
+            return None, None
+        damage_by = None
+        if hit and not out.insta_kill:
+            damage_by = {x: self._hit_damage(h, out, x, weapons) for x in (None, a)}
+        choice = self._ask("ability", h, (a,), {"outcome": out, "hit": hit, "damage": damage_by or {},
+                                                "level_up": True})
+        if choice is not None:
+            h.level_up.remove(colour)
+            self.level_ups_used += 1
+            self._event("level-up", hero=h.name, colour=colour, ability=a)
         return choice, damage_by
 
     def _resolve(self, h: HeroState, out: Outcome, hit: bool, ability: str | None, weapons: tuple,
                  damage_by: dict | None) -> None:
+        self.last_hero = h.name
         if hit or out.reason == "on-bones":
             self.dice_on_board += 1
         if ability is not None and ability != "re-throw":
@@ -661,7 +725,12 @@ class Fight:
             if ability == "agile-instincts":
                 self._event("dodge", hero=h.name, ability=ability)
             else:
-                self._miss_damage(h)
+                self._miss_damage(h, water_misses(out) or 1)
+        if hit and (m := water_misses(out)):  # the Water dice that missed: "then suffers that amount of damage"
+            if ability == "agile-instincts":
+                self._event("dodge", hero=h.name, ability=ability)
+            else:
+                self._miss_damage(h, m)
         self._outcome_effects(h, out)
         track = self.life_track
         track.extend([before] * (self.throws - 1 - len(track)))  # re-thrown and void throws changed nothing
@@ -701,9 +770,9 @@ class Fight:
             dealt += s.damage
             self._event("spendable", hero=h.name, item=s.name, damage=s.damage)
 
-    def _miss_damage(self, h: HeroState) -> None:
+    def _miss_damage(self, h: HeroState, misses: int = 1) -> None:
         m = self.monster
-        dmg = m.miss_damage
+        dmg = m.miss_damage * misses  # the Water dice: "adds up the damage from all of the [...] dice that missed"
         if m.ability == "fury" and self.dice_on_board:
             dmg += self.dice_on_board  # "additional damage equal to the number of dice currently on the Target board"
             self._event("fury", extra=self.dice_on_board)

@@ -21,6 +21,8 @@ _SPEC_CLASS_PATHS: dict[str, tuple[str, str]] = {
     "prop": ("sim.specs.prop", "PropSpec"),
     "monster": ("sim.specs.monster", "MonsterSpec"),
     "fight": ("sim.specs.fight", "FightSpec"),
+    "deck": ("sim.specs.deck", "DeckSpec"),
+    "game": ("sim.specs.game", "GameSpec"),
 }
 # kinds a user writes and dfsim reads, with no built-in files
 _USER_CLASS_PATHS: dict[str, tuple[str, str]] = {
@@ -48,7 +50,7 @@ SPEC_CLASSES: Mapping[str, Any] = _SpecClasses()
 
 _DIR_KIND = {"dice": "die", "materials": "material", "skills": "skill", "templates": "template", "props": "prop",
              "boards": "board", "shots": "shot", "experiments": "experiment",
-             "monsters": "monster", "fights": "fight"}
+             "monsters": "monster", "fights": "fight", "decks": "deck", "games": "game"}
 
 
 def list_kind(kind: str) -> list[Any]:
@@ -77,6 +79,10 @@ def infer_kind(path: Path, data: dict) -> str:
         return "material"
     if "release" in data:
         return "shot"
+    if "dungeon" in data or "bosses" in data:
+        return "deck"
+    if "decks" in data:
+        return "game"
     if "miss_damage" in data:
         return "monster"
     if "party" in data:

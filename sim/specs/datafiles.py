@@ -34,6 +34,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "experiment": ("experiments", ""),
     "monster": ("monsters", ""),
     "fight": ("fights", ""),
+    "deck": ("decks", ""),
+    "game": ("games", ""),
 }
 
 

@@ -162,7 +162,7 @@ def fight_from_dict(data: dict[str, Any], source: str | Path, overrides: dict[st
     """Validate a fight; `monster` may name a monster (resolved now, its errors name its own file)."""
     data = dict(data)
     for key, value in (overrides or {}).items():
-        _set(data, key.split("."), value, source)
+        set_dotted(data, key.split("."), value, source)
     m = data.get("monster")
     if isinstance(m, str):
         try:
@@ -192,7 +192,8 @@ def _relative(name: str, source: str | Path) -> str:
     return name
 
 
-def _set(data: dict[str, Any], parts: list[str], value: Any, source: str | Path) -> None:
+def set_dotted(data: dict[str, Any], parts: list[str], value: Any, source: str | Path) -> None:
+    """Set `data[parts[0]][parts[1]]... = value` (an override), copying the tables on the way."""
     d = data
     for p in parts[:-1]:
         nxt = d.get(p)

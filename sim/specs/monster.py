@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_serializer
 
 from sim.errors import SpecError
 from sim.specs.base import Spec
@@ -56,6 +56,35 @@ def template_problem(name: str) -> str | None:
     if name in known or (name.endswith(".toml") and Path(name).is_file()):
         return None
     return f"unknown template '{name}' (built-in: {', '.join(known) or 'none'})"
+
+
+# a special die on a card: a die file or built-in die, or "water" (the three Water dice, thrown at once)
+WATER = "water"
+WATER_DIE = "water-d6"
+WATER_DICE = 3  # "The water element die consists of three small dice"
+MAX_SPECIAL_DICE = 4  # Elemental Mastery: "the first 4 players must use one of the Element dice"
+
+
+def special_die_problem(name: str) -> str | None:
+    """None if `name` is "water" or a die name / die file; otherwise what is wrong."""
+    if name == WATER:
+        return None
+    from sim.specs.die import die_name_problem
+
+    return die_name_problem(name)
+
+
+def special_dice_problems(dice: list[str]) -> list[tuple[str, str]]:
+    """Special dice that name no die, as (field, problem)."""
+    return [(f"special_dice.{i}", p) for i, d in enumerate(dice) if (p := special_die_problem(d))]
+
+
+def without_empty_special_dice(spec, dumped):
+    """A monster's or room's dump without `special_dice` when it has none: what a fight file without
+    special dice dumped (and hashed) before they existed stays the same."""
+    if isinstance(dumped, dict) and not spec.special_dice:
+        dumped.pop("special_dice", None)
+    return dumped
 
 
 def reference_problems(requirements: list[str], templates: list[str]) -> list[tuple[str, str]]:
@@ -95,7 +124,14 @@ class MonsterSpec(Spec):
     requirements: list[str] = Field(default_factory=list, max_length=8)
     ability: Literal["arrogant", "fury"] | None = None
     templates: list[str] = Field(default_factory=list, max_length=4)
+    # special / element dice that join the pool, thrown first ("These dice must join the colored dice
+    # pool when a Monster or Dungeon indicates it"; Elemental Mastery)
+    special_dice: list[str] = Field(default_factory=list, max_length=MAX_SPECIAL_DICE)
     final_boss: bool = False
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        return without_empty_special_dice(self, handler(self))
 
     def problems(self) -> list[tuple[str, str]]:
         """Cross-field and reference problems as (field, problem); the first is raised on load."""
@@ -107,6 +143,7 @@ class MonsterSpec(Spec):
         if self.final_boss and self.reward_gold:
             out.append(("reward_gold", "a Final Boss provides no reward (\"the reward is victory!\")"))
         out += reference_problems(self.requirements, self.templates)
+        out += special_dice_problems(self.special_dice)
         return out
 
     @classmethod
@@ -138,10 +175,15 @@ class RoomSpec(Spec):
     white_dice: int = Field(default=0, ge=0, le=9)  # Gain 1 Die
     requirements: list[str] = Field(default_factory=list, max_length=8)
     templates: list[str] = Field(default_factory=list, max_length=4)
+    special_dice: list[str] = Field(default_factory=list, max_length=MAX_SPECIAL_DICE)  # Fire Altar, Water Shrine
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        return without_empty_special_dice(self, handler(self))
 
     def problems(self) -> list[tuple[str, str]]:
-        """Requirements and templates that name no shot or template, as (field, problem)."""
-        return reference_problems(self.requirements, self.templates)
+        """Requirements, templates and special dice that name no shot, template or die, as (field, problem)."""
+        return reference_problems(self.requirements, self.templates) + special_dice_problems(self.special_dice)
 
 
 def checked(cls, data: dict[str, Any], source: str | Path, prefix: str = ""):

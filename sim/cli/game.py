@@ -1,0 +1,127 @@
+"""`dfsim game NAME|FILE`: play whole games (decks, rooms, combats, Shops, the Final Boss).
+
+One game prints its round-by-round log; `--games N` plays games 0..N-1 (game i depends only on
+(seed, i)) and prints the win rate with its Wilson interval, where games are lost, scores and titles.
+Throws come from the throw bank (sim/experiments/throw_bank.py): every scenario the games meet is recorded
+once into the bank folder (default in the user's cache), with progress, then reused.
+`--engine physics` simulates every throw instead (slow: minutes per game).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from sim.cli.common import INDEX, SEED, integer
+from sim.errors import SpecError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `game` command."""
+    p = sub.add_parser("game", help="play whole games (decks, shops, the Final Boss) with banked or simulated throws")
+    p.add_argument("game", help="game file, or a built-in game name (games/), e.g. 'base'")
+    p.add_argument("--seed", type=SEED, help="root seed (default: the game file's)")
+    p.add_argument("--games", type=integer(1, 10_000_000), help="how many games (default: the game file's, 1)")
+    p.add_argument("--first", type=INDEX, default=0, help="index of the first game (default 0)")
+    p.add_argument("--engine", choices=("resample", "physics"), default="resample",
+                   help="throws from the throw bank (default) or simulated with physics in the loop")
+    p.add_argument("--policy", help="game policy: default, cautious or greedy (default: the game file's)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", dest="overrides",
+                   help="override a game setting, e.g. difficulty=hard, party.size=4, house_rules.extra_white_dice=2")
+    p.add_argument("--bank", metavar="DIR", help="throw bank folder (default: $DFSIM_BANK or ~/.cache/dfsim/throw-bank)")
+    p.add_argument("--bank-throws", type=integer(1, 1_000_000), default=None,
+                   help="throws recorded per scenario (default 2000; another value is another bank entry)")
+    p.add_argument("--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_game)
+
+
+def overrides(items: list[str] | None) -> dict[str, Any]:
+    """--set KEY=VALUE items (VALUE read as JSON when it parses, else text)."""
+    out: dict[str, Any] = {}
+    for it in items or []:
+        if "=" not in it:
+            raise SpecError("command line", "--set", f"expected KEY=VALUE, got '{it}'")
+        k, v = it.split("=", 1)
+        try:
+            out[k.strip()] = json.loads(v.strip())
+        except (ValueError, RecursionError):
+            out[k.strip()] = v.strip()
+    return out
+
+
+def load(name: str, items: list[str] | None):
+    """The game spec with --set overrides (a bad override is the command line's fault)."""
+    from sim.specs.game import load_game
+
+    ov = overrides(items)
+    try:
+        spec = load_game(name, ov)
+    except SpecError as exc:
+        key = next((k for k in ov if exc.field == k or exc.field.startswith(k + ".")), None)
+        if key is None:
+            raise
+        raise SpecError("command line", "--set", f"{exc.field}: {exc.problem}") from None
+    spec.load_decks()
+    return spec
+
+
+def cmd_game(args: argparse.Namespace) -> int:
+    """Play the games; bad input is a SpecError (exit 2) before anything is recorded."""
+    from sim.experiments.game_report import format_summary, summarize_games
+    from sim.experiments.throw_bank import DEFAULT_THROWS, ThrowBank, die_alias, play
+    from sim.rules.fight import FightError
+    from sim.rules.game import run_games
+    from sim.rules.game_policy import resolve_game_policy
+
+    spec = load(args.game, args.overrides)
+    policy_name = args.policy or spec.policy
+    policy = resolve_game_policy(policy_name, "command line" if args.policy else spec.source)
+    n = args.games if args.games is not None else spec.games
+    seed = spec.seed if args.seed is None else args.seed
+    idx = range(args.first, args.first + n)
+    try:
+        if args.engine == "physics":
+            if args.bank or args.bank_throws:
+                raise SpecError("command line", "--bank", "is for --engine resample (physics simulates every throw)")
+            from sim.engine.fight_physics import PhysicsSource
+            from sim.experiments.progress import RunProgress
+
+            source: Any = PhysicsSource(seed, spec.throws.colored_die, spec.throws.white_die)
+            bar = RunProgress(n, 0, quiet=False, unit="game")
+            results = []
+            for i in idx:
+                results += run_games(spec, source, range(i, i + 1), policy_name if not args.policy else policy,
+                                     log=(n == 1))
+                bar.bar.update(1)
+            bar.bar.close()
+            head_bank: dict[str, Any] = {}
+        else:
+            bank = ThrowBank(args.bank, args.bank_throws or DEFAULT_THROWS, workers=args.workers)
+            alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
+            results, src = play(lambda s: run_games(spec, s, idx, policy_name, log=(n == 1)), bank, seed, alias)
+            head_bank = {"bank": str(bank.dir), "bank_throws": bank.throws,
+                         "tables": [t.describe() for t in src.used.values()]}
+    except FightError as exc:
+        raise SpecError(spec.source, "policy", str(exc)) from None
+    except NotImplementedError as exc:
+        raise SpecError(spec.source, "engine", str(exc)) from None
+    head = {"game": spec.name, "source": spec.source, "seed": seed, "first": args.first, "games": n,
+            "engine": args.engine, "policy": policy_name, "difficulty": spec.difficulty,
+            "heroes": spec.party.players, "skill": spec.throws.skill, **head_bank}
+    if n == 1:
+        r = results[0]
+        if args.json:
+            print(json.dumps(head | {"result": r.to_json()}, default=str))
+        else:
+            print("\n".join(r.log))
+        return 0
+    summary = summarize_games(results)
+    if args.json:
+        print(json.dumps(head | {"summary": summary}, default=str))
+    else:
+        print(format_summary(head, summary))
+    sys.stdout.flush()
+    return 0
