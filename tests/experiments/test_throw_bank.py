@@ -7,9 +7,9 @@ tested is the bank and the experiment layer, not the physics."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from sim.engine.resample import UncoveredThrow
@@ -19,33 +19,8 @@ from sim.rules.game import run_games
 from sim.rules.throw_source import ThrowRequest
 from sim.specs.game import load_game
 
-
-def synthetic(s: dict, n: int) -> pd.DataFrame:
-    rng = np.random.default_rng(int(scenario_key(s, n)[:8], 16))
-    p = 0.55 * 0.7 ** (len([x for x in s["shots"] if x != "standard"]))
-    hit = rng.random(n) < p
-    val = rng.choice([1, 2, 3, 4, 5, 6, 10], n)
-    face = np.where(rng.random(n) < 0.125, "icon", "blank")
-    df = pd.DataFrame({"cell": 0, "result": np.where(hit, "hit", "miss"), "reason": np.where(hit, "hit", "off-board"),
-                       "section": np.where(hit, np.char.add("s", val.astype(str)), ""), "value": np.where(hit, val, -1),
-                       "face": face, "icon": face == "icon", "damage": np.where(hit, val, 0).astype(float)})
-    if s["die"] == "water":
-        for k in (1, 2):
-            h = rng.random(n) < p
-            df[f"die{k}_result"] = np.where(h, "hit", "miss")
-            df[f"die{k}_value"] = np.where(h, 2, -1)
-            df[f"die{k}_damage"] = np.where(h, 2.0, 0.0)
-    return df
-
-
-class SyntheticBank(ThrowBank):
-    def __init__(self, folder, throws=200):
-        super().__init__(folder, throws, quiet=True)
-        self.recorded: list[dict] = []
-
-    def _record_one(self, s):
-        self.recorded.append(s)
-        self.store(s, synthetic(s, self.throws))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synthetic_bank import SyntheticBank  # noqa: E402
 
 
 def req(**kw) -> ThrowRequest:
