@@ -195,8 +195,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
         budget = SHOT_BUDGET if args.budget is None else args.budget
     # a bar of the trials against the budget (the tuner usually stops earlier: time left is at most that)
     # made when the first trial starts: the tuner still checks its range and target before that
-    bar = WorkBar(budget, "trial", f"tuning {path} (at most {budget} trials)", enabled=not args.json, after_s=0,
-                  lazy=True)
+    # (a shot's trials take seconds each: shown at once; a fight's or game's take milliseconds: shown
+    # only once the tuning has taken a second, so a refusal found in the first trials stays one line)
+    quick_trials = bool(args.fight or args.game)
+    bar = WorkBar(budget, "trial", f"tuning {path} (at most {budget} trials)", enabled=not args.json,
+                  after_s=1.0 if quick_trials else 0, lazy=True)
     if not args.fight:
         evaluate, metric = _shot_response(args, path, fixed, tick=bar.update)
     counted = _counting(evaluate, bar, count=bool(args.fight))

@@ -7,6 +7,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
 import pytest
 
 from sim.errors import SpecError
@@ -214,8 +219,13 @@ def test_shipped_experiments_validate():
     names = sorted(p.stem for p in root.glob("*.toml"))
     assert {"quickstart", "skill-levels", "throw-distance"} <= set(names)
     from sim.experiments.fight_spec import FightExperiment, resolve_any
+    from sim.experiments.game_experiment import parse_game_experiment, variant_specs
 
     for n in names:
+        data = tomllib.loads((root / f"{n}.toml").read_text())
+        if "game" in data:  # a game experiment: every variant's game and its decks
+            assert variant_specs(parse_game_experiment(data, n), n)
+            continue
         exp = resolve_any(n)  # by built-in name; a fight experiment validates its throw experiment too
         assert exp.cells
         if not isinstance(exp, FightExperiment):
