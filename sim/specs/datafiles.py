@@ -125,6 +125,16 @@ def nearest(name: str, known: list[str]) -> str | None:
     return match[0] if match else None
 
 
+def beside(name: str, source: str | Path) -> str:
+    """A `.toml` path named inside a data file is read relative to that file (when it exists there);
+    anything else is left as given: a bare name is a built-in."""
+    if name.endswith(".toml") and not Path(name).is_absolute():
+        cand = Path(str(source)).parent / name
+        if cand.is_file():
+            return str(cand)
+    return name
+
+
 def resolve(kind: str, name_or_path: str | Path) -> Path:
     """A built-in name (`magma`) or a path (`my_board.toml`) to a file path."""
     s = str(name_or_path)

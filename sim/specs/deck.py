@@ -35,7 +35,7 @@ from pydantic import ConfigDict, Field
 
 from sim.errors import SpecError
 from sim.specs.base import Spec
-from sim.specs.datafiles import read_toml, resolve
+from sim.specs.datafiles import beside, read_toml, resolve
 from sim.specs.monster import (
     NAME,
     MonsterSpec,
@@ -254,7 +254,7 @@ def deck_from_dict(data: dict[str, Any], source: str | Path) -> DeckSpec:
                 if not isinstance(ref, str):
                     raise SpecError(source, f"{group}.{i}.monster", "must be a monster name or a monster file path")
                 try:
-                    m = load_monster(_relative(ref, source))
+                    m = load_monster(beside(ref, source))
                 except SpecError as exc:
                     raise SpecError(source, f"{group}.{i}.monster", f"{exc.problem}") from None
                 fields = m.model_dump(exclude={"estimated", "estimated_fields"})
@@ -266,14 +266,6 @@ def deck_from_dict(data: dict[str, Any], source: str | Path) -> DeckSpec:
             out.append(card)
         data[group] = out
     return checked(DeckSpec, data, source)
-
-
-def _relative(name: str, source: str | Path) -> str:
-    if name.endswith(".toml") and not Path(name).is_absolute():
-        cand = Path(str(source)).parent / name
-        if cand.is_file():
-            return str(cand)
-    return name
 
 
 def load_deck(name_or_path: str | Path) -> DeckSpec:

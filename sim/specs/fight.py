@@ -33,10 +33,10 @@ from pydantic import ConfigDict, Field
 
 from sim.errors import SpecError
 from sim.specs.base import Spec
-from sim.specs.datafiles import read_toml, resolve
+from sim.specs.datafiles import beside, read_toml, resolve
 from sim.specs.house_rules import HouseRules
 from sim.specs.monster import MonsterSpec, RoomSpec, checked, load_monster
-from sim.specs.party import PartySpec
+from sim.specs.party import PartySpec, skill_problems
 
 DIFFICULTY_BONUS: dict[str, int] = {"normal": 0, "hard": 3, "inferno": 5}
 
@@ -104,12 +104,7 @@ class FightSpec(Spec):
         out += [(f"throws.{f}", p) for f, p in self.throws.problems()]
         out += self._template_cap_problems()
         out += self._shot_problems()
-        for i, h in enumerate(self.party.heroes):
-            if h.skill is not None:
-                try:
-                    resolve("skill", h.skill)
-                except SpecError as exc:
-                    out.append((f"party.heroes.{i}.skill", exc.problem))
+        out += [(f"party.{f}", p) for f, p in skill_problems(self.party.heroes)]
         return out
 
     def _template_cap_problems(self) -> list[tuple[str, str]]:
@@ -166,7 +161,7 @@ def fight_from_dict(data: dict[str, Any], source: str | Path, overrides: dict[st
     m = data.get("monster")
     if isinstance(m, str):
         try:
-            data["monster"] = load_monster(_relative(m, source))
+            data["monster"] = load_monster(beside(m, source))
         except SpecError as exc:
             if exc.field == "monster":  # an unknown name: the fight file's fault
                 raise SpecError(source, "monster", exc.problem) from None
@@ -181,15 +176,6 @@ def load_fight(name_or_path: str | Path, overrides: dict[str, Any] | None = None
     (`{"house_rules.no_bounce": True}`)."""
     path = resolve("fight", name_or_path)
     return fight_from_dict(read_toml(path), path, overrides)
-
-
-def _relative(name: str, source: str | Path) -> str:
-    """A monster path is read relative to the fight file; a bare name is a built-in."""
-    if name.endswith(".toml") and not Path(name).is_absolute():
-        cand = Path(str(source)).parent / name
-        if cand.is_file():
-            return str(cand)
-    return name
 
 
 def set_dotted(data: dict[str, Any], parts: list[str], value: Any, source: str | Path) -> None:

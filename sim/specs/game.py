@@ -31,12 +31,12 @@ from pydantic import ConfigDict, Field
 
 from sim.errors import SpecError
 from sim.specs.base import Spec
-from sim.specs.datafiles import read_toml, resolve
+from sim.specs.datafiles import beside, read_toml, resolve
 from sim.specs.deck import DeckSpec, load_deck
 from sim.specs.fight import ThrowsSpec, set_dotted
 from sim.specs.house_rules import HouseRules
 from sim.specs.monster import checked
-from sim.specs.party import CHEST_DICE, HeroSpec
+from sim.specs.party import CHEST_DICE, HeroSpec, roster_problems, skill_problems
 
 BASE_HEROES = 4  # "4 Hero sheets" in one box
 MAX_HEROES = 6  # "If playing with more than one Box of Dungeon Fighter, players may use up to 6 Heroes."
@@ -141,7 +141,7 @@ class GameSpec(Spec):
         out = []
         for i, d in enumerate(self.decks):
             try:
-                out.append(load_deck(_relative(d, self.source)))
+                out.append(load_deck(beside(d, self.source)))
             except SpecError as exc:
                 if exc.field == "deck":
                     raise SpecError(self.source, f"decks.{i}", exc.problem) from None
@@ -152,27 +152,7 @@ class GameSpec(Spec):
 
 
 def _party_problems(p: GamePartySpec) -> list[tuple[str, str]]:
-    out = []
-    seen: set[str] = set()
-    for i, h in enumerate(p.heroes):
-        if h.name in seen:
-            out.append((f"heroes.{i}.name", f"two heroes are called '{h.name}'"))
-        seen.add(h.name)
-        out += [(f"heroes.{i}.{f}", q) for f, q in h.problems()]
-        if h.skill is not None:
-            try:
-                resolve("skill", h.skill)
-            except SpecError as exc:
-                out.append((f"heroes.{i}.skill", exc.problem))
-    return out
-
-
-def _relative(name: str, source: str | Path) -> str:
-    if name.endswith(".toml") and not Path(name).is_absolute():
-        cand = Path(str(source)).parent / name
-        if cand.is_file():
-            return str(cand)
-    return name
+    return roster_problems(p.heroes) + skill_problems(p.heroes)
 
 
 def game_from_dict(data: dict[str, Any], source: str | Path, overrides: dict[str, Any] | None = None) -> GameSpec:

@@ -25,8 +25,10 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
+from sim.errors import SpecError
 from sim.specs.abilities import parse_ability
 from sim.specs.base import Spec
+from sim.specs.datafiles import resolve
 from sim.specs.monster import reference_problems
 
 Colour = Literal["red", "green", "blue"]
@@ -154,11 +156,29 @@ class PartySpec(Spec):
 
     def problems(self) -> list[tuple[str, str]]:
         """Repeated hero names and every hero's own problems, as (field, problem)."""
-        out = []
-        seen: set[str] = set()
-        for i, h in enumerate(self.heroes):
-            if h.name in seen:
-                out.append((f"heroes.{i}.name", f"two heroes are called '{h.name}'"))
-            seen.add(h.name)
-            out += [(f"heroes.{i}.{f}", p) for f, p in h.problems()]
-        return out
+        return roster_problems(self.heroes)
+
+
+def roster_problems(heroes: list[HeroSpec]) -> list[tuple[str, str]]:
+    """Repeated hero names and every hero's own problems, as (field, problem): a fight's party and a
+    game's roster are checked alike."""
+    out = []
+    seen: set[str] = set()
+    for i, h in enumerate(heroes):
+        if h.name in seen:
+            out.append((f"heroes.{i}.name", f"two heroes are called '{h.name}'"))
+        seen.add(h.name)
+        out += [(f"heroes.{i}.{f}", p) for f, p in h.problems()]
+    return out
+
+
+def skill_problems(heroes: list[HeroSpec]) -> list[tuple[str, str]]:
+    """Each hero's own skill must be a built-in skill or a skill file, as (field, problem)."""
+    out = []
+    for i, h in enumerate(heroes):
+        if h.skill is not None:
+            try:
+                resolve("skill", h.skill)
+            except SpecError as exc:
+                out.append((f"heroes.{i}.skill", exc.problem))
+    return out
