@@ -9,7 +9,9 @@ die's rolling and spinning friction (Bullet's torque limits, off by default), th
 slower than it get no restitution), the contact damping knob, soft contact (the table's stiffness and
 damping in N/m and N s/m, the flat rebound calibrated again), and the solver's contact ERP and CFM.
 Besides the table of levers it measures how Bullet's restitution acts at an edge impact against a
-face impact (`--impacts`): the normal speed of the impacting point after / before.
+face impact (`--impacts`): the normal speed of the impacting point after / before; and how a near-flat
+landing on an end or on the side tumbles the cylinder at each step (`--near-flat`): the one measurement
+here that is not converged in the step (docs/physics.md, "Rolling bodies").
 
 End share: the cylinder rests with its axis within 60 deg of vertical (Wilson 95 % interval, voids
 left out and counted). Run-out: horizontal distance from the d8's first touch of the table to where it
@@ -247,6 +249,67 @@ def _tilt_yaw(tilt: float, yaw: float) -> tuple[float, float, float, float]:
     return (st * cy, -st * sy, ct * sy, ct * cy)
 
 
+# ---------------------------------------------------------------- near-flat landings against the step
+NEAR_FLAT_HZ = (960.0, 1920.0, 3840.0, 7680.0)
+NEAR_FLAT_TILTS_DEG = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+def near_flat_response(landing: str, hz: float, tilts_deg=NEAR_FLAT_TILTS_DEG, drops: int = 6,
+                       surface: str = "glass", stiffness: float = 0.0) -> list[dict]:
+    """Drop the h = d cylinder from 10 cm, not spinning, nearly flat on an end (`landing` "end") or on its
+    side ("side"), its axis tilted by each small angle from that pose about a horizontal axis, onto
+    `surface`, the world stepped uniformly at `hz` (the rebound calibrated at that step; `stiffness` N/m:
+    a soft contact instead, damping 0.02 sqrt(k), calibrated again). Read 12 ms later, after the impact:
+    the tumbling rate it gave (rad/s about the tilt axis) and the centre's rebound (upward speed / impact
+    speed), each the mean over `drops` step phases. A rigid body's response to a landing of tilt e is
+    continuous in e only while its corners' impacts overlap in time; a step-long impact makes every
+    landing flatter than about v dt / width simultaneous, so this is where the step enters a result."""
+    from sim.world.physics import GRAVITY
+
+    case = cylinder_case(CYL_RADIUS_MM, 2 * CYL_RADIUS_MM)
+    th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"],
+                                      physics={"step_hz": hz, "coarse_step_hz": hz, "max_time_s": 5.0},
+                                      overrides=dict(case.overrides) | {"shot.table_material": surface}))
+    if stiffness:
+        _apply(th, {"stiffness": stiffness})
+    ph = th.physics
+    ph.set_damping("die:0", 0.0)
+    pts = th.scenario.dice[0].collision_points_m
+    v0 = math.sqrt(2 * GRAVITY * 0.10)
+    base = 0.0 if landing == "end" else 90.0
+    rows = []
+    for tilt in tilts_deg:
+        tumble, rebound = [], []
+        for j in range(drops):
+            # on the side, every other drop lands on a rim facet rather than a rim edge
+            q = _tilt_yaw(math.radians(base + tilt), (math.pi / 24 if landing == "side" and j % 2 else 0.0) + 1e-3 * j)
+            low = float(matmul(pts, quat_to_matrix(q).T)[:, 2].min())
+            gap = 0.002 + (j + 0.5) / drops * v0 / hz
+            ph.set_state("die:0", (0.0, 0.0, gap - low), q, (0.0, 0.0, -v0), (0.0, 0.0, 0.0))
+            for _ in range(int(hz * 0.012)):
+                ph.tick()
+            v, w = ph.die_velocity("die:0")
+            tumble.append(abs(w[0]))
+            rebound.append(v[2] / v0)
+        rows.append({"landing": landing, "hz": hz, "tilt_deg": tilt, "stiffness": stiffness, "surface": surface,
+                     "tumble_radps": float(np.mean(tumble)), "rebound": float(np.mean(rebound)), "drops": drops})
+    ph.close()
+    return rows
+
+
+def near_flat_markdown(rows: list[dict]) -> str:
+    """The near-flat table (docs/physics.md): tumble (rad/s) / rebound per landing, step and tilt."""
+    tilts = sorted({r["tilt_deg"] for r in rows})
+    out = ["| landing | contact | step (Hz) | " + " | ".join(f"{t:g} deg" for t in tilts) + " |",
+           "|---|---|---|" + "---|" * len(tilts)]
+    keys = sorted({(r["landing"], r["stiffness"], r["hz"]) for r in rows}, key=lambda k: (k[0] != "end", k[1], k[2]))
+    for landing, k, hz in keys:
+        cells = {r["tilt_deg"]: r for r in rows if (r["landing"], r["stiffness"], r["hz"]) == (landing, k, hz)}
+        out.append(f"| {landing} | {'rigid' if not k else f'{k:g} N/m'} | {hz:.0f} | "
+                   + " | ".join(f"{cells[t]['tumble_radps']:.1f} / {cells[t]['rebound']:.2f}" for t in tilts) + " |")
+    return "\n".join(out) + "\n"
+
+
 def markdown(rows: list[dict]) -> str:
     """The lever table (docs/physics.md)."""
     out = ["| lever | value | end share (h = d cylinder) | 95 % | d8 run-out mean (mm) | 95 % |",
@@ -274,9 +337,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--only", default="", help="comma-separated levers to run (default: all)")
     p.add_argument("--impacts", action="store_true", help="also measure edge against face impacts")
+    p.add_argument("--near-flat", action="store_true",
+                   help="only measure near-flat end and side landings against the step (rigid, and a soft 3e3 N/m contact)")
     p.add_argument("--out", default="results/rolling-levers")
     a = p.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
+    if a.near_flat:
+        cases = [(landing, 0.0, hz) for landing in ("end", "side") for hz in NEAR_FLAT_HZ]
+        cases += [("end", 3e3, hz) for hz in NEAR_FLAT_HZ]
+        flat: list[dict] = []
+        for i, (landing, k, hz) in enumerate(cases, 1):
+            flat += near_flat_response(landing, hz, stiffness=k)
+            print(f"[{i}/{len(cases)}] near-flat {landing} landings, {'rigid' if not k else f'{k:g} N/m'}, {hz:.0f} Hz",
+                  file=sys.stderr, flush=True)
+        write_atomic(os.path.join(a.out, "near-flat.json"), json.dumps(flat, indent=1))
+        write_atomic(os.path.join(a.out, "near-flat.md"), near_flat_markdown(flat))
+        print(near_flat_markdown(flat))
+        return 0
     wanted = {w.strip() for w in a.only.split(",") if w.strip()}
     settings = [s for s in SETTINGS if not wanted or s.lever in wanted or s.lever == "default"]
     rows: list[dict[str, Any]] = []
