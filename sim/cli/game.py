@@ -81,6 +81,7 @@ def cmd_game(args: argparse.Namespace) -> int:
     policy = resolve_game_policy(policy_name, "command line" if args.policy else spec.source)
     n = args.games if args.games is not None else spec.games
     seed = spec.seed if args.seed is None else args.seed
+    spec = spec.with_seed(seed)  # --seed is the root of the shuffles too, not only of the throws
     idx = range(args.first, args.first + n)
     try:
         if args.engine == "physics":

@@ -200,9 +200,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     quick_trials = bool(args.fight or args.game)
     bar = WorkBar(budget, "trial", f"tuning {path} (at most {budget} trials)", enabled=not args.json,
                   after_s=1.0 if quick_trials else 0, lazy=True)
-    if not args.fight:
+    if not quick_trials:  # a shot's response, counted throw by throw (a game's or fight's is made above)
         evaluate, metric = _shot_response(args, path, fixed, tick=bar.update)
-    counted = _counting(evaluate, bar, count=bool(args.fight))
+    counted = _counting(evaluate, bar, count=quick_trials)
     try:
         res = tune(counted, lo, hi, args.target, integer=args.integer, tolerance=args.tolerance, budget=budget,
                    initial_n=args.initial_n, seed=args.seed, confidence=args.confidence, setting=path, metric=metric)

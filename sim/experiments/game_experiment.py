@@ -132,6 +132,7 @@ def variant_specs(spec: GameExperimentSpec, source: str) -> dict[str, Any]:
     for i, v in enumerate(spec.variants):
         try:
             g = load_game(_game_path(spec, source), {**spec.defaults, **v.set})
+            g = g.with_seed(spec.seed)  # the experiment's seed is the root of the shuffles and the throws
             g.load_decks()
         except SpecError as exc:
             raise SpecError(source, f"variants.{i}.set", f"{v.name}: {exc.source}: {exc.field}: {exc.problem}") from None
@@ -343,21 +344,23 @@ class GameResponse:
         self.bank = ThrowBank(bank, bank_throws, workers=workers)
         self._specs: dict[Any, Any] = {}
 
-    def spec_at(self, value: Any) -> Any:
-        """The game spec with the tuned setting at `value` (validated once per value)."""
+    def spec_at(self, value: Any, seed: int | None = None) -> Any:
+        """The game spec with the tuned setting at `value` (validated once per value), its shuffles
+        rooted at `seed` (the tune's seed; None: the game file's)."""
         from sim.specs.game import load_game
 
-        s = self._specs.get(value)
+        s = self._specs.get((value, seed))
         if s is None:
             v = int(value) if self.integer_setting else value
-            s = self._specs[value] = load_game(self.game, {**self.overrides, self.path: v})
+            s = load_game(self.game, {**self.overrides, self.path: v})
+            s = self._specs[(value, seed)] = s if seed is None else s.with_seed(seed)
         return s
 
     def __call__(self, value: Any, n: int, seed: int) -> tuple[int, int]:
         from sim.experiments.throw_bank import die_alias, play
         from sim.rules.game import run_games
 
-        spec = self.spec_at(value)
+        spec = self.spec_at(value, seed)
         alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
         results, _ = play(lambda src: run_games(spec, src, int(n), self.policy), self.bank, seed, alias)
         return sum(r.won for r in results), int(n)

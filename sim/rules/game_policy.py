@@ -48,12 +48,18 @@ class ShopPlan(NamedTuple):
     white_dice: int = 0
 
 
+# what one Specific Throw of a room weighs in `danger`, in Monster Advantage: a Specific Throw at least
+# halves a casual thrower's hit rate (standard shot 49 %, Lava 41 %, Far 22 %, Firewall 12 %), as if
+# the monster's life doubled; 6 is the smallest printed monster life (the Firewall's)
+SPECIFIC_THROW_DANGER = 6
+
+
 def danger(card: Any) -> float:
     """How much harder a Dungeon card makes its combat, less what it gives at once (the room choice's
-    yardstick): Monster Advantage, 3 per Specific Throw, 2 per template, against healing, gold, dice
-    and free equipment."""
-    return (card.life_bonus + 3 * len(card.requirements) + 2 * len(card.templates) - card.gain_life - card.gold
-            - 2 * card.white_dice - 3 * card.free_equipment)
+    yardstick): Monster Advantage, `SPECIFIC_THROW_DANGER` per Specific Throw, 2 per template, against
+    healing, gold, dice and free equipment."""
+    return (card.life_bonus + SPECIFIC_THROW_DANGER * len(card.requirements) + 2 * len(card.templates)
+            - card.gain_life - card.gold - 2 * card.white_dice - 3 * card.free_equipment)
 
 
 class GamePolicy:
@@ -63,8 +69,9 @@ class GamePolicy:
       (then more icons); "greedy" the most Shop icons (then less danger): fewer combats per Shop;
     - weapons (in a fight): "default" and "cautious" use a weapon only when its Specific Throws are
       already in force (no new requirement for its bonus); "greedy" uses every weapon;
-    - back down (when the monster is revealed): from a monster whose combat demands a Specific Throw,
-      up to level 1 ("default") or 2 ("cautious"); "greedy" never backs down;
+    - back down (when the monster is revealed): from a monster whose own card demands a Specific
+      Throw (the room's would stay for the next one), up to level 1 ("default") or 2 ("cautious");
+      "greedy" never backs down;
     - out of colored dice: "default" and "cautious" retrieve when every standing hero survives it with
       more than a miss's damage left, else take a white die; "greedy" takes white dice first;
     - free equipment: the hero carrying the fewest cards, in seating order;
@@ -97,7 +104,9 @@ class GamePolicy:
 
     def _back_down(self, d: Decision) -> bool:
         f = d.fight
-        if f.turns or not f.requirements or self.style == "greedy":  # only when the monster is revealed
+        # only when the monster is revealed, and only for the monster's own Specific Throw: the room's
+        # stays for the next monster, so backing down from it only costs the shame
+        if f.turns or not f.monster.requirements or self.style == "greedy":
             return False
         return f.monster.level <= BACK_DOWN_LEVEL[self.style]
 

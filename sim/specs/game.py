@@ -125,6 +125,11 @@ class GameSpec(Spec):
                                       f"one Box of Dungeon Fighter, players may use up to 6 Heroes\"); one box seats {BASE_HEROES}"))
         return out  # the policy name is checked where it is resolved (sim.rules.game_policy)
 
+    def with_seed(self, seed: int) -> GameSpec:
+        """This game with another root seed (its shuffles, Final Bosses and throws): what `--seed` and
+        an experiment's or a tune's seed mean."""
+        return self if seed == self.seed else self.model_copy(update={"seed": int(seed)})
+
     @property
     def shop_icons(self) -> int:
         return SHOP_ICONS_LEVEL_UP if self.options.level_up else SHOP_ICONS

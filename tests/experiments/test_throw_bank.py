@@ -20,7 +20,7 @@ from sim.rules.throw_source import ThrowRequest
 from sim.specs.game import load_game
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synthetic_bank import SyntheticBank  # noqa: E402
+from synthetic_bank import SyntheticBank, synthetic  # noqa: E402
 
 
 def req(**kw) -> ThrowRequest:
@@ -86,3 +86,21 @@ def test_game_experiment_and_game_tuning_on_the_bank(tmp_path):
     assert r.integer_setting
     res = tune(r, -10, 3, 0.5, integer=True, budget=600, initial_n=30, seed=1)
     assert -10 <= res.answer <= 3 and sum(p.rate.n for p in res.points) <= 600
+
+
+def test_the_designers_question_runs_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """`dfsim tune --game base --set difficulty=hard --set party.size=4 --set PATH=LO:HI` (the README's
+    question, on synthetic tables): the fixed settings reach the game, not the shot tuner."""
+    import json
+
+    from sim.cli.main import main
+    from sim.experiments.throw_bank import ThrowBank
+
+    monkeypatch.setattr(ThrowBank, "_record_one", lambda self, s: self.store(s, synthetic(s, self.throws)))
+    argv = ["tune", "--game", "base", "--set", "difficulty=hard", "--set", "party.size=4",
+            "--set", "house_rules.monster_life_bonus=-12:0", "--integer", "--target", "0.5",
+            "--bank", str(tmp_path / "bank"), "--bank-throws", "200", "--budget", "400", "--seed", "2", "--json"]
+    assert main(argv) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["setting"] == "house_rules.monster_life_bonus" and res["metric"] == "win rate"
+    assert sum(p["n"] for p in res["points"]) <= 400

@@ -228,3 +228,20 @@ def test_default_policy_backs_down_from_a_level_one_specific_throw_and_greedy_do
     assert all(h.life == h.max_life - firewall.level for h in g.heroes)  # "loses life points equal to the [...] level"
     greedy = Game(base(), ScriptedSource([BULLSEYE] * 4), policy="greedy", game=0)
     assert greedy._combat(firewall, None) == "won"
+
+
+def test_backing_down_is_for_the_monsters_own_throw_not_the_rooms():
+    """The room's Specific Throw stays for the next monster, so the default policy does not back down
+    from a plain monster in a Specific Throw room (it would only pay the shame)."""
+    g = Game(base(), ScriptedSource([BULLSEYE] * 4), game=0)
+    plain = next(m for m in g.plan.monsters[1] if not m.requirements and not m.special_dice)
+    far_room = next(c for c in g.plan.dungeon if c.requirements)
+    assert g._combat(plain, far_room) == "won"
+
+
+def test_the_root_seed_reshuffles_the_decks():
+    """`--seed`, an experiment's and a tune's seed root the shuffles too, not only the throws."""
+    spec = base()
+    a, b = Game(spec, Always(BULLSEYE), game=0), Game(spec.with_seed(spec.seed + 1), Always(BULLSEYE), game=0)
+    assert spec.with_seed(spec.seed) is spec and spec.with_seed(5).seed == 5
+    assert [c.name for c in a.dungeon] != [c.name for c in b.dungeon]
