@@ -79,7 +79,7 @@ def cmd_check(args: argparse.Namespace) -> int:
               f"holes, {len(board.bones)} bones)")
         return 0
     if data.get("kind") == "sensitivity" or (data.get("kind") is None and "parameters" in data):
-        from sim.experiments.sensitivity import load_sensitivity, plan_sensitivity
+        from sim.studies.sensitivity import load_sensitivity, plan_sensitivity
 
         plan = plan_sensitivity(*load_sensitivity(path))
         print(f"ok: {args.file} is a valid sensitivity analysis ({plan.spec.method}, {len(plan.X)} design points, "
@@ -108,11 +108,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     kind, spec = check_file(path)
     msg = f"ok: {args.file} is a valid {kind}"
     if kind == "tally":  # the scene `dfsim fit-skill` builds
-        from sim.experiments.skill_fit import tally_scenario
+        from sim.studies.skill_fit import tally_scenario
 
         tally_scenario(spec)
     elif kind == "measurements":  # the die, table and pair `dfsim calibrate` resolves
-        from sim.experiments.calibration import measured_pair
+        from sim.studies.calibration import measured_pair
 
         measured_pair(spec)
     if kind == "material":
