@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 from sim.experiments import progress
-from sim.experiments.fight_spec import resolve_any
+from sim.experiments.kind import Caps
+from sim.experiments.kinds import resolve_any
 from sim.experiments.runner import run_experiment
 
 REPO = Path(__file__).resolve().parents[1]
@@ -85,7 +86,7 @@ def main() -> int:
     bad = 0
     print(f"{'experiment':<22} {'cells':>5} {'first estimate':>15} {'real':>8} {'ratio':>6}")
     for p in paths:
-        cells = len(resolve_any(str(p), max_throws=a.max_throws).cells)
+        cells = len(resolve_any(str(p), caps=Caps(max_throws=a.max_throws))[1].cells)
         got = measure(p, a.max_throws, a.workers)
         if got is None:
             print(f"{p.stem:<22} {cells:>5} {'(none shown)':>15}")

@@ -29,9 +29,9 @@ import time
 import numpy as np
 
 from sim.engine.resample import ResampleSource
-from sim.experiments.responses import FightResponse
-from sim.experiments.tuner import tune
 from sim.rules.fight import run_fights
+from sim.studies.responses import FightResponse
+from sim.studies.tuner import tune
 
 SETTING = "house_rules.monster_life_bonus"
 TRUTH_SEED = 987_654_321

@@ -1,4 +1,4 @@
-"""Paired comparison of two physics settings on identical releases (sim/experiments/convergence.py).
+"""Paired comparison of two physics settings on identical releases (sim/studies/convergence.py).
 
     python benchmarks/paired_physics.py --scene reference -n 300 \
         --a step_hz=480,flight=step,rest=windows --b step_hz=1920,flight=step,rest=windows
@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from sim.experiments.convergence import QUICK_SCENES, paired_check, with_physics
 from sim.specs.scenario import Scenario
+from sim.studies.convergence import QUICK_SCENES, paired_check, with_physics
 
 
 def parse(spec: str) -> dict:

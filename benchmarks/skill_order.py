@@ -1,4 +1,4 @@
-"""The skill order over every shot and every combination the rulebooks name (sim/experiments/skill_order.py).
+"""The skill order over every shot and every combination the rulebooks name (sim/studies/skill_order.py).
 
     python benchmarks/skill_order.py [N] [--seed S] [--shot NAME[+NAME...]] ... [--set KEY=NUMBER] ...
 
@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from sim.experiments.skill_order import RULEBOOK_COMBINATIONS, SKILLS, hits_on_common_throws, skill_steps
+from sim.studies.skill_order import RULEBOOK_COMBINATIONS, SKILLS, hits_on_common_throws, skill_steps
 
 SHOTS_DIR = Path(__file__).resolve().parents[1] / "shots"
 

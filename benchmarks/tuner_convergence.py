@@ -1,4 +1,4 @@
-"""Convergence and coverage of the tuner (sim/experiments/tuner.py) on synthetic responses.
+"""Convergence and coverage of the tuner (sim/studies/tuner.py) on synthetic responses.
 
 Usage: python benchmarks/tuner_convergence.py [K]. For each case, K tuner runs with seeds
 1000..1000+K-1; prints the trials used (median, 90th percentile, max), the interval width (median),
@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from sim.experiments.tuner import tune
+from sim.studies.tuner import tune
 
 
 def logistic(x0, s, decreasing=False):

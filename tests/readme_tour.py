@@ -63,10 +63,10 @@ def _with_small_sizes(cmd: str, cwd: Path) -> list[str]:
 
 
 def _is_fight_experiment(name: str, cwd: Path) -> bool:
-    from sim.experiments.fight_spec import FightExperimentSpec, load_any
+    from sim.experiments.kinds import read
 
     path = cwd / name
-    return isinstance(load_any(path if path.is_file() else name)[0], FightExperimentSpec)
+    return read(path if path.is_file() else name)[0].name == "fights"
 
 
 def dask_scheduler_address():

@@ -18,6 +18,7 @@ LAYER = {
     "sim.engine": 3,
     "sim.viewer": 3.5,  # presentation of throws: reads engine results; experiments use it for report.html
     "sim.experiments": 4,
+    "sim.studies": 4.5,  # questions answered with the run machinery (validation, calibration, tuning...)
     "sim.cli": 5,
 }
 SIBLINGS_APART = {("sim.rules", "sim.world"), ("sim.world", "sim.rules")}

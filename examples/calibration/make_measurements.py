@@ -2,7 +2,7 @@
 known values, simulated in the calibration rig (sim/engine/rigs.py) and blurred by reading errors.
 
 Usage: python examples/calibration/make_measurements.py [OUT.toml]. The true values are `TRUTH`; the
-test tests/experiments/test_calibration.py checks that `dfsim calibrate` recovers them within its
+test tests/studies/test_calibration.py checks that `dfsim calibrate` recovers them within its
 intervals. Rows: flat drops from five heights, twice each (a rebound read from a 240 fps video, sd
 3 mm); six tilts (a phone level, sd 1 deg); five ramps, four releases each at a random turn of the
 die (a ruler, sd 3 mm). The two steep, high ramps run the die out 10-40 mm, far enough for the contact

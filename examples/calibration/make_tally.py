@@ -1,7 +1,7 @@
 """Write the worked example's tally: what a thrower whose spreads are exactly `TRUE_SCALE` x casual
 would tally over `THROWS` throws of the standard shot, simulated with the engine.
 
-Usage: python examples/calibration/make_tally.py [OUT.toml]. The test tests/experiments/test_skill_fit.py
+Usage: python examples/calibration/make_tally.py [OUT.toml]. The test tests/studies/test_skill_fit.py
 checks that `dfsim fit-skill` recovers the scale within its interval (from a different seed).
 """
 
@@ -12,9 +12,9 @@ from collections import Counter
 from pathlib import Path
 
 from sim.engine.worlds import build_thrower
-from sim.experiments.skill_fit import direction, scaled_skill
 from sim.seeding import Draw
 from sim.specs.scenario import Scenario
+from sim.studies.skill_fit import direction, scaled_skill
 
 TRUE_SCALE = 1.5
 THROWS = 100

@@ -26,8 +26,8 @@ def _default_out(name: str, source: str, flag: str = "--out") -> Path:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Fit the pair, print the report (or JSON), write the material file."""
-    from sim.experiments.calibration import calibrate, material_toml
     from sim.specs.measurements import load_measurements
+    from sim.studies.calibration import calibrate, material_toml
 
     spec = load_measurements(args.measurements)
     out = check_output(Path(args.out) if args.out else _default_out(spec.name, spec.source), "--out", make_folder=True)
@@ -43,8 +43,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def cmd_fit_skill(args: argparse.Namespace) -> int:
     """Fit the skill, print the report (or JSON), write the skill file."""
-    from sim.experiments.skill_fit import fit_skill, skill_toml
     from sim.specs.tally import load_tally
+    from sim.studies.skill_fit import fit_skill, skill_toml
 
     tally = load_tally(args.tally)
     out = check_output(Path(args.out) if args.out else _default_out(tally.name, tally.source), "--out", make_folder=True)

@@ -79,7 +79,7 @@ def cmd_check(args: argparse.Namespace) -> int:
               f"holes, {len(board.bones)} bones)")
         return 0
     if data.get("kind") == "sensitivity" or (data.get("kind") is None and "parameters" in data):
-        from sim.experiments.sensitivity import load_sensitivity, plan_sensitivity
+        from sim.studies.sensitivity import load_sensitivity, plan_sensitivity
 
         plan = plan_sensitivity(*load_sensitivity(path))
         print(f"ok: {args.file} is a valid sensitivity analysis ({plan.spec.method}, {len(plan.X)} design points, "
@@ -89,30 +89,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     if kind not in SPEC_CLASSES and kind not in USER_KINDS:
         if kind != "experiment":
             raise SpecError(path, "kind", f"unknown kind '{kind}'")
-        if "game" in data:
-            from sim.experiments.game_experiment import parse_game_experiment, variant_specs
+        from sim.experiments.kinds import resolve_any
 
-            gspec = parse_game_experiment(data, str(path))
-            n = len(variant_specs(gspec, str(path)))
-            print(f"ok: {args.file} is a valid game experiment ({n} variants, every game and its decks checked)")
-            return 0
-        from sim.experiments.fight_spec import FightExperiment, resolve_any
-
-        exp = resolve_any(path)
-        if isinstance(exp, FightExperiment):
-            print(f"ok: {args.file} is a valid fight experiment ({len(exp.cells)} variants, every fight built, "
-                  f"covered by the throws of '{exp.throws_name}')")
-        else:
-            print(f"ok: {args.file} is a valid experiment ({len(exp.cells)} cells, every scenario built)")
+        experiment_kind, exp = resolve_any(path)
+        print(f"ok: {args.file} is a valid {experiment_kind.checked(exp)}")
         return 0
     kind, spec = check_file(path)
     msg = f"ok: {args.file} is a valid {kind}"
     if kind == "tally":  # the scene `dfsim fit-skill` builds
-        from sim.experiments.skill_fit import tally_scenario
+        from sim.studies.skill_fit import tally_scenario
 
         tally_scenario(spec)
     elif kind == "measurements":  # the die, table and pair `dfsim calibrate` resolves
-        from sim.experiments.calibration import measured_pair
+        from sim.studies.calibration import measured_pair
 
         measured_pair(spec)
     if kind == "material":

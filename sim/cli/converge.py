@@ -1,5 +1,5 @@
 """`dfsim converge`: is the physics converged? Outcome shares at the default physics against a finer
-contact step on identical releases (sim/experiments/convergence.py), one table per scene."""
+contact step on identical releases (sim/studies/convergence.py), one table per scene."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from sim.errors import SpecError
 
 def cmd_converge(args: argparse.Namespace) -> int:
     """Run the paired check for each named scene; exit 1 if any scene is not converged."""
-    from sim.experiments.convergence import QUICK_SCENES, convergence_check
     from sim.experiments.progress import WorkBar
     from sim.specs.scenario import Scenario
+    from sim.studies.convergence import QUICK_SCENES, convergence_check
 
     unknown = [s for s in args.scenes if s not in QUICK_SCENES]
     if unknown:

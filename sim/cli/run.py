@@ -77,21 +77,20 @@ def runner_faults(call: Callable[[], T]) -> T | int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run the experiment; SpecError (bad input) propagates to the CLI's main, which prints one line."""
+    """Run the experiment (of any kind) and print what its kind shows; SpecError (bad input) propagates
+    to the CLI's main, which prints one line."""
     from sim.experiments.runner import run_experiment
 
     if hasattr(signal, "SIGXFSZ"):  # a file-size limit is an OSError (exit 1, chunks kept), not a kill
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     if args.scheduler is not None and args.executor != "dask":
         raise SpecError("command line", "--scheduler", "needs --executor dask")
-    if _is_game_experiment(args.experiment):
-        return _run_game_experiment(args)
     try:
         res = runner_faults(lambda: run_experiment(
             args.experiment, out=args.out, workers=args.workers, executor=args.executor,
             scheduler=args.scheduler, force=args.force, quiet=args.quiet,
             max_throws=args.max_throws, figures=not args.no_figures, max_fights=args.max_fights,
-            security=tls_files(args), variants=args.variants,
+            security=tls_files(args), variants=args.variants, max_games=args.max_games, bank=args.bank,
         ))
     except ImportError as exc:  # Dask, an optional package, not installed
         print(f"dfsim: {exc}", file=sys.stderr)
@@ -99,34 +98,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if isinstance(res, int):
         return res
     if not args.quiet:
-        print(format_fight_table(res.summary) if "total_fights" in res.summary else format_table(res.summary))
-        page = res.out / "report.html"
-        print(f"results: {res.out}  (open {page if page.is_file() else res.report} to see them)")
-    return 0
-
-
-def _is_game_experiment(name: str) -> bool:
-    """Whether the experiment file has a `game` key (a game experiment, sim.experiments.game_experiment)."""
-    from sim.specs.datafiles import read_toml, resolve
-
-    try:
-        return "game" in read_toml(resolve("experiment", name))
-    except SpecError:
-        return False  # the throw / fight runner reports the file's problem
-
-
-def _run_game_experiment(args: argparse.Namespace) -> int:
-    from sim.experiments.game_experiment import run_game_experiment
-
-    res = runner_faults(lambda: run_game_experiment(args.experiment, out=args.out, workers=args.workers,
-                                                    quiet=args.quiet, max_games=args.max_games,
-                                                    figures=not args.no_figures, bank=args.bank))
-    if isinstance(res, int):
-        return res
-    if not args.quiet:
-        from sim.experiments.game_experiment import report
-
-        print(report(res), end="")
+        print(res.kind.shown(res), end="")
     return 0
 
 
@@ -152,37 +124,3 @@ def os_error(exc: OSError) -> str:
     if exc.filename is not None and exc.strerror:
         return f"{exc.filename}: {exc.strerror}"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-def format_table(summary: dict) -> str:
-    """A short plain-text table of the summary, one line per cell."""
-    lines = [f"{'cell':<28} {'n':>7}  {'hit rate (95% CI)':<24} {'mean damage (95% CI)':<24}"]
-    for v in summary["variants"]:
-        h, d = v["hit_rate"], v["damage"]
-        hr = f"{100 * h['rate']:.1f}% [{100 * h['lo']:.1f}, {100 * h['hi']:.1f}]" if h["n"] else "-"
-        dm = f"{d['value']:.2f} [{_f(d['lo'])}, {_f(d['hi'])}]" if d["n"] else "-"
-        lines.append(f"{v['name']:<28} {v['n']:>7}  {hr:<24} {dm:<24}")
-    return "\n".join(lines)
-
-
-def format_fight_table(summary: dict) -> str:
-    """A fight experiment's summary, one line per variant: win rate and the paired effect."""
-    diffs = {d["name"]: d for d in summary["differences"]}
-    base = summary["experiment"]["baseline"]
-    lines = [f"{'variant':<26} {'life':>4} {'n':>6}  {'won (95% CI)':<22} {'vs ' + base + ' (points)':<26} "
-             f"{'throws':>6} {'damage':>6}"]
-    for v in summary["variants"]:
-        w = v["won"]
-        won = f"{100 * w['rate']:.1f}% [{100 * w['lo']:.1f}, {100 * w['hi']:.1f}]" if v["n"] else "-"
-        d = diffs.get(v["name"])
-        eff = (f"{100 * d['won']['value']:+.1f} [{100 * d['won']['lo']:+.1f}, {100 * d['won']['hi']:+.1f}]"
-               if d and d["won"]["value"] is not None else "")
-        lines.append(f"{v['name']:<26} {v['monster_life']!s:>4} {v['n']:>6}  {won:<22} {eff:<26} "
-                     f"{v['throws']['value']:>6.1f} {v['hero_damage']['value']:>6.1f}")
-    return "\n".join(lines)
-
-
-def _f(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
-
-

@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_sensitivity(args: argparse.Namespace) -> int:
     """Run the analysis; SpecError (bad input) reaches main, which prints one line with status 2."""
     from sim.cli.run import runner_faults
-    from sim.experiments.sensitivity import run_sensitivity
+    from sim.studies.sensitivity import run_sensitivity
 
     res = runner_faults(lambda: run_sensitivity(args.file, out=args.out, workers=args.workers, force=args.force,
                                                 quiet=args.quiet, method=args.method, figure=not args.no_figure,

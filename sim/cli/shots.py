@@ -43,7 +43,7 @@ def _cmd_shot_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_sda(args: argparse.Namespace) -> int:
-    from sim.experiments.rolloff import sda_rolloff
+    from sim.studies.rolloff import sda_rolloff
 
     stars = None
     if args.stars:

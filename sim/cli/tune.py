@@ -1,4 +1,4 @@
-"""`dfsim tune`: which value of a setting gives a target rate (sim/experiments/tuner.py).
+"""`dfsim tune`: which value of a setting gives a target rate (sim/studies/tuner.py).
 
 `--set PATH=LO:HI` names the tuned setting and its range; any other `--set PATH=VALUE` is a fixed
 override. Without a fight file the response is a shot metric over physical throws of the scenario
@@ -32,7 +32,7 @@ FIGHT_INSTEAD = {"board": ("--board", "--set throws.board=..."), "dice": ("--die
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `dfsim tune` to the command line."""
-    from sim.experiments.metrics import FIGHT_METRICS, SHOT_METRICS
+    from sim.studies.metrics import FIGHT_METRICS, SHOT_METRICS
 
     # "resolve": the shared --set is declared again below, explained for tuning
     p = sub.add_parser("tune", conflict_handler="resolve",
@@ -92,7 +92,7 @@ def split_sets(items: list[str] | None) -> tuple[str, float, float, dict[str, An
 
 def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any], tick=None):
     """The evaluate(value, n, seed) callable over physical throws, and the metric's name."""
-    from sim.experiments.responses import SHOT_METRICS, shot_response
+    from sim.studies.responses import SHOT_METRICS, shot_response
 
     metric = args.metric or "hit"
     if metric not in SHOT_METRICS:
@@ -119,7 +119,7 @@ def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any], t
 
 def _fight_response(args: argparse.Namespace, path: str, fixed: dict[str, Any]):
     """The fight response (a FightResponse: callable, and it knows the fight), and the metric's name."""
-    from sim.experiments.responses import FIGHT_METRICS, FightResponse
+    from sim.studies.responses import FIGHT_METRICS, FightResponse
 
     metric = args.metric or "won"
     if metric not in FIGHT_METRICS:
@@ -166,7 +166,7 @@ def _counting(evaluate, bar, count: bool):
 def cmd_tune(args: argparse.Namespace) -> int:
     """Tune the one ranged setting against the target; print (or --json) the result, save it with --out."""
     from sim.experiments.progress import WorkBar
-    from sim.experiments.tuner import save_result, tune
+    from sim.studies.tuner import save_result, tune
 
     path, lo, hi, fixed = split_sets(args.overrides)
     if args.out is not None:  # before the tuning: a bad folder should not cost the work

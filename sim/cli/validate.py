@@ -11,7 +11,7 @@ from sim.errors import SpecError
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks, print one line each, write the report folder; 1 if any check failed."""
-    from sim.experiments.validation import CHECKS, run_validation
+    from sim.studies.validation import CHECKS, run_validation
 
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     unknown = [s for s in only or [] if s not in CHECKS]

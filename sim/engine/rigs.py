@@ -1,7 +1,7 @@
 """Home measurement rigs: the drop, tilt and ramp tests a player makes with a die, a board, a book and a
 ruler, as scenes of the real engine.
 
-`dfsim calibrate` (sim/experiments/calibration.py) fits a material pair by simulating these tests with
+`dfsim calibrate` (sim/studies/calibration.py) fits a material pair by simulating these tests with
 candidate values. The world is the one throws use (sim/world/physics.py): a floor slab of the surface
 material with its top at z = 0, a plank of the same material that is tilted (the tilt test) or leant
 on the floor as a ramp whose foot is the line x = 0 (the ramp test), and the die. Drops and ramp runs

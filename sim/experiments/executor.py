@@ -1,10 +1,10 @@
-"""Where chunks of throws run: a local process pool, or a Dask cluster, behind one small interface.
+"""Where chunks run: a local process pool, or a Dask cluster, behind one small interface.
 
-Why this shape: each chunk is a pure function of (scenario inputs, root seed, throw indices), so any
-worker can run any chunk in any order and the records do not change. Each worker process keeps one
-Scenario/Thrower (PyBullet world) per scenario key, built on first use and reused for every later
-chunk (one client per worker, never passed between processes). Results come back to the
-parent, which alone writes files, so Dask workers on other machines need no shared disk.
+Why this shape: a chunk of any experiment kind is a pure function of its picklable task (the kind's
+worker function and task: sim.experiments.kinds), so any worker can run any chunk in any order and
+the records do not change. Workers keep what they build (a PyBullet world per scenario, a fight and
+its throw records) per thread, for every later chunk. Results come back to the parent, which alone
+writes files, so Dask workers on other machines need no shared disk.
 
 Trust: the parent unpickles what workers return, so a Dask scheduler (and every worker it admits)
 can run code in the parent: connect only to a scheduler you control, over TLS (`security`) when
@@ -24,169 +24,12 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
-
-from sim.engine.worlds import thrower_for
 from sim.experiments import scheduler as dask_scheduler
 
 # --------------------------------------------------------------------------------------------
-# the task run in workers
-
-
-@dataclass(frozen=True)
-class ChunkTask:
-    """Throws [start, stop) of one cell. Everything a worker needs travels in here (picklable)."""
-
-    cell: int
-    chunk: int
-    start: int
-    stop: int
-    seed: int
-    inputs: dict[str, Any]  # Scenario.build keyword arguments
-    key: str  # expected scenario key: a worker that resolves different data refuses to throw
-    columns: dict[str, Any] = field(default_factory=dict)  # constant columns added to every record
-    prepared: dict[str, Any] | None = None  # per-scenario values solved once per run (see PrepareTask)
-    record: tuple[str, ...] = ()  # opt-in extra record columns (ExperimentSpec.record)
-
-
-@dataclass(frozen=True)
-class PrepareTask:
-    """Solve, once per run and scenario, what every worker would otherwise solve for itself.
-
-    Today that is the thrower's aimed (nominal) release, a search over reference throws that costs
-    seconds; solving it once and handing the same numbers to every worker saves that cost per worker
-    and per cell, and guarantees that every worker (even on another machine) aims identically.
-    """
-
-    cell: int
-    inputs: dict[str, Any]
-    key: str
-    chunk: int = -1
-
-
-_local = threading.local()  # per worker thread: scenario key -> Scenario (its Thrower is cached by the engine)
-
-
-def _scenario(task: ChunkTask | PrepareTask):
-    cache = getattr(_local, "scenarios", None)
-    if cache is None:
-        cache = _local.scenarios = {}
-    sc = cache.get(task.key)
-    if sc is None:
-        from sim.specs.scenario import Scenario
-
-        sc = Scenario.build(**task.inputs)
-        if sc.key != task.key:
-            raise RuntimeError(
-                f"worker resolved scenario {sc.key}, expected {task.key}: its data files differ from the "
-                "submitting machine's (install the same dfsim version and data on every worker)"
-            )
-        cache[task.key] = sc
-    return sc
-
-
-def run_prepare(task: PrepareTask) -> dict[str, Any]:
-    """The per-scenario values for PrepareTask (JSON-able, so the run folder can keep them)."""
-    thrower = thrower_for(_scenario(task))
-    speed, elevation = thrower.nominal()
-    return {"nominal": [float(speed), float(elevation)]}
-
-
-def _apply_prepared(thrower, prepared: dict[str, Any] | None) -> None:
-    if not prepared or "nominal" not in prepared:
-        return
-    value = tuple(float(x) for x in prepared["nominal"])
-    thrower.set_nominal(value)
-
-
-def run_chunk(task: ChunkTask) -> pa.Table:
-    """Throw throws start..stop-1 of one cell and return their records as an Arrow table."""
-    thrower = thrower_for(_scenario(task))
-    _apply_prepared(thrower, task.prepared)
-    rows = []
-    effects = "effects" in task.record
-    for k in range(task.start, task.stop):
-        res = thrower.throw(task.seed, k)
-        row = dict(task.columns)
-        row.update(res.record())
-        if effects:
-            row["effects"] = ";".join(res.outcome.effects)
-        rows.append(row)
-    return pa.Table.from_pylist(rows)
-
-
-@dataclass(frozen=True)
-class FightChunkTask:
-    """Fights [start, stop) of one cell of a fight experiment (picklable, like ChunkTask).
-
-    The worker rebuilds the fight from its file and overrides and loads the throw records from
-    `throws_dir` (a Dask worker needs that folder at the same path), both cached per worker."""
-
-    cell: int
-    chunk: int
-    start: int
-    stop: int
-    seed: int
-    fight: str  # the fight file
-    overrides: dict[str, Any]
-    key: str  # expected hash of the resolved fight
-    throws_dir: str
-    throws_hash: str
-    columns: dict[str, Any] = field(default_factory=dict)
-
-
-FIGHT_COLUMNS = ("outcome", "won", "monster_life_end", "rounds", "turns", "throws", "rethrows", "hero_damage",
-                 "white_dice_used", "retrievals", "fainted", "scars", "eliminated", "epic_shot", "gold", "lost_reason")
-
-
-def _fight_setup(task: FightChunkTask):
-    cache = getattr(_local, "fights", None)
-    if cache is None:
-        cache = _local.fights = {}
-    key = (task.key, task.throws_dir, task.throws_hash, task.seed)
-    hit = cache.get(key)
-    if hit is None:
-        import json
-        from pathlib import Path
-
-        from sim.engine.resample import ResampleSource, tables_from_results
-        from sim.experiments.fight_spec import fight_key
-        from sim.specs.fight import load_fight
-
-        spec = load_fight(task.fight, task.overrides)
-        if fight_key(spec) != task.key:
-            raise RuntimeError(f"worker resolved fight {task.fight} differently from the submitting machine "
-                               "(install the same dfsim version and data on every worker)")
-        manifest = json.loads((Path(task.throws_dir) / "manifest.json").read_text())
-        if manifest.get("experiment_hash") != task.throws_hash:
-            raise RuntimeError(f"the throw records in {task.throws_dir} are not the ones the run was planned with")
-        tables, _ = tables_from_results(task.throws_dir, None, spec.throws.white_die, spec.throws.colored_die)
-        if len(cache) > 16:
-            cache.clear()
-        hit = cache[key] = (spec, ResampleSource(tables, seed=task.seed))
-    return hit
-
-
-def run_fight_chunk(task: FightChunkTask) -> pa.Table:
-    """Play fights start..stop-1 of one cell; one record per fight (fight i uses streams (seed, i))."""
-    from sim.rules.fight import run_fight
-
-    spec, source = _fight_setup(task)
-    rows = []
-    for i in range(task.start, task.stop):
-        r = run_fight(spec, source, fight=i, log=False)
-        rec = r.record()
-        row = dict(task.columns)
-        row["seed"] = task.seed
-        row["index"] = i
-        row.update({k: rec[k] for k in FIGHT_COLUMNS})
-        row["monster_life_start"] = r.monster_life_start
-        row["life_by_throw"] = list(r.life_by_throw)
-        rows.append(row)
-    return pa.Table.from_pylist(rows)
+# workers
 
 
 PARENT_POLL_S = 0.5  # how often a worker checks that the process that started it is still there
@@ -208,13 +51,16 @@ def watch_parent(parent: int, poll_s: float = PARENT_POLL_S) -> None:
     threading.Thread(target=watch, name="dfsim-parent-watch", daemon=True).start()
 
 
-def _worker_init(parent: int) -> None:
+def _worker_init(parent: int, warm: tuple[str, ...] = ()) -> None:
     # Ctrl-C goes to the whole process group; only the parent decides what to do about it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch_parent(parent)
-    # import the engine (PyBullet, numpy, shapely: ~1.5 s) now, in every worker at once, rather than
-    # when each worker gets its first chunk (which, for all but one, waits for the aim solve)
-    import sim.engine.thrower  # noqa: F401
+    # import what the chunks need (the kind's `warm` modules: the engine costs ~1.5 s) now, in every
+    # worker at once, rather than when each worker gets its first chunk
+    import importlib
+
+    for name in warm:
+        importlib.import_module(name)
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,7 +72,8 @@ class ChunkFailed(RuntimeError):
 
 
 class Executor:
-    """Submit tasks (ChunkTask, PrepareTask); collect finished ones in completion order with `next_result`."""
+    """Submit tasks (a kind's chunk or preparation tasks: each has `cell` and `chunk`, -1 for a
+    preparation); collect finished ones in completion order with `next_result`."""
 
     workers: int = 1
     name: str = "executor"
@@ -234,7 +81,7 @@ class Executor:
     def __init__(self) -> None:
         self._results: queue.Queue = queue.Queue()
 
-    def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+    def submit(self, task: Any, fn: Callable[[Any], Any]) -> None:
         """Queue `fn(task)` to run on a worker; its result or failure arrives through `next_result`."""
         raise NotImplementedError
 
@@ -319,15 +166,15 @@ class LocalExecutor(Executor):
 
     name = "local"
 
-    def __init__(self, workers: int | None = None, start_method: str = "spawn") -> None:
+    def __init__(self, workers: int | None = None, start_method: str = "spawn", warm: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.workers = int(workers or default_workers())
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
         self._pool = ProcessPoolExecutor(self.workers, mp_context=worker_context(start_method),
-                                         initializer=_worker_init, initargs=(os.getpid(),))
+                                         initializer=_worker_init, initargs=(os.getpid(), tuple(warm)))
 
-    def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+    def submit(self, task: Any, fn: Callable[[Any], Any]) -> None:
         """Run `fn(task)` in the process pool; the result is queued for `next_result` when done."""
         fut = self._pool.submit(fn, task)
         fut.add_done_callback(functools.partial(self._done, task))
@@ -445,7 +292,7 @@ class DaskExecutor(Executor):
                 self._client.register_plugin(_parent_watch_plugin())
         self._futures: set = set()
 
-    def submit(self, task: Any, fn: Callable[[Any], Any] = run_chunk) -> None:
+    def submit(self, task: Any, fn: Callable[[Any], Any]) -> None:
         """Run `fn(task)` on the Dask cluster (pure=False: never deduplicated); results and errors are
         queued for `next_result`, cancelled tasks are dropped."""
         fut = self._client.submit(fn, task, pure=False)
@@ -512,13 +359,14 @@ class _sigint_ignored:
 
 
 def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None,
-                  security: Any = None) -> Executor:
+                  security: Any = None, warm: tuple[str, ...] = ()) -> Executor:
     """The executor named on the command line ('local' or 'dask'); ValueError for an unknown kind or a
-    scheduler given without dask. `security`: TLS for a Dask scheduler (see DaskExecutor)."""
+    scheduler given without dask. `security`: TLS for a Dask scheduler (see DaskExecutor); `warm`:
+    modules a local worker imports when it starts."""
     if kind == "local":
         if scheduler is not None:
             raise ValueError("--scheduler needs --executor dask")
-        return LocalExecutor(workers)
+        return LocalExecutor(workers, warm=warm)
     if kind == "dask":
         return DaskExecutor(scheduler, workers, security)
     raise ValueError(f"unknown executor '{kind}' (local or dask)")

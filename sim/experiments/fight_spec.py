@@ -26,10 +26,9 @@ fight can ask for, is checked before anything is written.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -39,7 +38,6 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from sim.errors import SpecError, from_validation_error
 from sim.experiments.spec import (
     Experiment,
-    ExperimentSpec,
     FieldError,
     Model,
     check_name,
@@ -216,49 +214,6 @@ def parse_fight_experiment(data: Mapping[str, Any], source: str = "<experiment>"
         return FightExperimentSpec.model_validate(data)
     except ValidationError as exc:  # FieldErrors (model checks that know their field) included
         raise from_validation_error(source, exc, data=data) from None
-
-
-def load_any(path_or_name: str | Path) -> tuple[ExperimentSpec | FightExperimentSpec, str]:
-    """Read an experiment file of either kind (by path, or a built-in experiment by name)."""
-    path = resolve("experiment", path_or_name)
-    data = read_toml(path)
-    if is_fight_experiment(data):
-        return parse_fight_experiment(data, str(path)), str(path)
-    return parse_experiment(data, str(path)), str(path)
-
-
-def resolve_any(spec: Any, source: str | None = None, max_throws: int | None = None,
-                max_fights: int | None = None, variants: Sequence[str] | None = None) -> Experiment | FightExperiment:
-    """Validate a throw or a fight experiment fully (a path, a built-in name, a parsed spec or a dict);
-    `variants`: keep only the variants whose names match one of these shell patterns."""
-    if isinstance(spec, (str, Path)):
-        spec, source = load_any(spec)
-    elif isinstance(spec, Mapping):
-        spec = (parse_fight_experiment if is_fight_experiment(spec) else parse_experiment)(spec, source or "<experiment>")
-    if variants is not None:
-        spec = select_variants(spec, variants, source or "<experiment>")
-    if isinstance(spec, FightExperimentSpec):
-        return resolve_fight_experiment(spec, source, max_throws, max_fights)
-    if max_fights is not None:
-        raise SpecError(source or "<experiment>", "max_fights", "applies to fight experiments only")
-    return resolve_experiment(spec, source, max_throws=max_throws)
-
-
-def select_variants(spec: ExperimentSpec | FightExperimentSpec, patterns: Sequence[str],
-                    source: str) -> ExperimentSpec | FightExperimentSpec:
-    """The experiment with only the variants named by these shell patterns (`firewall-*`), in file order:
-    a smaller experiment of its own (its own hash), for a look at a few variants of a large file. A
-    pattern that names no variant is refused, so a typo never runs an empty or a wrong experiment."""
-    names = [v.name for v in spec.variants]
-    if not names:
-        raise SpecError("command line", "--variants", f"{source} has no variants to choose from")
-    for pat in patterns:
-        if not pat or not any(fnmatch.fnmatchcase(n, pat) for n in names):
-            raise SpecError("command line", "--variants",
-                            f"'{pat}' names no variant of {source} (it has: {', '.join(names[:8])}"
-                            f"{', ...' if len(names) > 8 else ''})")
-    kept = [v for v in spec.variants if any(fnmatch.fnmatchcase(v.name, pat) for pat in patterns)]
-    return spec.model_copy(update={"variants": kept})
 
 
 def _hash(obj: Any) -> str:

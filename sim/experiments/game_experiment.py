@@ -1,7 +1,7 @@
 """Game experiments: one game file played many times per variant, throws from the throw bank.
 
-An experiment file with a `game` key (kept in its own module beside the throw and fight experiments:
-`dfsim run` hands such a file here)::
+An experiment file with a `game` key (a kind of its own in sim.experiments.kinds: it plays itself,
+without the chunked runner)::
 
     name = "game-difficulty"
     game = "base"                    # a game file: built-in name or path (relative to this file)
@@ -32,6 +32,8 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,8 @@ import numpy as np
 from pydantic import Field, ValidationError, field_validator
 
 from sim.errors import SpecError, from_validation_error
+from sim.experiments.kind import Caps, PlayOptions
+from sim.experiments.results import Results
 from sim.experiments.spec import Model, check_name
 from sim.experiments.statistics import mean_interval, paired_rate_difference, wilson
 
@@ -140,22 +144,47 @@ def variant_specs(spec: GameExperimentSpec, source: str) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
+class GameExperiment:
+    """A validated game experiment: every variant's game spec (decks loaded) and the games per variant."""
+
+    spec: GameExperimentSpec
+    source: str
+    specs: dict[str, Any]  # variant name -> its game spec
+    games: int  # games per variant (after any cap)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+def resolve_game_experiment(spec: GameExperimentSpec, source: str, max_games: int | None = None) -> GameExperiment:
+    """Every variant's game built (a bad setting names the variant); `max_games` caps the games."""
+    n = spec.games if max_games is None else min(spec.games, max_games)
+    return GameExperiment(spec=spec, source=source, specs=variant_specs(spec, source), games=n)
+
+
 def run_game_experiment(path: str | Path, out: str | Path | None = None, workers: int | None = None,
                         quiet: bool = False, max_games: int | None = None, figures: bool = True,
                         bank: Any = None) -> dict[str, Any]:
     """Play every variant's games (bank recorded on demand), write summary.json, report.md, figures;
     returns the summary. Everything is validated before the bank or the folder is touched."""
-    from sim.experiments.throw_bank import ThrowBank, die_alias, play
-    from sim.files import check_output_dir
-    from sim.rules.game import run_games
     from sim.specs.datafiles import read_toml, resolve
 
     p = resolve("experiment", path)
-    source = str(p)
-    spec = parse_game_experiment(read_toml(p), source)
-    specs = variant_specs(spec, source)
-    n = spec.games if max_games is None else min(spec.games, max_games)
-    folder = Path(out) if out is not None else Path("results") / spec.name
+    exp = resolve_game_experiment(parse_game_experiment(read_toml(p), str(p)), str(p), max_games)
+    folder = Path(out) if out is not None else Path("results") / exp.name
+    return play_game_experiment(exp, folder, workers, quiet, figures, bank).summary
+
+
+def play_game_experiment(exp: GameExperiment, folder: Path, workers: int | None = None, quiet: bool = False,
+                         figures: bool = True, bank: Any = None) -> Results:
+    """Play a resolved game experiment into `folder` (checked before the bank is touched)."""
+    from sim.experiments.throw_bank import ThrowBank, die_alias, play
+    from sim.files import check_output_dir
+    from sim.rules.game import run_games
+
+    spec, specs, n = exp.spec, exp.specs, exp.games
     check_output_dir(folder, "--out")
     tb = bank if isinstance(bank, ThrowBank) else ThrowBank(bank, spec.bank_throws, workers=workers, quiet=quiet)
     t0 = time.perf_counter()
@@ -177,7 +206,39 @@ def run_game_experiment(path: str | Path, out: str | Path | None = None, workers
     summary["figures"] = [str(f.name) for f in figs]
     _write(folder / "summary.json", json.dumps(summary, indent=1, default=str))
     _write(folder / "report.md", report(summary))
-    return summary
+    return Results(out=folder, summary=summary, experiment=exp, figures=figs, elapsed_s=summary["elapsed_s"],
+                   throws_run=n * len(specs))
+
+
+class GameExperiments:
+    """Game experiments as a kind: a file with a `game` key, played by itself from the throw bank."""
+
+    name = "games"
+    spec_type = GameExperimentSpec
+    unit = "game"
+
+    def parse(self, data: Mapping[str, Any], source: str) -> GameExperimentSpec:
+        """The file validated, names and contrasts included."""
+        return parse_game_experiment(dict(data), source)
+
+    def resolve(self, spec: GameExperimentSpec, source: str | None, caps: Caps) -> GameExperiment:
+        """Every variant's game and its decks built; --max-games caps the games per variant."""
+        return resolve_game_experiment(spec, source or "<experiment>", caps.max_games)
+
+    def checked(self, experiment: GameExperiment) -> str:
+        """`dfsim check`'s words."""
+        return f"game experiment ({len(experiment.specs)} variants, every game and its decks checked)"
+
+    def play(self, experiment: GameExperiment, out: Path, options: PlayOptions) -> Results:
+        """Replay the games from the bank (recorded on demand) into `out`."""
+        return play_game_experiment(experiment, out, options.workers, options.quiet, options.figures, options.bank)
+
+    def shown(self, results: Results) -> str:
+        """report.md's tables."""
+        return report(results.summary)
+
+
+GAMES = GameExperiments()
 
 
 def _write(path: Path, text: str) -> None:

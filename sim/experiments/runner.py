@@ -1,4 +1,4 @@
-"""Running an experiment: plan chunks, farm them out, store them, resume, stop, summarise.
+"""Running an experiment of any kind: plan chunks, farm them out, store them, resume, stop, summarise.
 
 Why it is built this way: throw k's release depends only on (root seed, k), and a chunk is a pure
 function of its cell and index range, so the records are the same whatever the executor, the number
@@ -9,6 +9,10 @@ Nothing on disk is taken on trust: on every (re)run each chunk must match the sh
 recorded for it and hold exactly the throws its name stands for, the prepared aim must match its
 hash, and whatever a worker returns is checked the same way before it is stored. What fails is
 reported in one line and recomputed (sim.experiments.integrity).
+
+What differs between kinds (the worker task, the plan, the stopping rule, what comes first, the
+summary) is asked of the experiment's kind (sim.experiments.kinds); the runner never asks which kind
+it holds. A kind that plays itself (a game experiment) is handed its folder and options.
 """
 
 from __future__ import annotations
@@ -20,26 +24,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pyarrow as pa
 
 from sim.errors import SpecError, signal_name, stop_signal
-from sim.experiments.executor import (
-    ChunkFailed,
-    ChunkTask,
-    Executor,
-    FightChunkTask,
-    PrepareTask,
-    make_executor,
-    run_chunk,
-    run_fight_chunk,
-    run_prepare,
-)
-from sim.experiments.fight_spec import FightExperiment, FightExperimentSpec, resolve_any, throws_folder
+from sim.experiments.executor import ChunkFailed, Executor, make_executor
 from sim.experiments.integrity import (
     ChunkLayout,
     Plan,
@@ -49,9 +40,11 @@ from sim.experiments.integrity import (
     value_digest,
     verify_chunk,
 )
-from sim.experiments.progress import RunProgress, Steps, WorkBar
+from sim.experiments.kind import Caps, ChunkedKind, PlayedKind, PlayOptions
+from sim.experiments.kinds import resolve_any
+from sim.experiments.progress import RunProgress, Steps
+from sim.experiments.results import Results
 from sim.experiments.scheduler import scheduler_address
-from sim.experiments.spec import Experiment, ExperimentSpec
 from sim.experiments.statistics import interval_width, rate_mask, wilson
 from sim.experiments.store import (
     FIGURE_DIR,
@@ -64,6 +57,7 @@ from sim.experiments.store import (
 )
 
 MAX_NOTES = 20  # repair lines printed; the rest are counted (dfsim doctor lists them all)
+OWN: Any = object()  # a worker-function hook left at its default: the kind's own function
 
 
 class Interrupted(Exception):
@@ -140,30 +134,6 @@ class _CellPlan:
         return self._cursor if self._cursor <= self.limit else None
 
 
-@dataclass
-class Results:
-    """What a run leaves: the output folder, the summary, and the records (loaded on first use)."""
-
-    out: Path
-    summary: dict[str, Any]
-    experiment: Experiment | FightExperiment
-    figures: list[Path] = field(default_factory=list)
-    elapsed_s: float = 0.0
-    throws_run: int = 0  # throws (of a fight experiment: fights) computed by this call (not resumed from disk)
-    repairs: list[str] = field(default_factory=list)  # what this call found damaged and recomputed
-    throws: Results | None = None  # a fight experiment's throw experiment, when this call ran or reopened it
-
-    @cached_property
-    def records(self) -> pd.DataFrame:
-        """Every record of the run, one row per throw (per fight), cell by cell in throw order."""
-        return pd.read_parquet(self.out / "records.parquet")
-
-    @property
-    def report(self) -> Path:
-        """The run's Markdown report."""
-        return self.out / "report.md"
-
-
 class _Notes:
     """Repair reports: one line each on stderr (the first MAX_NOTES), all kept for Results.repairs."""
 
@@ -184,7 +154,7 @@ class _Notes:
 
 
 def run_experiment(
-    path_or_spec: str | Path | ExperimentSpec | FightExperimentSpec | dict,
+    path_or_spec: Any,
     out: str | Path | None = None,
     workers: int | None = None,
     executor: str | Executor = "local",
@@ -196,27 +166,38 @@ def run_experiment(
     max_fights: int | None = None,
     security: Any = None,
     variants: Sequence[str] | None = None,
-    _chunk_fn=run_chunk,
-    _prepare_fn=run_prepare,
+    max_games: int | None = None,
+    bank: Any = None,
+    _chunk_fn: Any = OWN,
+    _prepare_fn: Any = OWN,
 ) -> Results:
-    """Run (or resume) an experiment and return its Results.
+    """Run (or resume) an experiment of any kind and return its Results.
 
-    `path_or_spec`: an experiment file, a built-in experiment name, a parsed ExperimentSpec (or
-    FightExperimentSpec) or a plain dict of the file's content. `out` defaults to
-    results/<experiment name>/. A fight experiment first runs (or resumes) the throw experiment it
+    `path_or_spec`: an experiment file, a built-in experiment name, a parsed spec of any kind
+    (ExperimentSpec, FightExperimentSpec, ...) or a plain dict of the file's content. `out` defaults
+    to results/<experiment name>/. A fight experiment first runs (or resumes) the throw experiment it
     names, into the folder of that name beside `out`, unless that run is already complete and
-    verifies; `max_throws` caps that experiment, `max_fights` the fights per cell. `security`
-    (Dask only): a distributed.security.Security, or a dict with ca_file, cert and key for TLS.
+    verifies; `max_throws` caps that experiment, `max_fights` the fights per cell. A game experiment
+    plays itself (`max_games` games per variant at most, throws from the bank folder `bank`; it keeps
+    no records, only summary.json, report.md and figures). `security` (Dask only): a
+    distributed.security.Security, or a dict with ca_file, cert and key for TLS.
     `variants`: run only the variants matching these shell patterns (an experiment of its own).
     Bad input raises sim.errors.SpecError before anything is written (a scheduler that cannot be
     reached raises OSError, also before); Ctrl-C raises Interrupted with finished chunks kept;
-    a full disk raises OSError with finished chunks kept.
+    a full disk raises OSError with finished chunks kept. `_chunk_fn` / `_prepare_fn` (tests and
+    benchmarks): stand-ins for the kind's worker functions; `_prepare_fn=None` skips the preparation.
     """
 
     t0 = time.perf_counter()
-    exp = resolve_any(path_or_spec, max_throws=max_throws, max_fights=max_fights, variants=variants)
-    require_finite(exp)
+    kind, exp = resolve_any(path_or_spec, caps=Caps(max_throws, max_fights, max_games), variants=variants)
     out = Path(out) if out is not None else Path("results") / exp.name
+    if isinstance(kind, PlayedKind):
+        res = kind.play(exp, out, PlayOptions(workers=workers, quiet=quiet, figures=figures, bank=bank))
+        res.kind = kind
+        return res
+    if not isinstance(kind, ChunkedKind):
+        raise TypeError(f"experiment kind '{kind.name}' neither plays itself nor is farmed out in chunks")
+    require_finite(exp)
     if isinstance(executor, str) and executor not in ("local", "dask"):
         raise SpecError("command line", "--executor", f"unknown executor '{executor}' (local or dask)")
     if workers is not None and workers < 1:
@@ -224,16 +205,15 @@ def run_experiment(
     if scheduler is not None:
         scheduler_address(scheduler)
     Store.check(out, exp.hash, force)
-    throws = None
-    if isinstance(exp, FightExperiment):
-        if exp.throws_dir is None:
-            tdir = throws_folder(exp, out)
-            Store.check(tdir, exp.throws_hash, False)
-            throws = _throws_results(exp, tdir, workers, executor, scheduler, quiet, figures, security)
-            exp = exp.with_throws_dir(tdir)
-        if _chunk_fn is run_chunk:
-            _chunk_fn = run_fight_chunk
-        _prepare_fn = None
+
+    def upstream(source: str, folder: Path, cap: int | None) -> Results:
+        return run_experiment(source, out=folder, workers=workers, executor=executor, scheduler=scheduler,
+                              quiet=quiet, figures=figures, max_throws=cap, security=security)
+
+    exp, earlier = kind.before(exp, out, upstream, quiet)
+    chunk_fn = kind.work if _chunk_fn is OWN else _chunk_fn
+    prep = kind.preparation
+    prepare_fn = None if prep is None else prep.work if _prepare_fn is OWN else _prepare_fn
     given = executor if isinstance(executor, Executor) else None
     owned: list[Executor] = []
 
@@ -241,43 +221,25 @@ def run_experiment(
         if given is not None:
             return given
         if not owned:
-            owned.append(make_executor(str(executor), workers, scheduler, security))
+            owned.append(make_executor(str(executor), workers, scheduler, security, warm=kind.warm))
         return owned[0]
 
     try:
         if given is None and executor == "dask" and scheduler is not None:
             get_executor()  # connect now: an unreachable scheduler must not leave a folder behind
-        store = Store.prepare(out, exp, force, plan=plan_of(exp).to_json())
+        store = Store.prepare(out, exp, force, plan=kind.plan(exp).to_json())
         try:
-            res = _run(exp, store, out, get_executor, quiet, figures, _chunk_fn, _prepare_fn, t0)
+            res = _run(kind, exp, store, out, get_executor, quiet, figures, chunk_fn, prepare_fn, t0)
         finally:
             store.close()
     finally:
         for ex in owned:
             ex.close()
-    res.throws = throws
+    res.throws, res.kind = earlier, kind
     return res
 
 
-def _throws_results(exp: FightExperiment, out: Path, workers, executor, scheduler, quiet, figures,
-                    security) -> Results:
-    """The throw experiment a fight experiment draws from: reopened when complete and verified, else run
-    (or resumed, repairing what does not verify)."""
-    from sim.experiments.checkup import examine
-
-    texp = exp.throws_experiment
-    manifest, _ = read_json_object(out / "manifest.json")
-    if (manifest and manifest.get("experiment_hash") == texp.hash and manifest.get("state") == "complete"
-            and examine(out).healthy):
-        summary, _ = read_json_object(out / "summary.json")
-        return Results(out=out, summary=summary or {}, experiment=texp)
-    if not quiet:
-        print(f"recording the throws first: {texp.name} -> {out}", file=sys.stderr)
-    return run_experiment(texp.source, out=out, workers=workers, executor=executor, scheduler=scheduler,
-                          quiet=quiet, figures=figures, max_throws=exp.throws_cap, security=security)
-
-
-def require_finite(exp: Experiment | FightExperiment) -> None:
+def require_finite(exp: Any) -> None:
     """Refuse NaN and infinity anywhere in the experiment before anything is written (they cannot be stored)."""
     path = non_finite_path(exp.spec.model_dump())
     if path is None:
@@ -289,37 +251,22 @@ def require_finite(exp: Experiment | FightExperiment) -> None:
     raise SpecError(exp.source, path, "must be a finite number (not NaN or infinity)")
 
 
-def plan_of(exp: Experiment | FightExperiment) -> Plan:
-    """What the run's chunks must hold: the seed, the chunk layout of every cell, each cell's key."""
-    keys = tuple(c.key for c in exp.cells)
-    if isinstance(exp, FightExperiment):
-        return Plan(exp.spec.seed, ChunkLayout(exp.fights, exp.fights, exp.spec.chunk_fights), keys)
-    spec = exp.spec
-    return Plan(spec.seed, ChunkLayout(spec.throws, exp.max_throws, spec.chunk_throws), keys)
-
-
-def _stop_rule(exp: Experiment | FightExperiment):
-    return None if isinstance(exp, FightExperiment) else exp.spec.stop
-
-
-def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executor: Callable[[], Executor],
+def _run(kind: ChunkedKind, exp: Any, store: Store, out: Path, get_executor: Callable[[], Executor],
          quiet: bool, figures: bool, chunk_fn, prepare_fn, t0: float) -> Results:
-    fights = isinstance(exp, FightExperiment)
     spec = exp.spec
-    stop_rule = _stop_rule(exp)
-    plan = plan_of(exp)
+    stop_rule = kind.stop_rule(exp)
+    plan = kind.plan(exp)
     plans = [_CellPlan(plan.layout, plan.layout.first) for _ in exp.cells]
     notes = _Notes()
     bar = None
     run_throws = 0
     in_flight: set[tuple[int, int]] = set()
     try:
-        reference = _verify_chunks(store, exp, plan, plans, notes)
-        bar = RunProgress(sum(p.planned_throws for p in plans), sum(p.throws_done for p in plans), quiet,
-                          "fight" if fights else "throw")
+        reference = _verify_chunks(store, plan, plans, stop_rule, notes)
+        bar = RunProgress(sum(p.planned_throws for p in plans), sum(p.throws_done for p in plans), quiet, kind.unit)
         prepared: dict[str, dict] = {}
-        if prepare_fn is not None and isinstance(exp, Experiment):
-            prepared = _prepare(store, exp, plans, get_executor, prepare_fn, notes, bar)
+        if prepare_fn is not None:
+            prepared = _prepare(store, kind, exp, plans, get_executor, prepare_fn, notes, bar)
         for p in plans:
             p.decide(stop_rule, spec.confidence)
         bar.bar.n = sum(p.throws_done for p in plans)  # a repaired aim may have discarded chunks
@@ -330,7 +277,7 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
             bar.throwing(ex.name, ex.workers, sum(1 for p in plans if not p.complete))
             while True:
                 while len(in_flight) < limit:
-                    task = _next_task(exp, plans, in_flight, prepared)
+                    task = _next_task(kind, exp, plans, in_flight, prepared)
                     if task is None:
                         break
                     ex.submit(task, chunk_fn)
@@ -361,7 +308,7 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
         if bar is not None:
             bar.close()
         notes.close()
-        return _finish(exp, store, out, plans, figures, run_throws, t0, notes, quiet)
+        return _finish(kind, exp, store, out, plans, figures, run_throws, t0, notes, quiet)
     except KeyboardInterrupt as exc:  # Ctrl-C or a stop signal, in any phase: the folder says so
         _best_effort(lambda: store.write_manifest(exp, "interrupted"))
         if bar is not None:
@@ -377,78 +324,33 @@ def _run(exp: Experiment | FightExperiment, store: Store, out: Path, get_executo
             bar.close()
 
 
-def _finish(exp: Experiment | FightExperiment, store: Store, out: Path, plans: list[_CellPlan], figures: bool,
-            run_throws: int, t0: float, notes: _Notes, quiet: bool) -> Results:
-    """After the last chunk: the records, summary, figures and reports, then the manifest "complete"."""
+def _finish(kind: ChunkedKind, exp: Any, store: Store, out: Path, plans: list[_CellPlan], figures: bool,
+            run_records: int, t0: float, notes: _Notes, quiet: bool) -> Results:
+    """After the last chunk: the records, then the kind's summary, figures and reports, then the
+    manifest "complete" with the counts in the kind's unit (throws, fights)."""
     # speculative chunks past a stopping point are not part of the records
     for c, p in enumerate(plans):
         for j in [j for j in p.done if j > p.limit]:
             store.drop_chunk(c, j)
             del p.done[j]
     order = [(c, j) for c, p in enumerate(plans) for j in range(p.limit + 1)]
-    fights = isinstance(exp, FightExperiment)
-    steps = Steps(2 + int(figures) + int(not fights), enabled=not quiet)  # records, summary, figures, report.html
-    steps.start(f"records.parquet ({sum(p.planned_throws for p in plans)} {'fights' if fights else 'throws'})")
+    units = kind.unit + "s"
+    steps = Steps(1 + kind.finishing_steps(figures), enabled=not quiet)
+    steps.start(f"records.parquet ({sum(p.planned_throws for p in plans)} {units})")
     store.finalize(order)
-    if isinstance(exp, FightExperiment):
-        return _finish_fights(exp, store, out, figures, run_throws, t0, notes.items, steps)
-    from sim.experiments.figures import draw_figures
-    from sim.experiments.report import summarize, write_report
-
     stopped = {exp.cells[c].name: p.stopped_by for c, p in enumerate(plans)}
-    steps.start("summary.json and report.md")
-    summary = summarize(store, exp, stopped)
-    if figures:
-        steps.start("figures/")
-    figs = draw_figures(store, exp, summary) if figures else []
-    write_report(store, exp, summary, figs)
-    # report.html (tables, figures, throws to watch) is presentation: the viewer writes it from the
-    # finished folder. The runner's only use of the viewer, one way (the viewer never imports the
-    # runner); a failure there is reported and leaves the finished run as it is.
-    from sim.viewer.report_html import DEFAULT_SAMPLE, write_report_html
-
-    sample = DEFAULT_SAMPLE if figures else 0
-    steps.start(f"report.html (replaying up to {sample} throws per cell to watch)" if sample else "report.html")
-    bar = WorkBar(0, "throw", "replaying throws for report.html", enabled=not quiet and sample > 0)
-    try:
-        write_report_html(store.root, sample, bar)
-    finally:
-        bar.close()
+    done = kind.finish(store, exp, stopped, figures, steps, quiet)
     elapsed = time.perf_counter() - t0
     store.write_manifest(
         exp, "complete",
-        {"throws": summary["total_throws"], "elapsed_s": round(elapsed, 3),
-         "throws_run": run_throws, "throws_per_s": round(run_throws / elapsed, 2) if run_throws else None,
+        {units: done.total, "elapsed_s": round(elapsed, 3),
+         f"{units}_run": run_records, f"{units}_per_s": round(run_records / elapsed, 2) if run_records else None,
          "records_sha256": store.records_sha256,
-         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs),
+         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in done.figures], FIGURE_HASHES: figure_hashes(done.figures),
          REPORT_HASHES: report_hashes(store.root)},
     )
-    return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_throws,
-                   repairs=notes.items)
-
-
-def _finish_fights(exp: FightExperiment, store: Store, out: Path, figures: bool, run_fights: int, t0: float,
-                   repairs: list[str], steps: Steps) -> Results:
-    from sim.experiments.fight_figures import draw_fight_figures
-    from sim.experiments.fight_report import summarize_fights, write_fight_report
-
-    steps.start("summary.json and report.md")
-    summary = summarize_fights(store, exp)
-    if figures:
-        steps.start("figures/")
-    figs = draw_fight_figures(store, exp, summary) if figures else []
-    write_fight_report(store, exp, summary, figs)
-    elapsed = time.perf_counter() - t0
-    store.write_manifest(
-        exp, "complete",
-        {"fights": summary["total_fights"], "elapsed_s": round(elapsed, 3),
-         "fights_run": run_fights, "fights_per_s": round(run_fights / elapsed, 2) if run_fights else None,
-         "records_sha256": store.records_sha256,
-         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in figs], FIGURE_HASHES: figure_hashes(figs),
-         REPORT_HASHES: report_hashes(store.root)},
-    )
-    return Results(out=out, summary=summary, experiment=exp, figures=figs, elapsed_s=elapsed, throws_run=run_fights,
-                   repairs=repairs)
+    return Results(out=out, summary=done.summary, experiment=exp, figures=done.figures, elapsed_s=elapsed,
+                   throws_run=run_records, repairs=notes.items)
 
 
 def _best_effort(fn: Callable[[], None]) -> None:
@@ -463,7 +365,7 @@ def _rate_count(table: pa.Table, stop_rule) -> int:
     return int(rate_mask(table, stop_rule.rate).sum()) if stop_rule else 0
 
 
-def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, plans: list[_CellPlan],
+def _verify_chunks(store: Store, plan: Plan, plans: list[_CellPlan], stop_rule: Any,
                    notes: _Notes) -> dict[int, pa.Schema]:
     """Trust the chunks on disk that match their recorded hash and their place in the plan; report the rest.
 
@@ -490,7 +392,7 @@ def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, 
         reference.setdefault(c, table.schema)
         if not store.hashes_known and digest is not None:
             store.record(c, j, digest)
-        plans[c].done[j] = (_rate_count(table, _stop_rule(exp)), table.num_rows)
+        plans[c].done[j] = (_rate_count(table, stop_rule), table.num_rows)
         kept += 1
     for c, j in sorted(recorded - on_disk):
         if c < len(plans) and j < plan.layout.count:
@@ -509,9 +411,10 @@ def _verify_chunks(store: Store, exp: Experiment | FightExperiment, plan: Plan, 
     return reference
 
 
-def _prepare(store: Store, exp: Experiment, plans: list[_CellPlan], get_executor: Callable[[], Executor], fn,
-             notes: _Notes, bar: RunProgress) -> dict[str, dict]:
-    """The per-scenario values (PrepareTask), verified against the manifest or solved (once, in parallel).
+def _prepare(store: Store, kind: ChunkedKind, exp: Any, plans: list[_CellPlan], get_executor: Callable[[], Executor],
+             fn, notes: _Notes, bar: RunProgress) -> dict[str, dict]:
+    """The per-scenario values (the kind's preparation), verified against the manifest or solved (once,
+    in parallel).
 
     A value is trusted when its digest matches the one the manifest recorded, i.e. the one the
     run's chunks were thrown with. Any other is solved again; should the solution differ from the
@@ -536,7 +439,7 @@ def _prepare(store: Store, exp: Experiment, plans: list[_CellPlan], get_executor
         expected = {k: d for k, d in ((k, _digest_or_none(v)) for k, v in claimed.items()) if d is not None}
     need = [k for k in keys if k not in known]
     if need:
-        solved = _solve(get_executor(), exp, need, fn, bar)
+        solved = _solve(get_executor(), kind, exp, need, fn, bar)
         for key, value in solved.items():
             if expected.get(key) == value_digest(value):
                 continue
@@ -564,7 +467,7 @@ def _digest_or_none(value: Any) -> str | None:
         return None
 
 
-def _solve(ex: Executor, exp: Experiment, need: list[str], fn, bar: RunProgress) -> dict[str, dict]:
+def _solve(ex: Executor, kind: ChunkedKind, exp: Any, need: list[str], fn, bar: RunProgress) -> dict[str, dict]:
     """Solve the aims of `need` on the workers; the bar's text says how many are solved, and once one
     is, about how long the rest take (the aims run side by side, `ex.workers` at a time)."""
     t0 = time.perf_counter()
@@ -580,7 +483,7 @@ def _solve(ex: Executor, exp: Experiment, need: list[str], fn, bar: RunProgress)
     say(0)
     first = {k: next(c for c, cell in enumerate(exp.cells) if cell.key == k) for k in need}
     for key, c in first.items():
-        ex.submit(PrepareTask(cell=c, inputs=exp.cells[c].inputs, key=key), fn)
+        ex.submit(kind.preparation.task(exp, c, key), fn)
     solved: dict[str, dict] = {}
     while len(solved) < len(need):
         try:
@@ -596,11 +499,10 @@ def _solve(ex: Executor, exp: Experiment, need: list[str], fn, bar: RunProgress)
     return solved
 
 
-def _next_task(
-    exp: Experiment | FightExperiment, plans: list[_CellPlan], in_flight: set[tuple[int, int]],
-    prepared: dict[str, dict]
-) -> ChunkTask | FightChunkTask | None:
-    """The lowest chunk index not yet done or running, across cells (cells advance together)."""
+def _next_task(kind: ChunkedKind, exp: Any, plans: list[_CellPlan], in_flight: set[tuple[int, int]],
+               prepared: dict[str, dict]) -> Any:
+    """The lowest chunk index not yet done or running, across cells (cells advance together), as the
+    kind's task (None: nothing left to submit)."""
     best: tuple[int, int] | None = None
     for c, p in enumerate(plans):
         j = p.next_free(c, in_flight)
@@ -610,17 +512,4 @@ def _next_task(
         return None
     c, j = best
     start, stop = plans[c].layout.bounds(j)
-    if isinstance(exp, FightExperiment):
-        fc = exp.cells[c]
-        return FightChunkTask(
-            cell=c, chunk=j, start=start, stop=stop, seed=exp.spec.seed, fight=exp.fight_path,
-            overrides=fc.overrides, key=fc.key, throws_dir=str(exp.throws_dir), throws_hash=exp.throws_hash,
-            columns={"cell": c, "cell_name": fc.name, "variant": fc.variant})
-    cell = exp.cells[c]
-    return ChunkTask(
-        cell=c, chunk=j, start=start, stop=stop, seed=exp.spec.seed, inputs=cell.inputs, key=cell.key,
-        prepared=prepared.get(cell.key), record=tuple(exp.spec.record or ()),
-        columns={"cell": c, "cell_name": cell.name, "variant": cell.variant,
-                 "sweep_value": math.nan if cell.sweep_value is None else float(cell.sweep_value),
-                 "scenario_key": cell.key},
-    )
+    return kind.task(exp, c, j, start, stop, prepared.get(exp.cells[c].key))

@@ -7,11 +7,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
-
 import pytest
 
 from sim.errors import SpecError
@@ -218,15 +213,12 @@ def test_shipped_experiments_validate():
     root = Path(__file__).resolve().parents[2] / "experiments"
     names = sorted(p.stem for p in root.glob("*.toml"))
     assert {"quickstart", "skill-levels", "throw-distance"} <= set(names)
-    from sim.experiments.fight_spec import FightExperiment, resolve_any
-    from sim.experiments.game_experiment import parse_game_experiment, variant_specs
+    from sim.experiments.kinds import resolve_any
 
     for n in names:
-        data = tomllib.loads((root / f"{n}.toml").read_text())
-        if "game" in data:  # a game experiment: every variant's game and its decks
-            assert variant_specs(parse_game_experiment(data, n), n)
-            continue
-        exp = resolve_any(n)  # by built-in name; a fight experiment validates its throw experiment too
-        assert exp.cells
-        if not isinstance(exp, FightExperiment):
+        # by built-in name; a fight experiment validates its throw experiment too, a game experiment
+        # every variant's game and its decks
+        kind, exp = resolve_any(n)
+        assert exp.specs if kind.name == "games" else exp.cells
+        if kind.name == "throws":
             assert resolve_experiment(n).hash == exp.hash

@@ -13,7 +13,7 @@ import pytest
 
 from sim.engine.resample import ResampleSource, tables_from_results
 from sim.errors import SpecError
-from sim.experiments.fight_spec import resolve_any
+from sim.experiments.kinds import resolve_any
 from sim.experiments.runner import run_experiment
 from sim.rules.fight import run_fight
 from sim.specs.fight import load_fight
@@ -196,12 +196,12 @@ def test_a_broken_fight_file_names_its_own_file_and_field(throws_dir, tmp_path):
 
 
 def test_the_throw_experiment_changes_the_hash(throws_dir, tmp_path):
-    a = resolve_any(experiment(throws_dir))
+    _, a = resolve_any(experiment(throws_dir))
     other = tmp_path / "other"
     other.mkdir()
     for f in ("records.parquet", "experiment.resolved.json"):
         (other / f).write_bytes((throws_dir / f).read_bytes())
     (other / "manifest.json").write_text(json.dumps({"experiment_hash": "beef", "state": "complete"}))
-    b = resolve_any(experiment(other))
+    _, b = resolve_any(experiment(other))
     assert a.hash != b.hash and [c.key for c in a.cells] == [c.key for c in b.cells]
-    assert resolve_any(experiment(throws_dir, curves=["expert"])).hash == a.hash  # presentation only
+    assert resolve_any(experiment(throws_dir, curves=["expert"]))[1].hash == a.hash  # presentation only

@@ -111,7 +111,7 @@ def test_fit_skill_says_where_it_will_write_before_the_work(tmp_path, monkeypatc
     """Without --out the skill goes to the current folder: said first, before minutes of fitting."""
     from sim.cli.main import main
     from sim.errors import SpecError
-    from sim.experiments import skill_fit
+    from sim.studies import skill_fit
 
     said_before: list[str] = []
 

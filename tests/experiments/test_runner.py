@@ -195,7 +195,8 @@ def test_chunk_bounds():
 
 
 def synthetic_chunk(task):
-    """A stand-in for sim.executor.run_chunk: throw k hits when (k * 7 + cell) % 10 < 3 (a 30 % rate)."""
+    """A stand-in for sim.experiments.throw_experiment.run_chunk: throw k hits when (k * 7 + cell) % 10 < 3
+    (a 30 % rate)."""
     rows = []
     for k in range(task.start, task.stop):
         hit = (k * 7 + task.cell) % 10 < 3

@@ -63,7 +63,7 @@ def test_play_records_until_every_throw_is_banked_and_replays_exactly(tmp_path):
 
 def test_game_experiment_and_game_tuning_on_the_bank(tmp_path):
     from sim.experiments.game_experiment import GameResponse, run_game_experiment
-    from sim.experiments.tuner import tune
+    from sim.studies.tuner import tune
 
     bank = SyntheticBank(tmp_path / "bank")
     exp = tmp_path / "exp.toml"

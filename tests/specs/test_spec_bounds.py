@@ -13,7 +13,6 @@ import pytest
 from pydantic import BaseModel
 
 from sim.errors import SpecError
-from sim.experiments.sensitivity import SensitivitySpec
 from sim.experiments.spec import ExperimentSpec
 from sim.specs.catalog import SPEC_CLASSES
 from sim.specs.flip import FlipProfile, FlipSkill
@@ -23,6 +22,7 @@ from sim.specs.physics import MAX_STEPS_PER_THROW, PhysicsSettings
 from sim.specs.rules import RuleSet
 from sim.specs.tally import TallySpec
 from sim.specs.template_setup import TemplateSetup
+from sim.studies.sensitivity import SensitivitySpec
 
 ROOTS = [*SPEC_CLASSES.values(), RuleSet, PhysicsSettings, FlipProfile, FlipSkill, TemplateSetup, ExperimentSpec,
          MeasurementsSpec, TallySpec, SensitivitySpec, MeasuredBoard]

@@ -9,8 +9,8 @@ import pytest
 
 from sim.engine.settling import cylinder_case
 from sim.engine.worlds import build_thrower
-from sim.experiments.rolling import FLAT_KICK_MPS, FLAT_SPIN_RADPS, flat_landing, judge_flat_landing
 from sim.specs.scenario import Scenario
+from sim.studies.rolling import FLAT_KICK_MPS, FLAT_SPIN_RADPS, flat_landing, judge_flat_landing
 
 
 @pytest.mark.parametrize("radius_mm,height_mm", [(10.0, 20.0), (10.0, 6.0)])

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.experiments.sensitivity import run_sensitivity
+from sim.studies.sensitivity import run_sensitivity
 
 from .sensitivity_files import tiny
 

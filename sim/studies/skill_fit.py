@@ -30,12 +30,12 @@ import numpy as np
 
 from sim.engine.worlds import build_thrower
 from sim.errors import SpecError
-from sim.experiments.calibration import interval
 from sim.experiments.progress import WorkBar
 from sim.seeding import Draw
 from sim.specs.scenario import Scenario
 from sim.specs.skill import SPREADS, SkillSpec
 from sim.specs.tally import TallySpec
+from sim.studies.calibration import interval
 
 CHI2_95 = 3.841
 SCALE_RANGE = (0.25, 3.0)

@@ -14,8 +14,8 @@ import pytest
 from scipy import stats
 
 from sim.errors import SpecError
-from sim.experiments import tuner as tuner_mod
-from sim.experiments.tuner import NotBracketedError, _isotonic, save_result, tune, tune_figure
+from sim.studies import tuner as tuner_mod
+from sim.studies.tuner import NotBracketedError, _isotonic, save_result, tune, tune_figure
 
 
 def logistic(x0: float, scale: float, decreasing: bool = False):
@@ -280,7 +280,7 @@ def test_save_leaves_nothing_half_written_on_error(tmp_path, monkeypatch):
 def test_figure_draws_without_touching_the_backend():
     """No pyplot, no backend choice: the module and its figure use matplotlib's object API only."""
     code = (
-        "import sys, numpy as np; import sim.experiments.tuner as t; assert 'matplotlib' not in sys.modules; "
+        "import sys, numpy as np; import sim.studies.tuner as t; assert 'matplotlib' not in sys.modules; "
         "r = t.tune(lambda v, n, s: (int(np.sum(np.random.default_rng(s).random(n) < v)), n), 0.0, 1.0, 0.5, "
         "tolerance=0.1); f = t.tune_figure(r); assert 'matplotlib.pyplot' not in sys.modules; "
         "assert len(f.axes) == 1"

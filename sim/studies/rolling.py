@@ -4,7 +4,7 @@ published), a cylinder rolled along a table runs out as far as the closed form s
 caught coins show their starting side as often as a large human experiment found.
 
 Each check measures with the engine, then a pure `judge_*` function decides (the tests show every
-verdict failing on data that must fail). Sample sizes are in `sim.experiments.validation.SIZES`.
+verdict failing on data that must fail). Sample sizes are in `sim.studies.validation.SIZES`.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def check_flat_landing(ctx) -> Any:
 
 def judge_flat_landing(rows: list[dict], kick: float = FLAT_KICK_MPS, spin: float = FLAT_SPIN_RADPS):
     """Pass when no flat landing gained more than `kick` m/s sideways or `spin` rad/s."""
-    from sim.experiments.physics_check import Check
+    from sim.studies.physics_check import Check
 
     ok = all(r["side_mps"] <= kick and r["spin_radps"] <= spin for r in rows)
     txt = ", ".join(f"{r['die']}: {r['side_mps']:.3f} m/s, {r['spin_radps']:.1f} rad/s" for r in rows)
@@ -137,7 +137,7 @@ def end_landings(surface: str, ratio: float, n: int, seed: int, physics: dict | 
 def check_surface_ends(ctx) -> Any:
     """h/d 0.577-1.25 cylinders (quick mode: h = d only) rolled onto the thick and the thin glass pane,
     the same releases on both."""
-    from sim.experiments.physics_check import figure_pyplot as _plt
+    from sim.studies.physics_check import figure_pyplot as _plt
 
     n = ctx.size("surface_rolls")
     ratios = (1.0,) if ctx.quick else SURFACE_RATIOS
@@ -181,7 +181,7 @@ def judge_surface_ends(rows: list[dict], finer: list[dict] | None = None) -> Any
     is not below the thin one's (paired 95 % interval of the difference above 0 at h = d, not below 0
     elsewhere). `finer`, the h = d rolls stepped 4x finer, is reported, not judged: the end shares are
     not converged in the step (docs/physics.md, "Rolling bodies")."""
-    from sim.experiments.physics_check import Check
+    from sim.studies.physics_check import Check
 
     tol = 0.5 * abs(PUBLISHED_ENDS["glass"] - PUBLISHED_ENDS["glass-thin"])
     ok = True
@@ -264,8 +264,8 @@ def check_runout(ctx) -> Any:
     surface's rolling resistance."""
     from sim.engine.settling import cylinder_case
     from sim.engine.worlds import build_thrower
-    from sim.experiments.physics_check import figure_pyplot as _plt
     from sim.specs.scenario import Scenario
+    from sim.studies.physics_check import figure_pyplot as _plt
 
     case = cylinder_case(RUNOUT_RADIUS_MM, 2 * RUNOUT_RADIUS_MM)
     speeds = RUNOUT_SPEEDS_MPS if not ctx.quick else RUNOUT_SPEEDS_MPS[::3]
@@ -298,7 +298,7 @@ def judge_runout(rows: list[dict], tol: float = RUNOUT_TOLERANCE) -> Any:
     closed form. The table without any is reported, not judged: there each landing of a rim side,
     resolved in a step or two at the contact step, loses more than the ideal one, and the cylinder
     stops at 60-70 % of the closed form (it converges to it at 15 kHz; docs/physics.md, "Rolling bodies")."""
-    from sim.experiments.physics_check import Check
+    from sim.studies.physics_check import Check
 
     judged = [r for r in rows if r["arm_mm"] > 0]
     for r in rows:
@@ -324,7 +324,7 @@ def flip_same_side(wobble_sd_deg: float, n: int, seed: int, inertia=(1.0, 1.0, 2
     a horizontal axis tilted out of the coin's plane by a normal draw of sd `wobble_sd_deg`): the
     Diaconis-Holmes-Montgomery probability of each draw's angle between normal and angular momentum,
     averaged over n draws (mean and its standard error). A thin disk's inertia is (1, 1, 2) x I."""
-    from sim.experiments.physics_check import dhm_same_side
+    from sim.studies.physics_check import dhm_same_side
 
     rng = np.random.Generator(np.random.PCG64(seed))
     w = np.radians(wobble_sd_deg) * rng.standard_normal(n)
@@ -348,7 +348,7 @@ def check_coin_flips(ctx) -> Any:
 def judge_coin_flips(rows: list[dict]) -> Any:
     """Pass when the casual flip's same-side probability lies within Bartos et al.'s 95 % interval,
     widened by two standard errors of its own average."""
-    from sim.experiments.physics_check import Check
+    from sim.studies.physics_check import Check
 
     p, lo, hi = BARTOS_SAME_SIDE
     casual = next(r for r in rows if r["skill"] == "casual")

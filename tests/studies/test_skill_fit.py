@@ -11,9 +11,9 @@ import pytest
 
 from sim.cli.main import main
 from sim.errors import SpecError
-from sim.experiments.skill_fit import deviance, direction, fit_skill, scaled_skill, skill_toml
 from sim.specs.skill import SkillSpec, load_skill
 from sim.specs.tally import TallySpec
+from sim.studies.skill_fit import deviance, direction, fit_skill, scaled_skill, skill_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 

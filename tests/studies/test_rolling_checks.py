@@ -1,4 +1,4 @@
-"""The rolling checks of `dfsim validate` (sim/experiments/rolling.py): each verdict fails on data that
+"""The rolling checks of `dfsim validate` (sim/studies/rolling.py): each verdict fails on data that
 must fail, and the closed forms have their known limits."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import pytest
 
 from sim.engine.settling import wilson_interval
-from sim.experiments import rolling as R
+from sim.studies import rolling as R
 
 
 def _ends(surface, ratio, flags):

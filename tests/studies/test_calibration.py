@@ -12,9 +12,9 @@ import pytest
 
 from sim.cli.main import main
 from sim.errors import SpecError
-from sim.experiments.calibration import calibrate, interval, material_toml
 from sim.specs.material import MaterialTable
 from sim.specs.measurements import MeasurementsSpec, load_measurements
+from sim.studies.calibration import calibrate, interval, material_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "calibration"

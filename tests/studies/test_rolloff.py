@@ -13,9 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from sim.engine.worlds import thrower_for
-from sim.experiments.rolloff import roll_faces, sda_rolloff
 from sim.specs.datafiles import tomllib
 from sim.specs.scenario import Scenario
+from sim.studies.rolloff import roll_faces, sda_rolloff
 
 ROOT = Path(__file__).resolve().parents[2]
 

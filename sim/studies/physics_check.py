@@ -1,6 +1,6 @@
 """What a physics check is and is given: its verdict (pass, FAIL or skipped, with the reference it is
 held against) and its context (quick or full mode, sizes, seed, where figures go), apart from the
-checks themselves so that each family of checks (sim/experiments/validation.py, rolling.py) can live
+checks themselves so that each family of checks (sim/studies/validation.py, rolling.py) can live
 in a module of its own and the validation runner can gather them all without an import cycle."""
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ import pytest
 
 from sim.cli.main import main
 from sim.engine.worlds import build_thrower
-from sim.experiments import validation as V
 from sim.specs.scenario import Scenario
+from sim.studies import validation as V
 
 
 @pytest.fixture(scope="module")

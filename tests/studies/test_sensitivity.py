@@ -8,7 +8,7 @@ import pytest
 
 from sim.cli.main import main
 from sim.errors import SpecError
-from sim.experiments.sensitivity import (
+from sim.studies.sensitivity import (
     SensitivitySpec,
     load_sensitivity,
     parse_sensitivity,
@@ -106,7 +106,7 @@ def test_analysis_of_a_known_response(method, tmp_path):
     """Outputs made from the design itself (no physics): y = 0.5 * a / 0.5 for the speed spread a in
     [0, 0.5], nothing from the others. Morris: mu* of the speed spread is its rise over the range (0.5),
     exactly; the others 0. Sobol': S1 = ST = 1 for it, ~0 for the others. The table and figure are written."""
-    from sim.experiments.sensitivity import analyse, write_outputs
+    from sim.studies.sensitivity import analyse, write_outputs
 
     params = [*BASE["parameters"], {"name": "c", "setting": "skill.azimuth_sd_deg", "low": 1.0, "high": 9.0}]
     spec = parse_sensitivity(_with(method=method, parameters=params, trajectories=8, samples=256), "f.toml")

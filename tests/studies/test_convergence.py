@@ -1,6 +1,6 @@
-"""The convergence check (sim/experiments/convergence.py) at small N: passes at the default physics, fails coarse."""
+"""The convergence check (sim/studies/convergence.py) at small N: passes at the default physics, fails coarse."""
 
-from sim.experiments.convergence import quick_check
+from sim.studies.convergence import quick_check
 
 
 def test_quick_convergence_check_passes_and_can_fail():

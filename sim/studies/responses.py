@@ -18,10 +18,10 @@ from typing import Any
 from sim.engine.resample import ResampleSource, UncoveredThrow, tables_from_results
 from sim.engine.worlds import build_thrower
 from sim.errors import SpecError
-from sim.experiments.metrics import FIGHT_METRICS, SHOT_METRICS
 from sim.rules.fight import FightError, resolve_policy, run_fights
 from sim.specs.fight import FightSpec, load_fight
 from sim.specs.scenario import Scenario
+from sim.studies.metrics import FIGHT_METRICS, SHOT_METRICS
 
 
 def shot_response(

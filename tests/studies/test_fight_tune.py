@@ -17,9 +17,9 @@ import pytest
 
 from sim.cli.main import main
 from sim.engine.resample import ResampleSource
-from sim.experiments.responses import FightResponse
 from sim.experiments.statistics import wilson
-from sim.experiments.tuner import tune
+from sim.studies.responses import FightResponse
+from sim.studies.tuner import tune
 
 HIT_ROWS, ROWS = 4, 5
 FIGHT = """

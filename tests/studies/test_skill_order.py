@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.experiments.skill_order import SKILLS, hits_on_common_throws, skill_steps
+from sim.studies.skill_order import SKILLS, hits_on_common_throws, skill_steps
 
 QUICK = (("firewall",),)
 QUICK_N = 120

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from sim.experiments.physics_check import SEED, SIZES, Check, Context, dhm_same_side
-from sim.experiments.physics_check import figure_pyplot as _plt
 from sim.files import save_figure, write_atomic
 from sim.specs.physics import GRAVITY
+from sim.studies.physics_check import SEED, SIZES, Check, Context, dhm_same_side
+from sim.studies.physics_check import figure_pyplot as _plt
 from sim.vectors import dot, matmul, norm, row_norms
 
 
@@ -705,11 +705,11 @@ CONVERGENCE_FULL_N = 300
 
 
 def check_convergence(ctx: Context) -> Check:
-    """Step-size convergence, run by `sim.experiments.convergence` (this check only calls it): identical
+    """Step-size convergence, run by `sim.studies.convergence` (this check only calls it): identical
     releases at the default contact step and at a 4x finer one, outcome shares compared pairwise with
     Bonferroni-widened Newcombe intervals. Quick mode: free d6 rolls, 40 throws; full mode: every scene
     of its QUICK_SCENES at 300 throws."""
-    from sim.experiments import convergence as conv
+    from sim.studies import convergence as conv
 
     if ctx.quick:
         scene, n = CONVERGENCE_QUICK
@@ -728,7 +728,7 @@ def judge_convergence(details: dict) -> Check:
     txt = ", ".join(f"{s}: {'pass' if d['passed'] else 'FAIL'} (n={d['n']}, {d['changed_throws']} throws changed)"
                     for s, d in details.items())
     return Check("convergence", "Numerical convergence (step size)", ok, txt,
-                 "the same releases at a 4x finer contact step (sim/experiments/convergence.py)", details)
+                 "the same releases at a 4x finer contact step (sim/studies/convergence.py)", details)
 
 
 # ---------------------------------------------------------------- running and reporting
@@ -747,8 +747,8 @@ CHECKS: dict[str, Callable[[Context], Check]] = {
 
 
 def _rolling_checks() -> dict[str, Callable[[Context], Check]]:
-    """The checks of rolling and tumbling bodies against the world (sim/experiments/rolling.py)."""
-    from sim.experiments import rolling
+    """The checks of rolling and tumbling bodies against the world (sim/studies/rolling.py)."""
+    from sim.studies import rolling
 
     return {"flat-landing": rolling.check_flat_landing, "surface-ends": rolling.check_surface_ends,
             "run-out": rolling.check_runout, "coin-flips": rolling.check_coin_flips}

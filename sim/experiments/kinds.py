@@ -1,0 +1,115 @@
+"""The one table of experiment kinds, and reading any experiment file through it.
+
+A file's kind is told by a top-level key (`fight`, `game`); a file with none is a throw experiment.
+`dfsim run`, `dfsim check` and the runner ask this table and the kind it returns, never which kind
+it is. Each entry names its kind's object as "module:attribute", imported on first use (as
+Gymnasium's registry does): reading a throw experiment imports no fight or game code, and a kind
+may itself use the runner (a game experiment records its throw bank through it) without an import
+cycle. Adding a kind: a module with a class following sim.experiments.kind's protocol, and one
+`register` line below.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.errors import SpecError
+from sim.experiments.kind import Caps, ExperimentKind
+from sim.specs.datafiles import read_toml, resolve
+
+
+@dataclass
+class Entry:
+    """One row of the table: the kind's name, the key marking its files, where its object is."""
+
+    name: str
+    marker: str | None  # None: the default kind (a file with no other kind's marker)
+    entry_point: str  # "module:attribute" of an object following ExperimentKind
+    _kind: ExperimentKind | None = field(default=None, repr=False)
+
+    def load(self) -> ExperimentKind:
+        """The kind's object (imported once); it must follow the protocol and carry this entry's name."""
+        if self._kind is None:
+            module, _, attr = self.entry_point.partition(":")
+            kind = getattr(importlib.import_module(module), attr)
+            if not isinstance(kind, ExperimentKind) or kind.name != self.name:
+                raise TypeError(f"{self.entry_point} is not the experiment kind '{self.name}'")
+            self._kind = kind
+        return self._kind
+
+
+KINDS: dict[str, Entry] = {}
+NO_CAPS = Caps()
+
+
+def register(name: str, marker: str | None, entry_point: str) -> None:
+    """Add a kind to the table; its name and its marker key must be its own."""
+    if name in KINDS:
+        raise ValueError(f"experiment kind '{name}' is registered twice")
+    clash = next((e.name for e in KINDS.values() if e.marker == marker), None)
+    if clash is not None:
+        raise ValueError(f"experiment kinds '{clash}' and '{name}' are both marked by {marker!r}")
+    KINDS[name] = Entry(name, marker, entry_point)
+
+
+register("throws", None, "sim.experiments.throw_experiment:THROWS")
+register("fights", "fight", "sim.experiments.fight_experiment:FIGHTS")
+register("games", "game", "sim.experiments.game_experiment:GAMES")
+
+
+def kind_of(data: Mapping[str, Any]) -> ExperimentKind:
+    """The kind an experiment file's contents are: the one whose marker key they have, else the default."""
+    for entry in KINDS.values():
+        if entry.marker is not None and entry.marker in data:
+            return entry.load()
+    return next(e for e in KINDS.values() if e.marker is None).load()
+
+
+def read(path_or_name: str | Path) -> tuple[ExperimentKind, Any, str]:
+    """Read and validate an experiment file of any kind (a path, or a built-in experiment by name):
+    its kind, its spec and the file it came from."""
+    path = resolve("experiment", path_or_name)
+    data = read_toml(path)
+    kind = kind_of(data)
+    return kind, kind.parse(data, str(path)), str(path)
+
+
+def resolve_any(target: Any, source: str | None = None, caps: Caps = NO_CAPS,
+                variants: Sequence[str] | None = None) -> tuple[ExperimentKind, Any]:
+    """An experiment of any kind validated fully (a path, a built-in name, a parsed spec or the plain
+    contents of a file), with its kind; `variants`: keep only the variants whose names match one of
+    these shell patterns."""
+    if isinstance(target, (str, Path)):
+        kind, spec, source = read(target)
+    elif isinstance(target, Mapping):
+        kind = kind_of(target)
+        spec = kind.parse(target, source or "<experiment>")
+    else:
+        found = [k for k in (e.load() for e in KINDS.values()) if isinstance(target, k.spec_type)]
+        if not found:
+            raise TypeError(f"not an experiment: {type(target).__name__}")
+        kind, spec = found[0], target
+    if variants is not None:
+        spec = select_variants(spec, variants, source or "<experiment>")
+    return kind, kind.resolve(spec, source, caps)
+
+
+def select_variants(spec: Any, patterns: Sequence[str], source: str) -> Any:
+    """The experiment with only the variants named by these shell patterns (`firewall-*`), in file order:
+    a smaller experiment of its own (its own hash), for a look at a few variants of a large file. A
+    pattern that names no variant is refused, so a typo never runs an empty or a wrong experiment."""
+    names = [v.name for v in spec.variants]
+    if not names:
+        raise SpecError("command line", "--variants", f"{source} has no variants to choose from")
+    for pat in patterns:
+        if not pat or not any(fnmatch.fnmatchcase(n, pat) for n in names):
+            raise SpecError("command line", "--variants",
+                            f"'{pat}' names no variant of {source} (it has: {', '.join(names[:8])}"
+                            f"{', ...' if len(names) > 8 else ''})")
+    kept = [v for v in spec.variants if any(fnmatch.fnmatchcase(v.name, pat) for pat in patterns)]
+    return spec.model_copy(update={"variants": kept})
