@@ -258,7 +258,7 @@ class PhysicsSource:
         w = self.throwers.get(key)
         if w is None:
             th = build_thrower(self.scenario(req))
-            th.aim_progress = self.aim_progress
+            th.aim.progress = self.aim_progress
             layer = BoardDice(th, self.state, self.colored, self.white)
             th.attach(layer)
             if req.templates:
