@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.rules.outcome import DieRest, Status
-from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.physics import GRAVITY, PhysicsSettings
+from sim.trace import ContactEvent, DieRest, EventTrace, Status
 from sim.world.ballistic import contact_windows, position_at, quat_after
 from sim.world.physics import TOUCH_DISTANCE_M, Physics
 from sim.world.rest import RestDetector, RestTest

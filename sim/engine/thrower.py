@@ -20,11 +20,11 @@ from sim.rules.effects import apply_effects
 from sim.rules.outcome import Outcome
 from sim.rules.requirements import RequirementContext
 from sim.rules.templates import apply_armor, apply_templates
-from sim.rules.trace import EventTrace
 from sim.seeding import Draw
 from sim.specs.scenario import Scenario
 from sim.specs.skill import SkillSpec
 from sim.specs.template import PlacedTemplate
+from sim.trace import EventTrace
 from sim.vectors import matmul, row_norms
 from sim.world.physics import Physics
 

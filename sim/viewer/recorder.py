@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.rules.trace import ContactEvent, EventTrace
+from sim.trace import ContactEvent, EventTrace
 
 DEFAULT_FPS = 60.0
 PARKED_Z_M = -1.0  # bodies parked out of the way (Physics.park) sit far below the table
