@@ -14,7 +14,6 @@ from shapely.geometry import Point
 from sim.engine.aim import AimSolver
 from sim.engine.hand import Hand
 from sim.engine.release import Release
-from sim.engine.stepper import StepStats, run
 from sim.rules.classifier import classify
 from sim.rules.effects import apply_effects
 from sim.rules.outcome import Outcome
@@ -27,6 +26,7 @@ from sim.specs.template import PlacedTemplate
 from sim.trace import EventTrace
 from sim.vectors import matmul, row_norms
 from sim.world.physics import Physics
+from sim.world.stepper import StepStats, run
 
 
 def calibration_points(region, n: int, seed: int = 20241129) -> list[tuple[float, float]]:
@@ -234,7 +234,7 @@ class Thrower:
 
         self.props = build_props(self.physics, sc)
         self._prop_draw: tuple[int, int] | None = None
-        self.last_stats = StepStats()  # where the last throw's steps went (sim/engine/stepper.py)
+        self.last_stats = StepStats()  # where the last throw's steps went (sim/world/stepper.py)
         # the rebound calibration depends on everything but the skill (as the aim does): cached per machine
         self.physics.finalize_materials(cache_key=[sc.aim_key, "Thrower"] if self.disk_cache else None)
         reach = {name: float(row_norms(die.collision_points_m).max()) for name, die in zip(self.die_names, sc.dice)}
@@ -348,7 +348,7 @@ class Thrower:
         self.props.start(self._prop_draw)
         for name, r in zip(active, releases):
             ph.set_state(name, r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
-        # the throw loop (adaptive flight, rest test; sim/engine/stepper.py); step counts kept for the bench
+        # the throw loop (adaptive flight, rest test; sim/world/stepper.py); step counts kept for the bench
         rests, trace, self.last_stats = run(ph, self.scenario.physics, self.props, active, self.recorder)
         # the rules pipeline: board reading -> templates on the board -> props' and special dice's effects
         sc = self.scenario

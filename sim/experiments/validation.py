@@ -312,7 +312,7 @@ def _bullet_precession(spec, st, prof):
 
     ph = Physics(PhysicsSettings(step_hz=prof.step_hz))
     try:
-        ph.client.setGravity(0, 0, 0)
+        ph.set_gravity((0.0, 0.0, 0.0))
         add_template_body(ph, spec, "template:t")
         inv = 1.0 / np.asarray(spec.inertia_diagonal)
         ph.set_state("template:t", st.x, st.q, (0, 0, 0), st.omega(inv))

@@ -45,6 +45,7 @@ from sim.specs.flip import FLIP_SKILLS, FlipProfile, FlipSkill
 from sim.specs.physics import PhysicsSettings
 from sim.specs.template import PlacedTemplate, TemplateSpec
 from sim.vectors import matmul, norm, row_norms
+from sim.world.contacts import deepest_overlap, touches
 from sim.world.flight import Aero, FlightState, fly, lowest_z
 from sim.world.physics import Physics, pb  # pb imported silenced there
 
@@ -304,7 +305,7 @@ class FlipWorld:
         self.physics.tick()
         for n in names:
             self.physics.park(n)
-            self.physics.client.changeDynamics(self.physics.body(n), -1, angularDamping=0.0)
+            self.physics.set_angular_damping(n, 0.0)
         self.placed.clear()
 
     def place_die(self, name: str, position_m, orientation_xyzw) -> None:
@@ -323,13 +324,14 @@ class FlipWorld:
         """Let templates the last landing shoved come to rest, then take every template's pose as it
         lies now, shoved or not (a template on the board is a body like any other: "what is on top is
         on top")."""
-        ph, c, p = self.physics, self.physics.client, self.profile
+        ph, p = self.physics, self.profile
         others = [t for t in self.placed if t != moved_by]
         bodies = [ph.body(f"template:{t}") for t in others]
+        get_vel = ph.fast_calls().velocity
 
         def moving() -> bool:
             for b in bodies:
-                v, w = c.getBaseVelocity(b)
+                v, w = get_vel(b)
                 if v[0] ** 2 + v[1] ** 2 + v[2] ** 2 > p.rest_speed_mps ** 2 or w[0] ** 2 + w[1] ** 2 + w[2] ** 2 > p.rest_spin_radps ** 2:
                     return True
             return False
@@ -466,12 +468,11 @@ class FlipWorld:
         )
         inertia = np.asarray(spec.inertia_diagonal)
         inv_i = 1.0 / inertia
-        c = ph.client
         # PyBullet's functions bound to this world (BulletClient looks each call up again, ~1 us)
         fast = ph.fast_calls()
         get_pose, get_vel, get_contacts, step, push, twist = fast.pose, fast.velocity, fast.contacts, fast.step, fast.push, fast.twist
         body = ph.body(name)
-        c.changeDynamics(ph.body(name), -1, angularDamping=0.0)
+        ph.set_angular_damping(name, 0.0)
         ph.set_state(name, end.x, end.q, end.v, end.omega(inv_i))
         dt = 1.0 / p.step_hz
         touched_any = False
@@ -506,21 +507,19 @@ class FlipWorld:
             taken = dt
             t += taken
             cps = get_contacts(body)
-            for cp in cps:
-                if cp[8] < -max_pen:
-                    max_pen = -cp[8]
+            max_pen = deepest_overlap(cps, max_pen)
             pos, q = get_pose(body)
             if not touched_any:
                 rr = quat_rows(q)
                 n = (rr[2], rr[5], rr[8])
                 turned += math.acos(max(-1.0, min(1.0, n[0] * n_prev[0] + n[1] * n_prev[1] + n[2] * n_prev[2])))
                 n_prev = n
-                if any(cp[8] <= 1e-4 for cp in cps):
+                if touches(cps):
                     touched_any = True
                     # card on card is lossy where Bullet's rigid contact is not: from the first touch the
                     # template's rotation is damped (settle_angular_damping, per second), so a landed
                     # disk stops wobbling in a fraction of a second instead of ringing like Euler's disk
-                    c.changeDynamics(body, -1, angularDamping=p.settle_angular_damping)
+                    ph.set_angular_damping(name, p.settle_angular_damping)
             v, w = get_vel(body)
             if touched_any and ratio > 1:
                 slow = (math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
@@ -534,7 +533,7 @@ class FlipWorld:
             if not all(map(math.isfinite, (*pos, *v))) or pos[2] < -0.05 or math.hypot(pos[0], pos[1]) > 4.0:
                 status = "diverged"
                 break
-            if touched_any and math.hypot(pos[0], pos[1]) > off_r and any(cp[8] <= 1e-4 for cp in cps):
+            if touched_any and math.hypot(pos[0], pos[1]) > off_r and touches(cps):
                 status = "off-board"  # on the table clear of the board: it can only roll further away
                 break
             # Settling: a documented extension of the rest detector (sim/world/rest.py), kept per step at
@@ -563,7 +562,7 @@ class FlipWorld:
                 still = 0.0
         if coarse:
             set_dt(fine_dt)
-        pos, q = c.getBasePositionAndOrientation(body)
+        pos, q = get_pose(body)
         touching = sorted(self._touching(name))
         on_templates = [x for x in touching if x.startswith("template:")]
         flat, tilt, rise = lies_flat(self.board, spec, pos, q, [self.specs[x.removeprefix("template:")] for x in on_templates], p)

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.specs.physics import GRAVITY, PhysicsSettings
-from sim.trace import ContactEvent, DieRest, EventTrace, Status
+from sim.trace import DieRest, EventTrace, Status
 from sim.world.ballistic import contact_windows, position_at, quat_after
-from sim.world.physics import TOUCH_DISTANCE_M, Physics
+from sim.world.contacts import TOUCH_DISTANCE_M, body_name, start_events, touched_ids, touching_normals
+from sim.world.physics import Physics
 from sim.world.rest import RestDetector, RestTest
 
 FREE_STEPS_BEFORE_PLAN = 3  # steps a die must be free before a flight is planned (skips contact flicker)
@@ -62,35 +63,6 @@ def _leave_window(p, v, r_max: float, t_max: float) -> list[tuple[float, float]]
         return []
     t_out = (-b + math.sqrt(disc)) / (2 * a)
     return [(max(t_out, 0.0), t_max)] if t_out < t_max else []
-
-
-def _normals(cps, touch: float) -> list:
-    """Normals (on the die) of the touching contact points."""
-    return [cp[7] for cp in cps if cp[8] <= touch]
-
-
-def _start_events(events: list, t: float, die: str, cps, touch: float, names: dict, before: AbstractSet[str],
-                  get_vel, body: int) -> None:
-    """The contact events of the bodies a die touches now and did not the step before: one per body, in
-    name order, at the mean of the die's touching points on it (sorted first).
-
-    Why not the first point as PyBullet lists them: that order follows Bullet's pairs and manifolds,
-    which change with things that change no motion (the order bodies were made in, whether static
-    pieces sleep), and a die landing on two table pieces at once got either piece's point."""
-    points: dict[str, list] = {}
-    for cp in cps:
-        if cp[8] > touch:
-            continue
-        other = names.get(cp[2]) or f"body:{cp[2]}"
-        if other not in before:
-            points.setdefault(other, []).append(tuple(cp[6]))
-    v, _w = get_vel(body)
-    speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-    for other in sorted(points):
-        pts = sorted(points[other])
-        n = len(pts)
-        mean = tuple(math.fsum(p[k] for p in pts) / n for k in range(3))
-        events.append(ContactEvent(t, die, other, mean, speed))
 
 
 def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
@@ -263,17 +235,19 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 continue
             before = prev[i]
             cps = get_contacts(b)
-            ids = {cp[2] for cp in cps if cp[8] <= touch} if cps else empty_ids
+            ids = touched_ids(cps, touch) if cps else empty_ids
             now: AbstractSet[str]
             if ids == prev_ids[i]:
                 now = before  # the very bodies of the step before: no event, nothing to update
             elif ids:
                 prev_ids[i] = ids
                 # the bodies touched now; a body not touched the step before starts a contact event
-                # (`_start_events`)
-                now = {names.get(j) or f"body:{j}" for j in ids}
+                # (`start_events`)
+                now = {body_name(names, j) for j in ids}
                 if not now <= before:
-                    _start_events(events, t, active[i], cps, touch, names, before, get_vel, b)
+                    v, _w = get_vel(b)
+                    start_events(events, t, active[i], cps, touch, names, before,
+                                 math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))
             else:
                 prev_ids[i] = ids
                 now = empty
@@ -290,7 +264,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
             if check:
                 c_rest = cpu_clock()
                 still = rest.window(i, pos, q, bool(now), functools.partial(get_vel, b),
-                                    functools.partial(_normals, cps, touch))
+                                    functools.partial(touching_normals, cps, touch))
                 rest_cpu += cpu_clock() - c_rest
                 all_still = all_still and still
         if touching:
