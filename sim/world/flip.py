@@ -48,10 +48,13 @@ from sim.vectors import matmul, norm, row_norms
 from sim.world.contacts import deepest_overlap, touches
 from sim.world.flight import Aero, FlightState, fly, lowest_z
 from sim.world.physics import Physics, pb  # pb imported silenced there
+from sim.world.steprate import StepRate, fastest_point_speed, inside_world
 
 # Rolling / spinning resistance of a card edge (estimated): without it a disk landing on its rim rolls
 # and spins down like Euler's disk for seconds, which punchboard on card does not do.
 ROLLING_FRICTION = 0.01
+# a template whose centre leaves this cylinder about the board's axis has diverged
+FLIP_WORLD_RADIUS_M = 4.0
 
 
 # ---------------------------------------------------------------- bodies
@@ -474,7 +477,7 @@ class FlipWorld:
         body = ph.body(name)
         ph.set_angular_damping(name, 0.0)
         ph.set_state(name, end.x, end.q, end.v, end.omega(inv_i))
-        dt = 1.0 / p.step_hz
+        rate = StepRate(ph.set_step, 1.0 / p.step_hz, p.step_hz, p.coarse_step_hz)
         touched_any = False
         rr = quat_rows(end.q)
         n_prev = (rr[2], rr[5], rr[8])
@@ -486,9 +489,6 @@ class FlipWorld:
         inner_r2 = self._inner_r ** 2
         off_r = self.board.radius_m + r_out + 0.01
         t_end = p.max_time_s
-        ratio = max(1, int(round(p.step_hz / p.coarse_step_hz)))
-        fine_dt, coarse = dt, False
-        set_dt = ph.set_step
         i0, i1, i2 = (float(x) for x in inertia)
         world = pb.WORLD_FRAME
         pos, q = get_pose(body)
@@ -504,7 +504,7 @@ class FlipWorld:
                 push(body, -1, aero.force_xyz(v[0], v[1], v[2], r02, r12, r22), pos, world)
                 twist(body, -1, (w[2] * hy - w[1] * hz, w[0] * hz - w[2] * hx, w[1] * hx - w[0] * hy), world)
             step()
-            taken = dt
+            taken = rate.dt
             t += taken
             cps = get_contacts(body)
             max_pen = deepest_overlap(cps, max_pen)
@@ -521,16 +521,11 @@ class FlipWorld:
                     # disk stops wobbling in a fraction of a second instead of ringing like Euler's disk
                     ph.set_angular_damping(name, p.settle_angular_damping)
             v, w = get_vel(body)
-            if touched_any and ratio > 1:
-                slow = (math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-                        + math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * r_out) < p.fine_speed_mps
-                if slow != coarse:
-                    coarse = slow
-                    dt = fine_dt * ratio if coarse else fine_dt
-                    set_dt(dt)
+            if touched_any and rate.ratio > 1:
+                rate.switch(fastest_point_speed(v, w, r_out) < p.fine_speed_mps)
             if pos[0] * pos[0] + pos[1] * pos[1] < inner_r2:
                 min_clear = min(min_clear, pos[2] - self.board.thickness_m)
-            if not all(map(math.isfinite, (*pos, *v))) or pos[2] < -0.05 or math.hypot(pos[0], pos[1]) > 4.0:
+            if not all(map(math.isfinite, (*pos, *v))) or not inside_world(pos, FLIP_WORLD_RADIUS_M ** 2):
                 status = "diverged"
                 break
             if touched_any and math.hypot(pos[0], pos[1]) > off_r and touches(cps):
@@ -560,8 +555,7 @@ class FlipWorld:
                     break
             else:
                 still = 0.0
-        if coarse:
-            set_dt(fine_dt)
+        rate.restore()
         pos, q = get_pose(body)
         touching = sorted(self._touching(name))
         on_templates = [x for x in touching if x.startswith("template:")]

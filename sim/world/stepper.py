@@ -8,6 +8,8 @@ flight, one contact step short of the first possible contact; everywhere else th
 1/step_hz times, so path predicates (firewall, fire ring, ...) see what they always saw.
 
 Rest: sim/world/rest.py (the project's one rest detector), fed each die's pose at every window end.
+Contacts are read through sim/world/contacts.py; the per-impact step and the divergence test are
+sim/world/steprate.py's, shared with the template landing (sim/world/flip.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from sim.world.ballistic import contact_windows, position_at, quat_after
 from sim.world.contacts import TOUCH_DISTANCE_M, body_name, start_events, touched_ids, touching_normals
 from sim.world.physics import Physics
 from sim.world.rest import RestDetector, RestTest
+from sim.world.steprate import StepRate, fastest_point_speed, inside_world
 
 FREE_STEPS_BEFORE_PLAN = 3  # steps a die must be free before a flight is planned (skips contact flicker)
 MIN_JUMP_STEPS = 4  # shorter flights are stepped
@@ -119,11 +122,11 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     plan_after = 0
     run_steps = 0  # steps since the last schedule entry
 
-    # ---- per-impact step: `ratio` contact steps make one coarse step
-    ratio = max(1, int(round(st.step_hz / st.coarse_step_hz)))
+    # ---- per-impact step (sim/world/steprate.py): `ratio` contact steps make one coarse step
+    rate = StepRate(ph.set_step, dt, st.step_hz, st.coarse_step_hz)
+    ratio = rate.ratio
     fine_speed = st.fine_speed_mps
     reach = [ph.bounding_radius(n) for n in active]  # the fastest point of a die: |v| + |w| x reach
-    set_dt = ph.set_step
     coarse_now = False
     ks: list[int] = []  # the step (in contact steps) of every path sample
     stepped_ks: list[int] = []  # ... of every step taken
@@ -201,16 +204,15 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
             if coarse:
                 for i in range(nd):
                     v, w = get_vel(bodies[i])
-                    if (math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-                            + math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * reach[i]) > fine_speed:
+                    if fastest_point_speed(v, w, reach[i]) > fine_speed:
                         coarse = False
                         break
             if coarse != coarse_now:
                 if run_steps:
                     stats.schedule.append(("steps", run_steps))
                     run_steps = 0
-                set_dt(dt * ratio if coarse else dt)
-                stats.schedule.append(("dt", dt * ratio if coarse else dt))
+                rate.switch(coarse)
+                stats.schedule.append(("dt", rate.dt))
                 coarse_now = coarse
         step()
         k += ratio if coarse_now else 1
@@ -228,8 +230,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
             b = bodies[i]
             pos, q = get_pose(b)
             paths[i].append(pos)
-            x, y, z = pos
-            if not (x * x + y * y <= r2 and z >= -0.05):  # also catches NaN
+            if not inside_world(pos, r2):  # also catches NaN
                 status[i] = "diverged"
                 diverged = True
                 continue
@@ -286,8 +287,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     if run_steps:
         stats.schedule.append(("steps", run_steps))
     ph.time_s = k * dt
-    if coarse_now:
-        set_dt(dt)
+    rate.restore()
     trace.path_t = (np.asarray(ks, dtype=float) * dt).tolist()
     if rec is not None:  # viewer hook
         rec.finish(ph.time_s, trace)
