@@ -68,6 +68,49 @@ def _leave_window(p, v, r_max: float, t_max: float) -> list[tuple[float, float]]
     return [(max(t_out, 0.0), t_max)] if t_out < t_max else []
 
 
+def _flight_plan(states, radii, boxes, r_max: float, horizon: float, dt: float) -> tuple[int, float | None]:
+    """How many steps of free flight the dice (states: position, velocity, orientation, spin) can skip
+    from now: none inside a contact window (stepped through), else up to one full step before the first
+    possible touch or the world's edge (sim/world/ballistic.py); and when the first window ends (s
+    from now; None: no window before `horizon`)."""
+    windows = contact_windows([(sd[0], sd[1]) for sd in states], radii, boxes, GRAVITY, horizon)
+    for sd in states:
+        windows = windows + _leave_window(sd[0], sd[1], r_max, horizon)
+    windows.sort()
+    if windows and windows[0][0] <= 0.0:
+        n_skip = 0  # inside a window: step through it
+    else:
+        t_first = windows[0][0] if windows else horizon
+        n_skip = int(t_first / dt) - 1  # land at least one full step before the first possible touch
+    return n_skip, (windows[0][1] if windows else None)
+
+
+def _fly(states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, rec, k: int, active: list[str]) -> list:
+    """Move the dice `n_skip` steps along their exact free flight: the path samples of the skipped steps
+    appended, each body reset to the flight's end, the recorder (if any) shown the exact pose at every
+    skipped step's time; returns the resets (body, position, orientation, velocity, spin) for the
+    schedule."""
+    ts = np.arange(1, n_skip + 1) * dt
+    tau = float(ts[-1])
+    resets = []
+    flights = []
+    for i, (p, v, q, w) in enumerate(states):
+        pts = position_at(p, v, GRAVITY, ts)
+        flights.append(pts)
+        paths[i].extend(map(tuple, pts.tolist()))
+        pos = tuple(pts[-1].tolist())
+        vel = (v[0], v[1], v[2] - GRAVITY * tau)
+        qn = quat_after(q, w, tau)
+        reset_pose(bodies[i], pos, qn)
+        reset_vel(bodies[i], vel, w)
+        resets.append((bodies[i], pos, qn, vel, w))
+    if rec is not None:  # viewer hook: the exact pose at every skipped step's time
+        for j in range(n_skip):
+            rec.sample((k + j + 1) * dt, {active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
+                                          for i, sd in enumerate(states)})
+    return resets
+
+
 def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
     """Step the world until every active die rests (or diverges, or the time cap): rests, trace, stats.
 
@@ -154,37 +197,11 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 p, q = get_pose(b)
                 v, w = get_vel(b)
                 states.append((p, v, q, w))
-            horizon = (max_steps - k) * dt
-            windows = contact_windows([(sd[0], sd[1]) for sd in states], radii, boxes, GRAVITY, horizon)
-            for sd in states:
-                windows = windows + _leave_window(sd[0], sd[1], r_max, horizon)
-            windows.sort()
-            if windows and windows[0][0] <= 0.0:
-                n_skip = 0  # inside a window: step through it
-            else:
-                t_first = windows[0][0] if windows else horizon
-                n_skip = int(t_first / dt) - 1  # land at least one full step before the first possible touch
-            if windows:
-                plan_after = k + int(windows[0][1] / dt) + 1
+            n_skip, window_end = _flight_plan(states, radii, boxes, r_max, (max_steps - k) * dt, dt)
+            if window_end is not None:
+                plan_after = k + int(window_end / dt) + 1
             if n_skip >= MIN_JUMP_STEPS:
-                ts = np.arange(1, n_skip + 1) * dt
-                tau = float(ts[-1])
-                resets = []
-                flights = []
-                for i, (p, v, q, w) in enumerate(states):
-                    pts = position_at(p, v, GRAVITY, ts)
-                    flights.append(pts)
-                    paths[i].extend(map(tuple, pts.tolist()))
-                    pos = tuple(pts[-1].tolist())
-                    vel = (v[0], v[1], v[2] - GRAVITY * tau)
-                    qn = quat_after(q, w, tau)
-                    reset_pose(bodies[i], pos, qn)
-                    reset_vel(bodies[i], vel, w)
-                    resets.append((bodies[i], pos, qn, vel, w))
-                if rec is not None:  # viewer hook: the exact pose at every skipped step's time
-                    for j in range(n_skip):
-                        rec.sample((k + j + 1) * dt, {active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
-                                                      for i, sd in enumerate(states)})
+                resets = _fly(states, n_skip, dt, bodies, paths, reset_pose, reset_vel, rec, k, active)
                 if run_steps:
                     stats.schedule.append(("steps", run_steps))
                     run_steps = 0
