@@ -1,4 +1,11 @@
-"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread (sim.engine.worlds)."""
+"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread (sim.engine.worlds).
+
+The Thrower assembles the world of a scenario (table, board, dice, props, the rebound calibration),
+holds its components (templates, a fight's board dice), throws, replays and places dice in it and
+runs the rules pipeline on what the world's throw loop (sim/world/stepper.py) reports. The releases
+come from its hand (sim/engine/hand.py) and the technique from its aim (sim/engine/aim.py), which
+throws through this world's throw function.
+"""
 
 from __future__ import annotations
 
