@@ -16,7 +16,8 @@ from typing import Any
 
 from sim.trace import ContactEvent
 
-# fields of a PyBullet contact point tuple (the PyBullet quickstart guide, getContactPoints)
+# fields of a PyBullet contact point tuple (the PyBullet quickstart guide: getContactPoints, and
+# getClosestPoints in the same layout)
 BODY_B = 2  # the other body's id
 POSITION_ON_B = 6  # the contact point on the other body, world frame (m)
 NORMAL_ON_B = 7  # the contact normal, from the other body towards this one

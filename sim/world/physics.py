@@ -32,7 +32,7 @@ from sim.specs.die import DieSpec
 from sim.specs.material import MaterialTable, solve_coefficients
 from sim.specs.physics import GRAVITY, PhysicsSettings
 from sim.vectors import matmul, row_norms
-from sim.world.contacts import Contact, contacts_of, touches, touching_normals
+from sim.world.contacts import DISTANCE, Contact, contacts_of, touches, touching_normals
 from sim.world.mesh import board_pieces, table_pieces
 from sim.world.rest import RestDetector, RestTest
 from sim.world.solids import box_hull, solid_body, static_bodies
@@ -665,8 +665,8 @@ class Physics:
         for ba in self._bodies(a):
             for bb in self._bodies(b):
                 for cp in c.getClosestPoints(ba, bb, within_m):
-                    if best is None or cp[8] < best:
-                        best = float(cp[8])
+                    if best is None or cp[DISTANCE] < best:
+                        best = float(cp[DISTANCE])
         return best
 
     def top_under(self, xy_m, names: list[BodyName], from_z_m: float = 2.0) -> float | None:
