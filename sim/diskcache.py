@@ -50,7 +50,7 @@ CACHE_VERSION = 2  # 2: entries carry the sha256 of their value
 MAX_ENTRY_BYTES = 256_000  # an entry is a few numbers; anything larger is not one of ours
 # the packages and modules whose source the solves run: a change to any of them gives new keys
 SOLVE_PACKAGES = ("specs", "rules", "world", "engine")
-SOLVE_MODULES = ("seeding.py", "hashing.py", "errors.py", "diskcache.py")
+SOLVE_MODULES = ("seeding.py", "hashing.py", "errors.py", "diskcache.py", "trace.py")
 
 
 def cache_dir() -> Path:

@@ -1,5 +1,5 @@
 """The architecture, checked from the source: layers import only downward, no import cycles, PyBullet
-only in the world layer, no reaching into another module's private names."""
+only in the world layer (its import and its handles), no reaching into another module's private names."""
 
 from __future__ import annotations
 
@@ -111,6 +111,26 @@ def test_only_the_world_layer_imports_pybullet():
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             assert not any(m.split(".")[0] in ("pybullet", "pybullet_utils") for m in mods), f"{name} imports pybullet"
+
+
+# what would hand a PyBullet handle out of the world: its client, its bound calls, body ids and the
+# maps between ids and names (the world answers by name: sim/world/physics.py, sim/world/contacts.py)
+WORLD_HANDLES = ("client", "fast_calls", "body", "names_by_body", "name_of")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in GRAPH if not n.startswith("sim.world")))
+def test_no_pybullet_handle_outside_the_world_layer(name):
+    tree = ast.parse(_modules()[name].read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in WORLD_HANDLES:
+            pytest.fail(f"{name}:{node.lineno} uses {ast.unparse(node)}: PyBullet handles stay in sim/world/")
+
+
+def test_the_handle_check_sees_a_handle():
+    """The check above reads attribute names: one written as a module would write it is seen."""
+    tree = ast.parse("def f(ph):\n    return ph.fast_calls().pose(ph.body('die:0'))\n")
+    seen = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} & set(WORLD_HANDLES)
+    assert seen == {"fast_calls", "body"}
 
 
 def test_no_module_reaches_into_another_modules_private_names():

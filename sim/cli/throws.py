@@ -28,7 +28,7 @@ def cmd_throw(args: argparse.Namespace) -> int:
     if args.release:
         check_release_position(release, sc)  # before any world is built or any file written
     th = thrower_for(sc)
-    th.aim_progress = AimProgress()
+    th.aim.progress = AimProgress()
     views = ThrowOutputs(th, replay=args.replay, gif=args.gif, mp4=args.mp4)  # paths checked before throwing
     with views.recording():
         if args.release:

@@ -20,11 +20,11 @@ import os
 import platform
 import time
 
-from sim.engine.stepper import replay
 from sim.engine.worlds import build_thrower, thrower_for
 from sim.seeding import Draw
 from sim.specs.scenario import Scenario
 from sim.world.physics import Physics
+from sim.world.stepper import replay
 
 CHUNK = 25
 
@@ -52,7 +52,7 @@ def _bare_replay(th, releases, stats, read: tuple[str, ...] = ()) -> tuple[float
     for rel, st in zip(releases, stats):
         r = rel[0]
         ph.set_state("die:0", r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
-        ph.forget_contacts()  # as the throw loop starts (sim/engine/stepper.py)
+        ph.forget_contacts()  # as the throw loop starts (sim/world/stepper.py)
         replay(ph, st, read)
     return time.perf_counter() - t0, time.process_time() - c0
 

@@ -50,13 +50,14 @@ from sim.engine.fight_templates import FightTemplateLayer, FightTemplates, flip_
 from sim.engine.thrower import LyingOnBoard, Thrower, ThrowResult
 from sim.engine.worlds import build_thrower
 from sim.rules.classifier import classify
-from sim.rules.outcome import DieRest, Outcome
+from sim.rules.outcome import Outcome
 from sim.rules.throw_source import TemplateFlip, TemplateFlipRequest, ThrowRequest
 from sim.specs.die import DieSpec, load_die
 from sim.specs.monster import WATER
 from sim.specs.party import CHEST_DICE
 from sim.specs.scenario import Scenario
 from sim.specs.template import load_template
+from sim.trace import DieRest
 from sim.vectors import dot, norm
 from sim.world.templates import fit_template_materials
 
@@ -258,7 +259,7 @@ class PhysicsSource:
         w = self.throwers.get(key)
         if w is None:
             th = build_thrower(self.scenario(req))
-            th.aim_progress = self.aim_progress
+            th.aim.progress = self.aim_progress
             layer = BoardDice(th, self.state, self.colored, self.white)
             th.attach(layer)
             if req.templates:

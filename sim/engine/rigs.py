@@ -5,7 +5,7 @@ ruler, as scenes of the real engine.
 candidate values. The world is the one throws use (sim/world/physics.py): a floor slab of the surface
 material with its top at z = 0, a plank of the same material that is tilted (the tilt test) or leant
 on the floor as a ramp whose foot is the line x = 0 (the ramp test), and the die. Drops and ramp runs
-go through the throw loop itself (sim/engine/stepper.py: per-impact step, contact damping while
+go through the throw loop itself (sim/world/stepper.py: per-impact step, contact damping while
 touching, the rest test); the tilt test steps the die on the tilted plank for a fixed time.
 
 A candidate pair is set the way a scene sets it: the friction as the product of the die's and the
@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.engine.stepper import run
 from sim.specs.die import DieSpec, quat_mul, quat_to_matrix
 from sim.specs.material import MaterialTable, PairSpec
 from sim.specs.physics import PhysicsSettings
 from sim.vectors import matmul, norm
 from sim.world.physics import Physics, drop_rebound
 from sim.world.solids import box_hull
+from sim.world.stepper import run
 
 DIE = "die:0"
 FLOOR = "table"

@@ -29,11 +29,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from sim.engine.thrower import Thrower, ThrowResult
-from sim.rules.outcome import DieRest, Outcome
+from sim.rules.outcome import Outcome
 from sim.rules.templates import PARTIAL_OPTIONS, partial_counts
 from sim.specs.flip import FlipProfile
 from sim.specs.template import PlacedTemplate, TemplateSpec, flat_pose, load_template
 from sim.specs.template_setup import TemplateSetup
+from sim.trace import DieRest
 from sim.world.flip import RENEWALS, FlipRequest, FlipWorld, add_template_body, flip_onto
 from sim.world.templates import fit_template_materials, templates_on_prism
 

@@ -19,12 +19,12 @@ Rulebook readings (docs/rules.md):
 from __future__ import annotations
 
 from sim.rules.footprint import bottom_corners_xy, read_board
-from sim.rules.outcome import DieRest, Outcome
+from sim.rules.outcome import Outcome
 from sim.rules.requirements import FAILED, RequirementContext, bounces_before_board, evaluate, miss_detail
-from sim.rules.trace import EventTrace
 from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.rules import RuleSet
+from sim.trace import DieRest, EventTrace
 
 
 def classify(

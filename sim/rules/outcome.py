@@ -1,12 +1,9 @@
-"""What a throw ended as: the resting die handed to the classifier, and the classified outcome."""
+"""What a throw ended as: the classified outcome of one die (its resting state is `sim.trace.DieRest`)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Literal
-
-# "step-budget": the throw used its step budget (sim/specs/physics.py) before max_time_s
-Status = Literal["rest", "not-settled", "diverged", "step-budget"]
 
 Result = Literal["hit", "miss", "void", "roll"]
 """What a throw counts as: "hit", "miss", "void" (no verdict: the die did not settle, the simulation diverged,
@@ -17,24 +14,12 @@ Reason = str
 
 - "hit"; "off-board", "in-hole", "on-bones", "cocked", "no-bounce" (too few table bounces before the board);
 - "requirement:<name>" (the first failed throw requirement, e.g. "requirement:firewall");
-- "not-settled", "diverged", "step-budget" (the `Status` of a die that did not come to rest), "cocked-rethrow" (void);
+- "not-settled", "diverged", "step-budget" (the `sim.trace.Status` of a die that did not come to rest), "cocked-rethrow" (void);
 - "free-roll" (result "roll");
 - with templates: "template" (counted on one), "slime-no-room", "partial-template:<case>" (case: a, b, c,
   board, table, below, only-template, only-templates; see `sim.rules.templates.resolve`);
 - "" only on an outcome still being classified.
 """
-
-
-@dataclass(frozen=True)
-class DieRest:
-    """Plain numbers about one die at the end of a throw (no PyBullet handles)."""
-
-    name: str
-    position_m: tuple[float, ...]
-    orientation_xyzw: tuple[float, ...]
-    touching: frozenset[str]
-    status: Status
-    time_s: float
 
 
 @dataclass

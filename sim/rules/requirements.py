@@ -41,10 +41,10 @@ from typing import Any
 import numpy as np
 
 from sim.errors import SpecError
-from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.board import BoardSpec
 from sim.specs.requirements import REQUIREMENT_NAMES
 from sim.specs.rules import RuleSet
+from sim.trace import ContactEvent, EventTrace
 
 PASSED, FAILED, TOUCHED = "passed", "failed", "touched"
 BOARD_PREFIXES = ("board", "template")

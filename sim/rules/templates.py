@@ -41,11 +41,12 @@ import numpy as np
 
 from sim.hashing import seed_from_bytes
 from sim.rules.footprint import bottom_corners_xy, winning_region
-from sim.rules.outcome import DieRest, Outcome, Reason
+from sim.rules.outcome import Outcome, Reason
 from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.rules import RuleSet
 from sim.specs.template import PlacedTemplate
+from sim.trace import DieRest
 from sim.vectors import matmul, norm, row_norms
 
 PARTIAL_OPTIONS = ("base", "expansion", "a", "b", "c")

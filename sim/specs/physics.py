@@ -21,7 +21,7 @@ class PhysicsSettings(Spec):
     """Engine settings; every field can be overridden as `physics.<field>` in a scenario."""
 
     # the contact step: the world is stepped at this rate whenever a die is in or near contact
-    # (sim/engine/stepper.py); 960 Hz passes the convergence check on every scene (docs/physics.md)
+    # (sim/world/stepper.py); 960 Hz passes the convergence check on every scene (docs/physics.md)
     step_hz: float = Field(default=960.0, ge=60, le=20000)
     solver_iterations: int = Field(default=50, ge=1, le=1000)
     max_time_s: float = Field(default=8.0, gt=0, le=120)

@@ -312,7 +312,7 @@ def _bullet_precession(spec, st, prof):
 
     ph = Physics(PhysicsSettings(step_hz=prof.step_hz))
     try:
-        ph.client.setGravity(0, 0, 0)
+        ph.set_gravity((0.0, 0.0, 0.0))
         add_template_body(ph, spec, "template:t")
         inv = 1.0 / np.asarray(spec.inertia_diagonal)
         ph.set_state("template:t", st.x, st.q, (0, 0, 0), st.omega(inv))
@@ -613,21 +613,18 @@ def judge_settling(cells: list[dict], max_void: float = SETTLE_MAX_VOID_FRACTION
 TUNNEL_SIGMAS = 3.0
 
 
-def ballistic_speed(distance_m: float, height_m: float, elevation_deg: float) -> float:
-    """Launch speed that carries a point from `height_m` to the table `distance_m` away at this elevation
-    (nan when it cannot), as the aimed-release search computes it."""
-    th = math.radians(elevation_deg)
-    denom = 2 * math.cos(th) ** 2 * (distance_m * math.tan(th) + height_m)
-    return math.sqrt(GRAVITY * distance_m * distance_m / denom) if denom > 0 else float("nan")
-
-
 def fastest_release_mps(board_radius_m: float = 0.28) -> dict:
     """The fastest impact any built-in shot makes: the largest speed the aimed-release search may pick
     (ballistic speeds over its grid of bounce points and elevations, capped at 15 m/s as it is) or a
     shot's fixed speed, raised by 3 standard deviations of the sloppiest skill's speed spread and the
     shot's speed multiplier and held within the shot's speed limit, plus the speed gained falling from
     the release height."""
-    from sim.engine.thrower import NOMINAL_ELEVATIONS_DEG, NOMINAL_GAP_FACTORS
+    from sim.engine.aim import (
+        NOMINAL_ELEVATIONS_DEG,
+        NOMINAL_GAP_FACTORS,
+        NOMINAL_MAX_SPEED_MPS,
+        ballistic_speed,
+    )
     from sim.specs.catalog import list_kind
 
     sd = max(s.speed_sd_frac for s in list_kind("skill"))
@@ -643,7 +640,7 @@ def fastest_release_mps(board_radius_m: float = 0.28) -> dict:
                 d = max(0.05, edge - r.bounce_gap_mm * 1e-3 * f)
                 for el in NOMINAL_ELEVATIONS_DEG:
                     v = ballistic_speed(d, r.height_mm * 1e-3, el)
-                    if math.isfinite(v) and v <= 15:
+                    if math.isfinite(v) and v <= NOMINAL_MAX_SPEED_MPS:
                         speeds.append(v)
         # drawn releases are clipped into the shot's [limits] (what the body allows)
         v = shot.limits.clip("speed", max(speeds) * (1 + TUNNEL_SIGMAS * sd * shot.noise.speed))

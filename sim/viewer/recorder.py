@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.rules.trace import ContactEvent, EventTrace
+from sim.trace import ContactEvent, EventTrace
 
 DEFAULT_FPS = 60.0
 PARKED_Z_M = -1.0  # bodies parked out of the way (Physics.park) sit far below the table
@@ -52,7 +52,7 @@ class Trajectory:
 
 
 class TrajectoryRecorder:
-    """The hook object `Thrower._run` calls: `start` before the first step, `sample` after every step,
+    """The hook object the throw loop (sim/world/stepper.py) calls: `start` before the first step, `sample` after every step,
     `finish` after the last. Keeps the most recent throw in `trajectory`."""
 
     def __init__(self, fps: float = DEFAULT_FPS) -> None:
@@ -65,11 +65,10 @@ class TrajectoryRecorder:
     def start(self, physics, active: list[str]) -> None:
         """Begin a throw: pick the bodies that can move (thrown dice, templates, loose props), read the
         static props once, and take frame 0."""
-        self._pose = physics.fast_calls().pose
+        self._pose = physics.die_pose  # a named read-out: the recorder only reads
         self._dice = list(active)
         moving, static = [], {}
         for name in physics.names():
-            body = physics.body(name)
             if name in active:
                 moving.append(name)
             elif name.startswith("die:"):
@@ -77,8 +76,8 @@ class TrajectoryRecorder:
             elif physics.mass_kg(name) > 0:  # templates, loose wall pieces, the cup
                 moving.append(name)
             elif name.startswith("prop:"):
-                static[name] = self._read(body)
-        self._bodies = [(n, physics.body(n)) for n in moving]
+                static[name] = self._read(name)
+        self._bodies = list(moving)
         self._static = static
         self._t: list[float] = []
         self._rows: list[list[float]] = []
@@ -86,14 +85,14 @@ class TrajectoryRecorder:
         self.trajectory = None
         self._take(0.0)
 
-    def _read(self, body: int) -> np.ndarray:
-        p, q = self._pose(body)
+    def _read(self, name: str) -> np.ndarray:
+        p, q = self._pose(name)
         return np.array((*p, *q), dtype=float)
 
     def _take(self, t: float, poses: dict | None = None) -> None:
         row: list[float] = []
-        for n, b in self._bodies:
-            p, q = poses[n] if poses is not None and n in poses else self._pose(b)
+        for n in self._bodies:
+            p, q = poses[n] if poses is not None and n in poses else self._pose(n)
             row.extend(p)
             row.extend(q)
         self._t.append(t)
@@ -114,7 +113,7 @@ class TrajectoryRecorder:
         if self._t[-1] < t:
             self._take(t)  # the resting pose itself, even between frames
         arr = np.asarray(self._rows, dtype=float).reshape(len(self._rows), -1)
-        poses = {n: arr[:, 7 * k: 7 * k + 7].copy() for k, (n, _) in enumerate(self._bodies)}
+        poses = {n: arr[:, 7 * k: 7 * k + 7].copy() for k, n in enumerate(self._bodies)}
         self.trajectory = Trajectory(self.fps, np.asarray(self._t), poses, dict(self._static), list(trace.events), list(self._dice))
 
 

@@ -45,12 +45,16 @@ from sim.specs.flip import FLIP_SKILLS, FlipProfile, FlipSkill
 from sim.specs.physics import PhysicsSettings
 from sim.specs.template import PlacedTemplate, TemplateSpec
 from sim.vectors import matmul, norm, row_norms
+from sim.world.contacts import deepest_overlap, touches
 from sim.world.flight import Aero, FlightState, fly, lowest_z
 from sim.world.physics import Physics, pb  # pb imported silenced there
+from sim.world.steprate import StepRate, fastest_point_speed, inside_world
 
 # Rolling / spinning resistance of a card edge (estimated): without it a disk landing on its rim rolls
 # and spins down like Euler's disk for seconds, which punchboard on card does not do.
 ROLLING_FRICTION = 0.01
+# a template whose centre leaves this cylinder about the board's axis has diverged
+FLIP_WORLD_RADIUS_M = 4.0
 
 
 # ---------------------------------------------------------------- bodies
@@ -304,7 +308,7 @@ class FlipWorld:
         self.physics.tick()
         for n in names:
             self.physics.park(n)
-            self.physics.client.changeDynamics(self.physics.body(n), -1, angularDamping=0.0)
+            self.physics.set_angular_damping(n, 0.0)
         self.placed.clear()
 
     def place_die(self, name: str, position_m, orientation_xyzw) -> None:
@@ -323,13 +327,14 @@ class FlipWorld:
         """Let templates the last landing shoved come to rest, then take every template's pose as it
         lies now, shoved or not (a template on the board is a body like any other: "what is on top is
         on top")."""
-        ph, c, p = self.physics, self.physics.client, self.profile
+        ph, p = self.physics, self.profile
         others = [t for t in self.placed if t != moved_by]
         bodies = [ph.body(f"template:{t}") for t in others]
+        get_vel = ph.fast_calls().velocity
 
         def moving() -> bool:
             for b in bodies:
-                v, w = c.getBaseVelocity(b)
+                v, w = get_vel(b)
                 if v[0] ** 2 + v[1] ** 2 + v[2] ** 2 > p.rest_speed_mps ** 2 or w[0] ** 2 + w[1] ** 2 + w[2] ** 2 > p.rest_spin_radps ** 2:
                     return True
             return False
@@ -466,14 +471,13 @@ class FlipWorld:
         )
         inertia = np.asarray(spec.inertia_diagonal)
         inv_i = 1.0 / inertia
-        c = ph.client
         # PyBullet's functions bound to this world (BulletClient looks each call up again, ~1 us)
         fast = ph.fast_calls()
         get_pose, get_vel, get_contacts, step, push, twist = fast.pose, fast.velocity, fast.contacts, fast.step, fast.push, fast.twist
         body = ph.body(name)
-        c.changeDynamics(ph.body(name), -1, angularDamping=0.0)
+        ph.set_angular_damping(name, 0.0)
         ph.set_state(name, end.x, end.q, end.v, end.omega(inv_i))
-        dt = 1.0 / p.step_hz
+        rate = StepRate(ph.set_step, 1.0 / p.step_hz, p.step_hz, p.coarse_step_hz)
         touched_any = False
         rr = quat_rows(end.q)
         n_prev = (rr[2], rr[5], rr[8])
@@ -485,9 +489,6 @@ class FlipWorld:
         inner_r2 = self._inner_r ** 2
         off_r = self.board.radius_m + r_out + 0.01
         t_end = p.max_time_s
-        ratio = max(1, int(round(p.step_hz / p.coarse_step_hz)))
-        fine_dt, coarse = dt, False
-        set_dt = ph.set_step
         i0, i1, i2 = (float(x) for x in inertia)
         world = pb.WORLD_FRAME
         pos, q = get_pose(body)
@@ -503,38 +504,31 @@ class FlipWorld:
                 push(body, -1, aero.force_xyz(v[0], v[1], v[2], r02, r12, r22), pos, world)
                 twist(body, -1, (w[2] * hy - w[1] * hz, w[0] * hz - w[2] * hx, w[1] * hx - w[0] * hy), world)
             step()
-            taken = dt
+            taken = rate.dt
             t += taken
             cps = get_contacts(body)
-            for cp in cps:
-                if cp[8] < -max_pen:
-                    max_pen = -cp[8]
+            max_pen = deepest_overlap(cps, max_pen)
             pos, q = get_pose(body)
             if not touched_any:
                 rr = quat_rows(q)
                 n = (rr[2], rr[5], rr[8])
                 turned += math.acos(max(-1.0, min(1.0, n[0] * n_prev[0] + n[1] * n_prev[1] + n[2] * n_prev[2])))
                 n_prev = n
-                if any(cp[8] <= 1e-4 for cp in cps):
+                if touches(cps):
                     touched_any = True
                     # card on card is lossy where Bullet's rigid contact is not: from the first touch the
                     # template's rotation is damped (settle_angular_damping, per second), so a landed
                     # disk stops wobbling in a fraction of a second instead of ringing like Euler's disk
-                    c.changeDynamics(body, -1, angularDamping=p.settle_angular_damping)
+                    ph.set_angular_damping(name, p.settle_angular_damping)
             v, w = get_vel(body)
-            if touched_any and ratio > 1:
-                slow = (math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-                        + math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * r_out) < p.fine_speed_mps
-                if slow != coarse:
-                    coarse = slow
-                    dt = fine_dt * ratio if coarse else fine_dt
-                    set_dt(dt)
+            if touched_any and rate.ratio > 1:
+                rate.switch(fastest_point_speed(v, w, r_out) < p.fine_speed_mps)
             if pos[0] * pos[0] + pos[1] * pos[1] < inner_r2:
                 min_clear = min(min_clear, pos[2] - self.board.thickness_m)
-            if not all(map(math.isfinite, (*pos, *v))) or pos[2] < -0.05 or math.hypot(pos[0], pos[1]) > 4.0:
+            if not all(map(math.isfinite, (*pos, *v))) or not inside_world(pos, FLIP_WORLD_RADIUS_M ** 2):
                 status = "diverged"
                 break
-            if touched_any and math.hypot(pos[0], pos[1]) > off_r and any(cp[8] <= 1e-4 for cp in cps):
+            if touched_any and math.hypot(pos[0], pos[1]) > off_r and touches(cps):
                 status = "off-board"  # on the table clear of the board: it can only roll further away
                 break
             # Settling: a documented extension of the rest detector (sim/world/rest.py), kept per step at
@@ -561,9 +555,8 @@ class FlipWorld:
                     break
             else:
                 still = 0.0
-        if coarse:
-            set_dt(fine_dt)
-        pos, q = c.getBasePositionAndOrientation(body)
+        rate.restore()
+        pos, q = get_pose(body)
         touching = sorted(self._touching(name))
         on_templates = [x for x in touching if x.startswith("template:")]
         flat, tilt, rise = lies_flat(self.board, spec, pos, q, [self.specs[x.removeprefix("template:")] for x in on_templates], p)

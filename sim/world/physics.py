@@ -32,6 +32,7 @@ from sim.specs.die import DieSpec
 from sim.specs.material import MaterialTable, solve_coefficients
 from sim.specs.physics import GRAVITY, PhysicsSettings
 from sim.vectors import matmul, row_norms
+from sim.world.contacts import DISTANCE, Contact, contacts_of, touches, touching_normals
 from sim.world.mesh import board_pieces, table_pieces
 from sim.world.rest import RestDetector, RestTest
 from sim.world.solids import box_hull, solid_body, static_bodies
@@ -72,7 +73,7 @@ count as board, "prop" bodies are specific-throw obstacles; "body" names an unre
 BodyName = str
 """A body's name in this world: its role alone ("table", "board") or role:id ("die:0", "template:fireball",
 "prop:firewall", "prop:stone-wall:0", "board:under-templates"). Contacts, the event trace and outcomes report
-names; PyBullet ids appear only in the throw loop's bound calls (`fast_calls`, `body`)."""
+names; PyBullet ids never leave the world layer (its stepping loops read them through `fast_calls`, `body`)."""
 
 
 @dataclass(frozen=True)
@@ -99,15 +100,6 @@ class BodyGeometry:
     mesh: tuple[np.ndarray, np.ndarray] | None = None
     boxes: tuple = ()
     hulls: tuple = ()
-
-
-@dataclass(frozen=True)
-class Contact:
-    """One contact of a die with something, as plain numbers."""
-
-    other: BodyName
-    point_m: tuple[float, ...]  # contact point on the other body
-    normal_force_n: float
 
 
 class Physics:
@@ -524,9 +516,9 @@ class Physics:
             still = True
             for i, b in enumerate(bodies):
                 pos, q = c.getBasePositionAndOrientation(b)
-                cps = [cp for cp in c.getContactPoints(bodyA=b) if cp[8] <= TOUCH_DISTANCE_M]
-                still &= detector.window(i, pos, q, bool(cps), functools.partial(c.getBaseVelocity, b),
-                                         functools.partial(_normals, cps))
+                cps = c.getContactPoints(bodyA=b)
+                still &= detector.window(i, pos, q, touches(cps), functools.partial(c.getBaseVelocity, b),
+                                         functools.partial(touching_normals, cps))
             if still:
                 return True
         return False
@@ -573,6 +565,11 @@ class Physics:
         self.client.stepSimulation()
         self.updates += 1
 
+    def set_gravity(self, acceleration_mps2=(0.0, 0.0, -GRAVITY)) -> None:
+        """The world's gravity (m/s^2, world frame); `dfsim validate` switches it off to watch a free
+        template precess."""
+        self.client.setGravity(*(float(a) for a in acceleration_mps2))
+
     def set_step(self, dt: float) -> None:
         """The length of the next steps (the throw loop's per-impact step); `dt` stays the contact step."""
         self.client.setPhysicsEngineParameter(fixedTimeStep=dt)
@@ -581,7 +578,7 @@ class Physics:
         """Start a new throw's clock at 0 s (event times are relative to it)."""
         self.time_s = 0.0
 
-    # ---------------- adaptive stepping support (sim/engine/stepper.py, sim/world/ballistic.py) ----------------
+    # ---------------- adaptive stepping support (sim/world/stepper.py, sim/world/ballistic.py) ----------------
     def aabbs(self, names) -> list[tuple[tuple[float, float, float], tuple[float, float, float]]]:
         """Bounding boxes (lo, hi) of these bodies as Bullet's broadphase has them now."""
         out = []
@@ -656,12 +653,7 @@ class Physics:
 
     def contacts(self, name: BodyName) -> list[Contact]:
         """Contacts of a body closer than TOUCH_DISTANCE_M (0.1 mm), with the other body's name."""
-        out = []
-        for cp in self.client.getContactPoints(bodyA=self._ids[name]):
-            if cp[8] > TOUCH_DISTANCE_M:
-                continue
-            out.append(Contact(self.name_of(cp[2]), tuple(cp[6]), float(cp[9])))
-        return out
+        return contacts_of(self.client.getContactPoints(bodyA=self._ids[name]), self.name_of)
 
     def separation(self, a: BodyName, b: BodyName, within_m: float = 0.01) -> float | None:
         """Smallest signed distance (m) between two named bodies (every part of each), from Bullet's
@@ -673,8 +665,8 @@ class Physics:
         for ba in self._bodies(a):
             for bb in self._bodies(b):
                 for cp in c.getClosestPoints(ba, bb, within_m):
-                    if best is None or cp[8] < best:
-                        best = float(cp[8])
+                    if best is None or cp[DISTANCE] < best:
+                        best = float(cp[DISTANCE])
         return best
 
     def top_under(self, xy_m, names: list[BodyName], from_z_m: float = 2.0) -> float | None:
@@ -719,16 +711,11 @@ STATIC_MARGIN_M = 1e-4
 DYNAMIC_FILTER_GROUP = 1
 WELD_MAX_FORCE_N = 1e4  # far beyond what a die's knock puts through a card joint: welds do not give
 DYNAMIC_FILTER_MASK = -1
-TOUCH_DISTANCE_M = 1e-4  # a contact point separated by more than 0.1 mm is not touching
 DROP_HEIGHT_M = 0.10
 DROP_GAP_M = 0.003  # a calibration drop starts this far above the surface, at its exact 10 cm speed
 REBOUND_WINDOW_S = 0.03  # the rebound is the highest upward speed this long after the impact
 REBOUND_ITERATIONS = 12
 REBOUND_TOLERANCE = 5e-4  # on the mean rebound
-
-
-def _normals(cps) -> list:
-    return [cp[7] for cp in cps]
 
 
 def drop_rebound(ph: Physics, die: BodyName, spec: DieSpec, x: float, y: float, top: float, phase: float = 0.5) -> float:

@@ -1,6 +1,6 @@
 """When a body is at rest: the project's one rest detector (pure numpy on poses the facade reads).
 
-The throw loop (sim/engine/stepper.py) and `Physics.settle` (laid templates) both feed a
+The throw loop (sim/world/stepper.py) and `Physics.settle` (laid templates) both feed a
 `RestDetector` the pose of each body at the end of every window of `RestTest.window_steps` steps.
 A window is quiet when, across it, the body moved less than rest_speed x window and turned less than
 rest_spin x window while touching something, and at its end its speed and spin are below 5x the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.engine.thrower import clear_nominal_cache
+from sim.engine.aim import clear_nominal_cache
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ import warnings
 import pytest
 
 from sim import diskcache
-from sim.engine.thrower import Thrower, clear_nominal_cache
+from sim.engine.aim import AimSolver, clear_nominal_cache
+from sim.engine.thrower import Thrower
 from sim.specs.scenario import Scenario
 
 
@@ -30,13 +31,13 @@ def test_cache_dir_follows_the_environment(tmp_path, monkeypatch):
 def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, magma_d8):
     th = Thrower(magma_d8)
     fresh = th.nominal()  # solved here (the folder is empty) and written
-    key = th._nominal_key()
+    key = th.technique_key()
     path = diskcache.entry_path("aim", key)
     assert path.exists() and diskcache.load("aim", key) == list(fresh)
     clear_nominal_cache()
     solves = []
-    real = Thrower._solve_nominal
-    Thrower._solve_nominal = lambda self, aim, skill: solves.append(1) or real(self, aim, skill)  # type: ignore[method-assign]
+    real = AimSolver.solve
+    AimSolver.solve = lambda self, aim, skill: solves.append(1) or real(self, aim, skill)  # type: ignore[method-assign]
     try:
         hit = Thrower(magma_d8).nominal()  # a new world, memory empty: read from disk
         assert solves == [] and _bits(hit) == _bits(fresh)
@@ -58,7 +59,7 @@ def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, magma
         assert solves == [1] and _bits(again) == _bits(fresh)
         assert json.loads(path.read_text())["value"] == list(fresh)
     finally:
-        Thrower._solve_nominal = real  # type: ignore[method-assign]
+        AimSolver.solve = real  # type: ignore[method-assign]
 
 
 def test_key_follows_what_changes_the_aim(cache):

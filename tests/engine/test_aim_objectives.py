@@ -19,10 +19,12 @@ def _not_worse(th, chosen, other, objective, need=0):
     """The chosen technique is not significantly worse than `other` at its own objective: their paired
     difference over the solve's final reference throws (the same draws) is above -3 standard errors.
     The solve screens on few throws, so it need not find the exact best; it must not pick a bad one."""
-    from sim.engine.thrower import NOMINAL_FINAL_REFS
+    from sim.engine.aim import NOMINAL_FINAL_REFS
 
     th.set_objective(objective, need)
-    d = th.reference_values(chosen, NOMINAL_FINAL_REFS)[:, 0] - th.reference_values(other, NOMINAL_FINAL_REFS)[:, 0]
+    aim = th.aim_point()
+    d = (th.aim.reference_values(aim, chosen, NOMINAL_FINAL_REFS)[:, 0]
+         - th.aim.reference_values(aim, other, NOMINAL_FINAL_REFS)[:, 0])
     se = d.std(ddof=1) / np.sqrt(len(d)) if d.any() else 0.0
     return d.mean() >= -3 * se
 
@@ -49,16 +51,16 @@ def test_the_aimed_release_is_not_worse_than_the_other_techniques_on_its_grid(th
     """The solve must pick a good technique, not merely the same one twice: the chosen release hits at
     least as often (within 3 paired standard errors on the final reference throws) as every other
     elevation of the grid aimed at the shot's own bounce point."""
-    from sim.engine.thrower import NOMINAL_ELEVATIONS_DEG, NOMINAL_MAX_SPEED_MPS
+    from sim.engine.aim import NOMINAL_ELEVATIONS_DEG, NOMINAL_MAX_SPEED_MPS, ballistic_speed, edge_distance
 
     th = thrower
     th.set_objective("hit")
     chosen = th.nominal()
     rel = th.scenario.shot.release
-    _hand, _u, _dist, edge_s = th._geometry(rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, th.aim_point())
+    edge_s = edge_distance(th.scenario.board, rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, th.aim_point())
     bounce = edge_s - rel.bounce_gap_mm * 1e-3
     others = [(v, el) for el in NOMINAL_ELEVATIONS_DEG
-              if np.isfinite(v := th._ballistic_speed(bounce, rel.height_mm * 1e-3, el)) and v <= NOMINAL_MAX_SPEED_MPS]
+              if np.isfinite(v := ballistic_speed(bounce, rel.height_mm * 1e-3, el)) and v <= NOMINAL_MAX_SPEED_MPS]
     assert len(others) >= 3
     for other in others:
         assert _not_worse(th, chosen, other, "hit"), other

@@ -12,7 +12,8 @@ import warnings
 import pytest
 
 from sim import diskcache
-from sim.engine.thrower import Thrower, _plausible_aim, clear_nominal_cache
+from sim.engine.aim import clear_nominal_cache, plausible_aim
+from sim.engine.thrower import Thrower
 
 KEY = ["trust-test", 1]
 
@@ -47,7 +48,7 @@ def test_a_doubtful_entry_is_ignored_with_one_warning(cache, how):
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            assert diskcache.load("aim", KEY, valid=_plausible_aim) is None
+            assert diskcache.load("aim", KEY, valid=plausible_aim) is None
     finally:
         signal.alarm(0)
     assert len(caught) == 1 and str(caught[0].message).startswith("dfsim: cache entry")
@@ -55,13 +56,13 @@ def test_a_doubtful_entry_is_ignored_with_one_warning(cache, how):
 
 def test_a_good_entry_round_trips(cache):
     assert diskcache.store("aim", KEY, [4.0, 30.0]) is not None
-    assert diskcache.load("aim", KEY, valid=_plausible_aim) == [4.0, 30.0]
+    assert diskcache.load("aim", KEY, valid=plausible_aim) == [4.0, 30.0]
 
 
 def test_a_nan_or_shifted_aim_is_solved_again_and_the_right_aim_cached(cache, magma_d8):
     th = Thrower(magma_d8)
     fresh = th.nominal()
-    key = th._nominal_key()
+    key = th.technique_key()
     path = diskcache.entry_path("aim", key)
     entry = json.loads(path.read_text())
     for value in ([float("nan"), fresh[1]], [fresh[0] + 0.05, fresh[1]]):
@@ -71,4 +72,4 @@ def test_a_nan_or_shifted_aim_is_solved_again_and_the_right_aim_cached(cache, ma
             warnings.simplefilter("ignore")
             again = Thrower(magma_d8).nominal()
         assert [x.hex() for x in again] == [x.hex() for x in fresh]
-        assert diskcache.load("aim", key, valid=_plausible_aim) == list(fresh)
+        assert diskcache.load("aim", key, valid=plausible_aim) == list(fresh)

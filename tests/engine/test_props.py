@@ -14,11 +14,11 @@ from sim.engine.release import Release
 from sim.engine.worlds import thrower_for
 from sim.errors import SpecError
 from sim.rules.requirements import FAILED, PASSED, TOUCHED
-from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.catalog import check_file, list_kind
 from sim.specs.prop import PropSpec
 from sim.specs.requirements import REQUIRED_PROP
 from sim.specs.scenario import Scenario
+from sim.trace import ContactEvent, EventTrace
 
 PROPS = Path(__file__).resolve().parents[2] / "boards" / "props"
 

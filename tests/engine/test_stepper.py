@@ -1,4 +1,4 @@
-"""The adaptive throw loop (sim/engine/stepper.py): exact free flight, determinism, rest of balanced dice."""
+"""The adaptive throw loop (sim/world/stepper.py): exact free flight, determinism, rest of balanced dice."""
 
 import math
 

@@ -12,10 +12,10 @@ from sim.rules.requirements import (
     bounce_before_board,
     bounces_before_board,
 )
-from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.board import load_board
 from sim.specs.prop import PlacedProp, load_prop
 from sim.specs.rules import RuleSet
+from sim.trace import ContactEvent, EventTrace
 
 BOARD = load_board("magma")
 

@@ -5,11 +5,10 @@ import math
 import pytest
 
 from sim.rules.classifier import classify
-from sim.rules.outcome import DieRest
-from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.board import BoardSpec
 from sim.specs.die import load_die, quat_mul
 from sim.specs.rules import RuleSet
+from sim.trace import ContactEvent, DieRest, EventTrace
 
 BOARD = BoardSpec.from_dict(
     {

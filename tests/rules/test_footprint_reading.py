@@ -12,11 +12,10 @@ import pytest
 from sim.errors import SpecError
 from sim.rules.classifier import classify
 from sim.rules.footprint import bottom_corners_xy, read_board, winning_region
-from sim.rules.outcome import DieRest
-from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.board import load_board
 from sim.specs.die import load_die
 from sim.specs.rules import RuleSet
+from sim.trace import ContactEvent, DieRest, EventTrace
 
 # west (2) | east (5) halves of a 200 mm disc; a hole (r 20) cut into west at (-100, 100); bones on west
 BOARD = load_board(Path(__file__).with_name("two-halves-board.toml"))

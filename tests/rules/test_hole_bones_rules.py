@@ -9,12 +9,11 @@ import pytest
 
 from sim.errors import SpecError
 from sim.rules.classifier import classify
-from sim.rules.outcome import DieRest
-from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.board import BoardSpec
 from sim.specs.die import load_die, quat_mul
 from sim.specs.rules import RuleSet
 from sim.specs.scenario import Scenario
+from sim.trace import ContactEvent, DieRest, EventTrace
 
 # west (2) | east (5); a hole cut into west, one cut into east; bones on west, bones across the border
 BOARD = BoardSpec.from_dict(

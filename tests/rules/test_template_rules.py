@@ -9,7 +9,6 @@ import pytest
 
 from sim.rules.classifier import classify
 from sim.rules.footprint import bottom_corners_xy
-from sim.rules.outcome import DieRest
 from sim.rules.templates import (
     PARTIAL_OPTIONS,
     apply_armor,
@@ -18,11 +17,11 @@ from sim.rules.templates import (
     resolve,
     slime_positions,
 )
-from sim.rules.trace import EventTrace
 from sim.specs.board import load_board
 from sim.specs.die import load_die
 from sim.specs.rules import RuleSet
 from sim.specs.template import PlacedTemplate, TemplateSpec, builtin_templates, flat_pose, load_template
+from sim.trace import DieRest, EventTrace
 
 BOARD = load_board("magma")
 D8 = load_die("hero-d8")

@@ -9,13 +9,13 @@ import pytest
 from shapely.geometry import Point
 
 from sim.cli.main import main
-from sim.rules.outcome import DieRest
 from sim.rules.templates import resolve
 from sim.specs.board import load_board
 from sim.specs.die import load_die
 from sim.specs.flip import FlipProfile
 from sim.specs.scenario import Scenario
 from sim.specs.template import PlacedTemplate, flat_pose, load_template
+from sim.trace import DieRest
 from sim.world.flip import FlipRequest, FlipWorld, flip_onto, flip_template
 
 BOARD = load_board("magma")

@@ -1,14 +1,32 @@
-"""The event trace of one throw: ordered contact beginnings and a sampled path.
+"""What stepping a throw reports, as plain numbers: each die at rest, the contact events and the path.
 
-Every throw requirement (bounce before the board, clear the firewall, pass through the ring) is
-decided from this record, never guessed from the final pose.
+The world (sim/world/stepper.py) writes these records and the rules (sim/rules/) read them; neither
+layer imports the other, so the records live here, below both, and hold no PyBullet handle. Every
+throw requirement (bounce before the board, clear the firewall, pass through the ring) is decided
+from the event trace, never guessed from the final pose.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
+
+# "step-budget": the throw used its step budget (sim/specs/physics.py) before max_time_s
+Status = Literal["rest", "not-settled", "diverged", "step-budget"]
+
+
+@dataclass(frozen=True)
+class DieRest:
+    """One die at the end of a throw: where it lies, what it touches, how its stepping ended."""
+
+    name: str
+    position_m: tuple[float, ...]
+    orientation_xyzw: tuple[float, ...]
+    touching: frozenset[str]
+    status: Status
+    time_s: float
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ flight, one contact step short of the first possible contact; everywhere else th
 1/step_hz times, so path predicates (firewall, fire ring, ...) see what they always saw.
 
 Rest: sim/world/rest.py (the project's one rest detector), fed each die's pose at every window end.
+Contacts are read through sim/world/contacts.py; the per-impact step and the divergence test are
+sim/world/steprate.py's, shared with the template landing (sim/world/flip.py).
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.rules.outcome import DieRest, Status
-from sim.rules.trace import ContactEvent, EventTrace
 from sim.specs.physics import GRAVITY, PhysicsSettings
+from sim.trace import DieRest, EventTrace, Status
 from sim.world.ballistic import contact_windows, position_at, quat_after
-from sim.world.physics import TOUCH_DISTANCE_M, Physics
+from sim.world.contacts import TOUCH_DISTANCE_M, body_name, start_events, touched_ids, touching_normals
+from sim.world.physics import Physics
 from sim.world.rest import RestDetector, RestTest
+from sim.world.steprate import StepRate, fastest_point_speed, inside_world
 
 FREE_STEPS_BEFORE_PLAN = 3  # steps a die must be free before a flight is planned (skips contact flicker)
 MIN_JUMP_STEPS = 4  # shorter flights are stepped
@@ -65,33 +68,47 @@ def _leave_window(p, v, r_max: float, t_max: float) -> list[tuple[float, float]]
     return [(max(t_out, 0.0), t_max)] if t_out < t_max else []
 
 
-def _normals(cps, touch: float) -> list:
-    """Normals (on the die) of the touching contact points."""
-    return [cp[7] for cp in cps if cp[8] <= touch]
+def _flight_plan(states, radii, boxes, r_max: float, horizon: float, dt: float) -> tuple[int, float | None]:
+    """How many steps of free flight the dice (states: position, velocity, orientation, spin) can skip
+    from now: none inside a contact window (stepped through), else up to one full step before the first
+    possible touch or the world's edge (sim/world/ballistic.py); and when the first window ends (s
+    from now; None: no window before `horizon`)."""
+    windows = contact_windows([(sd[0], sd[1]) for sd in states], radii, boxes, GRAVITY, horizon)
+    for sd in states:
+        windows = windows + _leave_window(sd[0], sd[1], r_max, horizon)
+    windows.sort()
+    if windows and windows[0][0] <= 0.0:
+        n_skip = 0  # inside a window: step through it
+    else:
+        t_first = windows[0][0] if windows else horizon
+        n_skip = int(t_first / dt) - 1  # land at least one full step before the first possible touch
+    return n_skip, (windows[0][1] if windows else None)
 
 
-def _start_events(events: list, t: float, die: str, cps, touch: float, names: dict, before: AbstractSet[str],
-                  get_vel, body: int) -> None:
-    """The contact events of the bodies a die touches now and did not the step before: one per body, in
-    name order, at the mean of the die's touching points on it (sorted first).
-
-    Why not the first point as PyBullet lists them: that order follows Bullet's pairs and manifolds,
-    which change with things that change no motion (the order bodies were made in, whether static
-    pieces sleep), and a die landing on two table pieces at once got either piece's point."""
-    points: dict[str, list] = {}
-    for cp in cps:
-        if cp[8] > touch:
-            continue
-        other = names.get(cp[2]) or f"body:{cp[2]}"
-        if other not in before:
-            points.setdefault(other, []).append(tuple(cp[6]))
-    v, _w = get_vel(body)
-    speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-    for other in sorted(points):
-        pts = sorted(points[other])
-        n = len(pts)
-        mean = tuple(math.fsum(p[k] for p in pts) / n for k in range(3))
-        events.append(ContactEvent(t, die, other, mean, speed))
+def _fly(states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, rec, k: int, active: list[str]) -> list:
+    """Move the dice `n_skip` steps along their exact free flight: the path samples of the skipped steps
+    appended, each body reset to the flight's end, the recorder (if any) shown the exact pose at every
+    skipped step's time; returns the resets (body, position, orientation, velocity, spin) for the
+    schedule."""
+    ts = np.arange(1, n_skip + 1) * dt
+    tau = float(ts[-1])
+    resets = []
+    flights = []
+    for i, (p, v, q, w) in enumerate(states):
+        pts = position_at(p, v, GRAVITY, ts)
+        flights.append(pts)
+        paths[i].extend(map(tuple, pts.tolist()))
+        pos = tuple(pts[-1].tolist())
+        vel = (v[0], v[1], v[2] - GRAVITY * tau)
+        qn = quat_after(q, w, tau)
+        reset_pose(bodies[i], pos, qn)
+        reset_vel(bodies[i], vel, w)
+        resets.append((bodies[i], pos, qn, vel, w))
+    if rec is not None:  # viewer hook: the exact pose at every skipped step's time
+        for j in range(n_skip):
+            rec.sample((k + j + 1) * dt, {active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
+                                          for i, sd in enumerate(states)})
+    return resets
 
 
 def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
@@ -148,11 +165,11 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     plan_after = 0
     run_steps = 0  # steps since the last schedule entry
 
-    # ---- per-impact step: `ratio` contact steps make one coarse step
-    ratio = max(1, int(round(st.step_hz / st.coarse_step_hz)))
+    # ---- per-impact step (sim/world/steprate.py): `ratio` contact steps make one coarse step
+    rate = StepRate(ph.set_step, dt, st.step_hz, st.coarse_step_hz)
+    ratio = rate.ratio
     fine_speed = st.fine_speed_mps
     reach = [ph.bounding_radius(n) for n in active]  # the fastest point of a die: |v| + |w| x reach
-    set_dt = ph.set_step
     coarse_now = False
     ks: list[int] = []  # the step (in contact steps) of every path sample
     stepped_ks: list[int] = []  # ... of every step taken
@@ -180,37 +197,11 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 p, q = get_pose(b)
                 v, w = get_vel(b)
                 states.append((p, v, q, w))
-            horizon = (max_steps - k) * dt
-            windows = contact_windows([(sd[0], sd[1]) for sd in states], radii, boxes, GRAVITY, horizon)
-            for sd in states:
-                windows = windows + _leave_window(sd[0], sd[1], r_max, horizon)
-            windows.sort()
-            if windows and windows[0][0] <= 0.0:
-                n_skip = 0  # inside a window: step through it
-            else:
-                t_first = windows[0][0] if windows else horizon
-                n_skip = int(t_first / dt) - 1  # land at least one full step before the first possible touch
-            if windows:
-                plan_after = k + int(windows[0][1] / dt) + 1
+            n_skip, window_end = _flight_plan(states, radii, boxes, r_max, (max_steps - k) * dt, dt)
+            if window_end is not None:
+                plan_after = k + int(window_end / dt) + 1
             if n_skip >= MIN_JUMP_STEPS:
-                ts = np.arange(1, n_skip + 1) * dt
-                tau = float(ts[-1])
-                resets = []
-                flights = []
-                for i, (p, v, q, w) in enumerate(states):
-                    pts = position_at(p, v, GRAVITY, ts)
-                    flights.append(pts)
-                    paths[i].extend(map(tuple, pts.tolist()))
-                    pos = tuple(pts[-1].tolist())
-                    vel = (v[0], v[1], v[2] - GRAVITY * tau)
-                    qn = quat_after(q, w, tau)
-                    reset_pose(bodies[i], pos, qn)
-                    reset_vel(bodies[i], vel, w)
-                    resets.append((bodies[i], pos, qn, vel, w))
-                if rec is not None:  # viewer hook: the exact pose at every skipped step's time
-                    for j in range(n_skip):
-                        rec.sample((k + j + 1) * dt, {active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
-                                                      for i, sd in enumerate(states)})
+                resets = _fly(states, n_skip, dt, bodies, paths, reset_pose, reset_vel, rec, k, active)
                 if run_steps:
                     stats.schedule.append(("steps", run_steps))
                     run_steps = 0
@@ -230,16 +221,15 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
             if coarse:
                 for i in range(nd):
                     v, w = get_vel(bodies[i])
-                    if (math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-                            + math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * reach[i]) > fine_speed:
+                    if fastest_point_speed(v, w, reach[i]) > fine_speed:
                         coarse = False
                         break
             if coarse != coarse_now:
                 if run_steps:
                     stats.schedule.append(("steps", run_steps))
                     run_steps = 0
-                set_dt(dt * ratio if coarse else dt)
-                stats.schedule.append(("dt", dt * ratio if coarse else dt))
+                rate.switch(coarse)
+                stats.schedule.append(("dt", rate.dt))
                 coarse_now = coarse
         step()
         k += ratio if coarse_now else 1
@@ -257,24 +247,25 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
             b = bodies[i]
             pos, q = get_pose(b)
             paths[i].append(pos)
-            x, y, z = pos
-            if not (x * x + y * y <= r2 and z >= -0.05):  # also catches NaN
+            if not inside_world(pos, r2):  # also catches NaN
                 status[i] = "diverged"
                 diverged = True
                 continue
             before = prev[i]
             cps = get_contacts(b)
-            ids = {cp[2] for cp in cps if cp[8] <= touch} if cps else empty_ids
+            ids = touched_ids(cps, touch) if cps else empty_ids
             now: AbstractSet[str]
             if ids == prev_ids[i]:
                 now = before  # the very bodies of the step before: no event, nothing to update
             elif ids:
                 prev_ids[i] = ids
                 # the bodies touched now; a body not touched the step before starts a contact event
-                # (`_start_events`)
-                now = {names.get(j) or f"body:{j}" for j in ids}
+                # (`start_events`)
+                now = {body_name(names, j) for j in ids}
                 if not now <= before:
-                    _start_events(events, t, active[i], cps, touch, names, before, get_vel, b)
+                    v, _w = get_vel(b)
+                    start_events(events, t, active[i], cps, touch, names, before,
+                                 math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))
             else:
                 prev_ids[i] = ids
                 now = empty
@@ -291,7 +282,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
             if check:
                 c_rest = cpu_clock()
                 still = rest.window(i, pos, q, bool(now), functools.partial(get_vel, b),
-                                    functools.partial(_normals, cps, touch))
+                                    functools.partial(touching_normals, cps, touch))
                 rest_cpu += cpu_clock() - c_rest
                 all_still = all_still and still
         if touching:
@@ -313,8 +304,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     if run_steps:
         stats.schedule.append(("steps", run_steps))
     ph.time_s = k * dt
-    if coarse_now:
-        set_dt(dt)
+    rate.restore()
     trace.path_t = (np.asarray(ks, dtype=float) * dt).tolist()
     if rec is not None:  # viewer hook
         rec.finish(ph.time_s, trace)
