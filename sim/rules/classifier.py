@@ -74,7 +74,7 @@ def classify(
         ignore += ("hole",)  # house rule: the section the hole is cut into
     if rules.bones == "outer-section":
         ignore += ("bones",)  # house rule: the outer section the bones are printed on
-    fillers = [b for pp in ctx.props.values() if pp.type == "slow-tokens" for b in pp.bodies]
+    fillers = [b for pp in ctx.props.values() if pp.traits.fills_holes for b in pp.bodies]
     region = read_board(board, corners, rest.position_m[:2], rest.touching, rules.bones_corners, ignore, fillers).region
     if region.kind == "section":
         out.section, out.value = region.id, region.value
