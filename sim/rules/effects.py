@@ -37,7 +37,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from sim.rules.outcome import Outcome
+from sim.rules.outcome import Effect, Outcome
 from sim.specs.prop import PlacedProp, VolcanoShape
 
 HIT_BONUS = {"+2": 2, "+8": 8}
@@ -68,13 +68,13 @@ def _volcano(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
     rules = ctx.rules
     if o.cocked and rules.cocked == "miss":
         return replace(o, result="miss", reason="cocked")
-    effects = [e for e in o.effects if e != "insta-kill" and not e.startswith("leaning-on:")]
+    effects = [e for e in o.effects if e.kind not in ("insta-kill", "leaning-on")]
     if not in_crater:
         return replace(o, result="hit", reason="hit", insta_kill=False, effects=effects, section="volcano", value=0,
                        damage=0.0)
     insta = bool(o.icon and rules.icon_insta_kill)
     if insta:
-        effects.append("insta-kill")
+        effects.append(Effect.of("insta-kill"))
     return replace(o, result="hit", reason="hit", insta_kill=insta, effects=effects, section="volcano-crater",
                    value=rules.bullseye_damage, damage=float(rules.bullseye_damage))
 
@@ -96,7 +96,7 @@ def _fire_token(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome
     if region.kind != "section" or o.section != region.id:
         return o
     bonus = ctx.rules.fire_token_bonus
-    return replace(o, damage=o.damage + bonus, effects=[*o.effects, f"fire-token:+{bonus}"])
+    return replace(o, damage=o.damage + bonus, effects=[*o.effects, Effect.of("fire-token", f"+{bonus}")])
 
 
 # the Firewall requirements whose touches each `RuleSet.firewall_touch` option charges
@@ -113,7 +113,7 @@ def _firewall_touch(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Out
         return o
     if not any(e.other in set(pp.bodies) for e in trace.of(o.die)):
         return o
-    return replace(o, hero_damage=o.hero_damage + cost, effects=[*o.effects, f"touched:{pp.name}:-{cost}"])
+    return replace(o, hero_damage=o.hero_damage + cost, effects=[*o.effects, Effect.of("touched", f"{pp.name}:-{cost}")])
 
 
 PropEffect = Callable[[Outcome, PlacedProp, Any, Any, bool], Outcome]
@@ -145,15 +145,15 @@ def _die_faces(o: Outcome, die) -> Outcome:
     damage, hero_damage, effects = o.damage, o.hero_damage, list(o.effects)
     if o.result == "hit" and f in HIT_BONUS:
         damage += HIT_BONUS[f]
-        effects.append(f"bonus:+{HIT_BONUS[f]}")
+        effects.append(Effect.of("bonus", f"+{HIT_BONUS[f]}"))
     if f in ANY_BONUS:
         damage += ANY_BONUS[f]  # even on a miss
-        effects.append(f"extra-damage:+{ANY_BONUS[f]}")
+        effects.append(Effect.of("extra-damage", f"+{ANY_BONUS[f]}"))
     if f in HERO_COST:
         hero_damage += HERO_COST[f]
-        effects.append(f"monster-attack:-{HERO_COST[f]}")
+        effects.append(Effect.of("monster-attack", f"-{HERO_COST[f]}"))
     if f in GOLD:
-        effects.append(f"gold:{GOLD[f]}")
+        effects.append(Effect.of("gold", GOLD[f]))
     if len(effects) == len(o.effects):
         return o
     return replace(o, damage=damage, hero_damage=hero_damage, effects=effects)
@@ -175,7 +175,7 @@ def apply_effects(outcomes: list[Outcome], scenario, ctx, trace=None, placed: bo
     if len(water) > 1 and all(out[k].result != "void" for k in water):
         if all(out[k].result == "hit" for k in water) or all(out[k].result != "hit" for k in water):
             for k in water:
-                out[k] = replace(out[k], effects=[*out[k].effects, "collective-icon"])
+                out[k] = replace(out[k], effects=[*out[k].effects, Effect.of("collective-icon")])
     return out
 
 

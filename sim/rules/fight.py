@@ -232,15 +232,15 @@ def bonus_rule(out: Outcome, rules: dict[str, str]) -> str:
     return "section"
 
 
-WATER_MISSES = "water-misses:"
+WATER_MISSES = "water-misses:"  # the text of the effect below, before its count (what banks record)
 
 
 def water_misses(out: Outcome) -> int:
     """How many of the three Water dice of a combined Water throw missed (0 for any other throw)."""
     if out.effects:
         for e in out.effects:
-            if e.startswith(WATER_MISSES):
-                return int(e[len(WATER_MISSES):])
+            if e.kind == "water-misses":
+                return e.amount
     return 0
 
 
@@ -840,15 +840,15 @@ class Fight:
             return
         every = 0
         for e in out.effects:
-            if e.startswith("every-hero-suffers:"):
-                every += int(e.split(":")[1])
-            elif e.startswith("every-hero-heals:"):
+            kind = e.kind
+            if kind == "every-hero-suffers":
+                every += e.amount
+            elif kind == "every-hero-heals":
                 for x in self.heroes:
-                    self._heal(x, int(e.split(":")[1]), "template")
-            elif e.startswith("gold:"):
-                n = int(e.split(":")[1])
-                self.gold += n
-                self._event("gold", amount=n, cause="throw")
+                    self._heal(x, e.amount, "template")
+            elif kind == "gold":
+                self.gold += e.amount
+                self._event("gold", amount=e.amount, cause="throw")
         own = int(out.hero_damage) - every
         if own > 0:
             self._hurt(h, own, "throw")
