@@ -70,8 +70,8 @@ def _volcano(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
         return replace(o, result="miss", reason="cocked")
     effects = [e for e in o.effects if e.kind not in ("insta-kill", "leaning-on")]
     if not in_crater:
-        return replace(o, result="hit", reason="hit", insta_kill=False, effects=effects, section="volcano", value=0,
-                       damage=0.0)
+        return replace(o, result="hit", reason="hit", insta_kill=False, effects=effects, section="volcano",
+                       value=0, damage=0.0)
     insta = bool(o.icon and rules.icon_insta_kill)
     if insta:
         effects.append(Effect.of("insta-kill"))
@@ -113,7 +113,8 @@ def _firewall_touch(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Out
         return o
     if not any(e.other in set(pp.bodies) for e in trace.of(o.die)):
         return o
-    return replace(o, hero_damage=o.hero_damage + cost, effects=[*o.effects, Effect.of("touched", f"{pp.name}:-{cost}")])
+    touched = Effect.of("touched", f"{pp.name}:-{cost}")
+    return replace(o, hero_damage=o.hero_damage + cost, effects=[*o.effects, touched])
 
 
 PropEffect = Callable[[Outcome, PlacedProp, Any, Any, bool], Outcome]
@@ -163,11 +164,11 @@ def apply_effects(outcomes: list[Outcome], scenario, ctx, trace=None, placed: bo
     """Apply board modifiers (`PROP_EFFECTS`: readings first, then bonuses) and face effects to each die's
     outcome, then the Water dice's collective icon; returns new outcomes (the given ones are unchanged)."""
     props = list(ctx.props.values()) if ctx is not None else []
-    staged = [(stage, [(rule.apply, pp) for pp in props if (rule := PROP_EFFECTS.get(pp.type)) and rule.stage == stage])
+    staged = [[(rule.apply, pp) for pp in props if (rule := PROP_EFFECTS.get(pp.type)) and rule.stage == stage]
               for stage in ("reading", "bonus")]
     out = []
     for o, die in zip(outcomes, scenario.dice):
-        for _stage, rules in staged:
+        for rules in staged:
             for fn, pp in rules:
                 o = fn(o, pp, ctx, trace, placed)
         out.append(_die_faces(o, die))

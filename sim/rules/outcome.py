@@ -80,7 +80,7 @@ EFFECT_KINDS: dict[str, str] = {
     "slime-on-hole": "the Slime moved the die into a hole",
     "slime-on-bones": "the Slime moved the die onto the bones",
     "template-region": "[region id] the template region the die counts on",
-    "every-hero-suffers": "[n] every hero of the party suffers n damage (the thrower's share is in hero_damage)",
+    "every-hero-suffers": "[n] every hero suffers n damage (the thrower's share is in hero_damage)",
     "every-hero-heals": "[n] every hero of the party heals n life points",
     "gold": "[n] n gold coins to the Chest",
     "equipment-bonus-only": "on this template only equipment bonuses add to the hit",

@@ -180,8 +180,8 @@ def apply_templates(
     if res.reason == "leaning-on-template":
         kept.append(Effect.of("leaning-on-template"))
     if res.kind == "miss":
-        return replace(out, result="miss", reason=res.reason, damage=0.0, insta_kill=False, section=None, value=None,
-                       partial_template=partial, effects=[e for e in kept if e != "insta-kill"])
+        return replace(out, result="miss", reason=res.reason, damage=0.0, insta_kill=False, section=None,
+                       value=None, partial_template=partial, effects=[e for e in kept if e != "insta-kill"])
     out = replace(out, partial_template=partial, effects=kept)
     if res.kind == "template":
         out = _apply_effect(out, rest, die, board, res.template, rules, rng)

@@ -245,7 +245,9 @@ Shape = Annotated[
     Field(discriminator="type"),
 ]
 SHAPES: tuple[type[PropShape], ...] = get_args(get_args(Shape)[0])
-PROP_TRAITS: dict[str, PropTraits] = {get_args(c.model_fields["type"].annotation)[0]: c.traits for c in SHAPES}
+PROP_TRAITS: dict[str, PropTraits] = {
+    get_args(c.model_fields["type"].annotation)[0]: c.traits for c in SHAPES
+}
 PROP_TYPES: tuple[str, ...] = tuple(PROP_TRAITS)
 
 

@@ -179,12 +179,15 @@ class PropWorld:
 
 
 # ---------------------------------------------------------------- builders ----
+BuildFn = Callable[[PropWorld, PropSpec, PlacedProp], None]
+
+
 class Builder(NamedTuple):
     """How one shape type becomes bodies: `build(world, spec, placed)` adds them (names into
     `placed.bodies`); `reposed`: static bodies set to the prop's pose at every throw (False: the
     builder placed them for good, or they are dynamic and placed from `world.dynamic`)."""
 
-    build: Callable[[PropWorld, PropSpec, PlacedProp], None]
+    build: BuildFn
     reposed: bool = True
 
 
@@ -194,7 +197,7 @@ BUILDERS: dict[str, Builder] = {}
 def builds(*types: str, reposed: bool = True):
     """Register the decorated function as the builder of these shape types."""
 
-    def register(fn: Callable[[PropWorld, PropSpec, PlacedProp], None]):
+    def register(fn: BuildFn) -> BuildFn:
         for t in types:
             if t in BUILDERS:
                 raise ValueError(f"two builders for prop type '{t}'")
@@ -220,7 +223,8 @@ def _ellipse(rx: float, ry: float):
 def _wall(spec: PropSpec) -> list[np.ndarray]:
     s = spec.shape
     assert isinstance(s, WallShape)
-    return _mm(extrude(box(-s.thickness_mm / 2, -s.width_mm / 2, s.thickness_mm / 2, s.width_mm / 2), 0.0, s.height_mm))
+    t2, w2 = s.thickness_mm / 2, s.width_mm / 2
+    return _mm(extrude(box(-t2, -w2, t2, w2), 0.0, s.height_mm))
 
 
 def _ring(spec: PropSpec) -> list[np.ndarray]:
@@ -264,7 +268,8 @@ def _volcano(spec: PropSpec) -> list[np.ndarray]:
     s = spec.shape
     assert isinstance(s, VolcanoShape)
     if not (s.crater_radius_mm < s.top_radius_mm <= s.base_radius_mm and s.crater_depth_mm < s.height_mm):
-        raise SpecError(spec.source, "shape", "need crater_radius < top_radius <= base_radius and crater_depth < height")
+        raise SpecError(spec.source, "shape",
+                        "need crater_radius < top_radius <= base_radius and crater_depth < height")
     h = s.height_mm
     prof = [(0.0, 0.0), (s.base_radius_mm, 0.0), (s.top_radius_mm, h), (s.crater_radius_mm, h),
             (s.crater_radius_mm, h - s.crater_depth_mm), (0.0, h - s.crater_depth_mm)]
@@ -277,7 +282,7 @@ def _fire_token(spec: PropSpec) -> list[np.ndarray]:
     return _mm(extrude(Point(0, 0).buffer(s.radius_mm, quad_segs=8), 0.0, s.thickness_mm))
 
 
-def static_solid(pieces: Callable[[PropSpec], list[np.ndarray]]) -> Callable[[PropWorld, PropSpec, PlacedProp], None]:
+def static_solid(pieces: Callable[[PropSpec], list[np.ndarray]]) -> BuildFn:
     """The builder of a static prop made of one solid: `pieces` gives its convex pieces (local frame, m)."""
 
     def build(world: PropWorld, spec: PropSpec, pp: PlacedProp) -> None:
@@ -339,7 +344,8 @@ def _split_wall(world: PropWorld, spec: PropSpec, pp: PlacedProp) -> None:
             foot = extrude(box(-fl / 2, yf0, fl / 2, yf1), 0.0, fh)
             for part, pieces in (("", panel), ("f", foot)):
                 name = f"{base}:{k}{part}"
-                world.add_static(name, [p * MM for p in pieces], pp.position, matrix_to_quat(rot), spec.material)
+                world.add_static(name, [p * MM for p in pieces], pp.position, matrix_to_quat(rot),
+                                 spec.material)
                 pp.bodies.append(name)
         return
     # each loose piece is two convex bodies welded together, its panel and its foot (a compound
@@ -380,7 +386,8 @@ def _cup(world: PropWorld, spec: PropSpec, pp: PlacedProp) -> None:
     half_chord = (r + wt) * math.tan(math.pi / n) + 1e-4
     for k in range(n):
         a = 2 * math.pi * k / n
-        parts.append(((math.cos(a) * (r + wt / 2), math.sin(a) * (r + wt / 2), hh / 2), (wt / 2, half_chord, hh / 2), a))
+        at = (math.cos(a) * (r + wt / 2), math.sin(a) * (r + wt / 2), hh / 2)
+        parts.append((at, (wt / 2, half_chord, hh / 2), a))
     ph.add_box_compound(base, parts, s.mass_g * 1e-3, spec.material)
     ph.collide(base, "table", False)
     pp.bodies.append(base)

@@ -33,7 +33,8 @@ def test_every_hero_rule_does_something_its_condition_allows(name):
 def test_hero_rules_count_as_the_rulebook_says():
     assert ab.section_value("piercing", 3) == 5 and ab.section_value("berserk", 3) == 6
     assert ab.section_value("focused", 2) == 5 and ab.section_value("focused", 2, board_section=False) == 2
-    assert ab.hit_bonus("sworn-enemy:demon", "demon") == 4 and ab.hit_bonus("sworn-enemy:demon", "undead") == 1
+    assert ab.hit_bonus("sworn-enemy:demon", "demon") == 4
+    assert ab.hit_bonus("sworn-enemy:demon", "undead") == 1
     assert ab.hit_bonus("set-on-fire", None) == 2 and ab.hit_bonus(None, "demon") == 0
     assert ab.monster_rule(None) == ab.MonsterRule()
 

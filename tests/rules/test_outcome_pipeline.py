@@ -28,7 +28,8 @@ def test_an_outcome_cannot_be_changed():
 
 
 def test_effects_are_typed_and_their_text_is_the_record_form():
-    o = Outcome(result="hit", reason="template", effects=["every-hero-suffers:2", "touched:firewall:-1", "insta-kill"])
+    effects = ["every-hero-suffers:2", "touched:firewall:-1", "insta-kill"]
+    o = Outcome(result="hit", reason="template", effects=effects)
     assert all(isinstance(e, Effect) for e in o.effects)
     suffers, touched, insta = o.effects
     assert (suffers.kind, suffers.amount) == ("every-hero-suffers", 2)

@@ -17,7 +17,8 @@ from sim.world.props import BUILDERS
 SIM = Path(__file__).resolve().parents[2] / "sim"
 # where a prop type name may be spelled: its shape class, its builder, its effect, and the specific throws
 # that read one kind of prop (a requirement is about one prop: `REQUIRED_PROP`)
-HOMES = {"specs/prop.py", "world/props.py", "rules/effects.py", "specs/requirements.py", "rules/requirements.py"}
+HOMES = {"specs/prop.py", "world/props.py", "rules/effects.py",
+         "specs/requirements.py", "rules/requirements.py"}
 
 
 def test_every_shape_type_has_traits_and_exactly_one_builder():
