@@ -33,7 +33,7 @@ import pandas as pd
 
 from sim.errors import SpecError
 from sim.files import results_folder
-from sim.rules.outcome import Outcome, Result
+from sim.rules.outcome import Effect, Outcome, Result
 from sim.rules.throw_source import ThrowRequest
 
 STREAM_FIGHT = 16  # spawn-key stream of fight resampling (release draws use streams 0-2)
@@ -65,11 +65,11 @@ def _split(v: Any) -> list[str]:
     return [str(x) for x in v]
 
 
-def _effects(v: Any) -> list[str]:
+def _effects(v: Any) -> list[Effect]:
     """The records' `effects` column: effects joined by ';' (an effect may hold commas)."""
     if v is None or (isinstance(v, float) and np.isnan(v)):
         return []
-    return [x for x in str(v).split(";") if x]
+    return [Effect(x) for x in str(v).split(";") if x]
 
 
 def relevant_rules(rules: Iterable[tuple[str, Any]], templates: Iterable[str] | None) -> frozenset:

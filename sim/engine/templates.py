@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from sim.engine.thrower import Thrower, ThrowResult
@@ -148,12 +149,13 @@ class TemplateLayer:
             thrower.templates = saved
 
     def judge_reference(self, outcomes: list[Outcome]) -> None:
-        """While solving an aim at a template, a hit elsewhere is no success."""
+        """While solving an aim at a template, a hit elsewhere is no success (the list's outcomes are
+        replaced by copies that say so)."""
         if self.aiming_at is None:
             return
-        for o in outcomes:
+        for k, o in enumerate(outcomes):
             if o.result == "hit" and o.template != self.aiming_at:
-                o.result = "miss"
+                outcomes[k] = replace(o, result="miss")
 
     def prepare(self, thrower: Thrower, seed: int | None, index: int | None) -> None:
         """Lay every laid template back at its settled pose, and flip the flipped ones for this throw

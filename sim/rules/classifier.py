@@ -19,7 +19,7 @@ Rulebook readings (docs/rules.md):
 from __future__ import annotations
 
 from sim.rules.footprint import bottom_corners_xy, read_board
-from sim.rules.outcome import Outcome
+from sim.rules.outcome import Effect, Outcome, Result
 from sim.rules.requirements import FAILED, RequirementContext, bounces_before_board, evaluate, miss_detail
 from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
@@ -46,62 +46,59 @@ def classify(
     touching = sorted(rest.touching)
     others = {t for t in rest.touching if t not in ("table", "board")}
     cocked = tilt > rules.cocked_tolerance_deg
-    out = Outcome(
-        result="miss",
-        reason="",
-        face=label,
-        icon=die.is_icon(label),
-        cocked=cocked,
-        tilt_deg=tilt,
-        touching=touching,
-        position_mm=[v * 1e3 for v in rest.position_m],
-        orientation_xyzw=list(rest.orientation_xyzw),
-        die=rest.name,
-        time_s=rest.time_s,
-    )
+    icon = die.is_icon(label)
+
+    def outcome(result: Result, reason: str, **kw) -> Outcome:
+        return Outcome(result=result, reason=reason, face=label, icon=icon, cocked=cocked, tilt_deg=tilt,
+                       touching=touching, position_mm=[v * 1e3 for v in rest.position_m],
+                       orientation_xyzw=list(rest.orientation_xyzw), die=rest.name, time_s=rest.time_s, **kw)
+
     if rest.status != "rest":
-        out.result, out.reason = "void", rest.status
-        return out
+        return outcome("void", rest.status)
+    requirements_met: dict[str, str] = {}
+    bounces = 0
     if not placed:
-        out.requirements = evaluate(list(requirements), trace, rest.name, ctx)
-        out.bounces_before_board = bounces_before_board(trace, rest.name, ctx)
+        requirements_met = evaluate(list(requirements), trace, rest.name, ctx)
+        bounces = bounces_before_board(trace, rest.name, ctx)
     if board is None:
-        out.result, out.reason = "roll", "free-roll"
-        return out
+        return outcome("roll", "free-roll", requirements=requirements_met, bounces_before_board=bounces)
     corners = bottom_corners_xy(die, rest.position_m, rest.orientation_xyzw)
     ignore: tuple[str, ...] = ()
     if rules.holes == "section":
         ignore += ("hole",)  # house rule: the section the hole is cut into
     if rules.bones == "outer-section":
         ignore += ("bones",)  # house rule: the outer section the bones are printed on
-    fillers = [b for pp in ctx.props.values() if pp.type == "slow-tokens" for b in pp.bodies]
+    fillers = [b for pp in ctx.props.values() if pp.traits.fills_holes for b in pp.bodies]
     region = read_board(board, corners, rest.position_m[:2], rest.touching, rules.bones_corners, ignore, fillers).region
-    if region.kind == "section":
-        out.section, out.value = region.id, region.value
-    failed = [n for n, v in out.requirements.items() if v == FAILED]
+    section, value = (region.id, region.value) if region.kind == "section" else (None, None)
+    failed = [n for n, v in requirements_met.items() if v == FAILED]
+    result: Result = "miss"
+    detail, damage, insta_kill = "", 0.0, False
+    effects: list[Effect] = []
     if "bounce-before-board" in failed:
-        out.reason = "no-bounce"
+        reason = "no-bounce"
     elif failed:
-        out.reason = f"requirement:{failed[0]}"
-        out.detail = miss_detail(failed[0], trace, rest.name, ctx)
+        reason = f"requirement:{failed[0]}"
+        detail = miss_detail(failed[0], trace, rest.name, ctx)
     elif region.kind == "off":
-        out.reason = "off-board"
+        reason = "off-board"
     elif region.kind == "hole":
-        out.reason = "in-hole"
+        reason = "in-hole"
     elif region.kind == "bones":
-        out.reason = "on-bones"
+        reason = "on-bones"
     elif cocked and rules.cocked == "miss":
-        out.reason = "cocked"
+        reason = "cocked"
     elif cocked and rules.cocked == "rethrow":
-        out.result, out.reason = "void", "cocked-rethrow"
-        return out
+        return outcome("void", "cocked-rethrow", requirements=requirements_met, bounces_before_board=bounces,
+                       section=section, value=value)
     else:
-        out.result, out.reason = "hit", "hit"
+        result, reason = "hit", "hit"
         bullseye = board.section(region.id).bullseye
-        out.damage = float(rules.bullseye_damage if bullseye else region.value)
-        if bullseye and out.icon and rules.icon_insta_kill:
-            out.insta_kill = True
-            out.effects.append("insta-kill")
+        damage = float(rules.bullseye_damage if bullseye else region.value)
+        if bullseye and icon and rules.icon_insta_kill:
+            insta_kill = True
+            effects.append(Effect.of("insta-kill"))
     if others:
-        out.effects.append("leaning-on:" + ",".join(sorted(others)))
-    return out
+        effects.append(Effect.of("leaning-on", ",".join(sorted(others))))
+    return outcome(result, reason, requirements=requirements_met, bounces_before_board=bounces, detail=detail,
+                   damage=damage, insta_kill=insta_kill, effects=effects, section=section, value=value)

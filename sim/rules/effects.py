@@ -1,7 +1,8 @@
 """Effects applied after classification: board modifiers (props) and special / element dice.
 
 Called by the Thrower on every throw's outcomes (`apply_effects`). Pure: outcomes, the scenario's
-specs, the props' poses and the event trace in; adjusted outcomes out.
+specs, the props' poses and the event trace in; adjusted copies out. What each prop type does is its
+entry in `PROP_EFFECTS` (one registry: a new board modifier is one function and one line there).
 
 Board modifiers (Malevolent Magma "Board Modifiers", Rock and Roll "Slow Tokens", Melissa's Fire token):
 - Volcano: a die resting on the Volcano (touching it, not the board or table) counts as the
@@ -30,9 +31,14 @@ Special dice, by face label (the die files in boards/dice/ name their faces with
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Literal, NamedTuple
+
 import numpy as np
 
-from sim.rules.outcome import Outcome
+from sim.rules.outcome import Effect, Outcome
+from sim.specs.prop import PlacedProp, VolcanoShape
 
 HIT_BONUS = {"+2": 2, "+8": 8}
 ANY_BONUS = {"fire+1": 1, "fire+2": 2, "fire+3": 3}
@@ -49,50 +55,48 @@ def _requirement_failed(o: Outcome) -> bool:
     return o.reason == "no-bounce" or o.reason.startswith("requirement:")
 
 
-def _volcano(o: Outcome, pp, ctx) -> None:
+def _volcano(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
     names = set(pp.bodies)
     if not (set(o.touching) & names) or {"board", "table"} & set(o.touching) or _requirement_failed(o):
-        return
+        return o
     if o.result == "void":
-        return
+        return o
     s = pp.spec.shape
+    assert isinstance(s, VolcanoShape)
     loc = pp.to_local(np.array(o.position_mm) * 1e-3)[0]
     in_crater = float(np.hypot(loc[0], loc[1])) < s.crater_radius_mm * 1e-3 and loc[2] < s.height_mm * 1e-3
     rules = ctx.rules
     if o.cocked and rules.cocked == "miss":
-        o.result, o.reason = "miss", "cocked"
-        return
-    o.result, o.reason = "hit", "hit"
-    o.insta_kill = False
-    o.effects = [e for e in o.effects if e != "insta-kill" and not e.startswith("leaning-on:")]
-    if in_crater:
-        o.section, o.value, o.damage = "volcano-crater", rules.bullseye_damage, float(rules.bullseye_damage)
-        if o.icon and rules.icon_insta_kill:
-            o.insta_kill = True
-            o.effects.append("insta-kill")
-    else:
-        o.section, o.value, o.damage = "volcano", 0, 0.0
+        return replace(o, result="miss", reason="cocked")
+    effects = [e for e in o.effects if e.kind not in ("insta-kill", "leaning-on")]
+    if not in_crater:
+        return replace(o, result="hit", reason="hit", insta_kill=False, effects=effects, section="volcano",
+                       value=0, damage=0.0)
+    insta = bool(o.icon and rules.icon_insta_kill)
+    if insta:
+        effects.append(Effect.of("insta-kill"))
+    return replace(o, result="hit", reason="hit", insta_kill=insta, effects=effects, section="volcano-crater",
+                   value=rules.bullseye_damage, damage=float(rules.bullseye_damage))
 
 
-def _slow_tokens(o: Outcome, pp, ctx) -> None:
+def _slow_tokens(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
     if o.reason != "in-hole":
-        return
+        return o
     hit = [b for b in pp.bodies if b in o.touching]
     if not hit:
-        return
-    o.result, o.reason = "hit", "hit"
-    o.section = "slow-token:" + hit[0].split(":")[-1]
-    o.value = ctx.rules.slow_token_damage
-    o.damage = float(ctx.rules.slow_token_damage)
+        return o
+    return replace(o, result="hit", reason="hit", section="slow-token:" + hit[0].split(":")[-1],
+                   value=ctx.rules.slow_token_damage, damage=float(ctx.rules.slow_token_damage))
 
 
-def _fire_token(o: Outcome, pp, ctx) -> None:
+def _fire_token(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
     if o.result != "hit" or ctx.board is None:
-        return
+        return o
     region = ctx.board.region_at(float(pp.position[0]), float(pp.position[1]))
-    if region.kind == "section" and o.section == region.id:
-        o.damage += ctx.rules.fire_token_bonus
-        o.effects.append(f"fire-token:+{ctx.rules.fire_token_bonus}")
+    if region.kind != "section" or o.section != region.id:
+        return o
+    bonus = ctx.rules.fire_token_bonus
+    return replace(o, damage=o.damage + bonus, effects=[*o.effects, Effect.of("fire-token", f"+{bonus}")])
 
 
 # the Firewall requirements whose touches each `RuleSet.firewall_touch` option charges
@@ -100,54 +104,80 @@ FIREWALL_TOUCH_CHARGED = {"fire-at-will": ("firewall-fire-at-will",), "always": 
                           "never": ()}
 
 
-def _firewall_touch(o: Outcome, pp, trace, rules) -> None:
+def _firewall_touch(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
+    rules = ctx.rules
     cost = rules.firewall_touch_damage
-    if not cost or trace is None or not any(r in o.requirements for r in FIREWALL_TOUCH_CHARGED[rules.firewall_touch]):
-        return
-    if any(e.other in set(pp.bodies) for e in trace.of(o.die)):
-        o.hero_damage += cost
-        o.effects.append(f"touched:{pp.name}:-{cost}")
+    if placed or not cost or trace is None:
+        return o
+    if not any(r in o.requirements for r in FIREWALL_TOUCH_CHARGED[rules.firewall_touch]):
+        return o
+    if not any(e.other in set(pp.bodies) for e in trace.of(o.die)):
+        return o
+    touched = Effect.of("touched", f"{pp.name}:-{cost}")
+    return replace(o, hero_damage=o.hero_damage + cost, effects=[*o.effects, touched])
 
 
-def _die_faces(o: Outcome, die) -> None:
+PropEffect = Callable[[Outcome, PlacedProp, Any, Any, bool], Outcome]
+"""What a prop does to one die's outcome: (outcome, the placed prop, the requirement context, the event
+trace or None, whether the die was placed rather than thrown) -> the outcome, a copy when changed."""
+
+
+class PropRule(NamedTuple):
+    """A prop type's effect and its stage: "reading" changes what the die counts as (applied first, for
+    every prop), "bonus" adds to what it counts as (applied after every reading)."""
+
+    stage: Literal["reading", "bonus"]
+    apply: PropEffect
+
+
+# one entry per prop type that changes outcomes (types absent here change none); keys are prop types
+PROP_EFFECTS: dict[str, PropRule] = {
+    "volcano": PropRule("reading", _volcano),
+    "slow-tokens": PropRule("reading", _slow_tokens),
+    "fire-token": PropRule("bonus", _fire_token),
+    "wall": PropRule("bonus", _firewall_touch),
+}
+
+
+def _die_faces(o: Outcome, die) -> Outcome:
     if o.result == "void" or o.face is None:
-        return
+        return o
     f = o.face
+    damage, hero_damage, effects = o.damage, o.hero_damage, list(o.effects)
     if o.result == "hit" and f in HIT_BONUS:
-        o.damage += HIT_BONUS[f]
-        o.effects.append(f"bonus:+{HIT_BONUS[f]}")
+        damage += HIT_BONUS[f]
+        effects.append(Effect.of("bonus", f"+{HIT_BONUS[f]}"))
     if f in ANY_BONUS:
-        o.damage += ANY_BONUS[f]  # even on a miss
-        o.effects.append(f"extra-damage:+{ANY_BONUS[f]}")
+        damage += ANY_BONUS[f]  # even on a miss
+        effects.append(Effect.of("extra-damage", f"+{ANY_BONUS[f]}"))
     if f in HERO_COST:
-        o.hero_damage += HERO_COST[f]
-        o.effects.append(f"monster-attack:-{HERO_COST[f]}")
+        hero_damage += HERO_COST[f]
+        effects.append(Effect.of("monster-attack", f"-{HERO_COST[f]}"))
     if f in GOLD:
-        o.effects.append(f"gold:{GOLD[f]}")
+        effects.append(Effect.of("gold", GOLD[f]))
+    if len(effects) == len(o.effects):
+        return o
+    return replace(o, damage=damage, hero_damage=hero_damage, effects=effects)
 
 
 def apply_effects(outcomes: list[Outcome], scenario, ctx, trace=None, placed: bool = False) -> list[Outcome]:
-    """Apply board modifiers (volcano, slow tokens, fire token, touch costs) and face effects to each die's
-    outcome, then the Water dice's collective icon; outcomes are changed in place and returned."""
+    """Apply board modifiers (`PROP_EFFECTS`: readings first, then bonuses) and face effects to each die's
+    outcome, then the Water dice's collective icon; returns new outcomes (the given ones are unchanged)."""
     props = list(ctx.props.values()) if ctx is not None else []
+    staged = [[(rule.apply, pp) for pp in props if (rule := PROP_EFFECTS.get(pp.type)) and rule.stage == stage]
+              for stage in ("reading", "bonus")]
+    out = []
     for o, die in zip(outcomes, scenario.dice):
-        for pp in props:
-            if pp.type == "volcano":
-                _volcano(o, pp, ctx)
-            elif pp.type == "slow-tokens":
-                _slow_tokens(o, pp, ctx)
-        for pp in props:
-            if pp.type == "fire-token":
-                _fire_token(o, pp, ctx)
-            if pp.type == "wall" and not placed:
-                _firewall_touch(o, pp, trace, ctx.rules)
-        _die_faces(o, die)
-    water = [o for o, d in zip(outcomes, scenario.dice) if is_water(d)]
-    if len(water) > 1 and all(o.result != "void" for o in water):
-        if all(o.result == "hit" for o in water) or all(o.result != "hit" for o in water):
-            for o in water:
-                o.effects.append("collective-icon")
-    return outcomes
+        for rules in staged:
+            for fn, pp in rules:
+                o = fn(o, pp, ctx, trace, placed)
+        out.append(_die_faces(o, die))
+    water = [k for k, d in enumerate(scenario.dice[: len(out)]) if is_water(d)]
+    if len(water) > 1 and all(out[k].result != "void" for k in water):
+        if all(out[k].result == "hit" for k in water) or all(out[k].result != "hit" for k in water):
+            for k in water:
+                out[k] = replace(out[k], effects=[*out[k].effects, Effect.of("collective-icon")])
+    return out
 
 
 def combined_result(outcomes: list[Outcome]) -> dict:

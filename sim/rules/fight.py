@@ -52,6 +52,7 @@ EPIC_LIFE = -3  # "if the last Hit on the Monster managed to reduce its life to 
 EPIC_GOLD = 1
 MAX_RETHROWS = 20  # re-throws (ability, Arrogant, void) of one turn before the engine gives up
 BULLSEYE_DAMAGE = 10
+SPEND_BEER = "beer"  # the "prevent" option that spends a Beer token
 FLIP_TABLE_DAMAGE = 1  # "If the Template lands with any portion touching the table, the player suffers 1 damage"
 
 
@@ -231,15 +232,15 @@ def bonus_rule(out: Outcome, rules: dict[str, str]) -> str:
     return "section"
 
 
-WATER_MISSES = "water-misses:"
+WATER_MISSES = "water-misses:"  # the text of the effect below, before its count (what banks record)
 
 
 def water_misses(out: Outcome) -> int:
     """How many of the three Water dice of a combined Water throw missed (0 for any other throw)."""
     if out.effects:
         for e in out.effects:
-            if e.startswith(WATER_MISSES):
-                return int(e[len(WATER_MISSES):])
+            if e.kind == "water-misses":
+                return e.amount
     return 0
 
 
@@ -320,6 +321,7 @@ class Fight:
         plan = self.plan = FightPlan.of(spec)
         self.spec = spec
         self.monster = spec.monster
+        self.monster_rule = ab.monster_rule(spec.monster.ability)
         self.throws_spec = spec.throws
         self.board = spec.throws.board
         self.source = source
@@ -578,13 +580,12 @@ class Fight:
         for _ in range(MAX_RETHROWS + 1):
             out = self._draw(h, colour, kind, die, shots, aim)
             hit = out.result == "hit"
-            if not hit and self.monster.ability == "arrogant" and self.facedown:
-                self.facedown = False  # "they must re-throw the die and flip the Monster card faceup again"
+            if not hit and self._monster_rethrows_miss():
                 self.rethrows += 1
-                self._event("re-throw", hero=h.name, cause="arrogant")
+                self._event("re-throw", hero=h.name, cause=self.monster.ability)
                 continue
             ability, damage_by = self._choose_ability(h, colour, out, hit, used)
-            if ability == "re-throw":  # "Ignore the result from the first throw."
+            if ability is not None and ab.rule(ability).rethrow:  # "Ignore the result from the first throw."
                 self.rethrows += 1
                 self._event("ability", hero=h.name, ability=ability)
                 self._event("re-throw", hero=h.name, cause="ability")
@@ -659,7 +660,7 @@ class Fight:
                 return self._level_up(h, colour, out, hit, weapons)
             return None, None
         cands = h.available_abilities() if colour == "white" else [a for a in (h.ability(colour),) if a]
-        options = tuple(a for a in cands if ab.applies(a, hit) and not (a == "beer" and self.beer == 2))
+        options = tuple(a for a in cands if self._offered(a, hit))
         if not options:
             self._event("icon", hero=h.name, ability=None, note="no ability can activate")
             self.unused_icons[h.name] = self.unused_icons.get(h.name, 0) + 1
@@ -672,12 +673,18 @@ class Fight:
             self.unused_icons[h.name] = self.unused_icons.get(h.name, 0) + 1
         return choice, damage_by
 
+    def _offered(self, ability: str, hit: bool) -> bool:
+        """Hook: whether an ability may be activated on this throw (its Hit/Miss condition; Beer not
+        while every token is already active)."""
+        r = ab.rule(ability)
+        return ab.applies(ability, hit) and not (r.beer_tokens and self.beer == r.beer_tokens)
+
     def _level_up(self, h: HeroState, colour: str, out: Outcome, hit: bool, weapons: tuple):
         """Variant Level Up: "Anytime a Hero throws a die that doesn't show the Special icon as the
         result, they may use their Level Up token to activate the corresponding color die special
         ability [...] A Scar overrides a Level Up token"."""
         a = h.ability(colour)
-        if a is None or not ab.applies(a, hit) or a == "re-throw" or (a == "beer" and self.beer == 2):
+        if a is None or not self._offered(a, hit) or ab.rule(a).rethrow:
             return None, None
         damage_by = None
         if hit and not out.insta_kill:
@@ -695,9 +702,10 @@ class Fight:
         self.last_hero = h.name
         if hit or out.reason == "on-bones":
             self.dice_on_board += 1
-        if ability is not None and ability != "re-throw":
+        rule = ab.rule(ability) if ability is not None else None
+        if ability is not None and rule is not None and not rule.rethrow:
             self._event("ability", hero=h.name, ability=ability)
-            self._side_effect(h, ability)
+            self._activate(h, ability)
         before = self.monster_life
         insta = False
         if hit:
@@ -707,7 +715,7 @@ class Fight:
                 self.monster_life = 0
             else:
                 dealt = damage_by[ability] if damage_by is not None else self._hit_damage(h, out, ability, weapons)
-                if ability == "set-on-fire" and on_board_section(out):
+                if rule is not None and rule.marks_fire and on_board_section(out):
                     self.fire_section = out.section
                 if bonus_rule(out, self.plan.bonus_rules) != "none":
                     dealt = self._spend(h, dealt)
@@ -717,17 +725,17 @@ class Fight:
                             weapons=[w.name for w in weapons])
         else:
             dealt = int(out.damage)  # e.g. the Fire element die's +N "even if the die misses"
-            if ability == "agile-instincts":
-                dealt += ab.AGILE_DAMAGE
+            if rule is not None:
+                dealt += rule.miss_damage
             self.monster_life -= dealt
             if self.log is not None:
                 self._event("miss", hero=h.name, reason=out.reason, damage=dealt, monster_life=self.monster_life)
-            if ability == "agile-instincts":
+            if rule is not None and rule.dodges:
                 self._event("dodge", hero=h.name, ability=ability)
             else:
                 self._miss_damage(h, water_misses(out) or 1)
         if hit and (m := water_misses(out)):  # the Water dice that missed: "then suffers that amount of damage"
-            if ability == "agile-instincts":
+            if rule is not None and rule.dodges:
                 self._event("dodge", hero=h.name, ability=ability)
             else:
                 self._miss_damage(h, m)
@@ -743,19 +751,21 @@ class Fight:
         elif self._all_fainted():
             self._lose("all heroes fainted")
 
-    def _side_effect(self, h: HeroState, ability: str) -> None:
-        if ability == "beer":
-            self.beer = ab.BEER_TOKENS
+    def _activate(self, h: HeroState, ability: str) -> None:
+        """Hook: what activating an ability does at once (`sim.rules.abilities.HeroRule`)."""
+        r = ab.rule(ability)
+        if r.beer_tokens:
+            self.beer = r.beer_tokens
             self.beer_holder = h
             self._event("beer", tokens=self.beer, hero=h.name)
-        elif ability == "heal-party":
+        if r.heal_party:
             for x in self.heroes:
-                self._heal(x, ab.HEAL_PARTY, "heal-party")
-        elif ability == "self-healing":
-            self._heal(h, ab.SELF_HEALING, "self-healing")
-        elif ability == "pickpocket":
-            self.gold += ab.PICKPOCKET_GOLD
-            self._event("gold", amount=ab.PICKPOCKET_GOLD, cause="pickpocket")
+                self._heal(x, r.heal_party, ability)
+        if r.heal_self:
+            self._heal(h, r.heal_self, ability)
+        if r.gold:
+            self.gold += r.gold
+            self._event("gold", amount=r.gold, cause=ability)
 
     def _spend(self, h: HeroState, dealt: int) -> int:
         while True:
@@ -773,17 +783,15 @@ class Fight:
     def _miss_damage(self, h: HeroState, misses: int = 1) -> None:
         m = self.monster
         dmg = m.miss_damage * misses  # the Water dice: "adds up the damage from all of the [...] dice that missed"
-        if m.ability == "fury" and self.dice_on_board:
-            dmg += self.dice_on_board  # "additional damage equal to the number of dice currently on the Target board"
-            self._event("fury", extra=self.dice_on_board)
+        dmg += self._monster_extra_miss_damage()
         while dmg > 0 and (self._beer_usable() or h.armors):
-            opts = (("beer",) if self._beer_usable() else ()) + tuple(f"armor:{a.name}" for a in h.armors)
+            opts = ((SPEND_BEER,) if self._beer_usable() else ()) + tuple(f"armor:{a.name}" for a in h.armors)
             if not opts:
                 break
             choice = self._ask("prevent", h, opts, {"damage": dmg})
             if choice is None:
                 break
-            if choice == "beer":  # "reduce the Monster's damage to zero"
+            if choice == SPEND_BEER:  # "reduce the Monster's damage to zero"
                 self.beer -= 1
                 prevented = dmg
             else:  # an Armor, "once during each combat"
@@ -794,9 +802,31 @@ class Fight:
             self._event("prevent", hero=h.name, by=choice, prevented=prevented)
         if dmg > 0:
             self._hurt(h, dmg, "miss")
-            if m.ability == "arrogant" and not self.facedown:
-                self.facedown = True  # "When the Monster deals damage, flip their card facedown."
-                self._event("arrogant", facedown=True)
+            self._monster_dealt_damage()
+
+    # ---- the monster's ability hooks (sim.rules.abilities.MonsterRule) -------------------------
+    def _monster_rethrows_miss(self) -> bool:
+        """Hook, on a miss: whether it is thrown again (Arrogant: "If the Hero Misses and the Monster
+        card is facedown, they must re-throw the die and flip the Monster card faceup again")."""
+        if self.monster_rule.rethrows_facedown_miss and self.facedown:
+            self.facedown = False
+            return True
+        return False
+
+    def _monster_extra_miss_damage(self) -> int:
+        """Hook, on miss damage: what the monster adds (Fury: "additional damage equal to the number
+        of dice currently on the Target board")."""
+        extra = self.monster_rule.miss_damage_per_board_die * self.dice_on_board
+        if extra:
+            self._event(self.monster.ability or "", extra=extra)
+        return extra
+
+    def _monster_dealt_damage(self) -> None:
+        """Hook, after the monster dealt damage (Arrogant: "When the Monster deals damage, flip their
+        card facedown")."""
+        if self.monster_rule.facedown_on_damage and not self.facedown:
+            self.facedown = True
+            self._event(self.monster.ability or "", facedown=True)
 
     def _beer_usable(self) -> bool:
         """Beer tokens left and a hero to spend them: the one who activated them, while standing (a
@@ -810,15 +840,15 @@ class Fight:
             return
         every = 0
         for e in out.effects:
-            if e.startswith("every-hero-suffers:"):
-                every += int(e.split(":")[1])
-            elif e.startswith("every-hero-heals:"):
+            kind = e.kind
+            if kind == "every-hero-suffers":
+                every += e.amount
+            elif kind == "every-hero-heals":
                 for x in self.heroes:
-                    self._heal(x, int(e.split(":")[1]), "template")
-            elif e.startswith("gold:"):
-                n = int(e.split(":")[1])
-                self.gold += n
-                self._event("gold", amount=n, cause="throw")
+                    self._heal(x, e.amount, "template")
+            elif kind == "gold":
+                self.gold += e.amount
+                self._event("gold", amount=e.amount, cause="throw")
         own = int(out.hero_damage) - every
         if own > 0:
             self._hurt(h, own, "throw")

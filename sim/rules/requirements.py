@@ -64,10 +64,6 @@ class RequirementContext:
 Predicate = Callable[[EventTrace, str, RequirementContext], str]
 
 
-# props lying on the board: for the bounce rule they are the board ("before touching the board")
-ON_BOARD_PROP_TYPES = ("volcano", "slow-tokens", "fire-token")
-
-
 def touches_board(e: ContactEvent, ctx: RequirementContext) -> bool:
     """Whether a contact is a touch of the board for the bounce rule: the board, a template, a prop lying
     on the board (Volcano, Fire token, Slow tokens), or any other body that is neither the table nor a
@@ -78,7 +74,7 @@ def touches_board(e: ContactEvent, ctx: RequirementContext) -> bool:
         return True
     for pp in ctx.props.values():
         if e.other in pp.bodies:
-            return pp.type in ON_BOARD_PROP_TYPES
+            return pp.traits.on_board  # lying on the board, it is the board ("before touching the board")
     return ctx.board is not None and bool(ctx.board.on_board(np.array([e.point_m[:2]]))[0])
 
 

@@ -35,13 +35,13 @@ Readings of the rulebooks (docs/templates.md):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from sim.hashing import seed_from_bytes
 from sim.rules.footprint import bottom_corners_xy, winning_region
-from sim.rules.outcome import Outcome, Reason
+from sim.rules.outcome import Effect, Outcome, Reason
 from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec
 from sim.specs.rules import RuleSet
@@ -166,28 +166,27 @@ def apply_templates(
     names = {t.body_name for t in templates}
     kept = []
     for e in out.effects:
-        if e.startswith("leaning-on:"):
-            rest_names = [n for n in e[len("leaning-on:"):].split(",") if n not in names]
+        if e.kind == "leaning-on":
+            rest_names = [n for n in e.arg.split(",") if n not in names]
             if not rest_names:
                 continue
-            e = "leaning-on:" + ",".join(rest_names)
+            e = Effect.of("leaning-on", ",".join(rest_names))
         kept.append(e)
-    out.effects = kept
     res = resolve(rest, die, templates, rules.partial_template)
+    partial = out.partial_template
     if res.kind != "none":
-        out.partial_template = res.partial
+        partial = res.partial
         if res.partial:
-            out.effects.append(f"partial-counted-as:{res.kind}")
+            kept.append(Effect.of("partial-counted-as", res.kind))
     if res.reason == "leaning-on-template":
-        out.effects.append("leaning-on-template")
+        kept.append(Effect.of("leaning-on-template"))
     if res.kind == "miss":
-        out.result, out.reason, out.damage, out.insta_kill = "miss", res.reason, 0.0, False
-        out.section, out.value = None, None
-        out.effects = [e for e in out.effects if e != "insta-kill"]
-        return out
+        return replace(out, result="miss", reason=res.reason, damage=0.0, insta_kill=False, section=None,
+                       value=None, partial_template=partial, effects=[e for e in kept if e != "insta-kill"])
+    out = replace(out, partial_template=partial, effects=kept)
     if res.kind == "template":
-        _apply_effect(out, rest, die, board, res.template, rules, rng)
-        out.reason = res.reason if res.partial else "template"
+        out = _apply_effect(out, rest, die, board, res.template, rules, rng)
+        out = replace(out, reason=res.reason if res.partial else "template")
     return out
 
 
@@ -195,36 +194,31 @@ def apply_armor(outcomes: list[Outcome], templates: Sequence[PlacedTemplate]) ->
     """The Armor template's "all Hero Hits deal -1 damage" on every hit but the one on the Armor
     itself: applied last in the pipeline, after the props' and special dice's effects, so a die in
     the Volcano's crater or on a Slow token deals 1 less too (never below 0; an insta-kill is
-    unaffected). Outcomes are changed in place and returned."""
+    unaffected). Returns new outcomes (the given ones are unchanged)."""
     if not any(t.spec.effect == "armor" for t in templates):
         return outcomes
     armor = {t.spec.name for t in templates if t.spec.effect == "armor"}
-    for out in outcomes:
-        if out.result == "hit" and out.template not in armor and not out.insta_kill and out.damage > 0:
-            out.damage = max(0.0, out.damage - 1.0)
-            out.effects.append("armor:-1")
-    return outcomes
+    return [replace(o, damage=max(0.0, o.damage - 1.0), effects=[*o.effects, Effect.of("armor", -1)])
+            if o.result == "hit" and o.template not in armor and not o.insta_kill and o.damage > 0 else o
+            for o in outcomes]
 
 
-def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: RuleSet, rng) -> None:
+def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: RuleSet, rng) -> Outcome:
+    """The outcome of a die counted on template `t`: its effect (Armor, Slime, or its regions' damage and
+    what the template does to the party)."""
     spec = t.spec
-    out.template = spec.name
-    out.result = "hit"
-    out.insta_kill = False
-    out.effects = [e for e in out.effects if e != "insta-kill"]
-    out.section, out.value = None, None
+    effects = [e for e in out.effects if e != "insta-kill"]
+    out = replace(out, template=spec.name, result="hit", insta_kill=False, section=None, value=None)
     corners = _corners(die, rest)
     if spec.effect == "armor":
-        out.damage = 0.0 if rules.armor == "base" else 1.0
-        out.value = int(out.damage)
-        out.effects.append(f"remove-template:{t.id}")
-        _mark_bonus_rule(out, spec.bonus_rule)
-        return
+        damage = 0.0 if rules.armor == "base" else 1.0
+        effects.append(Effect.of("remove-template", t.id))
+        _mark_bonus_rule(effects, spec.bonus_rule)
+        return replace(out, damage=damage, value=int(damage), effects=effects)
     if spec.effect == "slime":
         cands = slime_positions(die, rest, board, t)
         if not cands:
-            out.result, out.reason, out.damage = "miss", "slime-no-room", 0.0
-            return
+            return replace(out, result="miss", reason="slime-no-room", damage=0.0, effects=effects)
         dmg = [_region_damage(r, board, rules) for _, r in cands]
         if rules.slime_choice == "best":
             k = int(np.argmax(dmg))
@@ -236,42 +230,41 @@ def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: Rule
                 rng = np.random.Generator(np.random.PCG64(seed_from_bytes(key)))
             k = int(rng.integers(len(cands)))
         cxy, region = cands[k]
-        out.effects.append("slime-moved-to:{:.1f},{:.1f}".format(*(cxy.mean(axis=0) * 1e3)))
+        effects.append(Effect.of("slime-moved-to", "{:.1f},{:.1f}".format(*(cxy.mean(axis=0) * 1e3))))
         if region.kind != "section":
-            out.result, out.damage = "miss", 0.0
-            out.effects.append(f"slime-on-{region.kind}")
-            return
-        out.section, out.value = region.id, region.value
-        out.damage = float(rules.bullseye_damage if region.bullseye else region.value)
-        if region.bullseye and out.icon and rules.icon_insta_kill:
-            out.insta_kill = True
-            out.effects.append("insta-kill")
-        return
+            effects.append(Effect.of(f"slime-on-{region.kind}"))
+            return replace(out, result="miss", damage=0.0, effects=effects)
+        insta = bool(region.bullseye and out.icon and rules.icon_insta_kill)
+        if insta:
+            effects.append(Effect.of("insta-kill"))
+        return replace(out, section=region.id, value=region.value, insta_kill=insta, effects=effects,
+                       damage=float(rules.bullseye_damage if region.bullseye else region.value))
     rid, region_damage = t.region_for(corners)
-    out.value = int(region_damage)
-    out.damage = float(region_damage)
+    hero_damage = out.hero_damage
     if rid != "body":
-        out.effects.append(f"template-region:{rid}")
+        effects.append(Effect.of("template-region", rid))
     if spec.hero_damage:
-        out.hero_damage += float(spec.hero_damage)
-        out.effects.append(f"every-hero-suffers:{spec.hero_damage}")
+        hero_damage += float(spec.hero_damage)
+        effects.append(Effect.of("every-hero-suffers", spec.hero_damage))
     if spec.heal:
-        out.effects.append(f"every-hero-heals:{spec.heal}")
+        effects.append(Effect.of("every-hero-heals", spec.heal))
     if spec.gold:
-        out.effects.append(f"gold:{spec.gold}")
-    _mark_bonus_rule(out, spec.bonus_rule)
-    if spec.icon_insta_kill and out.icon and rules.icon_insta_kill:
-        out.insta_kill = True
-        out.effects.append("insta-kill")
+        effects.append(Effect.of("gold", spec.gold))
+    _mark_bonus_rule(effects, spec.bonus_rule)
+    insta = bool(spec.icon_insta_kill and out.icon and rules.icon_insta_kill)
+    if insta:
+        effects.append(Effect.of("insta-kill"))
+    return replace(out, value=int(region_damage), damage=float(region_damage), hero_damage=hero_damage,
+                   insta_kill=insta, effects=effects)
 
 
 # the effect that tells the fight engine what may add to a hit on a template (`BONUS_RULES`)
 BONUS_EFFECTS = {"equipment": "equipment-bonus-only", "none": "no-bonuses"}
 
 
-def _mark_bonus_rule(out: Outcome, rule: str) -> None:
+def _mark_bonus_rule(effects: list[Effect], rule: str) -> None:
     if rule in BONUS_EFFECTS:
-        out.effects.append(BONUS_EFFECTS[rule])
+        effects.append(Effect.of(BONUS_EFFECTS[rule]))
 
 
 def partial_counts(rest: DieRest, die: DieSpec, templates: Sequence[PlacedTemplate]) -> dict[str, str]:

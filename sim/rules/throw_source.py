@@ -12,7 +12,7 @@ dice on the board (physics in the loop) know when a die is picked up again: a re
 turn ("The player retrieves the die they just threw and throws it again") or a retrieval ("All dice
 are removed from the Target board when the Party retrieves dice and at the end of each combat").
 
-The engine never mutates the `Outcome` a source returns (a source may hand out shared objects).
+Outcomes are frozen (`sim.rules.outcome.Outcome`), so a source may hand out shared objects.
 
 A source may also answer "this hero flips these templates: did they stay, and how often did they
 touch the table?" (`flip(TemplateFlipRequest) -> [TemplateFlip]`); one without `flip` has every

@@ -1,7 +1,8 @@
-"""The hero abilities a fight file may name, each with the rulebook sentence it implements.
+"""The hero and monster abilities a fight file may name, each with the rulebook sentence it implements.
 
-Data only (names, when they activate, the text); what each one does in a fight is in
-`sim.rules.abilities`. A hero sheet maps each die colour to one ability; it activates when a die of
+Data only (names, when they activate, the text): the one table of each, `ABILITIES` (heroes) and
+`MONSTER_ABILITIES`; what each one does in a fight is its rule in `sim.rules.abilities` (a test checks
+every name here has one). A hero sheet maps each die colour to one ability; it activates when a die of
 that colour (or a white Bonus die, which may activate any unscarred ability) lands showing the
 special icon. An ability that takes an argument is written `name:arg` (`sworn-enemy:demon`).
 """
@@ -72,3 +73,32 @@ def parse_ability(text: str) -> tuple[str, str]:
     if arg and not info.arg:
         raise ValueError(f"ability '{name}' takes no argument (got ':{arg}')")
     return name, arg
+
+
+@dataclass(frozen=True)
+class MonsterAbilityInfo:
+    """One monster Special Ability: its name (what a monster file's `ability` says) and the rulebook text."""
+
+    name: str
+    text: str
+
+
+_MONSTER = "Chambers of Malevolent Magma, Monster Special Abilities"
+MONSTER_ABILITIES: dict[str, MonsterAbilityInfo] = {
+    a.name: a
+    for a in (
+        MonsterAbilityInfo("arrogant", f"{_MONSTER}: \"Arrogant: When the Monster deals damage, flip their card "
+                           "facedown. If the Hero Misses and the Monster card is facedown, they must re-throw the die and "
+                           "flip the Monster card faceup again.\""),
+        MonsterAbilityInfo("fury", f"{_MONSTER}: \"Fury: If a Hero Misses, the Monster deals additional damage equal "
+                           "to the number of dice currently on the Target board.\" Note: \"All dice are removed from the "
+                           "Target board when the Party retrieves dice and at the end of each combat.\""),
+    )
+}
+
+
+def monster_ability_problem(name: str) -> str | None:
+    """None if `name` is a monster ability; otherwise what is wrong."""
+    if name in MONSTER_ABILITIES:
+        return None
+    return f"unknown monster ability '{name}' (one of {', '.join(MONSTER_ABILITIES)})"

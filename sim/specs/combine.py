@@ -209,8 +209,8 @@ def check_requirements(shots: tuple[ShotSpec, ...], props: tuple) -> None:
                 raise SpecError(s.source, f"requirements.{i}", f"'{r}' needs a '{need}' prop; add one to the shot's props")
     if shots and not any(s.board for s in shots):
         for p in props:
-            if p.placement.anchor in ("board", "board-edge") or p.shape.type == "slow-tokens":
-                what = "slow tokens need" if p.shape.type == "slow-tokens" else f"anchor '{p.placement.anchor}' needs"
+            if p.placement.anchor in ("board", "board-edge") or p.shape.traits.fills_holes:
+                what = f"{p.shape.type.replace('-', ' ')} need" if p.shape.traits.fills_holes else f"anchor '{p.placement.anchor}' needs"
                 raise SpecError(p.source, "placement.anchor" if "anchor" in what else "shape",
                                 f"{what} a board (the shot has board = false)")
 

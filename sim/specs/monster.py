@@ -11,7 +11,7 @@ listed in `estimated_fields`)::
     reward_gold = 2              # gold on the card (a Final Boss has none)
     type = "elemental"           # for Sworn Enemy; optional
     requirements = ["firewall"]  # specific throws (shot names, shots/); identical ones count once
-    ability = "arrogant"         # optional: "arrogant" | "fury"
+    ability = "arrogant"         # optional: one of sim.specs.abilities.MONSTER_ABILITIES
     templates = ["armor"]        # optional: templates flipped at the start of the combat
     final_boss = false
     estimated = true
@@ -21,25 +21,16 @@ listed in `estimated_fields`)::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import ConfigDict, Field, model_serializer
+from pydantic import ConfigDict, Field, field_validator, model_serializer
 
-from sim.errors import SpecError
+from sim.errors import FieldError, SpecError
+from sim.specs.abilities import monster_ability_problem
 from sim.specs.base import Spec
 from sim.specs.datafiles import builtin_names, read_toml, resolve
 
 NAME = r"^[a-z0-9][a-z0-9-]*$"
-
-# Monster Special Abilities (Chambers of Malevolent Magma)
-MONSTER_ABILITIES: dict[str, str] = {
-    "arrogant": "\"Arrogant: When the Monster deals damage, flip their card facedown. If the Hero Misses and the "
-                "Monster card is facedown, they must re-throw the die and flip the Monster card faceup again.\"",
-    "fury": "\"Fury: If a Hero Misses, the Monster deals additional damage equal to the number of dice currently on "
-            "the Target board.\" Note: \"All dice are removed from the Target board when the Party retrieves dice "
-            "and at the end of each combat.\"",
-}
-
 
 def shot_problem(name: str) -> str | None:
     """None if `name` is a built-in shot or a shot file; otherwise what is wrong."""
@@ -122,12 +113,19 @@ class MonsterSpec(Spec):
     reward_gold: int = Field(default=0, ge=0, le=20)
     type: str | None = Field(default=None, pattern=NAME, max_length=40)
     requirements: list[str] = Field(default_factory=list, max_length=8)
-    ability: Literal["arrogant", "fury"] | None = None
+    ability: str | None = None  # a Monster Special Ability (`MONSTER_ABILITIES`)
     templates: list[str] = Field(default_factory=list, max_length=4)
     # special / element dice that join the pool, thrown first ("These dice must join the colored dice
     # pool when a Monster or Dungeon indicates it"; Elemental Mastery)
     special_dice: list[str] = Field(default_factory=list, max_length=MAX_SPECIAL_DICE)
     final_boss: bool = False
+
+    @field_validator("ability")
+    @classmethod
+    def _known_ability(cls, v: str | None) -> str | None:
+        if v is not None and (problem := monster_ability_problem(v)):
+            raise FieldError("", problem)
+        return v
 
     @model_serializer(mode="wrap")
     def _dump(self, handler):

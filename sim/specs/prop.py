@@ -31,6 +31,10 @@ Shapes (local frame: +x toward the board), reference point in brackets:
 - fire-token [centre]           a thin disc lying on the board
 - cup        [floor centre, inside]  a cup, driven along a scripted casting motion (kinematic)
 
+What each kind of prop is in the game (it lies on the board, fills holes, is held by the hand, moves;
+its colour) is declared once, on its shape class (`PropTraits`); how it becomes bodies is its builder
+in `sim.world.props`, and what it changes about a throw's outcome its entry in `sim.rules.effects`.
+
 Static props are compounds of convex pieces (as the board and the table); dynamic ones
 (split-wall, cup) are compounds of boxes. Bodies are registered as "prop:NAME" (pieces
 "prop:NAME:k"), so every contact with them is an event in the throw's trace.
@@ -40,7 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple, get_args
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -54,20 +58,44 @@ from sim.vectors import matmul
 MM = 1e-3
 
 
+class PropTraits(NamedTuple):
+    """What a kind of prop is in the game, declared once on its shape class so the world, the rules and
+    the viewer read it instead of comparing type names."""
+
+    colour: str  # how the viewer draws it
+    on_board: bool = False  # lies on the board: for the bounce rule, touching it is touching the board
+    fills_holes: bool = False  # stands in board holes (`holes` names them): needs a board; not a plain hole
+    held: bool = False  # held by the thrower's hand during the throw: not on the table between throws
+    moves: bool = False  # dynamic bodies, moved by the die or by a script (`PropShape.moves` may refine it)
+
+
+class PropShape(Spec):
+    """The common ground of every `[shape]` table: its traits."""
+
+    traits: ClassVar[PropTraits]
+
+    @property
+    def moves(self) -> bool:
+        """Whether this prop's bodies move during a throw (knocked about or driven)."""
+        return self.traits.moves
+
+
 # ---------------------------------------------------------------- spec ----
-class WallShape(Spec):
+class WallShape(PropShape):
     """A thin upright wall (mm) across the throw, e.g. the Firewall the die must clear."""
 
     type: Literal["wall"]
+    traits: ClassVar[PropTraits] = PropTraits("#d35400")
     width_mm: float = Field(gt=0, le=2000)
     height_mm: float = Field(gt=0, le=1000)
     thickness_mm: float = Field(gt=0, le=200)
 
 
-class RingShape(Spec):
+class RingShape(PropShape):
     """An upright ring (mm) the die must pass through, e.g. the Fire Ring."""
 
     type: Literal["ring"]
+    traits: ClassVar[PropTraits] = PropTraits("#e67e22")
     inner_radius_mm: float = Field(gt=0, le=500)
     band_mm: float = Field(gt=0, le=200)  # radial width of the ring
     thickness_mm: float = Field(gt=0, le=100)
@@ -83,10 +111,11 @@ class EllipseHole(Spec):
     ry_mm: float = Field(gt=0, le=2000)
 
 
-class MatShape(Spec):
+class MatShape(PropShape):
     """A flat mat on the table (mm), rectangular or elliptical, optionally with a hole (lava mat, puddle)."""
 
     type: Literal["mat"]
+    traits: ClassVar[PropTraits] = PropTraits("#a04000")
     outline: Literal["rectangle", "ellipse"] = "rectangle"
     length_mm: float = Field(gt=0, le=2000)
     width_mm: float = Field(gt=0, le=2000)
@@ -108,10 +137,11 @@ class MatShape(Spec):
         return self
 
 
-class GateShape(Spec):
+class GateShape(PropShape):
     """An upright gate (mm): two posts and a lintel around the opening the die must pass through."""
 
     type: Literal["gate"]
+    traits: ClassVar[PropTraits] = PropTraits("#7f8c8d")
     opening_width_mm: float = Field(gt=0, le=1000)
     opening_height_mm: float = Field(gt=0, le=1000)
     post_width_mm: float = Field(gt=0, le=500)
@@ -119,10 +149,11 @@ class GateShape(Spec):
     thickness_mm: float = Field(gt=0, le=100)
 
 
-class SplitWallShape(Spec):
+class SplitWallShape(PropShape):
     """A wall of two pieces with a joint between them (mm, g per piece) that the die is thrown through."""
 
     type: Literal["split-wall"]
+    traits: ClassVar[PropTraits] = PropTraits("#95a5a6")
     piece_width_mm: float = Field(gt=0, le=1000)
     height_mm: float = Field(gt=0, le=1000)
     thickness_mm: float = Field(gt=0, le=100)
@@ -135,20 +166,26 @@ class SplitWallShape(Spec):
     # free = false: fixed pieces.
     free: bool = False
 
+    @property
+    def moves(self) -> bool:
+        return self.free
 
-class RampShape(Spec):
+
+class RampShape(PropShape):
     """A flat ramp (mm) the die slides along and must leave over its far edge (waterfall)."""
 
     type: Literal["ramp"]
+    traits: ClassVar[PropTraits] = PropTraits("#3498db")
     length_mm: float = Field(gt=0, le=2000)
     width_mm: float = Field(gt=0, le=2000)
     thickness_mm: float = Field(gt=0, le=100)
 
 
-class VolcanoShape(Spec):
+class VolcanoShape(PropShape):
     """A truncated cone with a crater on top (mm), a board modifier the die can rest on."""
 
     type: Literal["volcano"]
+    traits: ClassVar[PropTraits] = PropTraits("#6e2c00", on_board=True)
     base_radius_mm: float = Field(gt=0, le=500)
     top_radius_mm: float = Field(gt=0, le=500)
     height_mm: float = Field(gt=0, le=500)
@@ -163,27 +200,30 @@ class VolcanoShape(Spec):
         return self
 
 
-class SlowTokensShape(Spec):
+class SlowTokensShape(PropShape):
     """Tokens filling board holes (all, or those named) so a die landing there is not a plain miss."""
 
     type: Literal["slow-tokens"]
+    traits: ClassVar[PropTraits] = PropTraits("#5dade2", on_board=True, fills_holes=True)
     holes: Annotated[list[Name], Field(max_length=200)] | Literal["all"] = "all"
     clearance_mm: float = Field(default=1.0, ge=0, le=20)  # token radius = hole radius - clearance
     thickness_mm: float | None = Field(default=None, gt=0, le=20)  # default: the board's thickness
 
 
-class FireTokenShape(Spec):
+class FireTokenShape(PropShape):
     """A flat disc token (mm) on a board section that adds damage to hits there."""
 
     type: Literal["fire-token"]
+    traits: ClassVar[PropTraits] = PropTraits("#e74c3c", on_board=True)
     radius_mm: float = Field(gt=0, le=200)
     thickness_mm: float = Field(gt=0, le=20)
 
 
-class CupShape(Spec):
+class CupShape(PropShape):
     """A cup (mm, g) the die is cast from by a scripted forward, tipping motion (kinematic prop)."""
 
     type: Literal["cup"]
+    traits: ClassVar[PropTraits] = PropTraits("#8e44ad", held=True, moves=True)
     inner_radius_mm: float = Field(gt=0, le=200)
     inner_height_mm: float = Field(gt=0, le=300)
     wall_mm: float = Field(gt=0, le=20)
@@ -204,6 +244,11 @@ Shape = Annotated[
     WallShape | RingShape | MatShape | GateShape | SplitWallShape | RampShape | VolcanoShape | SlowTokensShape | FireTokenShape | CupShape,
     Field(discriminator="type"),
 ]
+SHAPES: tuple[type[PropShape], ...] = get_args(get_args(Shape)[0])
+PROP_TRAITS: dict[str, PropTraits] = {
+    get_args(c.model_fields["type"].annotation)[0]: c.traits for c in SHAPES
+}
+PROP_TYPES: tuple[str, ...] = tuple(PROP_TRAITS)
 
 
 class Placement(Spec):
@@ -298,6 +343,10 @@ class PlacedProp:
     @property
     def type(self) -> str:
         return self.spec.shape.type
+
+    @property
+    def traits(self) -> PropTraits:
+        return self.spec.shape.traits
 
     @property
     def rotation(self) -> np.ndarray:

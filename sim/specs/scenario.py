@@ -35,7 +35,7 @@ def _check_slow_tokens(props: tuple, board: BoardSpec | None) -> None:
         return
     ids = [h.id or f"hole-{i}" for i, h in enumerate(board.holes)]
     for p in props:
-        holes = getattr(p.shape, "holes", "all") if p.shape.type == "slow-tokens" else "all"
+        holes = getattr(p.shape, "holes", "all") if p.shape.traits.fills_holes else "all"
         for i, hid in enumerate([] if holes == "all" else holes):
             if hid not in ids:
                 raise SpecError(p.source, f"shape.holes.{i}", f"board '{board.name}' has no hole '{hid}' (holes: {', '.join(ids) or 'none'})")

@@ -167,10 +167,6 @@ def _hulls_mesh(hulls) -> tuple[np.ndarray, np.ndarray]:
     return np.array(verts), np.array(idx)
 
 
-PROP_COLOURS = {"wall": "#d35400", "ring": "#e67e22", "mat": "#a04000", "gate": "#7f8c8d", "split-wall": "#95a5a6",
-                "ramp": "#3498db", "volcano": "#6e2c00", "slow-tokens": "#5dade2", "fire-token": "#e74c3c", "cup": "#8e44ad"}
-
-
 def props_json(thrower) -> dict[str, Any]:
     """Every prop body: its mesh in its body frame (what PyBullet was given, read back from the world's
     Physics) and what it is."""
@@ -189,7 +185,7 @@ def props_json(thrower) -> dict[str, Any]:
             else:
                 verts, idx = _box_mesh(g.boxes) if g.boxes else _hulls_mesh(g.hulls)
             out[name] = {"kind": "prop", "prop": pp.name, "type": pp.type,
-                         "colour": PROP_COLOURS.get(pp.type, "#888888"), "mesh": _mesh_json(verts, idx)}
+                         "colour": pp.traits.colour, "mesh": _mesh_json(verts, idx)}
     return out
 
 

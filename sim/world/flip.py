@@ -213,9 +213,7 @@ def props_at_flip(scenario) -> list:
     out = []
     for spec in getattr(scenario, "props", ()) or ():
         s = spec.shape
-        if spec.placement.anchor == "hand" or s.type in ("cup", "slow-tokens"):
-            continue
-        if s.type == "split-wall" and s.free:
+        if spec.placement.anchor == "hand" or s.traits.held or s.traits.fills_holes or s.moves:
             continue
         out.append(spec)
     return out

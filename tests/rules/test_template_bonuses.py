@@ -7,6 +7,8 @@ equipment"; Focused Damage names "the Target board section" only."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -55,8 +57,7 @@ def test_the_explosion_is_a_hit_for_zero_whatever_the_ability_or_equipment(abili
 def test_the_explosion_reads_its_rule_without_the_recorded_effects():
     """Resampled throws recorded without the effects column carry only the template's name."""
     spec = _fight(["explosion"], {"name": "A", "red": "piercing", "equipment": [CLUB]})
-    out = _explosion()
-    out.effects = []
+    out = replace(_explosion(), effects=[])
     assert _first_hit(spec, out, ability=["piercing"]) == 0
 
 
