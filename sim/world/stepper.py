@@ -47,6 +47,7 @@ class StepStats:
     loop_s: float = 0.0  # wall time of the loop (for the bench only: no choice depends on it)
     loop_cpu_s: float = 0.0  # CPU time of this process in the loop (likewise)
     rest_cpu_s: float = 0.0  # ... of it in the rest detector (sim/world/rest.py)
+    loop: str = "python"  # which loop ran: this file's ("python") or sim/world/compiled.py's ("compiled")
     schedule: list = field(default_factory=list, repr=False)  # ("steps", n) / ("reset", states) / ("dt", s): bare replay
 
     @property
@@ -85,6 +86,30 @@ def _flight_plan(states, radii, boxes, r_max: float, horizon: float, dt: float) 
     return n_skip, (windows[0][1] if windows else None)
 
 
+def flight_targets(ph: Physics, st: PhysicsSettings, active: list[str], before_step) -> tuple[bool, list, list[float]]:
+    """Whether flights may be skipped (only with dice whose free spin is constant and no prop moving on
+    its own), and if so the boxes a die may reach and the dice's bounding radii with the margin."""
+    if not (st.flight == "analytic" and before_step is None and all(ph.isotropic(n) for n in active)):
+        return False, [], []
+    # every body some die can touch (a body no die collides with, e.g. the prism templates rest on,
+    # must not change the schedule: a throw that never nears a template is the same throw)
+    act = set(active)
+    boxes = ph.aabbs([n for n in ph.names() if n not in act and any(ph.collides(d, n) for d in active)])
+    return True, boxes, [ph.bounding_radius(n) + st.flight_margin_mm * 1e-3 for n in active]
+
+
+def final_rests(ph: Physics, active: list[str], status: list[Status]) -> list[DieRest]:
+    """The end of a throw: damping off, and each die's rest as the world holds it now."""
+    for n in active:
+        ph.set_damping(n, 0.0)
+    rests = []
+    for i, n in enumerate(active):
+        p_end, q_end = ph.die_pose(n)
+        on = ph.touching(n) if status[i] != "diverged" else frozenset()
+        rests.append(DieRest(n, tuple(float(x) for x in p_end), tuple(float(x) for x in q_end), on, status[i], ph.time_s))
+    return rests
+
+
 def _fly(states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, rec, k: int, active: list[str]) -> list:
     """Move the dice `n_skip` steps along their exact free flight: the path samples of the skipped steps
     appended, each body reset to the flight's end, the recorder (if any) shown the exact pose at every
@@ -118,7 +143,20 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     dice)` before the first step, `sample(t, poses)` after every step, `finish(t, trace)` after the
     last. It reads poses from the world; through a skipped flight it is called at every skipped step's
     time with the dice's exact poses (`poses`: name -> (position, quaternion)), as the world holds them
-    only at the flight's end. It never changes the world, so a recorded throw is the throw not recorded."""
+    only at the flight's end. It never changes the world, so a recorded throw is the throw not recorded.
+
+    The same loop runs compiled (sim/world/compiled.py: the same records, its per-step work in a PyBullet
+    plugin) unless $DFSIM_LOOP says "python", the plugin cannot load, a prop moves on its own or a
+    recorder watches; this function is the reference it is checked against."""
+    from sim.world import compiled  # imports this module
+
+    if compiled.eligible(props.before_step if props.kinematic else None, recorder, active) and compiled.active():
+        return compiled.run(ph, st, props, active)
+    return run_python(ph, st, props, active, recorder)
+
+
+def run_python(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
+    """The throw loop in Python (`run`'s reference implementation)."""
     wall0, cpu0 = time.perf_counter(), time.process_time()
     fast = ph.fast_calls()
     step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
@@ -154,13 +192,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
 
     # ---- flight skipping: only with dice whose free spin is constant and no prop moving on its own
     before_step = props.before_step if props.kinematic else None
-    skip = st.flight == "analytic" and before_step is None and all(ph.isotropic(n) for n in active)
-    if skip:
-        # every body some die can touch (a body no die collides with, e.g. the prism templates rest on,
-        # must not change the schedule: a throw that never nears a template is the same throw)
-        act = set(active)
-        boxes = ph.aabbs([n for n in ph.names() if n not in act and any(ph.collides(d, n) for d in active)])
-        radii = [ph.bounding_radius(n) + st.flight_margin_mm * 1e-3 for n in active]
+    skip, boxes, radii = flight_targets(ph, st, active, before_step)
     free_run = 0
     plan_after = 0
     run_steps = 0  # steps since the last schedule entry
@@ -308,13 +340,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     trace.path_t = (np.asarray(ks, dtype=float) * dt).tolist()
     if rec is not None:  # viewer hook
         rec.finish(ph.time_s, trace)
-    for n in active:
-        ph.set_damping(n, 0.0)
-    rests = []
-    for i, n in enumerate(active):
-        p_end, q_end = ph.die_pose(n)
-        on = ph.touching(n) if status[i] != "diverged" else frozenset()
-        rests.append(DieRest(n, tuple(float(x) for x in p_end), tuple(float(x) for x in q_end), on, status[i], ph.time_s))
+    rests = final_rests(ph, active, status)
     stats.loop_s = time.perf_counter() - wall0
     stats.loop_cpu_s = time.process_time() - cpu0
     return rests, trace, stats
