@@ -7,7 +7,7 @@ against Bullet's own C API: PyBullet's plugin mechanism (`loadPlugin`, `executeP
 it a client connected to this very world's physics server. It returns here only where the reference
 loop's own Python routines are needed, and they are called as the reference calls them:
 
-- a flight to plan: `_flight_plan` and `_fly` (sim/world/stepper.py), on the states the plugin read;
+- a flight to plan: `flight_plan` and `fly` (sim/world/stepper.py), on the states the plugin read;
 - a die touching a body it did not touch the step before: `start_events` (sim/world/contacts.py);
 - a rest window the plugin cannot judge alone: one whose displacement is within a hair of the
   threshold (the reference measures it with math.dist, which rounds exactly), or a quiet one whose
@@ -45,16 +45,16 @@ import numpy as np
 from sim.specs.physics import PhysicsSettings
 from sim.trace import DieRest, EventTrace, Status
 from sim.world.contacts import TOUCH_DISTANCE_M, start_events, touching_normals
-from sim.world.physics import Physics, pb
+from sim.world.physics import Physics
 from sim.world.rest import RestDetector, RestTest
 from sim.world.stepper import (
     FREE_STEPS_BEFORE_PLAN,
     MIN_JUMP_STEPS,
     StepStats,
-    _flight_plan,
-    _fly,
     final_rests,
+    flight_plan,
     flight_targets,
+    fly,
 )
 from sim.world.steprate import FLOOR_Z_M, StepRate
 
@@ -198,12 +198,7 @@ class _World:
     """The plugin in one world, and the world's body-name tables as the plugin reads them."""
 
     def __init__(self, ph: Physics) -> None:
-        lib = _library()
-        cid = ph.client._client
-        self.plugin = pb.loadPlugin(str(lib.path), POSTFIX, physicsClientId=cid)
-        if self.plugin < 0:
-            raise RuntimeError(f"PyBullet did not load the throw loop plugin {lib.path}")
-        self.execute = functools.partial(pb.executePluginCommand, self.plugin, "", physicsClientId=cid)
+        self.execute = ph.load_plugin(str(_library().path), POSTFIX)
         self.names: dict[int, str] = {}
         self.key: tuple = ()
 
@@ -322,12 +317,12 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
             k = L.k
             pos, vel, q, w = lib.pos[:nd].tolist(), lib.v[:nd].tolist(), lib.q[:nd].tolist(), lib.w[:nd].tolist()
             states = [(tuple(pos[i]), tuple(vel[i]), tuple(q[i]), tuple(w[i])) for i in range(nd)]
-            n_skip, window_end = _flight_plan(states, radii, boxes, r_max, (max_steps - k) * dt, dt)
+            n_skip, window_end = flight_plan(states, radii, boxes, r_max, (max_steps - k) * dt, dt)
             if window_end is not None:
                 L.plan_after = k + int(window_end / dt) + 1
             if n_skip >= MIN_JUMP_STEPS:
                 flown: list[list] = [[] for _ in range(nd)]
-                resets.append(_fly(states, n_skip, dt, bodies, flown, reset_pose, reset_vel, None, k, active))
+                resets.append(fly(states, n_skip, dt, bodies, flown, reset_pose, reset_vel, None, k, active))
                 for i in range(nd):
                     n = L.n_path[i]
                     paths[i, n:n + n_skip] = flown[i]

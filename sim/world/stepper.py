@@ -69,7 +69,7 @@ def _leave_window(p, v, r_max: float, t_max: float) -> list[tuple[float, float]]
     return [(max(t_out, 0.0), t_max)] if t_out < t_max else []
 
 
-def _flight_plan(states, radii, boxes, r_max: float, horizon: float, dt: float) -> tuple[int, float | None]:
+def flight_plan(states, radii, boxes, r_max: float, horizon: float, dt: float) -> tuple[int, float | None]:
     """How many steps of free flight the dice (states: position, velocity, orientation, spin) can skip
     from now: none inside a contact window (stepped through), else up to one full step before the first
     possible touch or the world's edge (sim/world/ballistic.py); and when the first window ends (s
@@ -110,7 +110,7 @@ def final_rests(ph: Physics, active: list[str], status: list[Status]) -> list[Di
     return rests
 
 
-def _fly(states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, rec, k: int, active: list[str]) -> list:
+def fly(states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, rec, k: int, active: list[str]) -> list:
     """Move the dice `n_skip` steps along their exact free flight: the path samples of the skipped steps
     appended, each body reset to the flight's end, the recorder (if any) shown the exact pose at every
     skipped step's time; returns the resets (body, position, orientation, velocity, spin) for the
@@ -145,18 +145,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     time with the dice's exact poses (`poses`: name -> (position, quaternion)), as the world holds them
     only at the flight's end. It never changes the world, so a recorded throw is the throw not recorded.
 
-    The same loop runs compiled (sim/world/compiled.py: the same records, its per-step work in a PyBullet
-    plugin) unless $DFSIM_LOOP says "python", the plugin cannot load, a prop moves on its own or a
-    recorder watches; this function is the reference it is checked against."""
-    from sim.world import compiled  # imports this module
-
-    if compiled.eligible(props.before_step if props.kinematic else None, recorder, active) and compiled.active():
-        return compiled.run(ph, st, props, active)
-    return run_python(ph, st, props, active, recorder)
-
-
-def run_python(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
-    """The throw loop in Python (`run`'s reference implementation)."""
+    This is the reference implementation: sim/world/compiled.py runs the same loop with its per-step
+    work in a PyBullet plugin, checked against this one (sim/world/loop.py picks which runs)."""
     wall0, cpu0 = time.perf_counter(), time.process_time()
     fast = ph.fast_calls()
     step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
@@ -229,11 +219,11 @@ def run_python(ph: Physics, st: PhysicsSettings, props, active: list[str], recor
                 p, q = get_pose(b)
                 v, w = get_vel(b)
                 states.append((p, v, q, w))
-            n_skip, window_end = _flight_plan(states, radii, boxes, r_max, (max_steps - k) * dt, dt)
+            n_skip, window_end = flight_plan(states, radii, boxes, r_max, (max_steps - k) * dt, dt)
             if window_end is not None:
                 plan_after = k + int(window_end / dt) + 1
             if n_skip >= MIN_JUMP_STEPS:
-                resets = _fly(states, n_skip, dt, bodies, paths, reset_pose, reset_vel, rec, k, active)
+                resets = fly(states, n_skip, dt, bodies, paths, reset_pose, reset_vel, rec, k, active)
                 if run_steps:
                     stats.schedule.append(("steps", run_steps))
                     run_steps = 0
