@@ -7,15 +7,15 @@ against Bullet's own C API: PyBullet's plugin mechanism (`loadPlugin`, `executeP
 it a client connected to this very world's physics server. It returns here only where the reference
 loop's own Python routines are needed, and they are called as the reference calls them:
 
-- a flight to plan: `flight_plan` and `fly` (sim/world/stepper.py), on the states the plugin read;
 - a die touching a body it did not touch the step before: `start_events` (sim/world/contacts.py);
 - a rest window the plugin cannot judge alone: one whose displacement is within a hair of the
   threshold (the reference measures it with math.dist, which rounds exactly), or a quiet one whose
   support decides how many windows the die needs (`RestDetector.window`, sim/world/rest.py);
 - the end of the throw.
 
-Everything else (the per-impact step, the divergence test, touched bodies and names, lift-offs,
-contact damping, the quiet test of a window, the rest confirmation count) the plugin computes with
+Everything else (the exact free flights, their plan included (sim/world/ballistic.py), the
+per-impact step, the divergence test, touched bodies and names, lift-offs, contact damping, the quiet
+test of a window, the rest confirmation count) the plugin computes with
 the reference's own expressions in the same order, compiled without fused multiply-adds, so the two
 loops give the same records to the bit on one machine (tests/world/test_compiled.py).
 
@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.specs.physics import PhysicsSettings
+from sim.specs.physics import GRAVITY, PhysicsSettings
 from sim.trace import DieRest, EventTrace, Status
 from sim.world.contacts import TOUCH_DISTANCE_M, start_events, touching_normals
 from sim.world.physics import Physics
@@ -52,9 +52,7 @@ from sim.world.stepper import (
     MIN_JUMP_STEPS,
     StepStats,
     final_rests,
-    flight_plan,
     flight_targets,
-    fly,
 )
 from sim.world.steprate import FLOOR_Z_M, StepRate
 
@@ -62,7 +60,7 @@ MAX_DICE = 8
 MAX_NAMES = 64
 MAX_POINTS = 256
 POSTFIX = "_dfsim_throwloop"  # the plugin's entry points: initPlugin_dfsim_throwloop, ...
-EV_END, EV_PLAN, EV_TOUCH, EV_WINDOW = 0, 1, 2, 3
+EV_END, EV_TOUCH, EV_WINDOW = 0, 2, 3
 CMD_PROBE, CMD_BEGIN, CMD_RESUME = 1, 2, 3
 SCHED_STEPS, SCHED_DT, SCHED_RESET = 0, 1, 2
 STATUS: tuple[str, ...] = ("out_of_steps", "rest", "diverged")
@@ -82,6 +80,8 @@ class _Loop(ctypes.Structure):
         ("max_disp", _D), ("max_turn", _D), ("spike_v2", _D), ("spike_w2", _D),
         ("use_support", _I), ("disp_band", _D),
         ("n_ids", _I), ("name_of_id", _PI), ("n_names", _I), ("damping", _PD),
+        ("n_boxes", _I), ("boxes", _PD), ("radius", _D * MAX_DICE), ("r_max", _D), ("gravity", _D), ("min_jump", _I),
+        ("resets", _PD),
         ("cap", _I), ("paths", _PD), ("ks", _PI), ("stepped_ks", _PI), ("lift_k", _PI),
         ("sched_kind", _PI), ("sched_val", _PD),
         ("k", _I), ("n_ks", _I), ("n_stepped", _I), ("n_sched", _I), ("n_resets", _I),
@@ -243,13 +243,19 @@ def _buffers(lib: _Library, cap: int) -> tuple:
         lift = np.zeros((MAX_DICE, cap), dtype=np.intc)
         kind = np.zeros(2 * cap + 8, dtype=np.intc)
         val = np.zeros(2 * cap + 8)
-        lib.buffers = (cap, paths, ks, stepped, lift, kind, val)
+        resets = np.zeros((cap // MIN_JUMP_STEPS + 2, MAX_DICE, 13))  # a flight is at least MIN_JUMP_STEPS
+        lib.buffers = (cap, paths, ks, stepped, lift, kind, val, resets)
     return lib.buffers
 
 
 def eligible(before_step, recorder, active: list[str]) -> bool:
     """Whether a throw can run in the compiled loop: no prop moving on its own, no recorder, few dice."""
     return before_step is None and recorder is None and len(active) <= MAX_DICE
+
+
+def _resets(rows: list[list[float]], bodies: list[int]) -> list[tuple]:
+    """A flight's resets as the reference's schedule keeps them: (body, position, orientation, velocity, spin)."""
+    return [(b, tuple(r[0:3]), tuple(r[3:7]), tuple(r[7:10]), tuple(r[10:13])) for b, r in zip(bodies, rows)]
 
 
 def _given(vw: tuple[Sequence[float], Sequence[float]]) -> Callable[[], tuple[Sequence[float], Sequence[float]]]:
@@ -272,8 +278,6 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     lib = _library()
     L = lib.state
     world = _world(ph)
-    fast = ph.fast_calls()
-    reset_pose, reset_vel = fast.reset_pose, fast.reset_velocity
     ph.reset_clock()
     dt = ph.dt
     trace = EventTrace(paths={n: [] for n in active}, lift_offs={n: [] for n in active})
@@ -294,7 +298,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     rate = StepRate(ph.set_step, dt, st.step_hz, st.coarse_step_hz)
     ph.forget_contacts()  # the throw starts afresh (sim/world/stepper.py); nothing is reset after this
 
-    cap, paths, ks, stepped, lift, kind, val = _buffers(lib, max_steps + 1)
+    cap, paths, ks, stepped, lift, kind, val, flights = _buffers(lib, max_steps + 1)
     L.n_dice = nd
     for i, b in enumerate(bodies):
         L.body[i] = b
@@ -308,27 +312,16 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     L.n_names, L.damping = len(world.order), world.damping.ctypes.data_as(_PD)
     L.cap, L.paths, L.ks, L.stepped_ks = cap, paths.ctypes.data_as(_PD), ks.ctypes.data_as(_PI), stepped.ctypes.data_as(_PI)
     L.lift_k, L.sched_kind, L.sched_val = lift.ctypes.data_as(_PI), kind.ctypes.data_as(_PI), val.ctypes.data_as(_PD)
+    box_array = np.array([[*lo, *hi] for lo, hi in boxes], dtype=float).reshape(-1, 6)
+    L.n_boxes, L.boxes, L.resets = len(box_array), box_array.ctypes.data_as(_PD), flights.ctypes.data_as(_PD)
+    for i, r in enumerate(radii):
+        L.radius[i] = r
+    L.r_max, L.gravity, L.min_jump = r_max, GRAVITY, MIN_JUMP_STEPS
 
-    resets: list = []
     execute = world.execute
     code = execute([CMD_BEGIN])
     while code != EV_END:
-        if code == EV_PLAN:
-            k = L.k
-            pos, vel, q, w = lib.pos[:nd].tolist(), lib.v[:nd].tolist(), lib.q[:nd].tolist(), lib.w[:nd].tolist()
-            states = [(tuple(pos[i]), tuple(vel[i]), tuple(q[i]), tuple(w[i])) for i in range(nd)]
-            n_skip, window_end = flight_plan(states, radii, boxes, r_max, (max_steps - k) * dt, dt)
-            if window_end is not None:
-                L.plan_after = k + int(window_end / dt) + 1
-            if n_skip >= MIN_JUMP_STEPS:
-                flown: list[list] = [[] for _ in range(nd)]
-                resets.append(fly(states, n_skip, dt, bodies, flown, reset_pose, reset_vel, None, k, active))
-                for i in range(nd):
-                    n = L.n_path[i]
-                    paths[i, n:n + n_skip] = flown[i]
-                    L.n_path[i] = n + n_skip
-                L.jump = n_skip
-        elif code == EV_TOUCH:
+        if code == EV_TOUCH:
             i = L.die
             v = lib.v[i].tolist()
             before = {world.name(j) for j in lib.prev_names[i, :L.prev_n[i]].tolist()}
@@ -359,7 +352,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
             trace.lift_offs[n].extend(t * dt for t in lift[i, :L.n_lift[i]].tolist())
     for kd, value in zip(kind[:L.n_sched].tolist(), val[:L.n_sched].tolist()):
         stats.schedule.append(("steps", int(value)) if kd == SCHED_STEPS else ("dt", value) if kd == SCHED_DT
-                              else ("reset", resets[int(value)]))
+                              else ("reset", _resets(flights[int(value), :nd].tolist(), bodies)))
     stats.flight, stats.contact, stats.rest, stats.coarse = L.n_flight, L.n_contact, L.n_rest, L.n_coarse
     stats.skipped, stats.jumps = L.skipped, L.jumps
     status: list[Status] = [STATUS[L.status[i]] if L.status[i] else st.out_of_steps for i in range(nd)]  # type: ignore[misc]

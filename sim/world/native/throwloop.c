@@ -4,9 +4,10 @@ PyBullet's plugin mechanism (pybullet.loadPlugin / executePluginCommand) hands a
 connected to the same physics server as the Python client that loaded it. This plugin runs the
 per-step work of the throw loop against that client through Bullet's C API: step, read each die's
 state and contact points, the contact step or the coarse one, lift-offs and contact damping, the rest
-windows. It returns to Python only where the reference loop (sim/world/stepper.py) does work this
-file does not: a flight to plan, a die touching a body it did not touch the step before (its contact
-events), a rest window whose verdict needs the reference rest detector, and the end of the throw.
+windows, the exact free flights (their plan and the flight itself). It returns to Python only where
+the reference loop (sim/world/stepper.py) does work this file does not: a die touching a body it did
+not touch the step before (its contact events), a rest window whose verdict needs the reference rest
+detector, and the end of the throw.
 
 Every number it computes is computed as the reference loop computes it, in the same order of
 operations, and it is compiled with -ffp-contract=off (no fused multiply-adds), so both loops give the
@@ -35,9 +36,9 @@ typedef struct b3UserDataValue b3UserDataValue;
 #define MAX_NAMES 64   /* names a die can touch at once */
 #define MAX_POINTS 256 /* contact points of one die kept for Python */
 
-enum { EV_END = 0, EV_PLAN = 1, EV_TOUCH = 2, EV_WINDOW = 3 };
+enum { EV_END = 0, EV_TOUCH = 2, EV_WINDOW = 3 };
 enum { CMD_PROBE = 1, CMD_BEGIN = 2, CMD_RESUME = 3 };
-enum { AT_TOP = 0, AT_PLAN = 1, AT_TOUCH = 2, AT_WINDOW = 3 };
+enum { AT_TOP = 0, AT_TOUCH = 2, AT_WINDOW = 3 };
 enum { ST_OUT_OF_STEPS = 0, ST_REST = 1, ST_DIVERGED = 2 };
 enum { SCHED_STEPS = 0, SCHED_DT = 1, SCHED_RESET = 2 };
 
@@ -63,6 +64,12 @@ typedef struct {
 	const int* name_of_id; /* body id -> name index; -1: not registered */
 	int n_names;
 	const double* damping; /* [die * n_names + name]: contact damping of a die against a name */
+	int n_boxes;
+	const double* boxes; /* [box][6]: lo xyz, hi xyz of every body a die can touch */
+	double radius[MAX_DICE]; /* bounding radius with the flight margin */
+	double r_max, gravity;
+	int min_jump;
+	double* resets;  /* [jump][die][13]: position, orientation, velocity, spin after each flight */
 	int cap;               /* samples per die in the buffers below */
 	double* paths;         /* [die][cap][3] */
 	int* ks;               /* [cap] the step of every path sample */
@@ -169,6 +176,252 @@ static void set_damping(int body, double value)
 	b3SubmitClientCommandAndWaitStatus(client, cmd);
 }
 
+static void reset_state(int body, const double* p, const double* q, const double* v, const double* w)
+{
+	b3SharedMemoryCommandHandle cmd = b3CreatePoseCommandInit(client, body);
+	b3CreatePoseCommandSetBasePosition(cmd, p[0], p[1], p[2]);
+	b3CreatePoseCommandSetBaseOrientation(cmd, q[0], q[1], q[2], q[3]);
+	b3SubmitClientCommandAndWaitStatus(client, cmd);
+	cmd = b3CreatePoseCommandInit(client, body);
+	b3CreatePoseCommandSetBaseLinearVelocity(cmd, v);
+	b3CreatePoseCommandSetBaseAngularVelocity(cmd, w);
+	b3SubmitClientCommandAndWaitStatus(client, cmd);
+}
+
+/* ---------------- exact free flight (sim/world/ballistic.py and stepper.py's flight_plan, fly) ---------------- */
+
+/* Python's max(a, b) and min(a, b): the first unless the second is strictly beyond it */
+static double py_max(double a, double b) { return b > a ? b : a; }
+static double py_min(double a, double b) { return b < a ? b : a; }
+
+typedef struct
+{
+	double s, e;
+} span;
+
+#define MAX_SPANS 4096
+
+static int linear(double p, double v, double lo, double hi, double t_max, span* out)
+{
+	if (v == 0.0)
+	{
+		if (lo <= p && p <= hi)
+		{
+			out->s = 0.0, out->e = t_max;
+			return 1;
+		}
+		return 0;
+	}
+	double a = (lo - p) / v, b = (hi - p) / v;
+	if (a > b)
+	{
+		double t = a;
+		a = b, b = t;
+	}
+	a = py_max(a, 0.0), b = py_min(b, t_max);
+	if (a <= b)
+	{
+		out->s = a, out->e = b;
+		return 1;
+	}
+	return 0;
+}
+
+static int roots(double p, double v, double g, double level, double* t1, double* t2)
+{
+	double disc = v * v + 2.0 * g * (p - level);
+	if (disc < 0.0) return 0;
+	double r = sqrt(disc);
+	*t1 = (v - r) / g, *t2 = (v + r) / g;
+	return 1;
+}
+
+static int vertical(double p, double v, double g, double lo, double hi, double t_max, span* out)
+{
+	double a, b, c, d;
+	span spans[2];
+	int n = 1, m = 0;
+	if (!roots(p, v, g, lo, &a, &b)) return 0;
+	spans[0].s = a, spans[0].e = b;
+	if (roots(p, v, g, hi, &c, &d))
+	{
+		spans[0].s = a, spans[0].e = py_min(b, c);
+		spans[1].s = py_max(a, d), spans[1].e = b;
+		n = 2;
+	}
+	for (int j = 0; j < n; j++)
+	{
+		double s = py_max(spans[j].s, 0.0), e = py_min(spans[j].e, t_max);
+		if (s <= e) out[m].s = s, out[m].e = e, m++;
+	}
+	return m;
+}
+
+static int box_intervals(const double* p0, const double* v0, double g, double radius, const double* box, double t_max, span* out)
+{
+	span ix, iy, vs[2];
+	int m = 0;
+	if (!linear(p0[0], v0[0], box[0] - radius, box[3] + radius, t_max, &ix)) return 0;
+	if (!linear(p0[1], v0[1], box[1] - radius, box[4] + radius, t_max, &iy)) return 0;
+	double s0 = py_max(ix.s, iy.s), e0 = py_min(ix.e, iy.e);
+	if (s0 > e0) return 0;
+	int n = vertical(p0[2], v0[2], g, box[2] - radius, box[5] + radius, t_max, vs);
+	for (int j = 0; j < n; j++)
+	{
+		double s = py_max(vs[j].s, s0), e = py_min(vs[j].e, e0);
+		if (s <= e) out[m].s = s, out[m].e = e, m++;
+	}
+	return m;
+}
+
+static int pair_interval(const double* pa, const double* va, const double* pb, const double* vb, double reach, double t_max, span* out)
+{
+	double d[3], u[3];
+	for (int i = 0; i < 3; i++) d[i] = pb[i] - pa[i], u[i] = vb[i] - va[i];
+	double a = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+	double b = 2.0 * (d[0] * u[0] + d[1] * u[1] + d[2] * u[2]);
+	double c = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] - reach * reach;
+	if (a == 0.0)
+	{
+		if (c <= 0.0)
+		{
+			out->s = 0.0, out->e = t_max;
+			return 1;
+		}
+		return 0;
+	}
+	double disc = b * b - 4.0 * a * c;
+	if (disc < 0.0) return 0;
+	double r = sqrt(disc);
+	double s = py_max((-b - r) / (2 * a), 0.0), e = py_min((-b + r) / (2 * a), t_max);
+	if (s <= e)
+	{
+		out->s = s, out->e = e;
+		return 1;
+	}
+	return 0;
+}
+
+static int leave_window(const double* p, const double* v, double r_max, double t_max, span* out)
+{
+	double a = v[0] * v[0] + v[1] * v[1];
+	if (a == 0.0) return 0;
+	double b = 2.0 * (p[0] * v[0] + p[1] * v[1]);
+	double c = p[0] * p[0] + p[1] * p[1] - r_max * r_max;
+	double disc = b * b - 4 * a * c;
+	if (disc < 0) return 0;
+	double t_out = (-b + sqrt(disc)) / (2 * a);
+	if (t_out < t_max)
+	{
+		out->s = py_max(t_out, 0.0), out->e = t_max;
+		return 1;
+	}
+	return 0;
+}
+
+static int span_less(const span* x, const span* y) /* Python's tuple order */
+{
+	return x->s < y->s || (x->s == y->s && x->e < y->e);
+}
+
+/* flight_plan: steps of free flight to skip (n_skip) and whether a window ends (has_end, s from now) */
+static int flight_plan(double horizon, int* n_skip, double* window_end)
+{
+	dfsim_loop* L = &dfsim_loop_state;
+	static span spans[MAX_SPANS];
+	span one[2];
+	int n = 0;
+	double g = L->gravity;
+	for (int i = 0; i < L->n_dice; i++)
+		for (int b = 0; b < L->n_boxes; b++)
+		{
+			int m = box_intervals(L->pos[i], L->v[i], g, L->radius[i], L->boxes + 6 * b, horizon, one);
+			if (n + m > MAX_SPANS) return -1;
+			for (int j = 0; j < m; j++) spans[n++] = one[j];
+		}
+	for (int i = 0; i < L->n_dice; i++)
+		for (int j = i + 1; j < L->n_dice; j++)
+			if (pair_interval(L->pos[i], L->v[i], L->pos[j], L->v[j], L->radius[i] + L->radius[j], horizon, one))
+			{
+				if (n >= MAX_SPANS) return -1;
+				spans[n++] = one[0];
+			}
+	/* merge(): the first merged window is the smallest span grown by every span that starts inside it */
+	int have = 0;
+	span first = {0.0, 0.0};
+	if (n)
+	{
+		int lo = 0;
+		for (int j = 1; j < n; j++)
+			if (span_less(&spans[j], &spans[lo])) lo = j;
+		first = spans[lo];
+		have = 1;
+		for (int grown = 1; grown;)
+		{
+			grown = 0;
+			for (int j = 0; j < n; j++)
+				if (spans[j].s <= first.e && spans[j].e > first.e) first.e = spans[j].e, grown = 1;
+		}
+	}
+	/* and the times each die leaves the world's cylinder, not merged; windows[0] is the least of all */
+	for (int i = 0; i < L->n_dice; i++)
+		if (leave_window(L->pos[i], L->v[i], L->r_max, horizon, one) && (!have || span_less(&one[0], &first)))
+			first = one[0], have = 1;
+	if (have && first.s <= 0.0)
+		*n_skip = 0;
+	else
+		*n_skip = (int)((have ? first.s : horizon) / L->dt) - 1;
+	*window_end = have ? first.e : -1.0;
+	return have;
+}
+
+static void quat_after(const double* q0, const double* w, double t, double* out)
+{
+	double wx = w[0], wy = w[1], wz = w[2];
+	double rate = sqrt(wx * wx + wy * wy + wz * wz);
+	if (rate * t == 0.0)
+	{
+		memcpy(out, q0, 4 * sizeof(double));
+		return;
+	}
+	double half = 0.5 * rate * t;
+	double s = sin(half) / rate;
+	double ax = wx * s, ay = wy * s, az = wz * s, aw = cos(half);
+	double bx = q0[0], by = q0[1], bz = q0[2], bw = q0[3];
+	out[0] = aw * bx + ax * bw + ay * bz - az * by;
+	out[1] = aw * by - ax * bz + ay * bw + az * bx;
+	out[2] = aw * bz + ax * by - ay * bx + az * bw;
+	out[3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/* fly: the dice n_skip steps along their exact flight: path samples, resets (kept for the schedule) */
+static void fly(int n_skip)
+{
+	dfsim_loop* L = &dfsim_loop_state;
+	double g = L->gravity, half_g = 0.5 * g;
+	double tau = (double)n_skip * L->dt;
+	for (int i = 0; i < L->n_dice; i++)
+	{
+		const double *p = L->pos[i], *v = L->v[i];
+		double* path = L->paths + ((size_t)i * L->cap + L->n_path[i]) * 3;
+		for (int j = 1; j <= n_skip; j++)
+		{
+			double t = (double)j * L->dt;
+			path[0] = p[0] + v[0] * t;
+			path[1] = p[1] + v[1] * t;
+			path[2] = (p[2] + v[2] * t) - half_g * (t * t);
+			path += 3;
+		}
+		L->n_path[i] += n_skip;
+		double* r = L->resets + ((size_t)L->n_resets * MAX_DICE + i) * 13;
+		memcpy(r, path - 3, 3 * sizeof(double));
+		quat_after(L->q[i], L->w[i], tau, r + 3);
+		r[7] = v[0], r[8] = v[1], r[9] = v[2] - g * tau;
+		memcpy(r + 10, L->w[i], 3 * sizeof(double));
+		reset_state(L->body[i], r, r + 3, r + 7, r + 10);
+	}
+}
+
 /* ---------------- the loop's own arithmetic (as sim/world/steprate.py and rest.py write it) ---------------- */
 
 static double fastest_point_speed(const double* v, const double* w, double reach)
@@ -242,8 +495,6 @@ static int advance(void)
 	const int nd = L->n_dice;
 	switch (L->at)
 	{
-		case AT_PLAN:
-			goto after_plan;
 		case AT_TOUCH:
 			goto after_touch;
 		case AT_WINDOW:
@@ -259,10 +510,18 @@ static int advance(void)
 				if (!read_state(i)) return -1;
 			L->fresh = 1;
 			L->jump = 0;
-			L->at = AT_PLAN;
-			return EV_PLAN; /* Python plans (and flies) and sets plan_after and jump */
-		after_plan:
-			L->at = AT_TOP;
+			{ /* stepper.py's flight_plan and fly */
+				int n_skip;
+				double window_end;
+				int has_end = flight_plan((L->max_steps - L->k) * L->dt, &n_skip, &window_end);
+				if (has_end < 0) return -4;
+				if (has_end) L->plan_after = L->k + (int)(window_end / L->dt) + 1;
+				if (n_skip >= L->min_jump)
+				{
+					fly(n_skip);
+					L->jump = n_skip;
+				}
+			}
 			if (L->jump > 0)
 			{
 				flush_steps();
