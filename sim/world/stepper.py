@@ -361,3 +361,4 @@ def replay(ph: Physics, stats: StepStats, read: tuple[str, ...] = ()) -> None:
             for b, pos, q, v, w in arg:
                 reset_pose(b, pos, q)
                 reset_vel(b, v, w)
+    ph.set_step(ph.dt)  # back to the contact step, as the loop ends (the next throw starts there)
