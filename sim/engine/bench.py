@@ -2,7 +2,9 @@
 
 Reference scene: standard shot, magma board, one hero d8, casual skill; one world reused, throws stop
 at rest. Three loops on the same releases:
-- the engine as configured (default: adaptive flight, contact step `step_hz`, support rest test);
+- the engine as configured (default: adaptive flight, contact step `step_hz`, support rest test), in
+  the compiled throw loop (sim/world/compiled.py) when it loads, and then again in the Python loop
+  (sim/world/stepper.py) chunk by chunk with it: both loops' rates and engine shares side by side;
 - uniform stepping at `uniform_step_hz` (default 480 Hz) with the windowed rest test (the loop
   before adaptive stepping), interleaved with the first in chunks so load changes on a shared
   machine hit both alike;
@@ -16,6 +18,7 @@ process (throws per second per core, which holds on a machine shared with other 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import time
@@ -23,21 +26,24 @@ import time
 from sim.engine.worlds import build_thrower, thrower_for
 from sim.seeding import Draw
 from sim.specs.scenario import Scenario
+from sim.world import compiled
 from sim.world.physics import Physics
 from sim.world.stepper import replay
 
 CHUNK = 25
 
 
-def _timed_loop(th, releases, acc: dict) -> list:
-    """Throw each release; add wall time of whole throws and of the stepping loop to acc; return stats."""
+def _timed_loop(th, releases, acc: dict, loop: str | None = None) -> list:
+    """Throw each release (with `loop`: in that throw loop, "compiled" or "python"); add wall time of
+    whole throws and of the stepping loop to acc; return stats."""
     stats, hits, loop_s = [], 0, 0.0
     t0, c0 = time.perf_counter(), time.process_time()
-    for rel in releases:
-        res = th.throw_releases(rel)
-        hits += res.outcome.result == "hit"
-        stats.append(th.last_stats)
-        loop_s += th.last_stats.loop_s
+    with compiled.using(loop) if loop else contextlib.nullcontext():
+        for rel in releases:
+            res = th.throw_releases(rel)
+            hits += res.outcome.result == "hit"
+            stats.append(th.last_stats)
+            loop_s += th.last_stats.loop_s
     acc["throw_s"] = acc.get("throw_s", 0.0) + time.perf_counter() - t0
     acc["cpu_s"] = acc.get("cpu_s", 0.0) + time.process_time() - c0
     acc["loop_s"] = acc.get("loop_s", 0.0) + loop_s
@@ -72,12 +78,16 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
 
     adaptive: dict[str, float] = {}
     uniform: dict[str, float] = {}
-    a_stats, u_stats = [], []
+    python: dict[str, float] = {}  # the same engine in the Python throw loop (sim/world/stepper.py)
+    a_stats, u_stats, p_stats = [], [], []
+    both = compiled.active()  # the engine as configured runs the compiled loop: time the Python one too
     bare_s = bare_cpu = reads_cpu = 0.0
     for c in range(0, throws, CHUNK):
         chunk = releases[c : min(throws, c + CHUNK)]
         chunk_stats = _timed_loop(th, chunk, adaptive)
         a_stats += chunk_stats
+        if both:
+            p_stats += _timed_loop(th, chunk, python, "python")
         u_stats += _timed_loop(uni, chunk, uniform)
         # the engine's share, right after the chunk it replays (so load changes hit both alike): its
         # exact steps and resets bare, then again with the pose and contact read-outs of every step
@@ -110,7 +120,22 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
     naive_rate = naive_throws / naive_s
     stepped = sum(s.stepped for s in a_stats)
     loop_cpu = sum(s.loop_cpu_s for s in a_stats)
-    return {
+    ref_stats = p_stats or a_stats  # the Python loop's throws
+    ref_loop_cpu = sum(s.loop_cpu_s for s in ref_stats)
+    loops = {"loop": a_stats[0].loop if a_stats else "python", "compiled_loop_unavailable": compiled.unavailable()}
+    if both:
+        p_loop_cpu = ref_loop_cpu
+        loops.update({
+            # the Python loop on the same releases, chunk by chunk with the compiled one
+            "python_loop_throws_per_cpu_s": round(throws / python["cpu_s"], 2),
+            "compiled_loop_throws_per_cpu_s": round(throws / adaptive["cpu_s"], 2),
+            "compiled_speedup_cpu": round(python["cpu_s"] / adaptive["cpu_s"], 2),
+            "compiled_loop_speedup_cpu": round(p_loop_cpu / loop_cpu, 2),  # the stepping loops alone
+            "python_loop_engine_share_of_loop": round(bare_cpu / p_loop_cpu, 3),
+            "python_loop_engine_share_of_throw": round(bare_cpu / python["cpu_s"], 3),
+            "same_outcomes": [s.schedule for s in p_stats] == [s.schedule for s in a_stats] and python["hits"] == adaptive["hits"],
+        })
+    return loops | {
         "scene": "standard shot, magma board, hero-d8, casual skill",
         "throws": throws,
         "throws_per_s": round(rate, 2),
@@ -146,8 +171,9 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
         "python_share_of_loop_wall": round(1 - bare_s / adaptive["loop_s"], 3),
         # of the Python share: PyBullet's pose and contact-point read-outs alone (a floor while every
         # step is read), and the rest detector (sim/world/rest.py)
-        "readout_share_of_loop": round((reads_cpu - bare_cpu) / loop_cpu, 3),
-        "rest_detection_share_of_loop": round(sum(s.rest_cpu_s for s in a_stats) / loop_cpu, 4),
+        # (of the Python loop's: the compiled loop reads in C and judges most windows there)
+        "readout_share_of_loop": round((reads_cpu - bare_cpu) / ref_loop_cpu, 3),
+        "rest_detection_share_of_loop": round(sum(s.rest_cpu_s for s in ref_stats) / ref_loop_cpu, 4),
         "rest_confirmation_share_of_steps": round(sum(s.rest for s in a_stats) / stepped, 3),
         "engine_share_of_throw": round(bare_cpu / adaptive["cpu_s"], 3),
         "naive_throws": naive_throws,

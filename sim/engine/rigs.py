@@ -26,9 +26,9 @@ from sim.specs.die import DieSpec, quat_mul, quat_to_matrix
 from sim.specs.material import MaterialTable, PairSpec
 from sim.specs.physics import PhysicsSettings
 from sim.vectors import matmul, norm
+from sim.world.loop import run
 from sim.world.physics import Physics, drop_rebound
 from sim.world.solids import box_hull
-from sim.world.stepper import run
 
 DIE = "die:0"
 FLOOR = "table"

@@ -32,8 +32,9 @@ from sim.specs.skill import SkillSpec
 from sim.specs.template import PlacedTemplate
 from sim.trace import EventTrace
 from sim.vectors import matmul, row_norms
+from sim.world.loop import run
 from sim.world.physics import Physics
-from sim.world.stepper import StepStats, run
+from sim.world.stepper import StepStats
 
 
 def calibration_points(region, n: int, seed: int = 20241129) -> list[tuple[float, float]]:

@@ -631,6 +631,15 @@ class Physics:
             twist=functools.partial(pb.applyExternalTorque, physicsClientId=cid),
         )
 
+    def load_plugin(self, path: str, postfix: str) -> Callable[[list[int]], int]:
+        """Load a PyBullet plugin into this world (its entry points end in `postfix`); its command call,
+        bound to this world (integer arguments in, its integer result out). RuntimeError if it does not load."""
+        cid = self.client._client
+        plugin = pb.loadPlugin(path, postfix, physicsClientId=cid)
+        if plugin < 0:
+            raise RuntimeError(f"PyBullet did not load the plugin {path}")
+        return functools.partial(pb.executePluginCommand, plugin, "", physicsClientId=cid)
+
     # ---------------- read-outs ----------------
     def body_geometry(self, name: BodyName) -> BodyGeometry | None:
         """The mesh, box parts or hulls a body was built from (body frame, m); None for dice and

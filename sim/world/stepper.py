@@ -47,6 +47,7 @@ class StepStats:
     loop_s: float = 0.0  # wall time of the loop (for the bench only: no choice depends on it)
     loop_cpu_s: float = 0.0  # CPU time of this process in the loop (likewise)
     rest_cpu_s: float = 0.0  # ... of it in the rest detector (sim/world/rest.py)
+    loop: str = "python"  # which loop ran: this file's ("python") or sim/world/compiled.py's ("compiled")
     schedule: list = field(default_factory=list, repr=False)  # ("steps", n) / ("reset", states) / ("dt", s): bare replay
 
     @property
@@ -68,7 +69,7 @@ def _leave_window(p, v, r_max: float, t_max: float) -> list[tuple[float, float]]
     return [(max(t_out, 0.0), t_max)] if t_out < t_max else []
 
 
-def _flight_plan(states, radii, boxes, r_max: float, horizon: float, dt: float) -> tuple[int, float | None]:
+def flight_plan(states, radii, boxes, r_max: float, horizon: float, dt: float) -> tuple[int, float | None]:
     """How many steps of free flight the dice (states: position, velocity, orientation, spin) can skip
     from now: none inside a contact window (stepped through), else up to one full step before the first
     possible touch or the world's edge (sim/world/ballistic.py); and when the first window ends (s
@@ -85,7 +86,31 @@ def _flight_plan(states, radii, boxes, r_max: float, horizon: float, dt: float) 
     return n_skip, (windows[0][1] if windows else None)
 
 
-def _fly(states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, rec, k: int, active: list[str]) -> list:
+def flight_targets(ph: Physics, st: PhysicsSettings, active: list[str], before_step) -> tuple[bool, list, list[float]]:
+    """Whether flights may be skipped (only with dice whose free spin is constant and no prop moving on
+    its own), and if so the boxes a die may reach and the dice's bounding radii with the margin."""
+    if not (st.flight == "analytic" and before_step is None and all(ph.isotropic(n) for n in active)):
+        return False, [], []
+    # every body some die can touch (a body no die collides with, e.g. the prism templates rest on,
+    # must not change the schedule: a throw that never nears a template is the same throw)
+    act = set(active)
+    boxes = ph.aabbs([n for n in ph.names() if n not in act and any(ph.collides(d, n) for d in active)])
+    return True, boxes, [ph.bounding_radius(n) + st.flight_margin_mm * 1e-3 for n in active]
+
+
+def final_rests(ph: Physics, active: list[str], status: list[Status]) -> list[DieRest]:
+    """The end of a throw: damping off, and each die's rest as the world holds it now."""
+    for n in active:
+        ph.set_damping(n, 0.0)
+    rests = []
+    for i, n in enumerate(active):
+        p_end, q_end = ph.die_pose(n)
+        on = ph.touching(n) if status[i] != "diverged" else frozenset()
+        rests.append(DieRest(n, tuple(float(x) for x in p_end), tuple(float(x) for x in q_end), on, status[i], ph.time_s))
+    return rests
+
+
+def fly(states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, rec, k: int, active: list[str]) -> list:
     """Move the dice `n_skip` steps along their exact free flight: the path samples of the skipped steps
     appended, each body reset to the flight's end, the recorder (if any) shown the exact pose at every
     skipped step's time; returns the resets (body, position, orientation, velocity, spin) for the
@@ -118,7 +143,10 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     dice)` before the first step, `sample(t, poses)` after every step, `finish(t, trace)` after the
     last. It reads poses from the world; through a skipped flight it is called at every skipped step's
     time with the dice's exact poses (`poses`: name -> (position, quaternion)), as the world holds them
-    only at the flight's end. It never changes the world, so a recorded throw is the throw not recorded."""
+    only at the flight's end. It never changes the world, so a recorded throw is the throw not recorded.
+
+    This is the reference implementation: sim/world/compiled.py runs the same loop with its per-step
+    work in a PyBullet plugin, checked against this one (sim/world/loop.py picks which runs)."""
     wall0, cpu0 = time.perf_counter(), time.process_time()
     fast = ph.fast_calls()
     step, get_pose, get_vel, get_contacts = fast.step, fast.pose, fast.velocity, fast.contacts
@@ -154,13 +182,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
 
     # ---- flight skipping: only with dice whose free spin is constant and no prop moving on its own
     before_step = props.before_step if props.kinematic else None
-    skip = st.flight == "analytic" and before_step is None and all(ph.isotropic(n) for n in active)
-    if skip:
-        # every body some die can touch (a body no die collides with, e.g. the prism templates rest on,
-        # must not change the schedule: a throw that never nears a template is the same throw)
-        act = set(active)
-        boxes = ph.aabbs([n for n in ph.names() if n not in act and any(ph.collides(d, n) for d in active)])
-        radii = [ph.bounding_radius(n) + st.flight_margin_mm * 1e-3 for n in active]
+    skip, boxes, radii = flight_targets(ph, st, active, before_step)
     free_run = 0
     plan_after = 0
     run_steps = 0  # steps since the last schedule entry
@@ -197,11 +219,11 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 p, q = get_pose(b)
                 v, w = get_vel(b)
                 states.append((p, v, q, w))
-            n_skip, window_end = _flight_plan(states, radii, boxes, r_max, (max_steps - k) * dt, dt)
+            n_skip, window_end = flight_plan(states, radii, boxes, r_max, (max_steps - k) * dt, dt)
             if window_end is not None:
                 plan_after = k + int(window_end / dt) + 1
             if n_skip >= MIN_JUMP_STEPS:
-                resets = _fly(states, n_skip, dt, bodies, paths, reset_pose, reset_vel, rec, k, active)
+                resets = fly(states, n_skip, dt, bodies, paths, reset_pose, reset_vel, rec, k, active)
                 if run_steps:
                     stats.schedule.append(("steps", run_steps))
                     run_steps = 0
@@ -308,13 +330,7 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     trace.path_t = (np.asarray(ks, dtype=float) * dt).tolist()
     if rec is not None:  # viewer hook
         rec.finish(ph.time_s, trace)
-    for n in active:
-        ph.set_damping(n, 0.0)
-    rests = []
-    for i, n in enumerate(active):
-        p_end, q_end = ph.die_pose(n)
-        on = ph.touching(n) if status[i] != "diverged" else frozenset()
-        rests.append(DieRest(n, tuple(float(x) for x in p_end), tuple(float(x) for x in q_end), on, status[i], ph.time_s))
+    rests = final_rests(ph, active, status)
     stats.loop_s = time.perf_counter() - wall0
     stats.loop_cpu_s = time.process_time() - cpu0
     return rests, trace, stats
@@ -345,3 +361,4 @@ def replay(ph: Physics, stats: StepStats, read: tuple[str, ...] = ()) -> None:
             for b, pos, q, v, w in arg:
                 reset_pose(b, pos, q)
                 reset_vel(b, v, w)
+    ph.set_step(ph.dt)  # back to the contact step, as the loop ends (the next throw starts there)

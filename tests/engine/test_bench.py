@@ -12,6 +12,13 @@ def test_bench_reports_the_python_and_rest_shares():
     assert out["readout_share_of_loop"] <= out["python_share_of_loop"] + 0.1  # read-outs are part of the Python share
     steps = out["steps_per_throw"]
     assert abs(out["rest_confirmation_share_of_steps"] - steps["rest_confirmation"] / out["mean_steps_per_throw"]) < 0.01
+    # which loop ran is said; with the compiled one, the Python loop ran beside it on the same releases
+    assert out["loop"] in ("compiled", "python")
+    assert (out["loop"] == "compiled") == (out["compiled_loop_unavailable"] is None)
+    if out["loop"] == "compiled":
+        assert out["same_outcomes"] is True
+        assert out["python_loop_throws_per_cpu_s"] > 0 and out["compiled_loop_throws_per_cpu_s"] == out["throws_per_cpu_s"]
+        assert 0.0 < out["python_loop_engine_share_of_loop"] <= 1.0
 
 
 def test_the_command_says_what_it_times_before_timing(capsys):
