@@ -29,6 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sim.engine.records import fight_row, throw_row
 from sim.engine.worlds import thrower_for
 from sim.experiments import scheduler as dask_scheduler
 
@@ -106,15 +107,7 @@ def run_chunk(task: ChunkTask) -> pa.Table:
     """Throw throws start..stop-1 of one cell and return their records as an Arrow table."""
     thrower = thrower_for(_scenario(task))
     _apply_prepared(thrower, task.prepared)
-    rows = []
-    effects = "effects" in task.record
-    for k in range(task.start, task.stop):
-        res = thrower.throw(task.seed, k)
-        row = dict(task.columns)
-        row.update(res.record())
-        if effects:
-            row["effects"] = ";".join(res.outcome.effects)
-        rows.append(row)
+    rows = [throw_row(thrower.throw(task.seed, k), task.columns, task.record) for k in range(task.start, task.stop)]
     return pa.Table.from_pylist(rows)
 
 
@@ -136,10 +129,6 @@ class FightChunkTask:
     throws_dir: str
     throws_hash: str
     columns: dict[str, Any] = field(default_factory=dict)
-
-
-FIGHT_COLUMNS = ("outcome", "won", "monster_life_end", "rounds", "turns", "throws", "rethrows", "hero_damage",
-                 "white_dice_used", "retrievals", "fainted", "scars", "eliminated", "epic_shot", "gold", "lost_reason")
 
 
 def _fight_setup(task: FightChunkTask):
@@ -175,17 +164,8 @@ def run_fight_chunk(task: FightChunkTask) -> pa.Table:
     from sim.rules.fight import run_fight
 
     spec, source = _fight_setup(task)
-    rows = []
-    for i in range(task.start, task.stop):
-        r = run_fight(spec, source, fight=i, log=False)
-        rec = r.record()
-        row = dict(task.columns)
-        row["seed"] = task.seed
-        row["index"] = i
-        row.update({k: rec[k] for k in FIGHT_COLUMNS})
-        row["monster_life_start"] = r.monster_life_start
-        row["life_by_throw"] = list(r.life_by_throw)
-        rows.append(row)
+    rows = [fight_row(run_fight(spec, source, fight=i, log=False), task.columns, task.seed, i)
+            for i in range(task.start, task.stop)]
     return pa.Table.from_pylist(rows)
 
 

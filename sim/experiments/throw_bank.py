@@ -33,7 +33,8 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from sim.engine.resample import RECORD_COLUMNS, RecordedTable, ResampleSource, UncoveredThrow, table_match
+from sim.engine.records import OUTCOME_READ
+from sim.engine.resample import RecordedTable, ResampleSource, UncoveredThrow, table_match
 from sim.errors import SpecError
 from sim.files import command_inputs
 from sim.rules.fight import WATER_MISSES
@@ -150,7 +151,7 @@ class ThrowBank:
         key = scenario_key(s, self.throws)
         self.dir.mkdir(parents=True, exist_ok=True)
         where = tmp if tmp is not None else self.dir
-        keep = [c for c in records.columns if c in RECORD_COLUMNS or c.startswith("die") or c in ("index", "n_dice")]
+        keep = [c for c in records.columns if c in OUTCOME_READ or c.startswith("die") or c in ("index", "n_dice")]
         part = where / f".{key}.{os.getpid()}.parquet"
         records[keep].to_parquet(part, index=False)
         digest = hashlib.sha256(part.read_bytes()).hexdigest()

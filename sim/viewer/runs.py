@@ -22,33 +22,16 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from sim.engine.release import Release
+from sim.engine.records import OUTCOME_COLUMNS, RELEASE_COLUMNS, release_from_record
 from sim.errors import SpecError
 from sim.files import results_folder
 from sim.provenance import run_reproducibility
 from sim.seeding import Draw
 from sim.viewer.recorder import DEFAULT_FPS, Trajectory, recording
 
-# outcome columns a replay must reproduce exactly (the inputs, rel_*, are what it starts from)
-OUTCOME_COLUMNS = ("result", "reason", "section", "value", "face", "icon", "cocked", "tilt_deg", "template",
-                   "partial_template", "damage", "hero_damage", "insta_kill", "bounces_before_board",
-                   "x_mm", "y_mm", "z_mm", "touching", "requirements", "time_s", "n_dice")
-RELEASE_COLUMNS = ("rel_x_mm", "rel_y_mm", "rel_z_mm", "rel_vx_mps", "rel_vy_mps", "rel_vz_mps",
-                   "rel_qx", "rel_qy", "rel_qz", "rel_qw", "rel_wx_radps", "rel_wy_radps", "rel_wz_radps")
-
 
 class ReplayMismatch(RuntimeError):
     """A replayed throw did not end as its record says."""
-
-
-def release_from_record(rec: dict[str, Any]) -> Release:
-    """The stored release of die 0, as the exact floats the engine threw (positions snap back to the
-    1 nm grid that `Release` keeps them on, so mm -> m is lossless)."""
-    missing = [c for c in RELEASE_COLUMNS if c not in rec]
-    if missing:
-        raise SpecError("records", missing[0], "the record has no stored release (rel_* columns)")
-    g = [float(rec[c]) for c in RELEASE_COLUMNS]
-    return Release((g[0] * 1e-3, g[1] * 1e-3, g[2] * 1e-3), (g[3], g[4], g[5]), (g[6], g[7], g[8], g[9]), (g[10], g[11], g[12]))
 
 
 def _same(a: Any, b: Any) -> bool:

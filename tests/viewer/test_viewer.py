@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sim.engine.records import release_from_record
 from sim.engine.release import Release
 from sim.engine.worlds import build_thrower, thrower_for
 from sim.experiments.runner import run_experiment
@@ -21,7 +22,7 @@ from sim.specs.scenario import Scenario
 from sim.viewer.recorder import recording
 from sim.viewer.replay import record_throw, replay_html, write_replay
 from sim.viewer.report_html import choose_sample
-from sim.viewer.runs import ReplayMismatch, RunFolder, compare_outcome, release_from_record, replay_record
+from sim.viewer.runs import ReplayMismatch, RunFolder, compare_outcome, replay_record
 from sim.viewer.scene import scene_json
 
 
