@@ -23,7 +23,6 @@ included). A request no table matches raises `UncoveredThrow` (record that scena
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,8 +37,8 @@ from sim.engine.records import (
     effects_only_in_column,
     outcome_from_row,
 )
+from sim.engine.run_folder import RunFolder
 from sim.errors import SpecError
-from sim.files import results_folder
 from sim.rules.outcome import Outcome
 from sim.rules.throw_source import ThrowRequest
 
@@ -260,18 +259,13 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
     options (and release noise x1). Cells with `overrides` or `physics` settings are used only when
     `variant` names them. If no cell throws `white_die` and its die file differs from `colored_die`
     only in name and colour, the colored die's tables also answer white throws (noted in the notes)."""
-    out = results_folder(out_dir, "--records")
-    try:
-        resolved = json.loads((out / "experiment.resolved.json").read_text())
-        import pyarrow.parquet as pq
-
-        have = set(pq.read_schema(out / "records.parquet").names)
-        df = pd.read_parquet(out / "records.parquet", columns=[c for c in OUTCOME_READ if c in have])
-    except FileNotFoundError as exc:
-        raise SpecError(out, "", f"not a finished run folder ({Path(exc.filename).name} missing)") from None
-    cells, notes = cell_matches(resolved["cells"], out, variant, white_die, colored_die)
+    run = RunFolder.open(out_dir, "--records")
+    out = run.root
+    have = set(run.columns())
+    df = run.records(OUTCOME_READ).to_pandas()
+    cells, notes = cell_matches(run.cells, out, variant, white_die, colored_die)
     if EFFECTS not in have:
-        inputs = {c["index"]: c["inputs"] for c in resolved["cells"]}
+        inputs = {c["index"]: c["inputs"] for c in run.cells}
         for index, label, _ in cells:
             why = effects_only_in_column(inputs[index])
             if why:

@@ -35,6 +35,7 @@ import pandas as pd
 
 from sim.engine.records import OUTCOME_READ
 from sim.engine.resample import RecordedTable, ResampleSource, UncoveredThrow, table_match
+from sim.engine.run_folder import RECORDS
 from sim.errors import SpecError
 from sim.files import command_inputs
 from sim.rules.fight import WATER_MISSES
@@ -141,7 +142,7 @@ class ThrowBank:
             # temporary folder's inode may come back as this run's manifest)
             with command_inputs():
                 run_experiment(exp, out=tmp / "run", workers=self.workers, quiet=self.quiet, figures=False)
-            self.store(s, pd.read_parquet(tmp / "run" / "records.parquet"), tmp)
+            self.store(s, pd.read_parquet(tmp / "run" / RECORDS), tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
