@@ -38,9 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_replay(args: argparse.Namespace) -> int:
     """`dfsim replay RESULTS --cell NAME --index K [--out page.html] [--gif G] [--mp4 M]`."""
     from sim.engine.run_folder import RunFolder
+    from sim.errors import ReplayMismatch
     from sim.viewer.outputs import check_mp4, check_output, write_clips
     from sim.viewer.replay import write_replay
-    from sim.viewer.runs import ReplayMismatch, replay_throw
+    from sim.viewer.runs import replay_throw
 
     run_dir = RunFolder.open(args.results)  # first: its files are inputs no output may replace
     for path, flag in ((args.out, "--out"), (args.gif, "--gif"), (args.mp4, "--mp4")):

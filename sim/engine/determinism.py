@@ -11,11 +11,8 @@ from __future__ import annotations
 import math
 
 from sim.engine.worlds import build_thrower, thrower_for
+from sim.errors import NondeterminismError
 from sim.specs.scenario import Scenario
-
-
-class NondeterminismError(AssertionError):
-    """Two runs of the same throw differ."""
 
 
 def _same(a, b) -> bool:

@@ -38,7 +38,7 @@ from sim.engine.records import (
     outcome_from_row,
 )
 from sim.engine.run_folder import RunFolder
-from sim.errors import SpecError
+from sim.errors import SpecError, UncoveredThrow
 from sim.rules.outcome import Outcome
 from sim.rules.throw_source import ThrowRequest
 
@@ -48,10 +48,6 @@ BLOCK_THROWS = 32  # throws per fight drawn from its block
 MATCH_FIELDS = ("die", "shots", "skill", "board", "templates", "rules", "noise")
 # rule options that cannot change a throw's classification when no template lies on the board
 TEMPLATE_RULES = ("partial_template",)
-
-
-class UncoveredThrow(LookupError):
-    """No recorded table matches a throw request."""
 
 
 def relevant_rules(rules: Iterable[tuple[str, Any]], templates: Iterable[str] | None) -> frozenset:

@@ -21,6 +21,7 @@ from sim.rules.effects import apply_effects
 from sim.rules.outcome import Outcome
 from sim.rules.requirements import RequirementContext
 from sim.rules.templates import apply_armor, apply_templates
+from sim.rules.throw_source import AIM_OBJECTIVES
 from sim.rules.trace import EventTrace
 from sim.seeding import Draw, random_quaternion
 from sim.specs.die import quat_mul
@@ -65,8 +66,6 @@ NOMINAL_REF_SEED = 12345
 NOMINAL_MAX_SPEED_MPS = 15.0
 NOMINAL_VOID_MISS_M = 9.0
 NOMINAL_MISS_PER_HIT_M = 100.0
-# what an aimed release can maximise (the fight policy chooses per throw)
-AIM_OBJECTIVES = ("hit", "damage", "kill")
 # releases: lowest hand height, and how further dice of one throw leave the same hand (lateral, up)
 MIN_RELEASE_HEIGHT_M = 0.02
 EXTRA_DIE_OFFSET_M = (0.02, 0.005)

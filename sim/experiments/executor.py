@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from sim.engine.records import fight_row, throw_row
 from sim.engine.worlds import thrower_for
+from sim.errors import ChunkFailed
 from sim.experiments import scheduler as dask_scheduler
 
 # --------------------------------------------------------------------------------------------
@@ -199,10 +200,6 @@ def _worker_init(parent: int) -> None:
 
 # --------------------------------------------------------------------------------------------
 # executors
-
-
-class ChunkFailed(RuntimeError):
-    """A worker raised while running a chunk (a bug, or a worker that died)."""
 
 
 class Executor:

@@ -1,7 +1,7 @@
 """`dfsim template-report OUT`: the template odds of a finished run (experiments/template-odds.toml).
 
 Reads OUT/records.parquet (the runner's records with the tpl_ / partial_as_ columns of
-sim/template_scene.py) and writes OUT/template-odds.json and one comparison figure,
+sim/engine/templates.py) and writes OUT/template-odds.json and one comparison figure,
 OUT/figures/template-odds.png. Per variant: hit rate, the chance the die lands fully / partly on a
 template (95 % Wilson intervals), what the partial landings count as under each partial-template
 option, mean damage per throw with its 95 % percentile-bootstrap interval (never below 0; paired

@@ -34,10 +34,11 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from sim.engine.records import OUTCOME_READ
-from sim.engine.resample import RecordedTable, ResampleSource, UncoveredThrow, table_match
+from sim.engine.resample import RecordedTable, ResampleSource, table_match
 from sim.engine.run_folder import RECORDS
-from sim.errors import SpecError
+from sim.errors import SpecError, UncoveredThrow
 from sim.files import command_inputs
+from sim.hashing import json_hash
 from sim.rules.fight import WATER_MISSES
 from sim.rules.outcome import Outcome
 from sim.rules.throw_source import ThrowRequest
@@ -78,7 +79,7 @@ def scenario_key(s: dict[str, Any], throws: int) -> str:
     body = {"format": BANK_FORMAT, "throws": int(throws), **{k: s[k] for k in sorted(s)}}
     body["shots"] = sorted(body["shots"])  # requirements combine regardless of order ...
     body["primary"] = s["shots"][0]  # ... but the first is the release
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:24]
+    return json_hash(body, 24, compact=True)
 
 
 class ThrowBank:

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.errors import FightError
 from sim.rules import abilities as ab
 from sim.rules.outcome import Outcome
 from sim.rules.policy import DEFAULT, POLICIES, Decision, Policy
@@ -53,10 +54,6 @@ EPIC_GOLD = 1
 MAX_RETHROWS = 20  # re-throws (ability, Arrogant, void) of one turn before the engine gives up
 BULLSEYE_DAMAGE = 10
 FLIP_TABLE_DAMAGE = 1  # "If the Template lands with any portion touching the table, the player suffers 1 damage"
-
-
-class FightError(RuntimeError):
-    """The policy or the throw source broke the contract (an option not offered, endless voids)."""
 
 
 @dataclass

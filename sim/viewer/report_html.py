@@ -154,8 +154,9 @@ def _figures(root: Path) -> str:
 def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, replayed=None) -> str:
     """The page for a finished run folder (summary.json, experiment.resolved.json, records.parquet);
     `replayed` (a progress bar: add, update) counts the throws replayed into it."""
+    from sim.errors import ReplayMismatch
     from sim.specs.scenario import Scenario
-    from sim.viewer.runs import ReplayMismatch, replay_record
+    from sim.viewer.runs import replay_record
 
     run = RunFolder.open(root, "RESULTS", (SUMMARY,))
     root = run.root

@@ -19,12 +19,9 @@ from typing import Any
 
 from sim.engine.records import OUTCOME_COLUMNS, RELEASE_COLUMNS, release_from_record
 from sim.engine.run_folder import RunFolder
+from sim.errors import ReplayMismatch
 from sim.seeding import Draw
 from sim.viewer.recorder import DEFAULT_FPS, Trajectory, recording
-
-
-class ReplayMismatch(RuntimeError):
-    """A replayed throw did not end as its record says."""
 
 
 def _same(a: Any, b: Any) -> bool:

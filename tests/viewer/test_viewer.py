@@ -18,12 +18,13 @@ from sim.engine.records import release_from_record
 from sim.engine.release import Release
 from sim.engine.run_folder import RunFolder
 from sim.engine.worlds import build_thrower, thrower_for
+from sim.errors import ReplayMismatch
 from sim.experiments.runner import run_experiment
 from sim.specs.scenario import Scenario
 from sim.viewer.recorder import recording
 from sim.viewer.replay import record_throw, replay_html, write_replay
 from sim.viewer.report_html import choose_sample
-from sim.viewer.runs import ReplayMismatch, compare_outcome, replay_record, replay_throw
+from sim.viewer.runs import compare_outcome, replay_record, replay_throw
 from sim.viewer.scene import scene_json
 
 
