@@ -1,4 +1,8 @@
-"""One error type for every bad input, so the CLI can print one line and exit 2."""
+"""Every error type of the project, in one place, so a caller sees what can go wrong and the CLI can
+map each to one line and its exit status.
+
+`SpecError` is every bad input (exit 2); the others are a broken contract or an interrupted run, each
+raised by one layer and reported by the CLI in its own words."""
 
 from __future__ import annotations
 
@@ -26,6 +30,44 @@ class FieldError(ValueError):
         super().__init__(problem)
         self.field = field
         self.problem = problem
+
+
+class NotBracketedError(SpecError):
+    """The target rate is not inside the response over the given range (one line, exit status 2)."""
+
+
+class UncoveredThrow(LookupError):
+    """No recorded table matches a throw request (record that scenario)."""
+
+
+class NondeterminismError(AssertionError):
+    """Two runs of the same throw differ."""
+
+
+class ReplayMismatch(RuntimeError):
+    """A replayed throw did not end as its record says."""
+
+
+class FightError(RuntimeError):
+    """The policy or the throw source broke the contract (an option not offered, endless voids)."""
+
+
+class ChunkFailed(RuntimeError):
+    """A worker raised while running a chunk (a bug, or a worker that died)."""
+
+
+class Interrupted(Exception):
+    """The run was stopped (Ctrl-C, or a stop signal such as SIGTERM: `signum`) with finished chunks
+    kept on disk."""
+
+    def __init__(self, out: Path, chunks: int, throws: int, signum: int = 2) -> None:
+        how = "interrupted" if signum == 2 else f"stopped by {signal_name(signum)}"
+        super().__init__(
+            f"{how}: kept {chunks} finished chunks ({throws} throws) in {out}; "
+            "run the same command again to resume"
+        )
+        self.out = out
+        self.signum = signum
 
 
 def _clean_loc(loc: Sequence[Any], data: Any, missing_last: bool = True) -> list[str]:

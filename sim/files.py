@@ -225,35 +225,6 @@ def remove_temporary(path: str | Path, owns_name: Callable[[str], bool]) -> bool
     return True
 
 
-RUN_FILES = ("experiment.resolved.json", "records.parquet")  # what every finished `dfsim run` folder holds
-
-
-def results_folder(path: str | Path, flag: str = "RESULTS", need: tuple[str, ...] = RUN_FILES) -> Path:
-    """The output folder of a finished `dfsim run`, checked before it is read: a folder (not a file, a
-    device, nothing) holding the regular files `need`. SpecError naming what is wrong otherwise."""
-    text = str(path)
-    if not text.strip():
-        raise SpecError("command line", flag, "is empty; give the output folder of a `dfsim run`")
-    p = Path(text)
-    try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise SpecError(p, flag, "not a finished run folder (no such folder; give the output folder of a `dfsim run`)") from None
-    except OSError as exc:
-        raise SpecError(p, flag, f"cannot be read ({exc.strerror or exc})") from None
-    if not stat.S_ISDIR(st.st_mode):
-        raise SpecError(p, flag, "is a file, not a finished run folder (give the output folder of a `dfsim run`)")
-    for name in need:
-        try:
-            ok = stat.S_ISREG(os.stat(p / name).st_mode)
-        except OSError:
-            ok = False
-        if not ok:
-            raise SpecError(p, flag, f"not a finished dfsim run folder ({name} missing or not a file; run it to the end)")
-        note_input(p / name)
-    return p
-
-
 def save_figure(fig, path: str | Path, **savefig_kw) -> Path:
     """Save a matplotlib figure to `path` as `write_atomic` writes (format from the file's suffix)."""
     path = Path(path)

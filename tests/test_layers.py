@@ -70,6 +70,8 @@ def test_every_module_belongs_to_a_layer():
 
 @pytest.mark.parametrize("name", sorted(GRAPH))
 def test_imports_only_go_down(name):
+    if name == "sim":  # the package's public API: lazy, and its imports run only for type checkers
+        return
     me = _layer_of(name)
     for dep in GRAPH[name]:
         other = _layer_of(dep)

@@ -9,7 +9,8 @@ from sim.cli.common import SEED, add_scenario_options, integer, scenario_from
 
 def cmd_determinism(args: argparse.Namespace) -> int:
     """`dfsim determinism`: repeat throws in the same and in a fresh world; exit 1 if any bit differs."""
-    from sim.engine.determinism import NondeterminismError, check_determinism
+    from sim.engine.determinism import check_determinism
+    from sim.errors import NondeterminismError
 
     if args.across_cpus:
         return _across_cpus()

@@ -92,9 +92,10 @@ def _played_fights(spec, source, fights: range, policy, physics: bool) -> list:
 def cmd_fight(args: argparse.Namespace) -> int:
     """`dfsim fight`: one fight prints its log, N fights print the win rate and per-fight costs with
     95 % intervals; throws are resampled from `--records`. Bad input is a SpecError (exit 2)."""
-    from sim.engine.resample import ResampleSource, UncoveredThrow, tables_from_results
+    from sim.engine.resample import ResampleSource, tables_from_results
+    from sim.errors import FightError, UncoveredThrow
     from sim.experiments.fight_report import summarize
-    from sim.rules.fight import FightError, resolve_policy
+    from sim.rules.fight import resolve_policy
     from sim.specs.fight import load_fight
 
     overrides, flags = _overrides(args.overrides, args.house_rules)

@@ -70,9 +70,9 @@ def load(name: str, items: list[str] | None):
 
 def cmd_game(args: argparse.Namespace) -> int:
     """Play the games; bad input is a SpecError (exit 2) before anything is recorded."""
+    from sim.errors import FightError
     from sim.experiments.game_report import format_summary, summarize_games
     from sim.experiments.throw_bank import DEFAULT_THROWS, ThrowBank, die_alias, play
-    from sim.rules.fight import FightError
     from sim.rules.game import run_games
     from sim.rules.game_policy import resolve_game_policy
 

@@ -37,9 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """`dfsim replay RESULTS --cell NAME --index K [--out page.html] [--gif G] [--mp4 M]`."""
+    from sim.engine.run_folder import RunFolder
+    from sim.errors import ReplayMismatch
     from sim.viewer.outputs import check_mp4, check_output, write_clips
     from sim.viewer.replay import write_replay
-    from sim.viewer.runs import ReplayMismatch, RunFolder
+    from sim.viewer.runs import replay_throw
 
     run_dir = RunFolder.open(args.results)  # first: its files are inputs no output may replace
     for path, flag in ((args.out, "--out"), (args.gif, "--gif"), (args.mp4, "--mp4")):
@@ -48,13 +50,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     cell = run_dir.cell(args.cell)
     warning = ""
     try:
-        th, res, traj = run_dir.replay(args.cell, args.index)
+        th, res, traj = replay_throw(run_dir, args.cell, args.index)
     except ReplayMismatch as exc:
         sys.stderr.write(f"dfsim: replay mismatch: {exc}\n  the run was {run_dir.reproducibility()}\n")
         if not args.allow_mismatch:
             return 1
         warning = str(exc).replace("\n ", ";")
-        th, res, traj = run_dir.replay(args.cell, args.index, check=False)
+        th, res, traj = replay_throw(run_dir, args.cell, args.index, check=False)
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in cell["name"])
     page = Path(args.out) if args.out else run_dir.root / f"replay-{safe}-{args.index}.html"
     title = f"dfsim replay: {cell['name']}, throw {args.index} of {run_dir.resolved['experiment']['name']}"

@@ -12,12 +12,9 @@ from __future__ import annotations
 import math
 
 from sim.engine.worlds import build_thrower, thrower_for
+from sim.errors import NondeterminismError
 from sim.specs.scenario import Scenario
 from sim.world import compiled
-
-
-class NondeterminismError(AssertionError):
-    """Two runs of the same throw differ."""
 
 
 def _same(a, b) -> bool:

@@ -54,15 +54,15 @@ from sim.rules.outcome import Outcome
 from sim.rules.throw_source import TemplateFlip, TemplateFlipRequest, ThrowRequest
 from sim.specs.die import DieSpec, load_die
 from sim.specs.monster import WATER
-from sim.specs.party import CHEST_DICE
+from sim.specs.party import CHEST_DICE, COLOURS
 from sim.specs.scenario import Scenario
+from sim.specs.skill import SPREADS
 from sim.specs.template import load_template
 from sim.trace import DieRest
 from sim.vectors import dot, norm
 from sim.world.templates import fit_template_materials
 
 THROWS_PER_FIGHT = 1000  # stream index of throw t of fight f: f * THROWS_PER_FIGHT + t
-COLOURS = ("red", "green", "blue")
 # white dice that can lie on the board at once: every white die of a full Chest ("You cannot have
 # more than 9 Bonus dice in your Chest!"; each is thrown once per combat)
 WHITE_SLOTS = CHEST_DICE
@@ -211,10 +211,6 @@ def _on_board(sc: Scenario, p) -> bool:
     return sc.board is not None and bool(sc.board.outline_geom.contains(Point(float(p[0]), float(p[1]))))
 
 
-SKILL_SPREADS = ("speed_sd_frac", "elevation_sd_deg", "azimuth_sd_deg", "height_sd_mm", "lateral_sd_mm",
-                 "distance_sd_mm", "spin_sd_rps")
-
-
 class PhysicsSource:
     """`ThrowSource` throwing every request in a physics world with the fight's dice on the board.
 
@@ -245,7 +241,7 @@ class PhysicsSource:
             from sim.specs.skill import load_skill
 
             sk = load_skill(req.skill)
-            overrides.update({f"skill.{k}": getattr(sk, k) * req.noise_factor for k in SKILL_SPREADS})
+            overrides.update({f"skill.{k}": getattr(sk, k) * req.noise_factor for k in SPREADS})
         if req.aim.target_mm is not None:
             overrides.update({"shot.release.aim": "point", "shot.release.aim_mm": list(req.aim.target_mm)})
         return Scenario.build(board=req.board, dice=[req.die], shots=list(req.shots), skill=req.skill,

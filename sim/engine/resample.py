@@ -23,53 +23,31 @@ included). A request no table matches raises `UncoveredThrow` (record that scena
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from sim.errors import SpecError
-from sim.files import results_folder
-from sim.rules.outcome import Effect, Outcome, Result
+from sim.engine.records import (
+    EFFECTS,
+    OUTCOME_READ,
+    REQUIRED_COLUMNS,
+    effects_only_in_column,
+    outcome_from_row,
+)
+from sim.engine.run_folder import RunFolder
+from sim.errors import SpecError, UncoveredThrow
+from sim.rules.outcome import Outcome
 from sim.rules.throw_source import ThrowRequest
 
 STREAM_FIGHT = 16  # spawn-key stream of fight resampling (release draws use streams 0-2)
 FIGHT_BLOCK = 64  # fights per SeedSequence block
 BLOCK_THROWS = 32  # throws per fight drawn from its block
-REQUIRED_COLUMNS = ("result", "reason", "damage")
-RECORD_COLUMNS = ("cell", "result", "reason", "section", "value", "face", "icon", "cocked", "template",
-                  "partial_template", "damage", "hero_damage", "insta_kill", "requirements", "touching", "effects")
 MATCH_FIELDS = ("die", "shots", "skill", "board", "templates", "rules", "noise")
 # rule options that cannot change a throw's classification when no template lies on the board
 TEMPLATE_RULES = ("partial_template",)
-
-
-class UncoveredThrow(LookupError):
-    """No recorded table matches a throw request."""
-
-
-def _none(v: Any) -> Any:
-    if v is None or (isinstance(v, float) and np.isnan(v)) or v == "":
-        return None
-    return v
-
-
-def _split(v: Any) -> list[str]:
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return []
-    if isinstance(v, str):
-        return [x for x in v.split(",") if x]
-    return [str(x) for x in v]
-
-
-def _effects(v: Any) -> list[Effect]:
-    """The records' `effects` column: effects joined by ';' (an effect may hold commas)."""
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return []
-    return [Effect(x) for x in str(v).split(";") if x]
 
 
 def relevant_rules(rules: Iterable[tuple[str, Any]], templates: Iterable[str] | None) -> frozenset:
@@ -109,24 +87,6 @@ def match_specificity(match: dict[str, Any], req: ThrowRequest) -> int | None:
             return None
         n += 1
     return n
-
-
-def outcome_from_row(row: dict[str, Any]) -> Outcome:
-    """One record row (the runner's flat record: "" / -1 stand for None) as an `Outcome`."""
-    value = row.get("value")
-    value = None if value is None or (isinstance(value, float) and np.isnan(value)) or int(value) < 0 else int(value)
-    reqs = {}
-    for item in _split(row.get("requirements")):
-        k, _, st = item.partition("=")
-        reqs[k] = st
-    return Outcome(
-        result=cast(Result, str(row["result"])), reason=str(row["reason"]), section=_none(row.get("section")), value=value,
-        face=_none(row.get("face")), icon=bool(row.get("icon", False)), cocked=bool(row.get("cocked", False)),
-        template=_none(row.get("template")), partial_template=bool(row.get("partial_template", False)),
-        touching=_split(row.get("touching")), requirements=reqs, damage=float(row["damage"]),
-        insta_kill=bool(row.get("insta_kill", False)), hero_damage=float(row.get("hero_damage", 0.0) or 0.0),
-        effects=_effects(row.get("effects")), die=str(row.get("die", "die:0")),
-    )
 
 
 class RecordedTable:
@@ -295,16 +255,18 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
     options (and release noise x1). Cells with `overrides` or `physics` settings are used only when
     `variant` names them. If no cell throws `white_die` and its die file differs from `colored_die`
     only in name and colour, the colored die's tables also answer white throws (noted in the notes)."""
-    out = results_folder(out_dir, "--records")
-    try:
-        resolved = json.loads((out / "experiment.resolved.json").read_text())
-        import pyarrow.parquet as pq
-
-        have = set(pq.read_schema(out / "records.parquet").names)
-        df = pd.read_parquet(out / "records.parquet", columns=[c for c in RECORD_COLUMNS if c in have])
-    except FileNotFoundError as exc:
-        raise SpecError(out, "", f"not a finished run folder ({Path(exc.filename).name} missing)") from None
-    cells, notes = cell_matches(resolved["cells"], out, variant, white_die, colored_die)
+    run = RunFolder.open(out_dir, "--records")
+    out = run.root
+    have = set(run.columns())
+    df = run.records(OUTCOME_READ).to_pandas()
+    cells, notes = cell_matches(run.cells, out, variant, white_die, colored_die)
+    if EFFECTS not in have:
+        inputs = {c["index"]: c["inputs"] for c in run.cells}
+        for index, label, _ in cells:
+            why = effects_only_in_column(inputs[index])
+            if why:
+                raise SpecError(out, "record", f"cell '{label}' has no '{EFFECTS}' column, and {why}: a fight would "
+                                f"miss those effects (record them: record = [\"{EFFECTS}\"] in the experiment file)")
     tables: dict[int, RecordedTable] = {}
     out_tables = []
     for index, label, match in cells:

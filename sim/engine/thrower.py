@@ -20,6 +20,7 @@ from shapely.geometry import Point
 
 from sim.engine.aim import AimSolver
 from sim.engine.hand import Hand
+from sim.engine.records import die_columns, outcome_columns, release_columns
 from sim.engine.release import Release
 from sim.rules.classifier import classify
 from sim.rules.effects import apply_effects
@@ -104,60 +105,11 @@ class ThrowResult:
         """Flat record of primitives: every input needed to replay the throw, and its outcome."""
         o = self.outcome
         r = self.releases[0]
-        rec = {
-            "seed": self.seed,
-            "index": self.index,
-            "rel_x_mm": r.position_m[0] * 1e3,
-            "rel_y_mm": r.position_m[1] * 1e3,
-            "rel_z_mm": r.position_m[2] * 1e3,
-            "rel_vx_mps": r.velocity_mps[0],
-            "rel_vy_mps": r.velocity_mps[1],
-            "rel_vz_mps": r.velocity_mps[2],
-            "rel_qx": r.orientation_xyzw[0],
-            "rel_qy": r.orientation_xyzw[1],
-            "rel_qz": r.orientation_xyzw[2],
-            "rel_qw": r.orientation_xyzw[3],
-            "rel_wx_radps": r.spin_radps[0],
-            "rel_wy_radps": r.spin_radps[1],
-            "rel_wz_radps": r.spin_radps[2],
-            "result": o.result,
-            "reason": o.reason,
-            "section": o.section or "",
-            "value": -1 if o.value is None else int(o.value),
-            "face": o.face or "",
-            "icon": bool(o.icon),
-            "cocked": bool(o.cocked),
-            "tilt_deg": float(o.tilt_deg),
-            "template": o.template or "",
-            "partial_template": bool(o.partial_template),
-            "damage": float(o.damage),
-            "hero_damage": float(o.hero_damage),
-            "insta_kill": bool(o.insta_kill),
-            "bounces_before_board": int(o.bounces_before_board),
-            "x_mm": o.position_mm[0],
-            "y_mm": o.position_mm[1],
-            "z_mm": o.position_mm[2],
-            "touching": ",".join(o.touching),
-            "requirements": ",".join(f"{k}={v}" for k, v in o.requirements.items()),
-            "time_s": float(o.time_s),
-            "n_dice": len(self.outcomes),
-        }
+        rec = {"seed": self.seed, "index": self.index, **release_columns(r), **outcome_columns(o, len(self.outcomes))}
         for i, d in enumerate(self.outcomes[1:], start=1):
-            rec.update(_die_columns(i, d))
+            rec.update(die_columns(i, d))
         rec.update(self.extra)
         return rec
-
-
-# what a record keeps of each further die of a throw (die 0's are the record's own columns)
-DIE_COLUMNS = ("result", "reason", "section", "value", "face", "cocked", "tilt_deg", "damage", "x_mm", "y_mm", "z_mm")
-
-
-def _die_columns(i: int, o: Outcome) -> dict[str, Any]:
-    """Die i's outcome as `die{i}_*` columns, so a roll of several dice (Super Dungeon Arena's three blue
-    dice, the Water dice) can be read die by die from its record."""
-    values = (o.result, o.reason, o.section or "", -1 if o.value is None else int(o.value), o.face or "",
-              bool(o.cocked), float(o.tilt_deg), float(o.damage), *o.position_mm)
-    return {f"die{i}_{k}": v for k, v in zip(DIE_COLUMNS, values, strict=True)}
 
 
 class Component(Protocol):

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.engine import run_folder as run_files
 from sim.errors import SpecError
 from sim.experiments.integrity import (
     ChunkLayout,
@@ -28,20 +29,10 @@ from sim.experiments.integrity import (
     verify_chunk,
 )
 from sim.experiments.store import (
-    CHUNK_DIR,
-    CHUNK_RE,
-    FIGURE_DIR,
     FIGURE_HASHES,
-    LOCK,
-    MANIFEST,
-    PREPARED,
-    RECORDS,
-    REPORT_FILES,
     REPORT_HASHES,
-    RESOLVED,
     STRAY_CHUNK,
     Folder,
-    chunk_name,
     refusals,
 )
 from sim.files import sha256_of
@@ -114,7 +105,7 @@ def examine(root: Path) -> Checkup:
     m = folder.manifest
     hashes: dict | None = None
     if m is None:
-        up.add(root / MANIFEST, folder.manifest_problem or "is missing",
+        up.add(root / run_files.MANIFEST, folder.manifest_problem or "is missing",
                "a rerun rebuilds it, keeping the chunks that pass the range checks")
     else:
         up.state = str(m.get("state", ""))
@@ -122,13 +113,13 @@ def examine(root: Path) -> Checkup:
         if isinstance(m.get("chunks"), dict):
             hashes = m["chunks"]
         else:
-            up.add(root / MANIFEST, "has no chunk hashes (written by an older dfsim)",
+            up.add(root / run_files.MANIFEST, "has no chunk hashes (written by an older dfsim)",
                    "a rerun checks the chunks by range and records their hashes")
-    resolved, problem = read_json_object(root / RESOLVED)
+    resolved, problem = read_json_object(root / run_files.RESOLVED)
     if resolved is None:
-        up.add(root / RESOLVED, problem or "is missing", "a rerun writes it again")
+        up.add(root / run_files.RESOLVED, problem or "is missing", "a rerun writes it again")
     elif m is not None and resolved.get("hash") != m["experiment_hash"]:
-        up.add(root / RESOLVED, f"is of experiment {resolved.get('hash')}, the manifest of {m['experiment_hash']}",
+        up.add(root / run_files.RESOLVED, f"is of experiment {resolved.get('hash')}, the manifest of {m['experiment_hash']}",
                "a rerun writes it again")
     plan = Plan.from_json(m.get("plan")) if m else None
     plan = plan or _plan_from_resolved(resolved)
@@ -140,10 +131,10 @@ def examine(root: Path) -> Checkup:
         _check_records(up, root, m or {}, plan if chunks_ok else None, verified)
         _check_reports(up, root, m or {})
     elif up.state == "failed" and not up.busy:
-        up.add(root / MANIFEST, "says the last run failed (its last line said why: a full disk, a file-size limit, "
+        up.add(root / run_files.MANIFEST, "says the last run failed (its last line said why: a full disk, a file-size limit, "
                "a failed chunk)", f"a rerun resumes from the {up.chunks_verified} verified chunks and writes the reports")
-    if up.state in ("failed", "interrupted", "running") and not up.busy and (root / "report.html").is_file():
-        up.add(root / "report.html", f"is from an earlier run (the last one ended {up.state}), so it may "
+    if up.state in ("failed", "interrupted", "running") and not up.busy and (root / run_files.REPORT_HTML).is_file():
+        up.add(root / run_files.REPORT_HTML, f"is from an earlier run (the last one ended {up.state}), so it may "
                "describe other records", "a rerun that completes writes it again")
     return up
 
@@ -153,11 +144,11 @@ def _check_reports(up: Checkup, root: Path, m: dict) -> None:
     run wrote it (the sha256 the manifest recorded), since a rerun writes them all again."""
     recorded = m.get(REPORT_HASHES)
     reports = recorded if isinstance(recorded, dict) else None
-    for name in REPORT_FILES:
+    for name in run_files.REPORT_FILES:
         path = root / name
         want = reports.get(name) if reports is not None else None
         if not path.is_file():
-            if name != "report.html" or want is not None:
+            if name != run_files.REPORT_HTML or want is not None:
                 up.add(path, "is missing", "a rerun writes it again")
             elif reports is not None and "fights" not in m:  # a throw run records what it could write
                 up.add(path, "was not written by the run (it said why)", "a rerun tries again")
@@ -165,7 +156,7 @@ def _check_reports(up: Checkup, root: Path, m: dict) -> None:
             up.add(path, f"does not match its hash in the manifest ({_changed(path)})", "a rerun writes it again")
     drawn = m.get(FIGURE_HASHES)
     for name, want in (drawn.items() if isinstance(drawn, dict) else ()):
-        path = root / FIGURE_DIR / str(name)
+        path = root / run_files.FIGURE_DIR / str(name)
         if not path.is_file():
             up.add(path, "is missing", "a rerun draws it again")
         elif sha256_of(path) != want:
@@ -182,7 +173,7 @@ def _changed(path: Path) -> str:
 
 
 def _locked(root: Path) -> bool:
-    path = root / LOCK
+    path = root / run_files.LOCK
     if not path.is_file() or path.is_symlink():
         return False
     fd = os.open(path, os.O_RDONLY)
@@ -209,11 +200,11 @@ def _plan_from_resolved(resolved: dict | None) -> Plan | None:
 
 def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | None) -> dict[int, list[int]]:
     """Verify every chunk file; returns the verified chunks by cell."""
-    chunk_dir = root / CHUNK_DIR
+    chunk_dir = root / run_files.CHUNK_DIR
     on_disk: set[tuple[int, int]] = set()
     if chunk_dir.is_dir():
         for p in chunk_dir.iterdir():
-            mm = CHUNK_RE.match(p.name)
+            mm = run_files.CHUNK_RE.match(p.name)
             if mm:
                 on_disk.add((int(mm.group(1)), int(mm.group(2))))
     if plan is None:
@@ -223,12 +214,12 @@ def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | Non
     verified: dict[int, list[int]] = {}
     reference: dict[int, pa.Schema] = {}  # per cell: cells with templates have more columns
     for c, j in sorted(on_disk):
-        path = chunk_dir / f"{chunk_name(c, j)}.parquet"
+        path = chunk_dir / f"{run_files.chunk_name(c, j)}.parquet"
         if c >= len(plan.keys) or j >= plan.layout.count:
             up.add(path, STRAY_CHUNK, "a rerun removes it")
             continue
         start, stop = plan.layout.bounds(j)
-        recorded = hashes.get(chunk_name(c, j)) if hashes is not None else None
+        recorded = hashes.get(run_files.chunk_name(c, j)) if hashes is not None else None
         table, _, problem = verify_chunk(path, recorded, hashes is not None, c, start, stop, plan.seed, plan.keys[c],
                                          reference.get(c))
         if problem is not None or table is None:
@@ -238,7 +229,7 @@ def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | Non
         verified.setdefault(c, []).append(j)
         up.chunks_verified += 1
     for name in sorted(hashes or {}):
-        mm = CHUNK_RE.match(f"{name}.parquet")
+        mm = run_files.CHUNK_RE.match(f"{name}.parquet")
         cj = (int(mm.group(1)), int(mm.group(2))) if mm else None
         if cj is not None and cj not in on_disk and cj[0] < len(plan.keys) and cj[1] < plan.layout.count:
             up.add(chunk_dir / f"{name}.parquet", "is missing although the manifest records it",
@@ -250,7 +241,7 @@ def _check_prepared(up: Checkup, root: Path, m: dict | None) -> None:
     digests = m.get("prepared") if m else None
     if not isinstance(digests, dict) or not digests:
         return
-    path = root / PREPARED
+    path = root / run_files.PREPARED
     values, problem = read_json_object(path)
     if values is None:
         up.add(path, problem or "is missing", "a rerun solves the aims again")
@@ -270,7 +261,7 @@ def _digest(value) -> str | None:
 
 
 def _check_records(up: Checkup, root: Path, m: dict, plan: Plan | None, verified: dict[int, list[int]]) -> None:
-    path = root / RECORDS
+    path = root / run_files.RECORDS
     if not path.is_file():
         up.add(path, "is missing", REBUILD_RECORDS)
         return

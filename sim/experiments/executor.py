@@ -26,6 +26,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from sim.errors import ChunkFailed
 from sim.experiments import scheduler as dask_scheduler
 
 # --------------------------------------------------------------------------------------------
@@ -65,10 +66,6 @@ def _worker_init(parent: int, warm: tuple[str, ...] = ()) -> None:
 
 # --------------------------------------------------------------------------------------------
 # executors
-
-
-class ChunkFailed(RuntimeError):
-    """A worker raised while running a chunk (a bug, or a worker that died)."""
 
 
 class Executor:

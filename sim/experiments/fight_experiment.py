@@ -19,6 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sim.engine.records import fight_row
 from sim.experiments.fight_spec import (
     FightExperiment,
     FightExperimentSpec,
@@ -57,9 +58,6 @@ class FightChunkTask:
     columns: dict[str, Any] = field(default_factory=dict)
 
 
-FIGHT_COLUMNS = ("outcome", "won", "monster_life_end", "rounds", "turns", "throws", "rethrows", "hero_damage",
-                 "white_dice_used", "retrievals", "fainted", "scars", "eliminated", "epic_shot", "gold", "lost_reason")
-
 _local = threading.local()  # per worker thread: (fight, throws, seed) -> (fight spec, throw source)
 
 
@@ -92,17 +90,8 @@ def run_fight_chunk(task: FightChunkTask) -> pa.Table:
     from sim.rules.fight import run_fight
 
     spec, source = _fight_setup(task)
-    rows = []
-    for i in range(task.start, task.stop):
-        r = run_fight(spec, source, fight=i, log=False)
-        rec = r.record()
-        row = dict(task.columns)
-        row["seed"] = task.seed
-        row["index"] = i
-        row.update({k: rec[k] for k in FIGHT_COLUMNS})
-        row["monster_life_start"] = r.monster_life_start
-        row["life_by_throw"] = list(r.life_by_throw)
-        rows.append(row)
+    rows = [fight_row(run_fight(spec, source, fight=i, log=False), task.columns, task.seed, i)
+            for i in range(task.start, task.stop)]
     return pa.Table.from_pylist(rows)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim.engine.run_folder import REPORT, SUMMARY
 from sim.experiments.statistics import mean_interval, paired_mean_difference, paired_rate_difference, wilson
 from sim.experiments.store import Store, write_json
 from sim.files import write_atomic
@@ -122,7 +123,7 @@ def summarize_fights(store: Store, exp) -> dict[str, Any]:
         "differences": _differences(exp, paired, conf),
     }
     summary = _finite(summary)
-    write_json(store.root / "summary.json", summary)
+    write_json(store.root / SUMMARY, summary)
     return summary
 
 
@@ -209,4 +210,4 @@ def write_fight_report(store: Store, exp, summary: dict[str, Any], figures: list
             lines += [f"![{f.stem}]({f.relative_to(store.root).as_posix()})", ""]
     lines += ["", "Files: `records.parquet` (one row per fight), `summary.json` (see docs/experiments.md), "
               "`experiment.resolved.json` (every variant's resolved fight).", ""]
-    return write_atomic(store.root / "report.md", "\n".join(lines))
+    return write_atomic(store.root / REPORT, "\n".join(lines))

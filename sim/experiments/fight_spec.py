@@ -26,7 +26,6 @@ fight can ask for, is checked before anything is written.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -45,6 +44,7 @@ from sim.experiments.spec import (
     parse_experiment,
     resolve_experiment,
 )
+from sim.hashing import json_hash
 from sim.specs.datafiles import read_toml, resolve
 
 FIGHT_FORMAT = 1
@@ -216,13 +216,9 @@ def parse_fight_experiment(data: Mapping[str, Any], source: str = "<experiment>"
         raise from_validation_error(source, exc, data=data) from None
 
 
-def _hash(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()[:16]
-
-
 def fight_key(spec) -> str:
     """A resolved fight's stable hash: what a worker checks it rebuilt the same fight by."""
-    return _hash(spec.model_dump(mode="json"))
+    return json_hash(spec.model_dump(mode="json"), compact=True)
 
 
 def _merged(defaults: FightSettings, variant: FightSettings | None) -> list[tuple[str, Any, str]]:
@@ -341,7 +337,7 @@ def resolve_fight_experiment(spec: FightExperimentSpec, source: str | None = Non
     ident = {"format": FIGHT_FORMAT, "kind": "fight", "seed": spec.seed, "fights": fights,
              "chunk_fights": spec.chunk_fights, "engine": spec.engine, "throws": thash,
              "cells": [(c.name, c.key) for c in cells]}
-    return FightExperiment(spec=spec, source=source, cells=cells, hash=_hash(ident), fight_path=fight_path,
+    return FightExperiment(spec=spec, source=source, cells=cells, hash=json_hash(ident, compact=True), fight_path=fight_path,
                            fights=fights, throws_hash=thash, throws_name=tname, throws_experiment=texp,
                            throws_dir=tdir, throws_cap=cap, notes=notes)
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim.engine.run_folder import REPORT, SUMMARY
 from sim.experiments.statistics import (
     bootstrap_mean_from_counts,
     paired_mean_difference,
@@ -171,7 +172,7 @@ def summarize(store: Store, exp, stopped: dict[str, str] | None = None) -> dict[
         "differences": differences,
         "sweep": _sweep_table(exp, cells_out) if spec.sweep else None,
     }
-    write_json(store.root / "summary.json", _finite(summary))
+    write_json(store.root / SUMMARY, _finite(summary))
     return _finite(summary)
 
 
@@ -277,4 +278,4 @@ def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]
             lines += [f"![{f.stem}]({rel.as_posix()})", ""]
     lines += ["", "Files: `records.parquet` (one row per throw), `summary.json` (see docs/experiments.md), "
               "`experiment.resolved.json` (every resolved input).", ""]
-    return write_atomic(store.root / "report.md", "\n".join(lines))
+    return write_atomic(store.root / REPORT, "\n".join(lines))

@@ -29,7 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sim.errors import SpecError, signal_name, stop_signal
+from sim.errors import Interrupted, SpecError, stop_signal
 from sim.experiments.executor import ChunkFailed, Executor, make_executor
 from sim.experiments.integrity import (
     ChunkLayout,
@@ -58,20 +58,6 @@ from sim.experiments.store import (
 
 MAX_NOTES = 20  # repair lines printed; the rest are counted (dfsim doctor lists them all)
 OWN: Any = object()  # a worker-function hook left at its default: the kind's own function
-
-
-class Interrupted(Exception):
-    """The run was stopped (Ctrl-C, or a stop signal such as SIGTERM: `signum`) with finished chunks
-    kept on disk."""
-
-    def __init__(self, out: Path, chunks: int, throws: int, signum: int = 2) -> None:
-        how = "interrupted" if signum == 2 else f"stopped by {signal_name(signum)}"
-        super().__init__(
-            f"{how}: kept {chunks} finished chunks ({throws} throws) in {out}; "
-            "run the same command again to resume"
-        )
-        self.out = out
-        self.signum = signum
 
 
 def chunk_bounds(throws: int, max_throws: int, size: int) -> list[tuple[int, int]]:

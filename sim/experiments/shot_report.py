@@ -14,18 +14,15 @@ def shot_report(out_dir) -> dict:
     OUT/figures/shot-ranking.png."""
 
     import numpy as np
-    import pyarrow.parquet as pq
 
-    from sim.errors import SpecError
+    from sim.engine.run_folder import SUMMARY, RunFolder
     from sim.experiments.statistics import paired_rate_difference, wilson
-    from sim.files import RUN_FILES, results_folder, write_atomic
+    from sim.files import write_atomic
 
-    out = results_folder(out_dir, "RESULTS", (*RUN_FILES, "summary.json"))
-    try:
-        summary = json.loads((out / "summary.json").read_text())
-        table = pq.read_table(out / "records.parquet", columns=["variant", "index", "result", "requirements", "hero_damage"])
-    except FileNotFoundError as exc:
-        raise SpecError(out, "", f"not a finished run folder ({exc.filename} missing)") from None
+    run = RunFolder.open(out_dir, "RESULTS", (SUMMARY,))
+    out = run.root
+    summary = run.summary()
+    table = run.records(["variant", "index", "result", "requirements", "hero_damage"])
     conf = summary["experiment"].get("confidence", 0.95)
     df = table.to_pandas()
     rows = []

@@ -42,26 +42,31 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim import files
+from sim.engine.run_folder import (
+    CHUNK_DIR,
+    CHUNK_RE,
+    EXPERIMENT_COPY,
+    FIGURE_DIR,
+    LOCK,
+    MANIFEST,
+    PREPARED,
+    RECORDS,
+    REPORT_FILES,
+    REPORT_HTML,
+    RESOLVED,
+    chunk_name,
+)
 from sim.errors import SpecError
 from sim.experiments.integrity import read_json_object, sha256_bytes, sha256_file, value_digest
 from sim.provenance import machine
 
-MANIFEST = "manifest.json"
-LOCK = ".lock"
-RECORDS = "records.parquet"
-CHUNK_DIR = "chunks"
-FIGURE_DIR = "figures"
 FIGURE_HASHES = "figure_sha256"  # manifest key: {figure file name: sha256 at write time}
 REPORT_HASHES = "report_sha256"  # manifest key: {summary.json, report.md, report.html: sha256 at write time}
-REPORT_FILES = ("summary.json", "report.md", "report.html")
-PREPARED = "prepared.json"
-RESOLVED = "experiment.resolved.json"
 STORE_FORMAT = 2  # 2: sha256 of every chunk and of prepared.json, and the chunk plan, in the manifest
 ROW_GROUP = 16384  # rows per row group of records.parquet
 STRAY_CHUNK = "is not part of the experiment's plan"  # a chunk name no cell and chunk of the plan has
-CHUNK_RE = re.compile(r"^c(\d{4,})-k(\d{6,})\.parquet$")
 # the files a run writes in OUT; --force removes exactly these (and chunk files, and its figures)
-OWNED_FILES = (MANIFEST, RECORDS, "summary.json", "report.md", "report.html", "experiment.toml", RESOLVED, PREPARED)
+OWNED_FILES = (MANIFEST, RECORDS, *REPORT_FILES, EXPERIMENT_COPY, RESOLVED, PREPARED)
 # the figures runs draw (a figure of many cells continues in landing-2.png, landing-3.png, ...)
 FIGURE_RE = re.compile(r"^(landing|outcomes|sections|damage|comparison|sweep|win_rate|differences|throws_to_win"
                        r"|survival)(-\d+)?\.png$")
@@ -81,11 +86,6 @@ def _unlink_quietly(path: Path) -> None:
 def write_json(path: Path, obj: Any) -> None:
     """Write `obj` as indented JSON atomically (NaN refused), so a killed run never leaves half a file."""
     _write_atomic(path, json.dumps(obj, indent=2, sort_keys=False, allow_nan=False) + "\n")
-
-
-def chunk_name(cell: int, chunk: int) -> str:
-    """The name of a chunk in the manifest and (with .parquet) on disk; names sort in cell, chunk order."""
-    return f"c{cell:04d}-k{chunk:06d}"
 
 
 def _is_chunk_file(name: str) -> bool:
@@ -302,7 +302,7 @@ class Store:
                 files.remove_temporary(p, owned)
         src = Path(experiment.source)
         if src.is_file():
-            _write_atomic(self.root / "experiment.toml", src.read_bytes())
+            _write_atomic(self.root / EXPERIMENT_COPY, src.read_bytes())
         write_json(self.root / RESOLVED, experiment.resolved())
 
     def _lock(self) -> None:
@@ -562,7 +562,7 @@ def report_hashes(root: Path) -> dict[str, str]:
     return out
 
 
-def record_report(root: str | Path, name: str = "report.html") -> bool:
+def record_report(root: str | Path, name: str = REPORT_HTML) -> bool:
     """After a command other than the run rewrote one of its reports (`dfsim report-html`): the new
     sha256 in the manifest, so that `dfsim doctor` does not take the new page for damage. Done under the
     folder's lock, so a run writing there now keeps the last word; False when nothing was recorded

@@ -1,7 +1,7 @@
 """`dfsim template-report OUT`: the template odds of a finished run (experiments/template-odds.toml).
 
 Reads OUT/records.parquet (the runner's records with the tpl_ / partial_as_ columns of
-sim/template_scene.py) and writes OUT/template-odds.json and one comparison figure,
+sim/engine/templates.py) and writes OUT/template-odds.json and one comparison figure,
 OUT/figures/template-odds.png. Per variant: hit rate, the chance the die lands fully / partly on a
 template (95 % Wilson intervals), what the partial landings count as under each partial-template
 option, mean damage per throw with its 95 % percentile-bootstrap interval (never below 0; paired
@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sim.engine.run_folder import RECORDS, results_folder
 from sim.engine.templates import flip_summary
 from sim.experiments.statistics import mean_interval, paired_mean_difference, wilson
-from sim.files import results_folder, save_figure, write_atomic
+from sim.files import save_figure, write_atomic
 from sim.rules.templates import PARTIAL_OPTIONS
 
 
@@ -42,8 +43,8 @@ def _mean(col: pd.Series) -> dict[str, Any]:
 def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
     """Template odds per variant of a finished template-odds run (hit, full/partial landings, damage, flip
     statistics), plus a figure unless `figure` is False."""
-    out = results_folder(out, "RESULTS", ("records.parquet",))
-    path = out / "records.parquet"
+    out = results_folder(out, "RESULTS", (RECORDS,))
+    path = out / RECORDS
     df = pd.read_parquet(path)
     for col in ("tpl_full", "partial_template", "template"):
         if col not in df.columns:

@@ -33,9 +33,12 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from sim.engine.resample import RECORD_COLUMNS, RecordedTable, ResampleSource, UncoveredThrow, table_match
-from sim.errors import SpecError
+from sim.engine.records import OUTCOME_READ
+from sim.engine.resample import RecordedTable, ResampleSource, table_match
+from sim.engine.run_folder import RECORDS
+from sim.errors import SpecError, UncoveredThrow
 from sim.files import command_inputs
+from sim.hashing import json_hash
 from sim.rules.fight import WATER_MISSES
 from sim.rules.outcome import Outcome
 from sim.rules.throw_source import ThrowRequest
@@ -76,7 +79,7 @@ def scenario_key(s: dict[str, Any], throws: int) -> str:
     body = {"format": BANK_FORMAT, "throws": int(throws), **{k: s[k] for k in sorted(s)}}
     body["shots"] = sorted(body["shots"])  # requirements combine regardless of order ...
     body["primary"] = s["shots"][0]  # ... but the first is the release
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:24]
+    return json_hash(body, 24, compact=True)
 
 
 class ThrowBank:
@@ -140,7 +143,7 @@ class ThrowBank:
             # temporary folder's inode may come back as this run's manifest)
             with command_inputs():
                 run_experiment(exp, out=tmp / "run", workers=self.workers, quiet=self.quiet, figures=False)
-            self.store(s, pd.read_parquet(tmp / "run" / "records.parquet"), tmp)
+            self.store(s, pd.read_parquet(tmp / "run" / RECORDS), tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -150,7 +153,7 @@ class ThrowBank:
         key = scenario_key(s, self.throws)
         self.dir.mkdir(parents=True, exist_ok=True)
         where = tmp if tmp is not None else self.dir
-        keep = [c for c in records.columns if c in RECORD_COLUMNS or c.startswith("die") or c in ("index", "n_dice")]
+        keep = [c for c in records.columns if c in OUTCOME_READ or c.startswith("die") or c in ("index", "n_dice")]
         part = where / f".{key}.{os.getpid()}.parquet"
         records[keep].to_parquet(part, index=False)
         digest = hashlib.sha256(part.read_bytes()).hexdigest()

@@ -19,6 +19,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from sim.engine.records import throw_row
+from sim.engine.run_folder import install_prepared
 from sim.engine.worlds import thrower_for
 from sim.errors import SpecError
 from sim.experiments.integrity import ChunkLayout, Plan
@@ -91,26 +93,11 @@ def run_prepare(task: PrepareTask) -> dict[str, Any]:
     return {"nominal": [float(speed), float(elevation)]}
 
 
-def _apply_prepared(thrower, prepared: dict[str, Any] | None) -> None:
-    if not prepared or "nominal" not in prepared:
-        return
-    value = tuple(float(x) for x in prepared["nominal"])
-    thrower.set_nominal(value)
-
-
 def run_chunk(task: ChunkTask) -> pa.Table:
     """Throw throws start..stop-1 of one cell and return their records as an Arrow table."""
     thrower = thrower_for(_scenario(task))
-    _apply_prepared(thrower, task.prepared)
-    rows = []
-    effects = "effects" in task.record
-    for k in range(task.start, task.stop):
-        res = thrower.throw(task.seed, k)
-        row = dict(task.columns)
-        row.update(res.record())
-        if effects:
-            row["effects"] = ";".join(res.outcome.effects)
-        rows.append(row)
+    install_prepared(thrower, task.prepared)
+    rows = [throw_row(thrower.throw(task.seed, k), task.columns, task.record) for k in range(task.start, task.stop)]
     return pa.Table.from_pylist(rows)
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.errors import FightError
 from sim.rules import abilities as ab
 from sim.rules.outcome import Outcome
 from sim.rules.policy import DEFAULT, POLICIES, Decision, Policy
@@ -54,10 +55,6 @@ MAX_RETHROWS = 20  # re-throws (ability, Arrogant, void) of one turn before the 
 BULLSEYE_DAMAGE = 10
 SPEND_BEER = "beer"  # the "prevent" option that spends a Beer token
 FLIP_TABLE_DAMAGE = 1  # "If the Template lands with any portion touching the table, the player suffers 1 damage"
-
-
-class FightError(RuntimeError):
-    """The policy or the throw source broke the contract (an option not offered, endless voids)."""
 
 
 @dataclass

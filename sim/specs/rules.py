@@ -37,7 +37,7 @@ class RuleSet(Spec):
     slow_token_damage: int = Field(default=2, ge=0, le=1000)
     # Extra damage on the section holding a Fire token (Malevolent Magma, Melissa's ability).
     fire_token_bonus: int = Field(default=2, ge=0, le=1000)
-    # Partial-template rule (sim/template_rules.py, docs/templates.md): "base" (Malevolent Magma:
+    # Partial-template rule (sim/rules/templates.py, docs/templates.md): "base" (Malevolent Magma:
     # resolve as what is below, a lower template included), "expansion" (Fire at Will / Big Wave /
     # Rock and Roll cases a-b-c: board -> normal, table -> miss, only templates -> the top one), or
     # the house rules "a" (every partial landing is a normal throw), "b" (a miss), "c" (the template).

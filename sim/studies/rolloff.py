@@ -31,12 +31,13 @@ def sda_rolloff(out_dir, stars: dict[str, int] | None = None, variant: str = "bl
     from sim.experiments.statistics import wilson
 
     stars = stars or {"star": 1, "2-star": 2}
-    from sim.files import results_folder, write_atomic
+    from sim.engine.run_folder import RECORDS, SUMMARY, results_folder
+    from sim.files import write_atomic
 
-    out = results_folder(out_dir, "RESULTS", ("records.parquet", "summary.json"))
+    out = results_folder(out_dir, "RESULTS", (RECORDS, SUMMARY))
     try:
-        df = pq.read_table(out / "records.parquet").to_pandas()
-        conf = json.loads((out / "summary.json").read_text())["experiment"].get("confidence", 0.95)
+        df = pq.read_table(out / RECORDS).to_pandas()
+        conf = json.loads((out / SUMMARY).read_text())["experiment"].get("confidence", 0.95)
     except FileNotFoundError as exc:
         raise SpecError(out, "", f"not a finished run folder ({exc.filename} missing)") from None
     sub = df[(df["variant"] == variant) & (df["result"] != "void")].sort_values("index")

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.errors import SpecError
+from sim.errors import NotBracketedError, SpecError
 from sim.experiments.statistics import CONFIDENCE, Rate, wilson
 
 Evaluate = Callable[[Any, int, int], tuple[int, int]]
@@ -62,10 +62,6 @@ METHOD = (
 )
 _BELOW, _PLAUSIBLE, _ABOVE = -1, 0, 1
 _LABEL = {_BELOW: "below", _PLAUSIBLE: "plausible", _ABOVE: "above"}
-
-
-class NotBracketedError(SpecError):
-    """The target rate is not inside the response over the given range (one line, exit status 2)."""
 
 
 @dataclass(frozen=True)

@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow.parquet as pq
 
+from sim.engine.run_folder import FIGURE_DIR, REPORT_HTML, SUMMARY, RunFolder
 from sim.errors import SpecError
-from sim.files import RUN_FILES, results_folder, write_atomic
+from sim.files import write_atomic
 from sim.formatting import estimate_text as _num
 from sim.formatting import rate_text as _pct
 from sim.viewer.page import page_html
@@ -144,7 +143,7 @@ def _figure_order(path: Path) -> tuple[str, int]:
 
 
 def _figures(root: Path) -> str:
-    figs = sorted((root / "figures").glob("*.png"), key=_figure_order) if (root / "figures").is_dir() else []
+    figs = sorted((root / FIGURE_DIR).glob("*.png"), key=_figure_order) if (root / FIGURE_DIR).is_dir() else []
     if not figs:
         return ""
     imgs = [f'<figure><img alt="{_esc(f.stem)}" src="data:image/png;base64,{base64.b64encode(f.read_bytes()).decode()}">'
@@ -155,25 +154,19 @@ def _figures(root: Path) -> str:
 def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, replayed=None) -> str:
     """The page for a finished run folder (summary.json, experiment.resolved.json, records.parquet);
     `replayed` (a progress bar: add, update) counts the throws replayed into it."""
+    from sim.errors import ReplayMismatch
     from sim.specs.scenario import Scenario
-    from sim.viewer.runs import ReplayMismatch, RunFolder, replay_record
+    from sim.viewer.runs import replay_record
 
-    root = results_folder(root, "RESULTS", (*RUN_FILES, "summary.json"))
-    try:
-        summary = json.loads((root / "summary.json").read_text())
-    except FileNotFoundError:
-        raise SpecError(root, "", "not a finished run folder (summary.json missing)") from None
-    run = RunFolder.open(root)
-    pf = pq.ParquetFile(run.root / "records.parquet")
-    names = set(pf.schema_arrow.names)
-    cols = [c for c in SAMPLE_COLUMNS if c in names]
-    all_cols = list(names)
+    run = RunFolder.open(root, "RESULTS", (SUMMARY,))
+    root = run.root
+    summary = run.summary()
     scenes: dict[str, Any] = {}
     cells_data, maps, tabs, notes = [], [], [], []
     for ci, cell in enumerate(run.cells):
-        df = pq.read_table(run.root / "records.parquet", columns=cols, filters=[("cell", "=", int(cell["index"]))]).to_pandas()
+        df = run.records(SAMPLE_COLUMNS, cell=int(cell["index"])).to_pandas()
         try:
-            sc = Scenario.build(**cell["inputs"], source=str(root / "experiment.resolved.json"))
+            sc = Scenario.build(**cell["inputs"], source=run.source)
             board = board_json(sc.board)
         except SpecError as exc:
             sc, board = None, None
@@ -193,8 +186,7 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, 
                 scene = scene_json(th)
                 scenes.setdefault(scene["key"], scene)
                 wanted = [int(df.loc[pos, "index"]) for pos in picks]
-                full = pq.read_table(run.root / "records.parquet", columns=all_cols,
-                                     filters=[("cell", "=", int(cell["index"])), ("index", "in", wanted)]).to_pandas()
+                full = run.records(cell=int(cell["index"]), indices=wanted).to_pandas()
                 by_index = full.set_index("index", drop=False)
                 for pos in picks:
                     k = int(df.loc[pos, "index"])
@@ -249,7 +241,7 @@ def rewrite_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, replayed
     `replayed`: a progress bar (add, update) counting the replays as they are made."""
     root = Path(root)
     text = build_report_html(root, sample, replayed=replayed)
-    return write_atomic(root / "report.html", text)
+    return write_atomic(root / REPORT_HTML, text)
 
 
 def write_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, replayed=None) -> Path | None:

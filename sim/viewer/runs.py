@@ -14,41 +14,14 @@ knowing loudly).
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
-from sim.engine.release import Release
-from sim.errors import SpecError
-from sim.files import results_folder
-from sim.provenance import run_reproducibility
+from sim.engine.records import OUTCOME_COLUMNS, RELEASE_COLUMNS, release_from_record
+from sim.engine.run_folder import RunFolder
+from sim.errors import ReplayMismatch
 from sim.seeding import Draw
 from sim.viewer.recorder import DEFAULT_FPS, Trajectory, recording
-
-# outcome columns a replay must reproduce exactly (the inputs, rel_*, are what it starts from)
-OUTCOME_COLUMNS = ("result", "reason", "section", "value", "face", "icon", "cocked", "tilt_deg", "template",
-                   "partial_template", "damage", "hero_damage", "insta_kill", "bounces_before_board",
-                   "x_mm", "y_mm", "z_mm", "touching", "requirements", "time_s", "n_dice")
-RELEASE_COLUMNS = ("rel_x_mm", "rel_y_mm", "rel_z_mm", "rel_vx_mps", "rel_vy_mps", "rel_vz_mps",
-                   "rel_qx", "rel_qy", "rel_qz", "rel_qw", "rel_wx_radps", "rel_wy_radps", "rel_wz_radps")
-
-
-class ReplayMismatch(RuntimeError):
-    """A replayed throw did not end as its record says."""
-
-
-def release_from_record(rec: dict[str, Any]) -> Release:
-    """The stored release of die 0, as the exact floats the engine threw (positions snap back to the
-    1 nm grid that `Release` keeps them on, so mm -> m is lossless)."""
-    missing = [c for c in RELEASE_COLUMNS if c not in rec]
-    if missing:
-        raise SpecError("records", missing[0], "the record has no stored release (rel_* columns)")
-    g = [float(rec[c]) for c in RELEASE_COLUMNS]
-    return Release((g[0] * 1e-3, g[1] * 1e-3, g[2] * 1e-3), (g[3], g[4], g[5]), (g[6], g[7], g[8], g[9]), (g[10], g[11], g[12]))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -97,79 +70,12 @@ def replay_record(thrower, rec: dict[str, Any], fps: float = DEFAULT_FPS, check:
     return res, rec_hook.trajectory
 
 
-@dataclass
-class RunFolder:
-    """The output folder of `dfsim run`, opened for replays."""
-
-    root: Path
-    resolved: dict[str, Any]
-    prepared: dict[str, Any]
-
-    @classmethod
-    def open(cls, root: str | Path) -> RunFolder:
-        """Open a finished run folder; SpecError if it is not one or its records are not assembled yet."""
-        root = results_folder(root)
-        try:
-            resolved = json.loads((root / "experiment.resolved.json").read_text())
-        except FileNotFoundError:
-            raise SpecError(root, "", "not a dfsim run folder (experiment.resolved.json missing)") from None
-        if not (root / "records.parquet").is_file():
-            raise SpecError(root, "", "the run has no records.parquet yet (unfinished run: run it again to finish)")
-        p = root / "prepared.json"
-        prepared = json.loads(p.read_text()) if p.is_file() else {}
-        return cls(root, resolved, prepared)
-
-    def reproducibility(self) -> str:
-        """What a replay here can promise of this run's records (made where, with which packages)."""
-        try:
-            manifest = json.loads((self.root / "manifest.json").read_text())
-        except (OSError, ValueError):
-            manifest = None
-        return run_reproducibility(manifest.get("machines") if isinstance(manifest, dict) else None)
-
-    @property
-    def cells(self) -> list[dict[str, Any]]:
-        return self.resolved["cells"]
-
-    def cell(self, name: str | int) -> dict[str, Any]:
-        """A cell of the run by name or number; SpecError listing the cells if there is none."""
-        for c in self.cells:
-            if c["name"] == name or str(c["index"]) == str(name):
-                return c
-        names = ", ".join(c["name"] for c in self.cells)
-        raise SpecError(self.root, "--cell", f"no cell '{name}' in this run (cells: {names})")
-
-    def thrower(self, cell: dict[str, Any]):
-        """The cell's thrower, rebuilt from its resolved inputs, aimed as in the run."""
-        from sim.engine.worlds import thrower_for
-        from sim.specs.scenario import Scenario
-
-        sc = Scenario.build(**cell["inputs"], source=str(self.root / "experiment.resolved.json"))
-        if sc.key != cell["scenario_key"]:
-            raise SpecError(self.root, f"cells.{cell['index']}",
-                            f"the data files changed since the run: cell '{cell['name']}' now resolves to scenario "
-                            f"{sc.key}, the run threw {cell['scenario_key']}")
-        th = thrower_for(sc)
-        prep = self.prepared.get(cell["scenario_key"])
-        if prep and "nominal" in prep:
-            speed, elevation = (float(x) for x in prep["nominal"])
-            th.set_nominal((speed, elevation))
-        return th
-
-    def record(self, cell: dict[str, Any], index: int) -> dict[str, Any]:
-        """The stored record of throw `index` of a cell, as plain values; SpecError if the cell has no such
-        throw."""
-        table = pq.read_table(self.root / "records.parquet",
-                              filters=[("cell", "=", int(cell["index"])), ("index", "=", int(index))])
-        if table.num_rows == 0:
-            raise SpecError(self.root, "--index", f"cell '{cell['name']}' has no throw {index}")
-        return {k: v[0] for k, v in table.to_pydict().items()}
-
-    def replay(self, cell_name: str | int, index: int, fps: float = DEFAULT_FPS, check: bool = True) -> tuple[Any, Any, Trajectory]:
-        """(thrower, ThrowResult, Trajectory) of throw `index` of a cell, checked against its record
-        (ReplayMismatch) unless `check` is False."""
-        cell = self.cell(cell_name)
-        rec = self.record(cell, index)
-        th = self.thrower(cell)
-        res, traj = replay_record(th, rec, fps, check=check)
-        return th, res, traj
+def replay_throw(run: RunFolder, cell_name: str | int, index: int, fps: float = DEFAULT_FPS,
+                 check: bool = True) -> tuple[Any, Any, Trajectory]:
+    """(thrower, ThrowResult, Trajectory) of throw `index` of a cell of a run folder, checked against its
+    record (ReplayMismatch) unless `check` is False."""
+    cell = run.cell(cell_name)
+    rec = run.record(cell, index)
+    th = run.thrower(cell)
+    res, traj = replay_record(th, rec, fps, check=check)
+    return th, res, traj

@@ -22,8 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from sim.errors import SpecError
-from sim.experiments.executor import ChunkFailed
+from sim.errors import ChunkFailed, SpecError
 from sim.experiments.runner import run_experiment
 
 HERE = Path(__file__).resolve().parent

@@ -215,7 +215,7 @@ def dying_chunk(task):
 
 
 def test_dead_worker_fails_the_run_instead_of_hanging(tmp_path):
-    from sim.experiments.executor import ChunkFailed
+    from sim.errors import ChunkFailed
 
     spec = parse_experiment({"name": "dies", "seed": 1, "throws": 40, "chunk_throws": 10})
     t0 = time.time()

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.engine.resample import UncoveredThrow
-from sim.errors import SpecError
+from sim.errors import SpecError, UncoveredThrow
 from sim.experiments.throw_bank import BankSource, ThrowBank, die_alias, play, scenario_key
 from sim.rules.game import run_games
 from sim.rules.throw_source import ThrowRequest

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from sim.engine.resample import RecordedTable, ResampleSource
-from sim.errors import SpecError
-from sim.rules.fight import FightError, run_fight, run_fights
+from sim.errors import FightError, SpecError
+from sim.rules.fight import run_fight, run_fights
 from sim.rules.outcome import Outcome
 from sim.rules.policy import ScriptedPolicy
 from sim.rules.throw_source import AIMS, Aim, ScriptedSource, ThrowRequest, scripted
@@ -411,7 +411,7 @@ def test_resample_table_choice_by_scenario_and_aim():
     assert src.table_for(_req(Aim("kill"), life=2)) is safe
     assert src.table_for(_req(Aim("hit", (50.0, 5.0)))) is risky
     assert src.table_for(_req(shots=("firewall",))) is wall
-    from sim.engine.resample import UncoveredThrow
+    from sim.errors import UncoveredThrow
 
     with pytest.raises(UncoveredThrow):
         src.table_for(_req(shots=("far",)))

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sim.errors import SpecError
+from sim.errors import NotBracketedError, SpecError
 from sim.studies import tuner as tuner_mod
-from sim.studies.tuner import NotBracketedError, _isotonic, save_result, tune, tune_figure
+from sim.studies.tuner import _isotonic, save_result, tune, tune_figure
 
 
 def logistic(x0: float, scale: float, decreasing: bool = False):

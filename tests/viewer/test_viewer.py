@@ -14,14 +14,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sim.engine.records import release_from_record
 from sim.engine.release import Release
+from sim.engine.run_folder import RunFolder
 from sim.engine.worlds import build_thrower, thrower_for
+from sim.errors import ReplayMismatch
 from sim.experiments.runner import run_experiment
 from sim.specs.scenario import Scenario
 from sim.viewer.recorder import recording
 from sim.viewer.replay import record_throw, replay_html, write_replay
 from sim.viewer.report_html import choose_sample
-from sim.viewer.runs import ReplayMismatch, RunFolder, compare_outcome, release_from_record, replay_record
+from sim.viewer.runs import compare_outcome, replay_record, replay_throw
 from sim.viewer.scene import scene_json
 
 
@@ -188,7 +191,7 @@ def test_run_throws_replay_bit_for_bit(small_run):
     run = RunFolder.open(small_run.out)
     for cell in ("plain", "cup"):
         for k in (2, 0, 1):  # out of order: a throw depends on (seed, index) only
-            th, res, traj = run.replay(cell, k)  # raises ReplayMismatch on any difference
+            th, res, traj = replay_throw(run, cell, k)  # raises ReplayMismatch on any difference
             assert traj.duration_s == pytest.approx(res.outcome.time_s)
     cell = run.cell("cup")
     rec = run.record(cell, 1)
