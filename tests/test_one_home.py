@@ -51,10 +51,8 @@ def test_every_sim_path_named_in_docs_comments_and_data_files_exists():
 
 RUN_FILE_NAMES = re.compile(r"[\"'](records\.parquet|manifest\.json|prepared\.json|experiment\.resolved\.json"
                             r"|summary\.json|report\.md|report\.html|experiment\.toml)[\"']")
-# modules that still spell a run folder's file names (to be read from sim.engine.run_folder); the list
-# only shrinks
-SPELLED_STILL = {"sim/cli/run.py", "sim/experiments/executor.py", "sim/experiments/fight_spec.py",
-                 "sim/experiments/game_experiment.py", "sim/experiments/runner.py", "sim/experiments/validation.py"}
+# every module reads a run folder's file names from sim.engine.run_folder
+SPELLED_STILL: set[str] = set()
 
 
 def test_run_folder_file_names_are_spelled_where_they_are_defined():

@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from sim.engine.records import fight_row
+from sim.engine.run_folder import MANIFEST, SUMMARY
 from sim.experiments.fight_spec import (
     FightExperiment,
     FightExperimentSpec,
@@ -75,7 +76,7 @@ def _fight_setup(task: FightChunkTask):
         if fight_key(spec) != task.key:
             raise RuntimeError(f"worker resolved fight {task.fight} differently from the submitting machine "
                                "(install the same dfsim version and data on every worker)")
-        manifest = json.loads((Path(task.throws_dir) / "manifest.json").read_text())
+        manifest = json.loads((Path(task.throws_dir) / MANIFEST).read_text())
         if manifest.get("experiment_hash") != task.throws_hash:
             raise RuntimeError(f"the throw records in {task.throws_dir} are not the ones the run was planned with")
         tables, _ = tables_from_results(task.throws_dir, None, spec.throws.white_die, spec.throws.colored_die)
@@ -182,10 +183,10 @@ def _throws_results(exp: FightExperiment, out: Path, run: RunUpstream, quiet: bo
     from sim.experiments.checkup import examine
 
     texp = exp.throws_experiment
-    manifest, _ = read_json_object(out / "manifest.json")
+    manifest, _ = read_json_object(out / MANIFEST)
     if (manifest and manifest.get("experiment_hash") == texp.hash and manifest.get("state") == "complete"
             and examine(out).healthy):
-        summary, _ = read_json_object(out / "summary.json")
+        summary, _ = read_json_object(out / SUMMARY)
         return Results(out=out, summary=summary or {}, experiment=texp)
     if not quiet:
         print(f"recording the throws first: {texp.name} -> {out}", file=sys.stderr)

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from sim.engine.run_folder import MANIFEST, RESOLVED
 from sim.errors import SpecError, from_validation_error
 from sim.experiments.spec import (
     Experiment,
@@ -251,10 +252,10 @@ def _throw_source(spec: FightExperimentSpec, source: str, base_dir: Path | None,
     dirs = [Path(v)] + ([base_dir / v] if base_dir is not None and not Path(v).is_absolute() else [])
     for d in dirs:
         if d.is_dir():
-            man = d / "manifest.json"
+            man = d / MANIFEST
             try:
                 manifest = json.loads(man.read_text())
-                resolved = json.loads((d / "experiment.resolved.json").read_text())
+                resolved = json.loads((d / RESOLVED).read_text())
             except (OSError, ValueError):
                 raise SpecError(source, "throws_from", f"{d} is not the folder of a `dfsim run`") from None
             if resolved.get("kind") == "fight":

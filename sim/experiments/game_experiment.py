@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field, ValidationError, field_validator
 
+from sim.engine.run_folder import REPORT, SUMMARY
 from sim.errors import SpecError, from_validation_error
 from sim.experiments.kind import Caps, PlayOptions
 from sim.experiments.results import Results
@@ -204,8 +205,8 @@ def play_game_experiment(exp: GameExperiment, folder: Path, workers: int | None 
     folder.mkdir(parents=True, exist_ok=True)
     figs = draw_figures(folder, spec, results) if figures else []
     summary["figures"] = [str(f.name) for f in figs]
-    _write(folder / "summary.json", json.dumps(summary, indent=1, default=str))
-    _write(folder / "report.md", report(summary))
+    _write(folder / SUMMARY, json.dumps(summary, indent=1, default=str))
+    _write(folder / REPORT, report(summary))
     return Results(out=folder, summary=summary, experiment=exp, figures=figs, elapsed_s=summary["elapsed_s"],
                    throws_run=n * len(specs))
 
@@ -234,7 +235,7 @@ class GameExperiments:
         return play_game_experiment(experiment, out, options.workers, options.quiet, options.figures, options.bank)
 
     def shown(self, results: Results) -> str:
-        """report.md's tables."""
+        """The tables of the report (REPORT)."""
         return report(results.summary)
 
 

@@ -11,6 +11,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sim.engine.run_folder import RECORDS, REPORT, REPORT_HTML
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -35,14 +37,14 @@ class Results:
         experiment keeps no records: its games are replayed from the throw bank)."""
         import pandas as pd
 
-        return pd.read_parquet(self.out / "records.parquet")
+        return pd.read_parquet(self.out / RECORDS)
 
     @property
     def report(self) -> Path:
         """The run's Markdown report."""
-        return self.out / "report.md"
+        return self.out / REPORT
 
     def where_to_look(self) -> str:
         """The line that tells a user where the results are (report.html when it was written)."""
-        page = self.out / "report.html"
+        page = self.out / REPORT_HTML
         return f"results: {self.out}  (open {page if page.is_file() else self.report} to see them)"

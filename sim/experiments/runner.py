@@ -29,6 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sim.engine.run_folder import MANIFEST
 from sim.errors import Interrupted, SpecError, stop_signal
 from sim.experiments.executor import ChunkFailed, Executor, make_executor
 from sim.experiments.integrity import (
@@ -387,10 +388,10 @@ def _verify_chunks(store: Store, plan: Plan, plans: list[_CellPlan], stop_rule: 
     if not store.hashes_known:
         checks = "the range checks (cell, throw indices, seed, scenario)"
         if store.manifest_outdated:
-            notes.add(f"{store.root / 'manifest.json'} {store.manifest_problem}: recorded the hashes of the {kept} "
+            notes.add(f"{store.root / MANIFEST} {store.manifest_problem}: recorded the hashes of the {kept} "
                       f"chunks that pass {checks}")
         else:
-            notes.add(f"{store.root / 'manifest.json'} {store.manifest_problem}: its chunk hashes are lost; rebuilt "
+            notes.add(f"{store.root / MANIFEST} {store.manifest_problem}: its chunk hashes are lost; rebuilt "
                       f"it, keeping the {kept} chunks that pass {checks}")
         store.hashes_known = True
     store.flush(force=True)

@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from sim.engine.records import throw_row
-from sim.engine.run_folder import install_prepared
+from sim.engine.run_folder import REPORT_HTML, install_prepared
 from sim.engine.worlds import thrower_for
 from sim.errors import SpecError
 from sim.experiments.integrity import ChunkLayout, Plan
@@ -189,7 +189,7 @@ class ThrowExperiments:
         from sim.viewer.report_html import DEFAULT_SAMPLE, write_report_html
 
         sample = DEFAULT_SAMPLE if figures else 0
-        steps.start(f"report.html (replaying up to {sample} throws per cell to watch)" if sample else "report.html")
+        steps.start(f"{REPORT_HTML} (replaying up to {sample} throws per cell to watch)" if sample else REPORT_HTML)
         bar = WorkBar(0, "throw", "replaying throws for report.html", enabled=not quiet and sample > 0)
         try:
             write_report_html(store.root, sample, bar)

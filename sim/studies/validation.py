@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.engine.run_folder import REPORT
 from sim.files import save_figure, write_atomic
 from sim.specs.physics import GRAVITY
 from sim.studies.physics_check import SEED, SIZES, Check, Context, dhm_same_side
@@ -797,4 +798,4 @@ def write_report(out_dir: str, checks: list[Check], quick: bool) -> None:
     for c in checks:
         for f in c.figures:
             lines += [f"![{c.title}]({f})", ""]
-    write_atomic(os.path.join(out_dir, "report.md"), "\n".join(lines))
+    write_atomic(os.path.join(out_dir, REPORT), "\n".join(lines))
