@@ -78,7 +78,7 @@ class TrajectoryRecorder:
                 moving.append(name)
             elif name.startswith("prop:"):
                 static[name] = self._read(body)
-        self._bodies = [(n, physics.body(n)) for n in moving]
+        self._bodies = [(n, physics.pose_call(n)) for n in moving]
         self._static = static
         self._t: list[float] = []
         self._rows: list[list[float]] = []
@@ -92,8 +92,8 @@ class TrajectoryRecorder:
 
     def _take(self, t: float, poses: dict | None = None) -> None:
         row: list[float] = []
-        for n, b in self._bodies:
-            p, q = poses[n] if poses is not None and n in poses else self._pose(b)
+        for n, pose in self._bodies:
+            p, q = poses[n] if poses is not None and n in poses else pose()
             row.extend(p)
             row.extend(q)
         self._t.append(t)
