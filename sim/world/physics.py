@@ -387,8 +387,18 @@ class Physics:
                           material: str, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
         """A free maximal-coordinate body of convex hulls with its exact mass and inertia, parked below
         the table, never asleep (a sleeping body carries state across resets)."""
+        body = self._free_body(name, hulls, mass_kg, inertia_diagonal, ccd_radius_m, rolling_friction,
+                               (0.0, 0.0, -20.0 - len(self._ids)))
+        self._points[name] = np.vstack([np.asarray(h, dtype=float) for h in hulls])
+        self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
+        return self._register(name, body, material)
+
+    def _free_body(self, what: str, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal, ccd_radius_m: float,
+                   rolling_friction: float, position) -> int:
+        """A free maximal-coordinate body of convex hulls at `position` with exact mass and inertia, no
+        damping, never asleep. RuntimeError naming `what` if PyBullet does not keep the mass."""
         c = self.client
-        body = solid_body(c, hulls, mass_kg, position=(0.0, 0.0, -20.0 - len(self._ids)))
+        body = solid_body(c, hulls, mass_kg, position=position)
         inertia = list(inertia_diagonal)
         c.changeDynamics(
             body, -1, linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=inertia,
@@ -400,10 +410,8 @@ class Physics:
         c.changeDynamics(body, -1, mass=mass_kg, localInertiaDiagonal=inertia)  # the first call zeroes the mass
         info = c.getDynamicsInfo(body, -1)
         if abs(info[0] - mass_kg) > 1e-12:
-            raise RuntimeError(f"PyBullet did not take the mass of {name}: {info[0]}")
-        self._points[name] = np.vstack([np.asarray(h, dtype=float) for h in hulls])
-        self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
-        return self._register(name, body, material)
+            raise RuntimeError(f"PyBullet did not take the mass of {what}: {info[0]}")
+        return body
 
     def add_welded_hulls(self, name: BodyName, pieces: list[WeldedPiece], anchor: tuple[float, tuple[float, float, float]],
                          material: str, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
@@ -416,8 +424,8 @@ class Physics:
 
         Why not one compound (`add_dynamic_hulls` with several hulls): see `sim.world.welded`. A piece's
         products of inertia about its own centre are left out (PyBullet takes a diagonal along the body
-        axes, and the joint holds every piece at the solid's orientation): the solid's own principal
-        moments stay within a fraction of a percent of the cut body's for the built-in templates."""
+        axes, and the joint holds every piece at the solid's orientation); for the built-in templates the
+        solid's moments are still the cut body's to 9 digits, its products of inertia 0 (the pieces' cancel)."""
         c = self.client
         base = (0.0, 0.0, -20.0 - len(self._ids))
         # the heaviest piece first: every joint holds a piece to it (a star of joints on a light piece, a
@@ -425,19 +433,9 @@ class Physics:
         pieces = sorted(pieces, key=lambda p: -p.mass_kg)
         solid = WeldedSolid([], [_on_grid(p.centre_m) for p in pieces])
         for piece, centre, (at, _v) in zip(pieces, solid.centres, solid.piece_states(base, (0.0, 0.0, 0.0, 1.0))):
-            body = solid_body(c, [np.asarray(piece.hull, dtype=float) - np.asarray(centre)], piece.mass_kg, position=at)
-            inertia = list(piece.inertia_diagonal)
-            c.changeDynamics(
-                body, -1, linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=inertia,
-                ccdSweptSphereRadius=ccd_radius_m if self.settings.ccd else 0.0,
-                contactProcessingThreshold=0.0,
-                rollingFriction=rolling_friction, spinningFriction=rolling_friction,
-                activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
-            )
-            c.changeDynamics(body, -1, mass=piece.mass_kg, localInertiaDiagonal=inertia)  # the first call zeroes the mass
-            if abs(c.getDynamicsInfo(body, -1)[0] - piece.mass_kg) > 1e-12:
-                raise RuntimeError(f"PyBullet did not take the mass of a piece of {name}")
-            solid.bodies.append(body)
+            hull = np.asarray(piece.hull, dtype=float) - np.asarray(centre)
+            solid.bodies.append(self._free_body(f"a piece of {name}", [hull], piece.mass_kg, piece.inertia_diagonal,
+                                                ccd_radius_m, rolling_friction, at))
         mass, inertia = float(anchor[0]), [float(t) for t in anchor[1]]
         solid.anchor = c.createMultiBody(mass, -1, basePosition=list(base), useMaximalCoordinates=True)
         c.changeDynamics(solid.anchor, -1, linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=inertia,
