@@ -152,7 +152,7 @@ class FightTemplateLayer(LyingOnBoard):
         for n in sorted(names):
             spec = load_template(n)
             for t in piece_ids(n):
-                add_template_body(ph, spec, f"template:{t}")
+                add_template_body(ph, spec, f"template:{t}", welded=True)  # as in experiments (sim/engine/templates.py)
         board = thrower.scenario.board
         if board is not None and bodies:
             templates_on_prism(ph, board, bodies, [*thrower.die_names, *other_dice])
@@ -163,6 +163,7 @@ class FightTemplateLayer(LyingOnBoard):
     def lay(self, thrower: Thrower) -> None:
         """Every template at the pose it was flipped to this fight, or parked."""
         ph = thrower.physics
+        ph.renew_inertia()  # welded templates start every throw alike (Physics.renew_inertia); all set below
         placed = []
         for t in self.ids:
             p = self.state.placed.get(t)

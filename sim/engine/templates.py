@@ -76,7 +76,9 @@ class TemplateLayer:
                 self.taken.update(lying.pop(spec.name))
             lying.setdefault(spec.name, []).append(tid)
         for tid, spec, _ in self.pieces:
-            add_template_body(ph, spec, f"template:{tid}")
+            # a multi-piece template as convex bodies welded together (sim/world/welded.py: a compound's
+            # contacts made a throw depend on the throws before it in this reused world)
+            add_template_body(ph, spec, f"template:{tid}", welded=True)
         if scenario.board is not None and self.pieces:
             templates_on_prism(ph, scenario.board, [f"template:{t}" for t, _, _ in self.pieces], thrower.die_names)
         fit_template_materials(ph, [f"template:{t}" for t, _, _ in self.pieces])
@@ -198,6 +200,8 @@ class TemplateLayer:
                                 prop_draw=draw, world=world)
             self.last_flips = session.results
             placed = [PlacedTemplate(t.id, t.spec, t.position_m, t.orientation_xyzw) for t in session.placed]
+        # templates of several pieces (welded solids) start every throw with the same hidden state
+        ph.renew_inertia()
         on = {t.id for t in placed}
         for tid, _spec, _setup in self.pieces:
             if tid not in on:

@@ -186,7 +186,7 @@ class TemplateSpec(Spec):
         The x/y body axes are the outline's principal axes only for shapes symmetric about x or y; the
         built-ins are, and `convex_pieces` uses the same frame, so the diagonal is exact for them.
         """
-        ixx, iyy, ixy = _second_moments(self.local_outline)
+        ixx, iyy, ixy = second_moments(self.local_outline)
         m, a, t = self.mass_kg, self.area_m2, self.thickness_m
         # per unit area -> per unit mass; plate thickness adds t^2/12 to the in-plane axes
         jxx = m * (ixx / a + t * t / 12)  # about x: sum of y^2
@@ -220,7 +220,7 @@ class TemplateSpec(Spec):
 
 
 
-def _second_moments(poly: Polygon) -> tuple[float, ...]:
+def second_moments(poly: Polygon) -> tuple[float, ...]:
     """Area moments (int y^2 dA, int x^2 dA, int xy dA) of a polygon about the origin."""
     co = np.asarray(poly.exterior.coords)
     if not poly.exterior.is_ccw:

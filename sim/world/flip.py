@@ -43,13 +43,16 @@ from sim.specs.board import BoardSpec
 from sim.specs.die import DieSpec, quat_rows, quat_to_matrix
 from sim.specs.flip import FLIP_SKILLS, FlipProfile, FlipSkill
 from sim.specs.physics import PhysicsSettings
-from sim.specs.template import PlacedTemplate, TemplateSpec
+from sim.specs.template import PlacedTemplate, TemplateSpec, second_moments
 from sim.vectors import matmul, norm, row_norms
 from sim.world.contacts import deepest_overlap, touches
 from sim.world.flight import Aero, FlightState, fly, lowest_z
 from sim.world.physics import Physics, pb  # pb imported silenced there
 from sim.world.steprate import StepRate, fastest_point_speed, inside_world
+from sim.world.welded import WeldedPiece
 
+# The share of a welded template's mass (and moments) its anchor carries (sim/world/welded.py).
+ANCHOR_SHARE = 0.01
 # Rolling / spinning resistance of a card edge (estimated): without it a disk landing on its rim rolls
 # and spins down like Euler's disk for seconds, which punchboard on card does not do.
 ROLLING_FRICTION = 0.01
@@ -76,14 +79,49 @@ def _simplified_pieces(spec: TemplateSpec) -> tuple:
     return tuple(out)
 
 
-def add_template_body(ph: Physics, spec: TemplateSpec, name: str) -> int:
-    """Create a template body named `name` ("template:<id>") in a Physics world, parked below it."""
+def add_template_body(ph: Physics, spec: TemplateSpec, name: str, welded: bool = False) -> int:
+    """Create a template body named `name` ("template:<id>") in a Physics world, parked below it.
+
+    `welded`: a template of several convex pieces becomes one convex body per piece held together
+    by fixed joints (`Physics.add_welded_hulls`; the throw world's templates, where a die's contacts
+    with a compound's pieces made a throw depend on the throws before it), each piece with its share
+    of the mass by area and its own inertia; otherwise one compound body with the template's inertia
+    (the flip world, whose sessions start with bodies made again). A one-piece template is the same
+    single convex body either way."""
     h = spec.thickness_m / 2
-    hulls = [_prism_vertices(np.array(p), -h, h) for p in _simplified_pieces(spec)]
+    outlines = _simplified_pieces(spec)
+    hulls = [_prism_vertices(np.array(p), -h, h) for p in outlines]
+    ccd = 0.45 * spec.thickness_m
+    if welded and len(hulls) > 1:
+        jx, jy, jz = spec.inertia_diagonal
+        anchor = (ANCHOR_SHARE * spec.mass_kg, (ANCHOR_SHARE * jx, ANCHOR_SHARE * jy, ANCHOR_SHARE * jz))
+        return ph.add_welded_hulls(name, _welded_pieces(spec, outlines, hulls), anchor, spec.material,
+                                   ccd_radius_m=ccd, rolling_friction=ROLLING_FRICTION)
     return ph.add_dynamic_hulls(
         name, hulls, spec.mass_kg, spec.inertia_diagonal, spec.material,
-        ccd_radius_m=0.45 * spec.thickness_m, rolling_friction=ROLLING_FRICTION,
+        ccd_radius_m=ccd, rolling_friction=ROLLING_FRICTION,
     )
+
+
+def _welded_pieces(spec: TemplateSpec, outlines, hulls) -> list[WeldedPiece]:
+    """The template's pieces as parts of a welded solid: mass by area (of uniform card; the anchor
+    carries `ANCHOR_SHARE` of the mass and of the whole's moments), centre at the piece's centroid,
+    moments of a thin plate about it along the template's axes (as `TemplateSpec.inertia_diagonal` for
+    the whole)."""
+    import shapely
+    from shapely.geometry import Polygon
+
+    polys = [Polygon(o) for o in outlines]
+    total = math.fsum(p.area for p in polys)
+    t = spec.thickness_m
+    out = []
+    for poly, hull in zip(polys, hulls):
+        m, a = (1.0 - ANCHOR_SHARE) * spec.mass_kg * poly.area / total, poly.area
+        cx, cy = poly.centroid.x, poly.centroid.y
+        ixx, iyy, _ixy = second_moments(shapely.affinity.translate(poly, -cx, -cy))
+        out.append(WeldedPiece(hull, m, (float(cx), float(cy), 0.0),
+                               (m * (ixx / a + t * t / 12), m * (iyy / a + t * t / 12), m * (ixx + iyy) / a)))
+    return out
 
 
 def add_flip_board(ph: Physics, board: BoardSpec, name: str = "board") -> int:

@@ -36,6 +36,7 @@ from sim.world.contacts import DISTANCE, Contact, contacts_of, touches, touching
 from sim.world.mesh import board_pieces, table_pieces
 from sim.world.rest import RestDetector, RestTest
 from sim.world.solids import box_hull, solid_body, static_bodies
+from sim.world.welded import WeldedPiece, WeldedSolid
 
 
 @contextlib.contextmanager
@@ -131,6 +132,7 @@ class Physics:
         self._surface: dict[str, tuple[float, float]] = {}  # (friction, restitution) as set
         self._parts: dict[str, list[int]] = {}  # every PyBullet body of a static solid (one per convex piece)
         self._welds: dict[tuple[str, str], int] = {}  # (parent, child) -> fixed constraint id
+        self._welded: dict[str, WeldedSolid] = {}  # free solids of several convex bodies (`add_welded_hulls`)
         self.dt = 1.0 / self.settings.step_hz
         self.time_s = 0.0
         # Bullet's broadphase updates so far: every stepSimulation and performCollisionDetection of this
@@ -363,14 +365,32 @@ class Physics:
         return self._register(name, bodies[0], material)
 
     def _bodies(self, name: BodyName) -> list[int]:
+        welded = self._welded.get(name)
+        if welded is not None:
+            return welded.bodies
         return self._parts.get(name) or [self._ids[name]]
+
+    def _every_body(self, name: BodyName) -> list[int]:
+        """Every PyBullet body of a name, a welded solid's anchor included (`_bodies`: those that collide)."""
+        welded = self._welded.get(name)
+        return welded.all_bodies if welded is not None else self._bodies(name)
 
     def add_dynamic_hulls(self, name: BodyName, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal,
                           material: str, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
         """A free maximal-coordinate body of convex hulls with its exact mass and inertia, parked below
         the table, never asleep (a sleeping body carries state across resets)."""
+        body = self._free_body(name, hulls, mass_kg, inertia_diagonal, ccd_radius_m, rolling_friction,
+                               (0.0, 0.0, -20.0 - len(self._ids)))
+        self._points[name] = np.vstack([np.asarray(h, dtype=float) for h in hulls])
+        self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
+        return self._register(name, body, material)
+
+    def _free_body(self, what: str, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal, ccd_radius_m: float,
+                   rolling_friction: float, position) -> int:
+        """A free maximal-coordinate body of convex hulls at `position` with exact mass and inertia, no
+        damping, never asleep. RuntimeError naming `what` if PyBullet does not keep the mass."""
         c = self.client
-        body = solid_body(c, hulls, mass_kg, position=(0.0, 0.0, -20.0 - len(self._ids)))
+        body = solid_body(c, hulls, mass_kg, position=position)
         inertia = list(inertia_diagonal)
         c.changeDynamics(
             body, -1, linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=inertia,
@@ -382,10 +402,77 @@ class Physics:
         c.changeDynamics(body, -1, mass=mass_kg, localInertiaDiagonal=inertia)  # the first call zeroes the mass
         info = c.getDynamicsInfo(body, -1)
         if abs(info[0] - mass_kg) > 1e-12:
-            raise RuntimeError(f"PyBullet did not take the mass of {name}: {info[0]}")
-        self._points[name] = np.vstack([np.asarray(h, dtype=float) for h in hulls])
-        self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
-        return self._register(name, body, material)
+            raise RuntimeError(f"PyBullet did not take the mass of {what}: {info[0]}")
+        return body
+
+    def add_welded_hulls(self, name: BodyName, pieces: list[WeldedPiece], anchor: tuple[float, tuple[float, float, float]],
+                         material: str, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
+        """A free solid of several convex pieces, each its own maximal-coordinate body (`add_dynamic_hulls`)
+        at its centre of mass with its own mass and inertia, held to the heaviest by fixed joints, the
+        pieces never colliding with each other, and an anchor (`anchor`: its mass and moments of inertia,
+        at the solid's origin) welded last, colliding with nothing; parked below the table. The solid
+        answers to `name` everywhere in this facade (poses and velocities are its frame's, contacts
+        those of every piece).
+
+        Why not one compound (`add_dynamic_hulls` with several hulls): see `sim.world.welded`. A piece's
+        products of inertia about its own centre are left out (PyBullet takes a diagonal along the body
+        axes, and the joint holds every piece at the solid's orientation); for the built-in templates the
+        solid's moments are still the cut body's to 9 digits, its products of inertia 0 (the pieces' cancel)."""
+        c = self.client
+        base = (0.0, 0.0, -20.0 - len(self._ids))
+        # the heaviest piece first: every joint holds a piece to it (a star of joints on a light piece, a
+        # point of the Explosion, let the solid give by up to 1 mm under a die's knock)
+        pieces = sorted(pieces, key=lambda p: -p.mass_kg)
+        solid = WeldedSolid([], [_on_grid(p.centre_m) for p in pieces])
+        for piece, centre, (at, _v) in zip(pieces, solid.centres, solid.piece_states(base, (0.0, 0.0, 0.0, 1.0))):
+            hull = np.asarray(piece.hull, dtype=float) - np.asarray(centre)
+            solid.bodies.append(self._free_body(f"a piece of {name}", [hull], piece.mass_kg, piece.inertia_diagonal,
+                                                ccd_radius_m, rolling_friction, at))
+        mass, inertia = float(anchor[0]), [float(t) for t in anchor[1]]
+        solid.anchor = c.createMultiBody(mass, -1, basePosition=list(base), useMaximalCoordinates=True)
+        c.changeDynamics(solid.anchor, -1, linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=inertia,
+                         activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING)
+        c.changeDynamics(solid.anchor, -1, mass=mass, localInertiaDiagonal=inertia)
+        c.setCollisionFilterGroupMask(solid.anchor, -1, 0, 0)  # in no broadphase pair, ever
+        first, c0 = solid.bodies[0], solid.centres[0]
+        for i, body in enumerate(solid.all_bodies):
+            for other in solid.bodies[:i]:
+                c.setCollisionFilterPair(other, body, -1, -1, 0)
+            if i:
+                at = solid.centres[i] if body != solid.anchor else (0.0, 0.0, 0.0)
+                offset = [at[k] - c0[k] for k in range(3)]
+                joint = c.createConstraint(first, -1, body, -1, pb.JOINT_FIXED, [0.0, 0.0, 0.0], offset, [0.0, 0.0, 0.0])
+                c.changeConstraint(joint, maxForce=WELD_MAX_FORCE_N)
+                solid.joints.append(joint)
+            self._names[body] = name
+        self._welded[name] = solid
+        self._points[name] = np.vstack([np.asarray(p.hull, dtype=float) for p in pieces])
+        self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(p.hull) for p in pieces))
+        return self._register(name, first, material)
+
+    def renew_inertia(self) -> None:
+        """Give every welded solid's bodies the world-frame inertia of lying unturned, as when it was made:
+        each solid set down alone far from everything, unturned and at rest, awake, and the world
+        stepped once. The caller then sets every welded solid where it belongs (nothing else of the
+        world is put back: call it before the bodies of a throw are set).
+
+        Why: PyBullet's reset moves a body but leaves Bullet's world-frame inverse inertia at that of
+        the body's last stepped orientation (Bullet computes it when it integrates the body), and the
+        first step of a template a die wakes solves its joints with it: the throw followed the
+        template's orientation in an earlier throw. Unturned, the step is exact: every piece's centre
+        lies on a binary grid (`WELD_GRID_M`) and the solid stands on it, so the joints see no error,
+        get no impulse, and no piece turns; the inertia is that of the unturned body, to the bit, in
+        any world and after any history."""
+        if not self._welded:
+            return
+        c = self.client
+        for k, solid in enumerate(self._welded.values()):
+            at = (RENEW_AT_M[0], RENEW_AT_M[1] + 2.0 * k, RENEW_AT_M[2])
+            for body, (p, _v) in zip(solid.all_bodies, solid.piece_states(at, (0.0, 0.0, 0.0, 1.0))):
+                c.resetBasePositionAndOrientation(body, list(p), [0.0, 0.0, 0.0, 1.0])
+                c.resetBaseVelocity(body, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+                c.changeDynamics(body, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP)
+        self.tick()
 
     def add_box_compound(self, name: BodyName, parts: list, mass_kg: float, material: str) -> int:
         """A free compound of boxes ((centre, half extents[, yaw]) per part), parked, never asleep."""
@@ -413,8 +500,11 @@ class Physics:
         for pair in [p for p in self._welds if name in p]:
             self.client.removeConstraint(self._welds.pop(pair))
         self._static_aabb.pop(name, None)
+        welded = self._welded.pop(name, None)
+        for joint in welded.joints if welded is not None else ():
+            self.client.removeConstraint(joint)
         body = self._ids.pop(name)
-        for b in self._parts.pop(name, [body]):
+        for b in reversed(welded.all_bodies) if welded is not None else self._parts.pop(name, [body]):
             self._names.pop(b, None)
             if b != body:
                 self.client.removeBody(b)
@@ -463,16 +553,17 @@ class Physics:
         return frozenset((a, b)) not in self._apart
 
     def set_angular_damping(self, name: BodyName, value: float) -> None:
-        """Set a body's angular velocity damping (linear damping unchanged)."""
-        self.client.changeDynamics(self._ids[name], -1, angularDamping=value)
+        """Set a body's angular velocity damping (linear damping unchanged; a welded solid: every piece's)."""
+        for b in self._every_body(name):
+            self.client.changeDynamics(b, -1, angularDamping=value)
 
     def put_to_sleep(self, name: BodyName) -> None:
         """Put a free body to sleep where it lies: Bullet leaves it out of every step until an awake body
         touches it (then it wakes, in that step). Call it before `forget_contacts`: a sleeping body keeps
         the broadphase box of its last stepped pose until its proxy is rebuilt."""
-        b = self._ids[name]
-        self.client.changeDynamics(b, -1, activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING)
-        self.client.changeDynamics(b, -1, activationState=pb.ACTIVATION_STATE_SLEEP)
+        for b in self._every_body(name):
+            self.client.changeDynamics(b, -1, activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING)
+            self.client.changeDynamics(b, -1, activationState=pb.ACTIVATION_STATE_SLEEP)
 
     def forget_contacts(self, names: list[BodyName] | None = None) -> None:
         """Start these free bodies (default: every free body, in registration order) afresh in the
@@ -495,7 +586,8 @@ class Physics:
         for name in self._ids if names is None else names:
             if name in self._parts or self.mass_kg(name) <= 0.0:
                 continue  # static: never moved, never reset
-            c.setCollisionFilterGroupMask(self._ids[name], -1, DYNAMIC_FILTER_GROUP, DYNAMIC_FILTER_MASK)
+            for b in self._bodies(name):
+                c.setCollisionFilterGroupMask(b, -1, DYNAMIC_FILTER_GROUP, DYNAMIC_FILTER_MASK)
 
     def detect_collisions(self) -> None:
         """Run collision detection without stepping (advances the broadphase by one update)."""
@@ -515,10 +607,16 @@ class Physics:
                 continue
             still = True
             for i, b in enumerate(bodies):
-                pos, q = c.getBasePositionAndOrientation(b)
-                cps = c.getContactPoints(bodyA=b)
-                still &= detector.window(i, pos, q, touches(cps), functools.partial(c.getBaseVelocity, b),
-                                         functools.partial(touching_normals, cps))
+                velocity: Any  # () -> (linear, angular velocity)
+                if names[i] in self._welded:  # a welded solid: its frame, every piece's contacts
+                    pos, q = self.pose_call(names[i])()
+                    cps = self.contact_points(names[i])
+                    velocity = functools.partial(self.die_velocity, names[i])
+                else:
+                    pos, q = c.getBasePositionAndOrientation(b)
+                    cps = c.getContactPoints(bodyA=b)
+                    velocity = functools.partial(c.getBaseVelocity, b)
+                still &= detector.window(i, pos, q, touches(cps), velocity, functools.partial(touching_normals, cps))
             if still:
                 return True
         return False
@@ -540,12 +638,24 @@ class Physics:
         """Put a body at a pose (m, xyzw) with a velocity (m/s) and spin (rad/s), world frame."""
         b = self._ids[name]
         self._static_aabb.pop(name, None)
+        welded = self._welded.get(name)
+        if welded is not None:
+            q = list(orientation_xyzw)
+            for piece, (at, v) in zip(welded.all_bodies, welded.piece_states(position_m, q, velocity_mps, spin_radps)):
+                self.client.resetBasePositionAndOrientation(piece, list(at), q)
+                self.client.resetBaseVelocity(piece, list(v), list(spin_radps))
+            return
         self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
         self.client.resetBaseVelocity(b, list(velocity_mps), list(spin_radps))  # reset zeroed them
 
     def set_pose(self, name: BodyName, position_m, orientation_xyzw) -> None:
         """Move a body without touching its velocity (static and kinematic bodies)."""
         self._static_aabb.pop(name, None)
+        welded = self._welded.get(name)
+        if welded is not None:
+            for piece, (at, _v) in zip(welded.all_bodies, welded.piece_states(position_m, orientation_xyzw)):
+                self.client.resetBasePositionAndOrientation(piece, list(at), list(orientation_xyzw))
+            return
         for b in self._bodies(name):
             self.client.resetBasePositionAndOrientation(b, list(position_m), list(orientation_xyzw))
 
@@ -647,22 +757,54 @@ class Physics:
         return self._geometry.get(name)
 
     def mass_kg(self, name: BodyName) -> float:
-        """A body's mass (0 for static bodies: they never move)."""
+        """A body's mass (0 for static bodies: they never move; a welded solid's: all its pieces')."""
+        welded = self._welded.get(name)
+        if welded is not None:
+            return math.fsum(float(self.client.getDynamicsInfo(b, -1)[0]) for b in welded.all_bodies)
         return float(self.client.getDynamicsInfo(self._ids[name], -1)[0])
 
     def die_pose(self, name: BodyName) -> tuple[np.ndarray, np.ndarray]:
         """Position (m) and orientation (xyzw) of a body, world frame."""
         p, q = self.client.getBasePositionAndOrientation(self._ids[name])
+        welded = self._welded.get(name)
+        if welded is not None:
+            p, q = welded.solid_pose(p, q)
         return np.array(p), np.array(q)
 
+    def pose_call(self, name: BodyName) -> Callable[[], Any]:
+        """A call returning a body's (position, xyzw) as PyBullet does, bound to it (for readers that
+        poll poses every step: the viewer's recorder); a welded solid's is its frame's."""
+        welded = self._welded.get(name)
+        get = functools.partial(pb.getBasePositionAndOrientation, self._ids[name], physicsClientId=self.client._client)
+        if welded is None:
+            return get
+
+        def solid() -> Any:
+            return welded.solid_pose(*get())
+
+        return solid
+
     def die_velocity(self, name: BodyName) -> tuple[np.ndarray, np.ndarray]:
-        """Linear (m/s) and angular (rad/s) velocity of a body, world frame."""
-        v, w = self.client.getBaseVelocity(self._ids[name])
+        """Linear (m/s) and angular (rad/s) velocity of a body, world frame (a welded solid: of its frame's
+        origin)."""
+        b = self._ids[name]
+        v, w = self.client.getBaseVelocity(b)
+        welded = self._welded.get(name)
+        if welded is not None:
+            v = welded.solid_velocity(self.client.getBasePositionAndOrientation(b)[1], v, w)
         return np.array(v), np.array(w)
 
     def contacts(self, name: BodyName) -> list[Contact]:
         """Contacts of a body closer than TOUCH_DISTANCE_M (0.1 mm), with the other body's name."""
-        return contacts_of(self.client.getContactPoints(bodyA=self._ids[name]), self.name_of)
+        return contacts_of(self.contact_points(name), self.name_of)
+
+    def contact_points(self, name: BodyName) -> list:
+        """PyBullet's contact points of a free body (every piece of a welded solid, piece by piece) with
+        the others, as `getContactPoints(bodyA=...)` gives them."""
+        welded = self._welded.get(name)
+        if welded is None:
+            return list(self.client.getContactPoints(bodyA=self._ids[name]))
+        return [cp for b in welded.bodies for cp in self.client.getContactPoints(bodyA=b)]
 
     def separation(self, a: BodyName, b: BodyName, within_m: float = 0.01) -> float | None:
         """Smallest signed distance (m) between two named bodies (every part of each), from Bullet's
@@ -719,12 +861,22 @@ STATIC_MARGIN_M = 1e-4
 # `forget_contacts` sets it again to rebuild a body's proxy
 DYNAMIC_FILTER_GROUP = 1
 WELD_MAX_FORCE_N = 1e4  # far beyond what a die's knock puts through a card joint: welds do not give
+# The centres of a welded solid's pieces are multiples of this (m, ~0.23 nm): on it, the sums Bullet forms
+# for a joint of an unturned solid standing at `RENEW_AT_M` are exact (`Physics.renew_inertia`)
+WELD_GRID_M = 2.0**-32
+RENEW_AT_M = (50.0, 80.0, -5.0)  # where `renew_inertia` sets the welded solids down (the k-th 2 m further in y)
 DYNAMIC_FILTER_MASK = -1
 DROP_HEIGHT_M = 0.10
 DROP_GAP_M = 0.003  # a calibration drop starts this far above the surface, at its exact 10 cm speed
 REBOUND_WINDOW_S = 0.03  # the rebound is the highest upward speed this long after the impact
 REBOUND_ITERATIONS = 12
 REBOUND_TOLERANCE = 5e-4  # on the mean rebound
+
+
+def _on_grid(v) -> tuple[float, float, float]:
+    """A point rounded to multiples of `WELD_GRID_M`."""
+    x, y, z = (round(float(t) / WELD_GRID_M) * WELD_GRID_M for t in v)
+    return (x, y, z)
 
 
 def drop_rebound(ph: Physics, die: BodyName, spec: DieSpec, x: float, y: float, top: float, phase: float = 0.5) -> float:
