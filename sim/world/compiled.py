@@ -204,8 +204,9 @@ class _World:
 
     def tables(self, ph: Physics, names: dict[int, str], active: list[str]) -> None:
         """Body id -> name index, and each die's contact damping per name, for the plugin (rebuilt when
-        the world's bodies or the thrown dice change)."""
-        key = (tuple(active),)
+        the world's bodies, the thrown dice or any contact damping change: a calibration sets the pair
+        damping it fits between throws of one world)."""
+        key = (tuple(active), ph.damping_revision)
         if names == self.names and key == self.key:
             return
         self.names, self.key = names, key

@@ -140,6 +140,9 @@ class Physics:
         # alternates between two stages on every update; loose prop pieces align a throw's start on it
         # (sim/world/props.py, `PropWorld.start`).
         self.updates = 0
+        # counts every change of the dice's contact damping: a reader that keeps a table of it (the
+        # compiled throw loop) builds it again when this moves
+        self.damping_revision = 0
         self.table_material = "wood"
         self.rebound: dict[str, tuple[float, float]] = {}  # surface -> (restitution set, mean rebound it gave)
         self._static_aabb: dict[str, tuple] = {}  # bounding boxes of static solids, until they are moved
@@ -222,6 +225,7 @@ class Physics:
         self._set_rolling_resistance(cf)
         # contact damping of each die against each body (applied by `set_damping` during a throw)
         self._damping: dict[tuple[str, str], float] = {}
+        self.damping_revision += 1
         for d in (n for n in self._ids if n.startswith("die")):
             for other in self._ids:
                 pair = self.materials.pair(self._material_of[d], self._material_of[other])
@@ -536,6 +540,7 @@ class Physics:
     def set_pair_damping(self, die: BodyName, other: BodyName, value: float) -> None:
         """Contact damping of `die` while it touches `other` (see `contact_damping`)."""
         self._damping[(die, other)] = value
+        self.damping_revision += 1
 
     def collide(self, a: BodyName, b: BodyName, enabled: bool) -> None:
         """Switch collisions between two bodies on or off."""

@@ -509,7 +509,7 @@ def test_ctrl_c_during_dask_run_prints_no_worker_tracebacks(exp_file, tmp_path):
     pytest.importorskip("dask.distributed")
     out = tmp_path / "out"
     env = _env()
-    env["DFSIM_FAKE_DELAY_S"] = "0.5"
+    env["DFSIM_FAKE_DELAY_S"] = "2"  # a chunk lasts 4 s: the run is still going when the signal comes, even under load
     p = subprocess.Popen([*DRIVER, "run", str(exp_file), "--out", str(out), "--quiet", "--no-figures",
                           "--executor", "dask", "--workers", "2"], env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)

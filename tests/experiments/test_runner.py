@@ -134,7 +134,9 @@ def _chunks(out: Path) -> int:
 
 def _start(exp_file: Path, out: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", "run", str(exp_file), "--out", str(out), "--workers", "2", "--quiet"],
+        # one worker: the interrupted runs go at half the pace (the whole run is about a second), and
+        # their records must still be the 2-worker reference's
+        [sys.executable, "-m", "sim.cli", "run", str(exp_file), "--out", str(out), "--workers", "1", "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
 
@@ -145,7 +147,7 @@ def _wait_for_chunks(proc: subprocess.Popen, out: Path, n: int, timeout: float =
         if proc.poll() is not None:
             pytest.fail(f"run ended (status {proc.returncode}) before it could be interrupted: {proc.stderr.read()}")
         assert time.time() - t0 < timeout
-        time.sleep(0.05)
+        time.sleep(0.01)
 
 
 def test_interrupt_then_kill_then_resume_identical(exp_file, reference, tmp_path):
@@ -153,7 +155,11 @@ def test_interrupt_then_kill_then_resume_identical(exp_file, reference, tmp_path
     # 1. Ctrl-C (SIGINT to the whole process group, as a terminal does): clean stop, chunks kept
     p = _start(exp_file, out)
     _wait_for_chunks(p, out, 2)
+    # the whole run takes about a second: stop the group where it stands, so the signal finds it running
+    # (it once ended first on a loaded machine), then let it go on to handle the signal
+    os.killpg(p.pid, signal.SIGSTOP)
     os.killpg(p.pid, signal.SIGINT)
+    os.killpg(p.pid, signal.SIGCONT)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
     assert "interrupted" in err and "resume" in err and "Traceback" not in err
@@ -164,6 +170,7 @@ def test_interrupt_then_kill_then_resume_identical(exp_file, reference, tmp_path
     # 2. resume, then kill -9 the whole group mid-way
     p = _start(exp_file, out)
     _wait_for_chunks(p, out, kept + 2)
+    os.killpg(p.pid, signal.SIGSTOP)  # as above: killed where it stands, not after it has finished
     os.killpg(p.pid, signal.SIGKILL)
     p.wait(timeout=30)
     assert not (out / "records.parquet").exists()

@@ -74,3 +74,25 @@ def test_asking_for_the_python_loop_runs_it(monkeypatch, magma_d8):
     assert not compiled.active()
     monkeypatch.setenv("DFSIM_LOOP", "compiled")
     assert compiled.active()
+
+
+def test_a_changed_contact_damping_reaches_the_compiled_loop():
+    """A calibration sets the dice's contact damping between throws of one world: the compiled loop's
+    table of it follows (it once kept the first throw's, and the calibration example's contact damping
+    could not be fitted)."""
+    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
+    th = build_thrower(sc)
+    try:
+        with compiled.using("compiled"):
+            th.throw(20240601, 0)  # the loop's tables are built for this world
+        for other in ("board", "table"):
+            th.physics.set_pair_damping("die:0", other, 0.6)
+        got = {}
+        for loop in ("python", "compiled"):
+            with compiled.using(loop):
+                res = th.throw(20240601, 3)
+            res.stats = th.last_stats
+            got[loop] = _record(res)
+        assert got["compiled"] == got["python"]
+    finally:
+        th.physics.close()
