@@ -29,7 +29,11 @@ def check_determinism(scenario: Scenario, seed: int = 7, throws: int = 3) -> Non
     fresh = build_thrower(scenario)
     try:
         for k in range(throws):
-            runs = [shared.throw(seed, k).record(), shared.throw(seed, k).record(), fresh.throw(seed, k).record()]
+            runs = [
+                shared.throw(seed, k).record(),
+                shared.throw(seed, k).record(),
+                fresh.throw(seed, k).record(),
+            ]
             checks = [(runs[1], "a repeat in the same world"), (runs[2], "a freshly built world")]
             if compiled.active():
                 with compiled.using("python"):
@@ -37,6 +41,8 @@ def check_determinism(scenario: Scenario, seed: int = 7, throws: int = 3) -> Non
             for other, label in checks:
                 for key, val in runs[0].items():
                     if not _same(val, other[key]):
-                        raise NondeterminismError(f"throw {k} of seed {seed}: field '{key}' differs in {label}: {val!r} != {other[key]!r}")
+                        raise NondeterminismError(
+                            f"throw {k} of seed {seed}: field '{key}' differs in {label}: {val!r} != {other[key]!r}"
+                        )
     finally:
         fresh.physics.close()

@@ -122,7 +122,9 @@ class Outcome:
     effects: list[Effect] = field(default_factory=list)  # text in, `Effect` values kept
     die: str = "die:0"
     time_s: float = 0.0
-    detail: str = ""  # what happened, in words, where the reason alone does not say (a Firewall miss: around it)
+    detail: str = (
+        ""  # what happened, in words, where the reason alone does not say (a Firewall miss: around it)
+    )
 
     def __post_init__(self) -> None:
         if any(type(e) is not Effect for e in self.effects):

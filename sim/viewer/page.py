@@ -30,7 +30,11 @@ def pack(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _vendor() -> tuple[str, str, str]:
-    return pack(_read("vendor", "three.module.min.js")), pack(_read("vendor", "OrbitControls.js")), pack(_read("static", "viewer.js"))
+    return (
+        pack(_read("vendor", "three.module.min.js")),
+        pack(_read("vendor", "OrbitControls.js")),
+        pack(_read("static", "viewer.js")),
+    )
 
 
 BOOT = r"""
