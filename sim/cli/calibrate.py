@@ -42,7 +42,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     else:
         print(result.report())
         print(
-            f'wrote {out}  (use it in an experiment file as materials = "{out}", or Scenario.build(materials=...))'
+            f'wrote {out}  (use it in an experiment file as materials = "{out}", or '
+            'Scenario.build(materials=...))'
         )
     return 0
 

@@ -93,7 +93,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         plan = plan_sensitivity(*load_sensitivity(path))
         print(
-            f"ok: {args.file} is a valid sensitivity analysis ({plan.spec.method}, {len(plan.X)} design points, "
+            f"ok: {args.file} is a valid sensitivity analysis ({plan.spec.method}, {len(plan.X)} design "
+            "points, "
             "every parameter applied at both ends of its range)"
         )
         return 0

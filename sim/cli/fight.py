@@ -248,7 +248,8 @@ def format_summary(spec, head: dict, s: dict) -> str:
         moves = head.get("board_moves", [])
         changed = sum(m["from"] != m["to"] for m in moves)
         lines.append(
-            f"  physics in the loop: {len(moves)} resting dice moved by later throws, {changed} changed section"
+            f"  physics in the loop: {len(moves)} resting dice moved by later throws, {changed} changed "
+            "section"
         )
     lines += [f"  note: {x}" for x in head["notes"]]
     return "\n".join(lines)
@@ -265,7 +266,8 @@ def format_log(log: list[dict[str, Any]]) -> list[str]:
             )
             extra += f", {e['difficulty']})"
             out.append(
-                f"{e['monster']}: {e['life']} life{extra}, {e['miss_damage']} damage on a miss, level {e['level']}"
+                f"{e['monster']}: {e['life']} life{extra}, {e['miss_damage']} damage on a miss, level "
+                f"{e['level']}"
                 + (" - FINAL BOSS" if e["final_boss"] else "")
             )
             out.append(

@@ -44,13 +44,15 @@ def _cmd_shot_report(args: argparse.Namespace) -> int:
             f"{k} {100 * v['rate']:.0f}%" for k, v in r["requirement_failed"].items() if v["count"]
         )
         print(
-            f"{r['variant']:<26} n={r['n']:<5} hit {100 * h['rate']:5.1f}% [{100 * h['lo']:4.1f}, {100 * h['hi']:4.1f}]"
+            f"{r['variant']:<26} n={r['n']:<5} hit {100 * h['rate']:5.1f}% [{100 * h['lo']:4.1f}, "
+            f"{100 * h['hi']:4.1f}]"
             f"  damage {r['damage']['value']:.2f}  failed: {fails or '-'}"
         )
     for f in rep["far_cost"]:
         d = f["difference"]
         print(
-            f"far cost {f['shot']:<12} {100 * d['value']:+5.1f} pp [{100 * d['lo']:+5.1f}, {100 * d['hi']:+5.1f}]"
+            f"far cost {f['shot']:<12} {100 * d['value']:+5.1f} pp [{100 * d['lo']:+5.1f}, "
+            f"{100 * d['hi']:+5.1f}]"
         )
     return 0
 
@@ -87,12 +89,15 @@ def _cmd_sda(args: argparse.Namespace) -> int:
     )
     for f, r in ro["faces"].items():
         print(
-            f"  face {f:<8} {100 * r['rate']:5.1f}% [{100 * r['lo']:4.1f}, {100 * r['hi']:4.1f}] (every die of the rolls)"
+            f"  face {f:<8} {100 * r['rate']:5.1f}% [{100 * r['lo']:4.1f}, {100 * r['hi']:4.1f}] (every die "
+            "of the rolls)"
         )
     if ro["tie_rate"]:
         t = ro["tie_rate"]
         print(
-            f"  roll-off ties {100 * t['rate']:.1f}% [{100 * t['lo']:.1f}, {100 * t['hi']:.1f}] over {ro['attempts']} attempts"
-            f" (exact for independent dice: {100 * ro['exact_tie_probability']:.1f}%, {ro['exact_rolls_per_rolloff']:.2f} rolls per roll-off)"
+            f"  roll-off ties {100 * t['rate']:.1f}% [{100 * t['lo']:.1f}, {100 * t['hi']:.1f}] over "
+            f"{ro['attempts']} attempts"
+            f" (exact for independent dice: {100 * ro['exact_tie_probability']:.1f}%, "
+            f"{ro['exact_rolls_per_rolloff']:.2f} rolls per roll-off)"
         )
     return 0

@@ -60,8 +60,10 @@ def cmd_flip(args: argparse.Namespace) -> int:
         for r in out.get("pieces") or [out]:
             state = "stayed" if r["stayed"] else "never stayed"
             print(
-                f"{r['id']}: {state} at ({r['position_mm'][0]:.1f}, {r['position_mm'][1]:.1f}) mm after {r['flips']} flip(s), "
-                f"{r['reflips']} re-flip(s) ({r['not_flat']} not lying flat), turned {r['turned_deg']:.0f} deg, damage {r['damage']}, touching {', '.join(r['touching']) or 'nothing'}"
+                f"{r['id']}: {state} at ({r['position_mm'][0]:.1f}, {r['position_mm'][1]:.1f}) mm after "
+                f"{r['flips']} flip(s), "
+                f"{r['reflips']} re-flip(s) ({r['not_flat']} not lying flat), turned {r['turned_deg']:.0f} "
+                f"deg, damage {r['damage']}, touching {', '.join(r['touching']) or 'nothing'}"
             )
     return 0
 
@@ -76,7 +78,8 @@ def cmd_template_report(args: argparse.Namespace) -> int:
         print(json.dumps(res, default=float))
         return 0
     print(
-        f"{'variant':<34} {'n':>5} {'hit':>6} {'full':>6} {'partial':>8} {'dmg':>6} {'flips':>6} {'P(stay)':>8} {'P(hang)':>8} "
+        f"{'variant':<34} {'n':>5} {'hit':>6} {'full':>6} {'partial':>8} {'dmg':>6} {'flips':>6} "
+        f"{'P(stay)':>8} {'P(hang)':>8} "
         f"{'P(<180)':>8} {'P(edge)':>8}"
     )
     for name, r in res["variants"].items():
@@ -85,7 +88,8 @@ def cmd_template_report(args: argparse.Namespace) -> int:
             f"{name:<34} {r['n']:>5} {pct(r['hit_rate']['value'])} {pct(r['fully_on_template']['value'])} "
             f"{pct(r['partly_on_template']['value']):>8} {r['mean_damage']:6.2f} "
             f"{num(f.get('mean_flips_until_it_stays'))} {pct(f.get('p_lands_on_board')):>8} "
-            f"{pct(f.get('p_hangs_off')):>8} {pct(f.get('p_turned_too_little')):>8} {pct(f.get('p_not_flat')):>8}"
+            f"{pct(f.get('p_hangs_off')):>8} {pct(f.get('p_turned_too_little')):>8} "
+            f"{pct(f.get('p_not_flat')):>8}"
         )
     if res.get("figure"):
         print(f"figure: {res['figure']}")

@@ -42,7 +42,8 @@ def check_determinism(scenario: Scenario, seed: int = 7, throws: int = 3) -> Non
                 for key, val in runs[0].items():
                     if not _same(val, other[key]):
                         raise NondeterminismError(
-                            f"throw {k} of seed {seed}: field '{key}' differs in {label}: {val!r} != {other[key]!r}"
+                            f"throw {k} of seed {seed}: field '{key}' differs in {label}: {val!r} != "
+                            f"{other[key]!r}"
                         )
     finally:
         fresh.physics.close()

@@ -160,7 +160,8 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 def markdown_table(cells: list[SettleCell]) -> str:
     """The matrix as a markdown table (void % with the upper end of its 95 % Wilson interval)."""
     lines = [
-        "| die | shot | N | rest | not-settled | diverged | void % (95 % upper) | sunk > 0.5 mm | max sink (mm) |",
+        "| die | shot | N | rest | not-settled | diverged | void % (95 % upper) | sunk > 0.5 mm | max sink "
+        "(mm) |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in cells:

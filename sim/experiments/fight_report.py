@@ -222,14 +222,17 @@ def write_fight_report(store: Store, exp, summary: dict[str, Any], figures: list
     if spec.description:
         lines += [spec.description.strip(), ""]
     lines += [
-        f"Fight `{Path(exp.fight_path).name}`, {exp.fights} fights per variant from root seed {spec.seed}; throws "
+        f"Fight `{Path(exp.fight_path).name}`, {exp.fights} fights per variant from root seed {spec.seed}; "
+        "throws "
         f"resampled from the records of `{exp.throws_name}` (hash `{exp.throws_hash}`). Experiment hash "
-        f"`{exp.hash}`. Intervals are {pc}: Wilson for rates, t for means, Newcombe (paired) and paired t for "
+        f"`{exp.hash}`. Intervals are {pc}: Wilson for rates, t for means, Newcombe (paired) and paired t "
+        "for "
         "differences. Fight k of every variant draws the same random numbers, so differences are paired. "
         "The intervals are conditional on the recorded throws (they do not include the sampling error of "
         "the throw table itself).",
         "",
-        "| variant | monster life | won | epic shot | throws | hero damage | white dice | retrievals | fainted |",
+        "| variant | monster life | won | epic shot | throws | hero damage | white dice | retrievals | "
+        "fainted |",
         "| --- | ---: | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for v in summary["variants"]:

@@ -347,14 +347,16 @@ def report(s: dict[str, Any]) -> str:
         f"# {e['name']}: {e['game']}, {e['games']} games per variant (seed {e['seed']}, "
         f"{e['bank_throws']} banked throws per scenario)",
         "",
-        "| variant | difficulty | heroes | skill | policy | won (95 %) | lost at the Final Boss | points | titles (top) |",
+        "| variant | difficulty | heroes | skill | policy | won (95 %) | lost at the Final Boss | points | "
+        "titles (top) |",
         "| --- | --- | ---: | --- | --- | --- | --- | ---: | --- |",
     ]
     for v in s["variants"]:
         boss = v["lost_where"].get("final boss")
         top = max(v["titles"].items(), key=lambda kv: kv[1])[0] if v["titles"] else ""
         lines.append(
-            f"| {v['name']} | {v['difficulty']} | {v['heroes']} | {v['skill']} | {v['policy']} | {_pct(v['won'])} "
+            f"| {v['name']} | {v['difficulty']} | {v['heroes']} | {v['skill']} | {v['policy']} | "
+            f"{_pct(v['won'])} "
             f"| {_pct(boss) if boss else '0'} | {v['points']['value']:.1f} | {top} |"
         )
     lines += [

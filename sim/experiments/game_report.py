@@ -59,7 +59,8 @@ def format_summary(head: dict[str, Any], s: dict[str, Any]) -> str:
         return f"{100 * r['rate']:5.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
 
     lines = [
-        f"{head['game']}: {head['heroes']} {head['skill']} heroes, {head['difficulty']}, policy {head['policy']}, "
+        f"{head['game']}: {head['heroes']} {head['skill']} heroes, {head['difficulty']}, policy "
+        f"{head['policy']}, "
         f"{s['n']} games from seed {head['seed']} ({head['engine']}; 95 % intervals)",
         f"  won          {pct(s['won'])}",
     ]

@@ -299,7 +299,8 @@ def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]
         ]
         for d in summary["differences"]:
             lines.append(
-                f"| {d['name']} | {d['n_pairs']} | {_num(d['hit_rate'], 100, True)} | {_num(d['damage'], 1, True)} |"
+                f"| {d['name']} | {d['n_pairs']} | {_num(d['hit_rate'], 100, True)} | "
+                f"{_num(d['damage'], 1, True)} |"
             )
     if summary["sweep"]:
         sw = summary["sweep"]

@@ -232,7 +232,8 @@ class ExperimentSpec(Spec):
         if n_variants * (n_values or 1) > MAX_CELLS:
             raise FieldError(
                 "sweep" if self.sweep else "variants",
-                f"{n_variants} variant(s) x {n_values} sweep value(s) = {n_variants * (n_values or 1)} cells; "
+                f"{n_variants} variant(s) x {n_values} sweep value(s) = {n_variants * (n_values or 1)} "
+                "cells; "
                 f"an experiment has at most {MAX_CELLS} cells (split it into several experiments)",
             )
         return self

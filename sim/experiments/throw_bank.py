@@ -124,7 +124,8 @@ class ThrowBank:
             return 0
         self.dir.mkdir(parents=True, exist_ok=True)
         self._say(
-            f"recording {len(todo)} scenario{'s' if len(todo) != 1 else ''} x {self.throws:,} throws into {self.dir}"
+            f"recording {len(todo)} scenario{'s' if len(todo) != 1 else ''} x {self.throws:,} throws into "
+            f"{self.dir}"
         )
         for i, s in enumerate(todo, 1):
             if self.has(s):  # another run recorded it meanwhile

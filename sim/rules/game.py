@@ -380,7 +380,8 @@ class Game:
         s = self.spec
         self._note(
             f"{s.name}: {len(self.heroes)} heroes ({', '.join(h.name for h in self.heroes)}), "
-            f"{s.difficulty}, {self.white} white dice, {self.gold} gold; leader {self.heroes[self.leader].name}"
+            f"{s.difficulty}, {self.white} white dice, {self.gold} gold; leader "
+            f"{self.heroes[self.leader].name}"
         )
         while not self.outcome and self.shops < SHOPS:
             self._round()
@@ -528,7 +529,8 @@ class Game:
         if self.log is not None:
             self._note(
                 f"  {monster.title or monster.name} (level {monster.level}, {r.monster_life_start} life): "
-                f"{r.outcome.upper()} in {r.throws} throws; gold +{r.gold} = {self.gold}, white dice {self.white}, "
+                f"{r.outcome.upper()} in {r.throws} throws; gold +{r.gold} = {self.gold}, white dice "
+                f"{self.white}, "
                 + ", ".join(
                     f"{h.name} {h.life}/{h.max_life}" + (" ELIMINATED" if h.eliminated else "")
                     for h in seated

@@ -34,7 +34,8 @@ ABILITIES: dict[str, AbilityInfo] = {
             "agile-instincts",
             "miss",
             f'{_COMMON}: "Agile Instincts: Activated only when the Hero Misses. The '
-            "Hero dodges the Monster's counterattack, does not suffer damage, and still deals 2 damage to the "
+            "Hero dodges the Monster's counterattack, does not suffer damage, and still deals 2 damage to "
+            "the "
             'Monster. (Weapon bonuses are not applied, since they only work when the Hero Hits.)"',
         ),
         AbilityInfo(
@@ -75,7 +76,8 @@ ABILITIES: dict[str, AbilityInfo] = {
             "sworn-enemy",
             "hit",
             f'{_COMMON}: "Sworn Enemy: Activated only when the Hero Hits. [...] The Hero '
-            "deals 4 additional damage to that specific type of Monster. If the Monster in the combat does not "
+            "deals 4 additional damage to that specific type of Monster. If the Monster in the combat does "
+            "not "
             'match the icon, the Hero deals only 1 additional damage to the Monster."',
             arg="monster type",
         ),
@@ -83,7 +85,8 @@ ABILITIES: dict[str, AbilityInfo] = {
             "berserk",
             "hit",
             'Chambers of Malevolent Magma, Unique Hero Abilities (Torm): "Berserk: Activated '
-            "only when the Hero Hits. Double the Target section value when determining the total damage dealt "
+            "only when the Hero Hits. Double the Target section value when determining the total damage "
+            "dealt "
             "by this throw. If combined with any other bonus that has the same effect, the Target value is "
             'doubled only ONCE."',
         ),
@@ -91,14 +94,16 @@ ABILITIES: dict[str, AbilityInfo] = {
             "beer",
             "any",
             'Chambers of Malevolent Magma, Unique Hero Abilities (Brockenstock): "Beer: If '
-            "activated, flip the 2 Beer tokens to the active side. The Hero may spend a Beer token any time a "
+            "activated, flip the 2 Beer tokens to the active side. The Hero may spend a Beer token any time "
+            "a "
             "Hero Misses (including themselves) to reduce the Monster's damage to zero.\"",
         ),
         AbilityInfo(
             "set-on-fire",
             "hit",
             'Chambers of Malevolent Magma, Unique Hero Abilities (Melissa): "Set on '
-            "Fire: Activated only when the Hero Hits. Deal +2 damage. Then activate the Fire token and place it "
+            "Fire: Activated only when the Hero Hits. Deal +2 damage. Then activate the Fire token and place "
+            "it "
             'on the Target section the die is in: That section deals +2 damage for the rest of that combat."',
         ),
     )

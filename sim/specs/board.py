@@ -131,7 +131,8 @@ class BoardSpec(Spec):
         if self.surface.buffer(-LANDING_MARGIN_MM * MM).is_empty:
             raise FieldError(
                 "holes" if self.holes else "outline",
-                f"no room to land a die: no point of the board is {LANDING_MARGIN_MM:g} mm from every edge and hole",
+                f"no room to land a die: no point of the board is {LANDING_MARGIN_MM:g} mm from every edge "
+                "and hole",
             )
         return self
 

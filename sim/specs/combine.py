@@ -197,7 +197,8 @@ def pair_table(names: Sequence[str]) -> list[str]:
 
     specs = {n: load_shot(n) for n in names}
     rows = [
-        "| shots | thrown as | from: distance, height, lateral (mm) | bounce gap (mm) | limits the other shot changes |",
+        "| shots | thrown as | from: distance, height, lateral (mm) | bounce gap (mm) | limits the other "
+        "shot changes |",
         "| --- | --- | --- | --- | --- |",
     ]
     for i, a in enumerate(names):

@@ -127,7 +127,8 @@ class GameSpec(Spec):
                 (
                     "party.size",
                     f'{self.party.players} heroes need more than one box ("If playing with more than '
-                    f'one Box of Dungeon Fighter, players may use up to 6 Heroes"); one box seats {BASE_HEROES}',
+                    'one Box of Dungeon Fighter, players may use up to 6 Heroes"); one box seats '
+                    f'{BASE_HEROES}',
                 )
             )
         return out  # the policy name is checked where it is resolved (sim.rules.game_policy)

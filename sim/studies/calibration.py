@@ -133,7 +133,8 @@ class CalibrationResult:
         """A plain-text report: fitted values with intervals, kept values, residuals per row."""
         a, b = self.pair
         lines = [
-            f"{self.spec.name}: pair {a} on {b}, fitted from {self.spec.source} ({self.simulations} simulations)"
+            f"{self.spec.name}: pair {a} on {b}, fitted from {self.spec.source} ({self.simulations} "
+            "simulations)"
         ]
         for e in self.estimates.values():
             lines.append(f"  {e.name:<16} {e.value:.3f}   {e.interval_text()}")

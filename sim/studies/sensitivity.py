@@ -454,8 +454,10 @@ def table_markdown(plan: Plan, Y: pd.DataFrame, table: pd.DataFrame) -> str:
         lines += [spec.description, ""]
     scene = ", ".join(f"{k} {v}" for k, v in spec.scene.model_dump(exclude_none=True).items())
     lines += [
-        f"Scene: {scene or 'the built-in defaults'}. {len(spec.parameters)} parameters, {n_pts} design points "
-        f"x {spec.throws} throws = {n_pts * spec.throws} throws (seed {spec.seed}; throw k of every point uses "
+        f"Scene: {scene or 'the built-in defaults'}. {len(spec.parameters)} parameters, {n_pts} design "
+        "points "
+        f"x {spec.throws} throws = {n_pts * spec.throws} throws (seed {spec.seed}; throw k of every point "
+        "uses "
         f"draw k). Hit rate over the design: mean {Y['hit'].mean():.3f}, range {Y['hit'].min():.3f} to "
         f"{Y['hit'].max():.3f}; one point's binomial standard error is up to "
         f"{0.5 / math.sqrt(spec.throws):.3f}.",
@@ -467,21 +469,24 @@ def table_markdown(plan: Plan, Y: pd.DataFrame, table: pd.DataFrame) -> str:
         lines += [
             f"Morris: {spec.trajectories} trajectories, {spec.levels} levels. mu* = mean |elementary effect| "
             "(change of the output over the whole range, in rate units), sigma = their spread "
-            f"(non-linearity, interactions); +- is the {100 * spec.confidence:g} % bootstrap half-width of mu*.",
+            f"(non-linearity, interactions); +- is the {100 * spec.confidence:g} % bootstrap half-width of "
+            "mu*.",
             "",
             "| parameter | range | mu* (hit) | +- | mu | sigma |",
             "|---|---|---|---|---|---|",
         ]
         for r in hit.sort_values("mu_star", ascending=False).itertuples():
             lines.append(
-                f"| {r.parameter} | {ranges[r.parameter]} | {_fmt(r.mu_star, 3)} | {_fmt(r.mu_star_conf, 2)} | "
+                f"| {r.parameter} | {ranges[r.parameter]} | {_fmt(r.mu_star, 3)} | {_fmt(r.mu_star_conf, 2)} "
+                "| "
                 f"{_fmt(r.mu, 3)} | {_fmt(r.sigma, 3)} |"
             )
         key = "mu_star"
     else:
         lines += [
             f"Sobol': {spec.samples} base samples. S1 = first-order share of the output's variance, "
-            f"ST = total share (with interactions); +- is the {100 * spec.confidence:g} % bootstrap half-width.",
+            f"ST = total share (with interactions); +- is the {100 * spec.confidence:g} % bootstrap "
+            "half-width.",
             "",
             "| parameter | range | S1 (hit) | +- | ST (hit) | +- |",
             "|---|---|---|---|---|---|",

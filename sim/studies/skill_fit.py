@@ -136,7 +136,8 @@ class SkillFit:
         lines = [
             f"{t.name}: {t.throws} throws of {t.shot} on {t.board} with {t.die} "
             f"({self.simulated} simulated throws, {self.throws_per_candidate} per candidate)",
-            f"  spread scale of {t.base_skill}: {self.scale:.3f}   95 % interval {self.low:.3f} - {self.high:.3f}",
+            f"  spread scale of {t.base_skill}: {self.scale:.3f}   95 % interval {self.low:.3f} - "
+            f"{self.high:.3f}",
         ]
         for b in self.biases:
             state = "used" if b.used else "not supported by the tally (interval holds 0): written as 0"

@@ -57,7 +57,8 @@ class SkillStep:
         d = self.difference
         flag = "  OUT OF ORDER" if self.out_of_order else ""
         return (
-            f"{'+'.join(self.shots):<22} {self.worse:>7} {self.worse_rate:6.1%} -> {self.better:<7} {self.better_rate:6.1%}"
+            f"{'+'.join(self.shots):<22} {self.worse:>7} {self.worse_rate:6.1%} -> {self.better:<7} "
+            f"{self.better_rate:6.1%}"
             f"  diff {d.value:+6.1%} [{d.lo:+6.1%}, {d.hi:+6.1%}]{flag}"
         )
 

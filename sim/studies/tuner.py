@@ -604,7 +604,8 @@ def tune_figure(result: TuneResult, ax=None):
     ax.set_xlabel(result.setting)
     ax.set_ylabel(f"{result.metric} ({100 * result.confidence:g} % Wilson bars)")
     ax.set_title(
-        f"{result.setting} for {result.metric} {result.target:g}: {result.trials} trials, stop: {result.stop}",
+        f"{result.setting} for {result.metric} {result.target:g}: {result.trials} trials, stop: "
+        f"{result.stop}",
         fontsize=9,
     )
     ax.legend(fontsize=7, loc="best")

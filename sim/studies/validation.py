@@ -92,7 +92,8 @@ def judge_ballistic(err, bound, dt: float) -> Check:
         "ballistic",
         "Ballistic flight",
         ok,
-        f"max error {max(err) * 1e3:.3f} mm over 0.5 s (allowed: the Euler term g dt t/2, {max(bound) * 1e3:.3f} mm)",
+        f"max error {max(err) * 1e3:.3f} mm over 0.5 s (allowed: the Euler term g dt t/2, "
+        f"{max(bound) * 1e3:.3f} mm)",
         "closed-form parabola x0 + v0 t - g t^2/2",
         {"max_error_mm": float(max(err) * 1e3), "allowed_mm": float(max(bound) * 1e3), "dt_s": dt},
         ["ballistic.png"],
@@ -270,7 +271,8 @@ def judge_energy(ratios, stayed: int, tol: float = ENERGY_TOLERANCE) -> Check:
         "No energy gain across a bounce",
         ok,
         f"{len(ratios)} bounces: energy after / before at most {worst:.4f} (allowed {1 + tol}); "
-        f"median {float(np.median(ratios)) if ratios else float('nan'):.3f}; {stayed} stayed in contact (not counted)",
+        f"median {float(np.median(ratios)) if ratios else float('nan'):.3f}; {stayed} stayed in contact "
+        "(not counted)",
         "energy conservation: a passive contact cannot add energy",
         {
             "ratios_max": worst,
@@ -830,7 +832,8 @@ def judge_tunnelling(rows: list[dict], fast: dict) -> Check:
     """Pass when no die centre passed below the board's top."""
     ok = all(r["below_top"] == 0 for r in rows)
     txt = ", ".join(
-        f"{r['die']}: {r['below_top']} of {r['throws']} below the top (closest centre {r['min_centre_gap_mm']:.2f} mm above)"
+        f"{r['die']}: {r['below_top']} of {r['throws']} below the top (closest centre "
+        f"{r['min_centre_gap_mm']:.2f} mm above)"
         for r in rows
     )
     return Check(

@@ -69,7 +69,8 @@ def _tables(summary: dict[str, Any]) -> str:
     parts.append(
         f"<p>Experiment hash <code>{_esc(exp['hash'])}</code>, root seed {_esc(exp['seed'])}, "
         f"{summary['total_throws']} throws in {len(summary['variants'])} cell(s). Intervals are {pc}: Wilson "
-        "for rates, percentile bootstrap for mean damage (never below 0), Newcombe (paired) and paired t for differences. Every cell uses the "
+        "for rates, percentile bootstrap for mean damage (never below 0), Newcombe (paired) and paired t for "
+        "differences. Every cell uses the "
         "same random draws for throw k (common random numbers), so differences are paired.</p>"
     )
     rows = []
@@ -78,22 +79,26 @@ def _tables(summary: dict[str, Any]) -> str:
         top = ", ".join(f"{k} {100 * r['rate']:.0f} %" for k, r in reasons)
         stop = "" if v["stopped_by"] == "throws" else f" ({v['stopped_by']})"
         rows.append(
-            f"<tr><td>{_esc(v['name'])}</td><td class=num>{v['n']}{_esc(stop)}</td><td>{_pct(v['hit_rate'])}</td>"
+            f"<tr><td>{_esc(v['name'])}</td><td "
+            f"class=num>{v['n']}{_esc(stop)}</td><td>{_pct(v['hit_rate'])}</td>"
             f"<td>{_num(v['damage'])}</td><td>{_pct(v['insta_kill'])}</td><td>{_esc(top)}</td></tr>"
         )
     parts.append(
-        "<h2>Summary</h2><table class=summary><tr><th>cell</th><th>n</th><th>hit rate</th><th>mean damage</th>"
+        "<h2>Summary</h2><table class=summary><tr><th>cell</th><th>n</th><th>hit rate</th><th>mean "
+        "damage</th>"
         "<th>insta-kill</th><th>top reasons</th></tr>" + "".join(rows) + "</table>"
     )
     if summary.get("differences"):
         base = summary["differences"][0]["baseline"].split("@")[0]
         rows = [
-            f"<tr><td>{_esc(d['name'])}</td><td class=num>{d['n_pairs']}</td><td>{_num(d['hit_rate'], 100, True)}</td>"
+            f"<tr><td>{_esc(d['name'])}</td><td "
+            f"class=num>{d['n_pairs']}</td><td>{_num(d['hit_rate'], 100, True)}</td>"
             f"<td>{_num(d['damage'], 1, True)}</td></tr>"
             for d in summary["differences"]
         ]
         parts.append(
-            f"<h2>Paired differences against <code>{_esc(base)}</code></h2><table class=summary><tr><th>cell</th>"
+            f"<h2>Paired differences against <code>{_esc(base)}</code></h2><table "
+            "class=summary><tr><th>cell</th>"
             "<th>pairs</th><th>hit rate (points)</th><th>mean damage</th></tr>" + "".join(rows) + "</table>"
         )
     if summary.get("sweep"):
@@ -103,7 +108,8 @@ def _tables(summary: dict[str, Any]) -> str:
             hr = {"rate": r["hit_rate"], "lo": r["hit_lo"], "hi": r["hit_hi"]}
             dm = {"value": r["damage_mean"], "lo": r["damage_lo"], "hi": r["damage_hi"]}
             rows.append(
-                f"<tr><td>{_esc(r['variant'])}</td><td class=num>{r['value']:g}</td><td class=num>{r['n']}</td>"
+                f"<tr><td>{_esc(r['variant'])}</td><td class=num>{r['value']:g}</td><td "
+                f"class=num>{r['n']}</td>"
                 f"<td>{_pct(hr)}</td><td>{_num(dm)}</td></tr>"
             )
         parts.append(
@@ -130,22 +136,28 @@ def landing_svg(
     and the sample's dots."""
     e = extent
     parts = [
-        f'<svg viewBox="{-e:.0f} {-e:.0f} {2 * e:.0f} {2 * e:.0f}" xmlns="http://www.w3.org/2000/svg" role="img">',
-        f'<rect x="{-e:.0f}" y="{-e:.0f}" width="{2 * e:.0f}" height="{2 * e:.0f}" fill="#8d6e63" opacity="0.35"/>',
+        f'<svg viewBox="{-e:.0f} {-e:.0f} {2 * e:.0f} {2 * e:.0f}" xmlns="http://www.w3.org/2000/svg" '
+        'role="img">',
+        f'<rect x="{-e:.0f}" y="{-e:.0f}" width="{2 * e:.0f}" height="{2 * e:.0f}" fill="#8d6e63" '
+        'opacity="0.35"/>',
     ]
     if board is not None:
         parts.append(
-            f'<path d="{_svg_path(board["surface"])}" fill="#f4efe6" fill-rule="evenodd" stroke="#222" stroke-width="1.5"/>'
+            f'<path d="{_svg_path(board["surface"])}" fill="#f4efe6" fill-rule="evenodd" stroke="#222" '
+            'stroke-width="1.5"/>'
         )
         for r in board["regions"]:
             parts.append(
-                f'<path d="{_svg_path(r["polys"])}" fill="{r["colour"]}" fill-rule="evenodd" stroke="#7a5c3e" stroke-width="0.8"/>'
+                f'<path d="{_svg_path(r["polys"])}" fill="{r["colour"]}" fill-rule="evenodd" '
+                'stroke="#7a5c3e" stroke-width="0.8"/>'
             )
             if r["kind"] == "section":
                 for x, y, s in r["labels"]:
                     parts.append(
-                        f'<text x="{x:.1f}" y="{-y:.1f}" font-size="{max(10, min(s, 30)):.0f}" text-anchor="middle" '
-                        f'dominant-baseline="central" fill="#3b2a1a" font-weight="bold" font-family="sans-serif">{r["value"]}</text>'
+                        f'<text x="{x:.1f}" y="{-y:.1f}" font-size="{max(10, min(s, 30)):.0f}" '
+                        'text-anchor="middle" '
+                        'dominant-baseline="central" fill="#3b2a1a" font-weight="bold" '
+                        f'font-family="sans-serif">{r["value"]}</text>'
                     )
         for h in board["holes"]:
             parts.append(f'<path d="{_svg_path(h["polys"])}" fill="#6b4f35" stroke="#111" stroke-width="1"/>')
@@ -157,7 +169,8 @@ def landing_svg(
     for s in samples:
         x, y = np.clip([s["x_mm"], s["y_mm"]], -e * 0.99, e * 0.99)
         parts.append(
-            f'<circle class="sample {_esc(s["result"])}" data-throw="{_esc(s["id"])}" cx="{x:.1f}" cy="{-y:.1f}" r="9">'
+            f'<circle class="sample {_esc(s["result"])}" data-throw="{_esc(s["id"])}" cx="{x:.1f}" '
+            f'cy="{-y:.1f}" r="9">'
             f"<title>{_esc(s['title'])}</title></circle>"
         )
     parts.append(
@@ -180,7 +193,8 @@ def _figures(root: Path) -> str:
     if not figs:
         return ""
     imgs = [
-        f'<figure><img alt="{_esc(f.stem)}" src="data:image/png;base64,{base64.b64encode(f.read_bytes()).decode()}">'
+        f'<figure><img alt="{_esc(f.stem)}" '
+        f'src="data:image/png;base64,{base64.b64encode(f.read_bytes()).decode()}">'
         f"<figcaption>{_esc(f.name)}</figcaption></figure>"
         for f in figs
     ]
@@ -275,13 +289,15 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, 
             f"{landing_svg(board, xy, samples, extent)}<p>{_esc(caption)}</p></div>"
         )
         tabs.append(
-            f'<button data-cell="{_esc(cell["name"])}"{" class=on" if ci == 0 else ""}>{_esc(cell["name"])}</button>'
+            '<button '
+            f'data-cell="{_esc(cell["name"])}"{" class=on" if ci == 0 else ""}>{_esc(cell["name"])}</button>'
         )
         if log is not None:
             log(f"report.html: cell {cell['name']}: {len(throws)} throws replayed")
     how = (
         f"Up to {sample} throws per cell are replayed into this page (their releases are in records.parquet; "
-        "each replay is checked against its record), chosen round-robin over outcome reasons, lowest throw index "
+        "each replay is checked against its record), chosen round-robin over outcome reasons, lowest throw "
+        "index "
         "first. Replay any other throw with <code>dfsim replay RUN --cell NAME --index K</code>."
         if sample > 0
         else "No throws were replayed into this page (run <code>dfsim report-html RUN</code> to add them)."
@@ -289,7 +305,8 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, 
     note_html = "".join(f"<p class=note>{_esc(n)}</p>" for n in notes)
     body = (
         _tables(summary)
-        + f'<h2>Throws</h2><p>{how}</p>{note_html}<div class="throws"><div><div class="cell-tabs">{"".join(tabs)}</div>'
+        + f'<h2>Throws</h2><p>{how}</p>{note_html}<div class="throws"><div><div '
+        f'class="cell-tabs">{"".join(tabs)}</div>'
         + "".join(maps)
         + '</div><div><h3 id="viewer-title"></h3><div id="viewer"></div></div></div>'
         + _figures(root)
