@@ -43,7 +43,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(result.report())
         print(
             f'wrote {out}  (use it in an experiment file as materials = "{out}", or '
-            'Scenario.build(materials=...))'
+            "Scenario.build(materials=...))"
         )
     return 0
 

@@ -16,7 +16,10 @@ def _line(kind: str, s) -> str:
     if kind == "die":
         extra = f"{s.shape}, {s.mass_g:g} g, faces: {', '.join(s.faces)}"
     elif kind == "board":
-        extra = f"{len(s.sections)} sections, {len(s.holes)} holes, {len(s.bones)} bones, {2 * s.radius_m * 1e3:.0f} mm across"
+        extra = (
+            f"{len(s.sections)} sections, {len(s.holes)} holes, {len(s.bones)} bones, "
+            f"{2 * s.radius_m * 1e3:.0f} mm across"
+        )
     elif kind == "skill":  # what tells skills apart: their spreads (one standard deviation each)
         extra = (
             f"1 sd: speed {100 * s.speed_sd_frac:.1f} %, elevation {s.elevation_sd_deg:g} deg, azimuth "
@@ -122,7 +125,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         pf = {(p.a, p.b): p.friction for p in spec.pairs}
         pe = {(p.a, p.b): max(p.restitution, 1e-3) for p in spec.pairs}
-        msg += f" (worst pair error with all materials in one scene: friction {solve_coefficients(pf)[1]:.1%}, restitution {solve_coefficients(pe)[1]:.1%})"
+        msg += (
+            f" (worst pair error with all materials in one scene: friction {solve_coefficients(pf)[1]:.1%}, "
+            f"restitution {solve_coefficients(pe)[1]:.1%})"
+        )
     print(msg)
     return 0
 
@@ -145,7 +151,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         lp.set_defaults(func=lambda a, k=kind: cmd_list(k, a))
     c = sub.add_parser(
         "check",
-        help="validate a data file (board, die, shot, skill, materials, template, prop, monster, fight, experiment)",
+        help="validate a data file (board, die, shot, skill, materials, template, prop, monster, fight, "
+        "experiment)",
     )
     c.add_argument("file")
     c.set_defaults(func=cmd_check)

@@ -24,7 +24,8 @@ def cmd_determinism(args: argparse.Namespace) -> int:
 
 
 def _across_cpus() -> int:
-    """The engine's fingerprint in fresh processes that compute as other CPUs would; exit 1 on a difference."""
+    """The engine's fingerprint in fresh processes that compute as other CPUs would; exit 1 on a
+    difference."""
     import sys
 
     from sim.engine.portability import compare

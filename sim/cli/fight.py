@@ -267,8 +267,7 @@ def format_log(log: list[dict[str, Any]]) -> list[str]:
             extra += f", {e['difficulty']})"
             out.append(
                 f"{e['monster']}: {e['life']} life{extra}, {e['miss_damage']} damage on a miss, level "
-                f"{e['level']}"
-                + (" - FINAL BOSS" if e["final_boss"] else "")
+                f"{e['level']}" + (" - FINAL BOSS" if e["final_boss"] else "")
             )
             out.append(
                 f"  party: {', '.join(e['heroes'])}; {e['white_dice']} white dice"

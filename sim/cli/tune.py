@@ -89,12 +89,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--metric",
         choices=sorted({*SHOT_METRICS, *FIGHT_METRICS}),
-        help="what counts as a success: hit (a throw, the default) or won (a fight, the default with a fight)",
+        help="what counts as a success: hit (a throw, the default) or won (a fight, the default with a "
+        "fight)",
     )
     p.add_argument(
         "--tolerance",
         type=float,
-        help="stop once the interval lies within answer +- this (default: 1 for --integer, else 1 %% of the range)",
+        help="stop once the interval lies within answer +- this (default: 1 for --integer, else 1 %% of "
+        "the range)",
     )
     p.add_argument(
         "--budget",

@@ -1,4 +1,5 @@
-"""`dfsim replay` and `dfsim report-html`: watch the throws of a finished run (the drawing is in sim/viewer/)."""
+"""`dfsim replay` and `dfsim report-html`: watch the throws of a finished run (the drawing is in
+sim/viewer/)."""
 
 from __future__ import annotations
 

@@ -148,7 +148,8 @@ class AimSolver:
 
     @staticmethod
     def install(key: tuple, value: Technique) -> None:
-        """Keep a technique solved elsewhere under `key` (the runner solves it once per run for all workers)."""
+        """Keep a technique solved elsewhere under `key` (the runner solves it once per run for all
+        workers)."""
         _SOLVED[key] = (float(value[0]), float(value[1]))
 
     def solve(self, aim: tuple[float, float], skill: SkillSpec | None) -> Technique:

@@ -2,7 +2,8 @@
 
 Throws the same (seed, index) twice in one world, and once more in a freshly built world, and
 compares every record field to the bit; when the compiled throw loop runs (sim/world/compiled.py),
-once more in the Python loop it must match (sim/world/stepper.py, the reference). Any built-in or user shot can be checked:
+once more in the Python loop it must match (sim/world/stepper.py, the reference). Any built-in or user shot
+can be checked:
 `dfsim determinism --shot firewall`. The fresh world is built exactly as a run builds
 its world (templates and props attached), so what is checked is what runs.
 """

@@ -88,7 +88,8 @@ DIE_COLUMNS = (
 )
 EFFECTS = "effects"
 OPTIONAL_COLUMNS = (EFFECTS,)  # what an experiment may ask to record besides (ExperimentSpec.record)
-# what `outcome_from_row` reads (with the cell, to split a run's records by cell); the first three are required
+# what `outcome_from_row` reads (with the cell, to split a run's records by cell); the first three are
+# required
 OUTCOME_READ = (
     "cell",
     "result",

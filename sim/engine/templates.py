@@ -10,13 +10,15 @@ A scenario (and so an experiment variant) may carry `templates = [...]`, each en
 A laid template is settled once and put back at exactly its settled pose before every throw.
 A flipped template is flipped (sim/world/flip.py: a flip world started afresh, re-flips included) before every
 throw; throw k of seed s uses flip 8k + j of seed s for its j-th flipped template (random stream
-STREAM_TEMPLATES, independent of the throw's own stream), so a variant with and without the template throw the same dice releases.
+STREAM_TEMPLATES, independent of the throw's own stream), so a variant with and without the template throw the
+same dice releases.
 With `aim = true` on a laid template the thrower aims at its centre instead of the shot's aim point
 (a flipped template's aim is where it was meant to land, `aim_mm` or the board centre: the thrower's
 technique is solved once per scenario, not per throw).
 
 Each throw's record gains: `tpl_flips`, `tpl_flip_damage` (1 per landing touching the table),
-`tpl_turned_too_little`, `tpl_not_flat` (landings not lying flat, flipped again), `tpl_hangs_off`, `tpl_stayed` (every flipped piece stayed), `tpl_on_board`
+`tpl_turned_too_little`, `tpl_not_flat` (landings not lying flat, flipped again), `tpl_hangs_off`,
+`tpl_stayed` (every flipped piece stayed), `tpl_on_board`
 (templates lying on the board at the throw), `tpl_full` (the die was fully on a template), and
 `partial_as_<option>` for every partial-template option (what this landing would count as:
 "", "none", "normal", "miss" or "template:<name>").

@@ -1,4 +1,5 @@
-"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread (sim.engine.worlds).
+"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread
+(sim.engine.worlds).
 
 The Thrower assembles the world of a scenario (table, board, dice, props, the rebound calibration),
 holds its components (templates, a fight's board dice), throws, replays and places dice in it and
@@ -167,7 +168,8 @@ class Thrower:
     # optional read-only observer of the throw loop (the viewer's trajectory recorder): an object with
     # start(physics, dice), sample(t) after every step and finish(t, trace); None = off
     recorder = None
-    # read and write solved aimed releases (and rebound calibrations) in the user's cache folder (sim/diskcache.py)
+    # read and write solved aimed releases (and rebound calibrations) in the user's cache folder
+    # (sim/diskcache.py)
     disk_cache = True
 
     def __init__(self, scenario: Scenario) -> None:

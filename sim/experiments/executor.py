@@ -241,7 +241,8 @@ def _security(security: Any):
 
 
 class DaskExecutor(Executor):
-    """Chunks on a Dask cluster: the scheduler at `scheduler` (tcp:// or tls://HOST:PORT) or a new local cluster.
+    """Chunks on a Dask cluster: the scheduler at `scheduler` (tcp:// or tls://HOST:PORT) or a new local
+    cluster.
 
     Each Dask worker should run one thread (`--nthreads 1`): PyBullet worlds are cached per thread,
     so more threads means more worlds and no speed-up on CPU-bound physics. A scheduler address is

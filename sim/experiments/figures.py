@@ -24,7 +24,8 @@ from sim.files import remove_written, save_figure
 MAX_BAR_CELLS = 10  # cells per bar figure; more are split over outcomes-2.png, ...
 DPI = 110
 _HALO = [patheffects.withStroke(linewidth=2.2, foreground="white")]  # labels stay readable over the heat
-HIT_CMAP = "RdBu"  # share of hits in a square: red (all misses) to blue (all hits); readable by most colour-blind eyes
+# share of hits in a square: red (all misses) to blue (all hits); readable by most colour-blind eyes
+HIT_CMAP = "RdBu"
 HOLE_COLOUR, BONES_COLOUR, PROP_COLOUR, TEMPLATE_COLOUR = "white", "#d9d9d9", "#3d3d3d", "#7d3c98"
 
 

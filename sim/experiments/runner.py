@@ -241,7 +241,8 @@ def run_experiment(
 
 
 def require_finite(exp: Any) -> None:
-    """Refuse NaN and infinity anywhere in the experiment before anything is written (they cannot be stored)."""
+    """Refuse NaN and infinity anywhere in the experiment before anything is written (they cannot be
+    stored)."""
     path = non_finite_path(exp.spec.model_dump())
     if path is None:
         try:

@@ -5,7 +5,8 @@ handshake and decodes whatever frames arrive (a peer that accepts and never spea
 that sends garbage raises struct.error or asks for exabytes). So the scheduler is first greeted here,
 with one deadline over connect, handshake and the scheduler's `identity` reply, and the Client is
 made only for a peer that answered as a Dask scheduler; making the Client and asking it for the
-workers each have a deadline of their own too (a peer can greet and then fall silent). Trust: see docs/experiments.md ("What a Dask
+workers each have a deadline of their own too (a peer can greet and then fall silent). Trust: see
+docs/experiments.md ("What a Dask
 scheduler can do"): this checks faults, not attacks.
 """
 

@@ -186,7 +186,10 @@ class StopRule(Spec):
         ids = [s.id for s in board.sections]
         if value in ids:
             return None
-        return f"board '{board.name}' of cell '{cell}' has no section '{value}' (sections: {', '.join(ids) or 'none'})"
+        return (
+            f"board '{board.name}' of cell '{cell}' has no section '{value}' "
+            f"(sections: {', '.join(ids) or 'none'})"
+        )
 
 
 class ExperimentSpec(Spec):

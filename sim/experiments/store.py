@@ -152,7 +152,8 @@ class Folder:
         )
 
     def collisions(self) -> list[Path]:
-        """Files a run would overwrite although dfsim did not write them (in a folder that never held a run)."""
+        """Files a run would overwrite although dfsim did not write them (in a folder that never held a
+        run)."""
         out = [self.root / n for n in OWNED_FILES if (self.root / n).exists() or (self.root / n).is_symlink()]
         for sub, wanted in ((CHUNK_DIR, _is_chunk_file), (FIGURE_DIR, _is_figure)):
             d = self.root / sub
@@ -349,7 +350,8 @@ class Store:
         write_json(self.root / RESOLVED, experiment.resolved())
 
     def _lock(self) -> None:
-        """Hold an exclusive lock on the folder while this run writes to it (released at exit, even kill -9)."""
+        """Hold an exclusive lock on the folder while this run writes to it (released at exit, even kill
+        -9)."""
         path = self.root / LOCK
         if path.is_symlink():
             raise SpecError(path, "", "is a symbolic link; remove it")

@@ -354,7 +354,8 @@ class Game:
         return [h for h in order if not h.eliminated]
 
     def can_carry(self, h: GameHero, card: EquipmentCard) -> bool:
-        """Whether `h` may take `card` (the carry limits; "A Hero can't have 2 Weapons with the same name")."""
+        """Whether `h` may take `card` (the carry limits; "A Hero can't have 2 Weapons with the same
+        name")."""
         if card.kind == "relic":
             return True
         limit = getattr(self.spec.options.carry, card.kind)

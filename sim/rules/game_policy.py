@@ -18,7 +18,7 @@ Three named policies (`GAME_POLICIES`), each documented rule by rule in `GamePol
         if d.kind == "shop":
             return ShopPlan(buy=tuple((i, d.fight.standing[0].name) for i in range(len(d.options))))
         return GAME_POLICIES["default"](d)
-"""
+"""  # noqa: E501 - the table of decision kinds stays one row a line
 
 from __future__ import annotations
 

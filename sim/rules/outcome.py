@@ -16,7 +16,8 @@ Reason = str
 
 - "hit"; "off-board", "in-hole", "on-bones", "cocked", "no-bounce" (too few table bounces before the board);
 - "requirement:<name>" (the first failed throw requirement, e.g. "requirement:firewall");
-- "not-settled", "diverged", "step-budget" (the `sim.trace.Status` of a die that did not come to rest), "cocked-rethrow" (void);
+- "not-settled", "diverged", "step-budget" (the `sim.trace.Status` of a die that did not come to rest),
+  "cocked-rethrow" (void);
 - "free-roll" (result "roll");
 - with templates: "template" (counted on one), "slime-no-room", "partial-template:<case>" (case: a, b, c,
   board, table, below, only-template, only-templates; see `sim.rules.templates.resolve`);

@@ -21,7 +21,7 @@ A user policy handles the kinds it cares about and passes the rest on::
         if decision.kind == "dice-out":
             return "retrieve"
         return DEFAULT(decision)
-"""
+"""  # noqa: E501 - the table of decision kinds stays one row a line
 
 from __future__ import annotations
 

@@ -11,7 +11,8 @@ the throw (its `role`, sim/specs/shot.py):
   die must pass or bounce on; **plain** (standard, and the board modifiers volcano, slow-tokens,
   fire-token: props lying on the board change where the die lands, not the throw); **stance** (far):
   where the thrower stands.
-- The shots are put in canonical order (by role in that order, then by name, scenes as below; a shot named twice
+- The shots are put in canonical order (by role in that order, then by name, scenes as below; a shot named
+  twice
   counts once, and so does a shot another one `covers`: the Thumb and Flip Shots have one rule text,
   "flips the die with their thumb, as if they were flipping a coin", and either throw meets both),
   and the first is the **technique**: its `[release]`, `[limits]` and `[noise]` are the

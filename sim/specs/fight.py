@@ -158,7 +158,8 @@ class FightSpec(Spec):
 
     @classmethod
     def check_file(cls, path: Path, data: dict[str, Any]) -> FightSpec:
-        """Validate a fight file for `dfsim check` (a named monster is read, and blamed, from its own file)."""
+        """Validate a fight file for `dfsim check` (a named monster is read, and blamed, from its own
+        file)."""
         return fight_from_dict(data, path)
 
 

@@ -20,7 +20,7 @@ green = "piercing"
 level_up = false                 # Variant: Level Up (a Shop at 11 Shop icons)
 relics = true                    # Relic cards in the Shop deck
 xp = false                       # the expansions' XP and Power cards
-"""
+"""  # noqa: E501 - the schema example keeps its aligned comments
 
 from __future__ import annotations
 
@@ -114,7 +114,8 @@ class GameSpec(Spec):
     games: int = Field(default=1, ge=1, le=10_000_000)
 
     def problems(self) -> list[tuple[str, str]]:
-        """The party's, house rules' and throws' problems and the seats the boxes allow, as (field, problem)."""
+        """The party's, house rules' and throws' problems and the seats the boxes allow, as (field,
+        problem)."""
         out = [(f"party.{f}", p) for f, p in _party_problems(self.party)]
         out += [(f"house_rules.{f}", p) for f, p in self.house_rules.problems()]
         out += [(f"throws.{f}", p) for f, p in self.throws.problems()]
@@ -128,7 +129,7 @@ class GameSpec(Spec):
                     "party.size",
                     f'{self.party.players} heroes need more than one box ("If playing with more than '
                     'one Box of Dungeon Fighter, players may use up to 6 Heroes"); one box seats '
-                    f'{BASE_HEROES}',
+                    f"{BASE_HEROES}",
                 )
             )
         return out  # the policy name is checked where it is resolved (sim.rules.game_policy)

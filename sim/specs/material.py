@@ -106,7 +106,8 @@ def _default_table() -> MaterialTable:
 def solve_coefficients(
     pairs: dict[tuple[str, str], float], weights: dict[tuple[str, str], float] | None = None
 ) -> tuple[dict[str, float], float]:
-    """Per-material factors c with c_a * c_b ~= value for every pair; returns (factors, worst relative error)."""
+    """Per-material factors c with c_a * c_b ~= value for every pair; returns (factors, worst relative
+    error)."""
     mats = sorted({m for ab in pairs for m in ab})
     idx = {m: i for i, m in enumerate(mats)}
     rows, rhs, w = [], [], []

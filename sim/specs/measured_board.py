@@ -66,7 +66,8 @@ class MeasuredHole(Spec):
 
 
 class MeasuredPolygon(Spec):
-    """Printed bones (or a free-shaped section, with a value) traced as corner points in the measuring frame."""
+    """Printed bones (or a free-shaped section, with a value) traced as corner points in the measuring
+    frame."""
 
     id: str = Field(default="", max_length=200)
     value: int | None = Field(default=None, ge=-1000, le=1000)  # sections only

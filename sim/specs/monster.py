@@ -183,7 +183,8 @@ class RoomSpec(Spec):
         return without_empty_special_dice(self, handler(self))
 
     def problems(self) -> list[tuple[str, str]]:
-        """Requirements, templates and special dice that name no shot, template or die, as (field, problem)."""
+        """Requirements, templates and special dice that name no shot, template or die, as (field,
+        problem)."""
         return reference_problems(self.requirements, self.templates) + special_dice_problems(
             self.special_dice
         )

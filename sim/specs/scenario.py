@@ -198,7 +198,8 @@ class Scenario:
 
         # combined shots in canonical order, each once: the order they are named in changes nothing
         order = canonical_indices(shot_specs)
-        # a shot's role and covers decide only how it combines, and a combination's description records what it
+        # a shot's role and covers decide only how it combines, and a combination's description records what
+        # it
         # throws ("combined"): left out, so that adding roles kept every single shot's key and cache
         shot_d = [{k: v for k, v in shot_d[i].items() if k not in ("role", "covers")} for i in order]
         shot_specs = combine_shots(shot_specs, source)

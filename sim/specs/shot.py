@@ -99,7 +99,8 @@ class ReleaseLimits(Spec):
 
 
 class NoiseMultipliers(Spec):
-    """Per-component factors on the skill's spreads (a friendly shot is sloppier, a jump adds height noise)."""
+    """Per-component factors on the skill's spreads (a friendly shot is sloppier, a jump adds height
+    noise)."""
 
     speed: float = Field(default=1.0, ge=0, le=MAX_NOISE_FACTOR)
     elevation: float = Field(default=1.0, ge=0, le=MAX_NOISE_FACTOR)

@@ -44,7 +44,8 @@ class TallySpec(Spec):
 
     @model_validator(mode="after")
     def _adds_up(self) -> TallySpec:
-        """Hits and misses make the throws; hits by value make the hits; directions fit the off-board misses."""
+        """Hits and misses make the throws; hits by value make the hits; directions fit the off-board
+        misses."""
         missed = sum(self.misses.values())
         if self.hits + missed != self.throws:
             raise FieldError(

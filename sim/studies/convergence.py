@@ -6,7 +6,8 @@ its rest test) and a reference at `factor` x step_hz with the plain windowed res
 reference's flight is exact by default (`reference_flight="analytic"`), so the check isolates the
 contact step. With `reference_flight="step"` the reference steps the flight too; semi-implicit
 Euler then lags the parabola by g*dt*t/2, and on tuned aimed releases that lag alone moved the hit
-rate by several points even at 1920 Hz (docs/physics.md), so such a reference is not converged. For every outcome category (hit, each miss reason, void; each face for free rolls) it gives the
+rate by several points even at 1920 Hz (docs/physics.md), so such a reference is not converged. For every
+outcome category (hit, each miss reason, void; each face for free rolls) it gives the
 paired difference of shares with a Newcombe interval. A row passes when its interval holds 0; the
 intervals are Bonferroni-widened over the rows so that a converged engine passes the whole table
 with probability >= `confidence`. `paired_check` is the same comparison for any two physics

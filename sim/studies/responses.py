@@ -40,7 +40,8 @@ def shot_response(
 
     Memory: each value needs its own physics world (about 36 MB). `thrower_for` keeps every world
     for the life of the thread, so this builds its own (`build_thrower`) and keeps at most
-    `max_worlds` most recently used ones, closing the others; a value that comes back gets a freshly built world, which
+    `max_worlds` most recently used ones, closing the others; a value that comes back gets a freshly built
+    world, which
     throws bit-identically (the determinism checker tests exactly that).
 
     Cost: a new world takes about half a second; a setting the aimed release depends on (anything

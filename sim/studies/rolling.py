@@ -207,7 +207,8 @@ def paired_difference(a: list, b: list) -> tuple[float, float, float]:
 
 def judge_surface_ends(rows: list[dict], finer: list[dict] | None = None) -> Any:
     """Pass when, at h = d, each pane's end share (its 95 % interval) comes within half the published
-    thick-thin gap of its published share (the band that tells the two panes apart), and at every ratio the thick pane's share
+    thick-thin gap of its published share (the band that tells the two panes apart), and at every ratio the
+    thick pane's share
     is not below the thin one's (paired 95 % interval of the difference above 0 at h = d, not below 0
     elsewhere). `finer`, the h = d rolls stepped 4x finer, is reported, not judged: the end shares are
     not converged in the step (docs/physics.md, "Rolling bodies")."""

@@ -734,7 +734,10 @@ def judge_settling(
     total = sum(c["n"] for c in cells)
     voids = sum(c["void"] for c in cells)
     worst_sink = max(c["max_sink_mm"] for c in cells)
-    txt = f"{voids} void of {total} throws in {len(cells)} cells; deepest rest {worst_sink:.2f} mm below true height"
+    txt = (
+        f"{voids} void of {total} throws in {len(cells)} cells; deepest rest {worst_sink:.2f} mm below "
+        "true height"
+    )
     if bad:
         txt += "; failing: " + ", ".join(
             f"{c['die']}/{c['shot']} ({c['void']} void, {c['max_sink_mm']:.2f} mm)" for c in bad

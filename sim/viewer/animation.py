@@ -37,7 +37,8 @@ DPI = 80
 
 
 def _triangles(polys: list[dict[str, Any]], z: float) -> list[np.ndarray]:
-    """Flat triangles (mm) covering page polygons with holes (matplotlib cannot fill holed polygons in 3-D)."""
+    """Flat triangles (mm) covering page polygons with holes (matplotlib cannot fill holed polygons in
+    3-D)."""
     out = []
     for p in polys:
         poly = Polygon(p["ext"], p["holes"])

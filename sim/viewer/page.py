@@ -69,7 +69,7 @@ BOOT = r"""
     mod.main(data);
   })().catch((e) => fail(`error: ${e && e.stack || e}`));
 })();
-"""
+"""  # noqa: E501 - the boot script as the browser reads it
 
 
 def page_html(title: str, body: str, data: dict[str, Any], subtitle: str = "") -> str:
@@ -101,4 +101,4 @@ Drag to orbit, right-drag to pan, wheel to zoom; the page works offline. Add <co
 <script type="application/gzip-base64" id="dfsim-data">{blob}</script>
 <script>{BOOT}</script>
 </body></html>
-"""
+"""  # noqa: E501 - the page as the browser reads it

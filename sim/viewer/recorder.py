@@ -52,7 +52,8 @@ class Trajectory:
 
 
 class TrajectoryRecorder:
-    """The hook object the throw loop (sim/world/stepper.py) calls: `start` before the first step, `sample` after every step,
+    """The hook object the throw loop (sim/world/stepper.py) calls: `start` before the first step, `sample`
+    after every step,
     `finish` after the last. Keeps the most recent throw in `trajectory`."""
 
     def __init__(self, fps: float = DEFAULT_FPS) -> None:

@@ -289,7 +289,7 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, 
             f"{landing_svg(board, xy, samples, extent)}<p>{_esc(caption)}</p></div>"
         )
         tabs.append(
-            '<button '
+            "<button "
             f'data-cell="{_esc(cell["name"])}"{" class=on" if ci == 0 else ""}>{_esc(cell["name"])}</button>'
         )
         if log is not None:
@@ -304,8 +304,7 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, 
     )
     note_html = "".join(f"<p class=note>{_esc(n)}</p>" for n in notes)
     body = (
-        _tables(summary)
-        + f'<h2>Throws</h2><p>{how}</p>{note_html}<div class="throws"><div><div '
+        _tables(summary) + f'<h2>Throws</h2><p>{how}</p>{note_html}<div class="throws"><div><div '
         f'class="cell-tabs">{"".join(tabs)}</div>'
         + "".join(maps)
         + '</div><div><h3 id="viewer-title"></h3><div id="viewer"></div></div></div>'

@@ -193,7 +193,10 @@ class _Library:
             self.error = f"{self.path.name} does not load ({str(exc).splitlines()[0]})"
             return
         if size != ctypes.sizeof(_Loop):
-            self.error = f"{self.path.name} is from another version of dfsim (state size {size}, expected {ctypes.sizeof(_Loop)}; reinstall)"
+            self.error = (
+                f"{self.path.name} is from another version of dfsim (state size {size}, "
+                f"expected {ctypes.sizeof(_Loop)}; reinstall)"
+            )
             return
         self.dll = dll
         self.state = _Loop.in_dll(dll, "dfsim_loop_state")
@@ -321,7 +324,8 @@ def eligible(before_step, recorder, active: list[str]) -> bool:
 
 
 def _resets(rows: list[list[float]], bodies: list[int]) -> list[tuple]:
-    """A flight's resets as the reference's schedule keeps them: (body, position, orientation, velocity, spin)."""
+    """A flight's resets as the reference's schedule keeps them: (body, position, orientation, velocity,
+    spin)."""
     return [(b, tuple(r[0:3]), tuple(r[3:7]), tuple(r[7:10]), tuple(r[10:13])) for b, r in zip(bodies, rows)]
 
 
@@ -344,7 +348,8 @@ def _points(lib: _Library, n: int) -> list[tuple]:
 def run(
     ph: Physics, st: PhysicsSettings, props, active: list[str]
 ) -> tuple[list[DieRest], EventTrace, StepStats]:
-    """The throw loop of sim/world/stepper.py (`run`), its per-step work in the plugin: rests, trace, stats."""
+    """The throw loop of sim/world/stepper.py (`run`), its per-step work in the plugin: rests, trace,
+    stats."""
     wall0, cpu0 = time.perf_counter(), time.process_time()
     lib = _library()
     L = lib.state

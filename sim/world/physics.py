@@ -74,7 +74,8 @@ count as board, "prop" bodies are specific-throw obstacles; "body" names an unre
 BodyName = str
 """A body's name in this world: its role alone ("table", "board") or role:id ("die:0", "template:fireball",
 "prop:firewall", "prop:stone-wall:0", "board:under-templates"). Contacts, the event trace and outcomes report
-names; PyBullet ids never leave the world layer (its stepping loops read them through `fast_calls`, `body`)."""
+names; PyBullet ids never leave the world layer (its stepping loops read them through `fast_calls`,
+`body`)."""
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,8 @@ class Physics:
         return self._register(name, body, die.material)
 
     def finalize_materials(self, cache_key: Any = None) -> float:
-        """Assign per-body friction/restitution so pair products match the material table; returns worst error.
+        """Assign per-body friction/restitution so pair products match the material table; returns worst
+        error.
 
         `cache_key` (JSON-able, naming everything the scene is built from) keeps the rebound calibration
         in the user's cache folder (sim/diskcache.py): the next world of the same scene on this machine
@@ -492,7 +494,8 @@ class Physics:
         Why not one compound (`add_dynamic_hulls` with several hulls): see `sim.world.welded`. A piece's
         products of inertia about its own centre are left out (PyBullet takes a diagonal along the body
         axes, and the joint holds every piece at the solid's orientation); for the built-in templates the
-        solid's moments are still the cut body's to 9 digits, its products of inertia 0 (the pieces' cancel)."""
+        solid's moments are still the cut body's to 9 digits, its products of inertia 0 (the pieces'
+        cancel)."""
         c = self.client
         base = (0.0, 0.0, -20.0 - len(self._ids))
         # the heaviest piece first: every joint holds a piece to it (a star of joints on a light piece, a
@@ -801,7 +804,7 @@ class Physics:
         """Start a new throw's clock at 0 s (event times are relative to it)."""
         self.time_s = 0.0
 
-    # ---------------- adaptive stepping support (sim/world/stepper.py, sim/world/ballistic.py) ----------------
+    # -------- adaptive stepping support (sim/world/stepper.py, sim/world/ballistic.py) --------
     def aabbs(self, names) -> list[tuple[tuple[float, float, float], tuple[float, float, float]]]:
         """Bounding boxes (lo, hi) of these bodies as Bullet's broadphase has them now."""
         out = []
@@ -856,7 +859,8 @@ class Physics:
 
     def load_plugin(self, path: str, postfix: str) -> Callable[[list[int]], int]:
         """Load a PyBullet plugin into this world (its entry points end in `postfix`); its command call,
-        bound to this world (integer arguments in, its integer result out). RuntimeError if it does not load."""
+        bound to this world (integer arguments in, its integer result out). RuntimeError if it does not
+        load."""
         cid = self.client._client
         plugin = pb.loadPlugin(path, postfix, physicsClientId=cid)
         if plugin < 0:

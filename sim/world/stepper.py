@@ -181,7 +181,8 @@ def run(
     prev: list[AbstractSet[str]] = [empty] * nd
     empty_ids: frozenset[int] = frozenset()
     prev_ids: list[AbstractSet[int]] = [empty_ids] * nd  # PyBullet ids of the bodies touched at the last step
-    # the step budget (sim/specs/physics.py): a throw ends void after max_steps (stepped or skipped), never hangs
+    # the step budget (sim/specs/physics.py): a throw ends void after max_steps (stepped or skipped), never
+    # hangs
     status: list[Status] = [st.out_of_steps] * nd
     max_steps = st.max_steps
     r_max = st.world_radius_m

@@ -64,7 +64,8 @@ class WeldedSolid:
         self, position, orientation_xyzw, velocity=(0.0, 0.0, 0.0), spin=(0.0, 0.0, 0.0)
     ) -> list[tuple[Vec, Vec]]:
         """Each body's position and velocity (world frame; the pieces, then the anchor) when the solid's
-        frame is at `position`, turned by `orientation_xyzw`, moving at `velocity` (its origin's) and spinning at `spin`."""
+        frame is at `position`, turned by `orientation_xyzw`, moving at `velocity` (its origin's) and spinning
+        at `spin`."""
         r = quat_rows(orientation_xyzw)
         px, py, pz = (float(t) for t in position)
         vx, vy, vz = (float(t) for t in velocity)
