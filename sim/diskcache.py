@@ -87,8 +87,18 @@ def code_salt() -> str:
         bullet = version("pybullet")
     except Exception:  # noqa: BLE001 - an unusual install: the source hash still covers our side
         bullet = "unknown"
-    return json_hash([CACHE_VERSION, sim.__version__, h.hexdigest(), bullet, platform.machine(),
-                      platform.system(), list(sys.version_info[:2])], length=32)
+    return json_hash(
+        [
+            CACHE_VERSION,
+            sim.__version__,
+            h.hexdigest(),
+            bullet,
+            platform.machine(),
+            platform.system(),
+            list(sys.version_info[:2]),
+        ],
+        length=32,
+    )
 
 
 def entry_key(key: Any) -> str:
@@ -163,8 +173,13 @@ def store(kind: str, key: Any, value: Any, what: str = "") -> Path | None:
         digest = value_sha256(value)
     except ValueError:  # NaN or an infinity: never cached
         return None
-    data = {"key": stem, "value": value, "sha256": digest, "what": what or f"a solved {kind}; safe to delete",
-            "caller_key": json.loads(json.dumps(key, default=str))}
+    data = {
+        "key": stem,
+        "value": value,
+        "sha256": digest,
+        "what": what or f"a solved {kind}; safe to delete",
+        "caller_key": json.loads(json.dumps(key, default=str)),
+    }
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -176,7 +191,9 @@ def store(kind: str, key: Any, value: Any, what: str = "") -> Path | None:
         os.replace(tmp, path)
         tmp = None
     except (OSError, ValueError) as exc:
-        warnings.warn(f"dfsim: cannot write the cache in {path.parent} ({exc}); solved again next time", stacklevel=2)
+        warnings.warn(
+            f"dfsim: cannot write the cache in {path.parent} ({exc}); solved again next time", stacklevel=2
+        )
         return None
     finally:
         if tmp is not None:

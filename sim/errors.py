@@ -88,7 +88,9 @@ def _clean_loc(loc: Sequence[Any], data: Any, missing_last: bool = True) -> list
     return out
 
 
-def from_validation_error(source: str | Path, exc: Exception, prefix: str = "", data: Any = None) -> SpecError:
+def from_validation_error(
+    source: str | Path, exc: Exception, prefix: str = "", data: Any = None
+) -> SpecError:
     """Turn a pydantic ValidationError into a SpecError about its first problem (`data`, the validated
     input, lets the field be named exactly as it is spelled in the file)."""
     errors = getattr(exc, "errors", None)

@@ -86,13 +86,19 @@ def check_output(path: str | Path, flag: str = "output", make_folder: bool = Fal
         raise SpecError(p, flag, f"cannot be written ({exc.strerror or exc})") from None
     if st is not None:
         if stat.S_ISLNK(st.st_mode):
-            raise SpecError(p, flag, "is a symbolic link; dfsim does not write through links (remove it or give another name)")
+            raise SpecError(
+                p,
+                flag,
+                "is a symbolic link; dfsim does not write through links (remove it or give another name)",
+            )
         if stat.S_ISDIR(st.st_mode):
             raise SpecError(p, flag, "is a folder; give a file name")
         if not stat.S_ISREG(st.st_mode):
             raise SpecError(p, flag, "is not a regular file (a device or a pipe); give a file name")
         if is_input(p):
-            raise SpecError(p, flag, "is one of this command's inputs; writing it would destroy it (give another name)")
+            raise SpecError(
+                p, flag, "is one of this command's inputs; writing it would destroy it (give another name)"
+            )
     if not make_folder and not p.parent.is_dir():
         raise SpecError(p, flag, f"folder {p.parent} does not exist")
     check_output_dir(p.parent, flag)
@@ -141,9 +147,15 @@ def temp_file(target: str | Path) -> Path:
 
 def _refuse_link(path: Path) -> None:
     if path.is_symlink():
-        raise SpecError(path, "", "is a symbolic link; dfsim does not write through links (remove it or give another name)")
+        raise SpecError(
+            path,
+            "",
+            "is a symbolic link; dfsim does not write through links (remove it or give another name)",
+        )
     if is_input(path):
-        raise SpecError(path, "", "is one of this command's inputs; writing it would destroy it (give another name)")
+        raise SpecError(
+            path, "", "is one of this command's inputs; writing it would destroy it (give another name)"
+        )
 
 
 @contextlib.contextmanager

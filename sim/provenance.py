@@ -57,20 +57,32 @@ def reproducibility(made: dict[str, Any] | None, here: dict[str, Any] | None = N
     """One sentence: what a replay here of records made on `made` can promise."""
     here = here or machine()
     if not isinstance(made, dict):
-        return ("the run folder does not say where it was made (an older dfsim): if this is not the machine "
-                "and package set that made it, only its statistics are promised to agree")
-    diff = [f"{k} {made.get(k)} there, {here[k]} here" for k in ("python", "architecture", "system", "libc")
-            if made.get(k) != here[k]]
+        return (
+            "the run folder does not say where it was made (an older dfsim): if this is not the machine "
+            "and package set that made it, only its statistics are promised to agree"
+        )
+    diff = [
+        f"{k} {made.get(k)} there, {here[k]} here"
+        for k in ("python", "architecture", "system", "libc")
+        if made.get(k) != here[k]
+    ]
     packages = made.get("packages") if isinstance(made.get("packages"), dict) else {}
-    diff += [f"{name} {packages.get(name)} there, {v} here" for name, v in here["packages"].items()
-             if packages.get(name) != v]
+    diff += [
+        f"{name} {packages.get(name)} there, {v} here"
+        for name, v in here["packages"].items()
+        if packages.get(name) != v
+    ]
     if diff:
-        return ("made with other packages or another platform (" + "; ".join(diff) + "): only the statistics "
-                "are promised to agree, not each throw")
+        return (
+            "made with other packages or another platform (" + "; ".join(diff) + "): only the statistics "
+            "are promised to agree, not each throw"
+        )
     if made.get("cpu") != here["cpu"]:
-        return (f"made on another CPU ({made.get('cpu')}) with the same packages: the same bits are expected "
-                "(`dfsim determinism --across-cpus` finds no CPU-chosen arithmetic); a difference is a CPU "
-                "difference that check cannot emulate, and only the statistics are promised")
+        return (
+            f"made on another CPU ({made.get('cpu')}) with the same packages: the same bits are expected "
+            "(`dfsim determinism --across-cpus` finds no CPU-chosen arithmetic); a difference is a CPU "
+            "difference that check cannot emulate, and only the statistics are promised"
+        )
     return "made on this kind of machine with these packages: every record replays bit for bit"
 
 

@@ -21,7 +21,9 @@ N_NORMALS = 16  # fixed layout: 0 speed, 1 elevation, 2 azimuth, 3 height, 4 lat
 
 def rng_for(root_seed: int, index: int, stream: int = STREAM_RELEASE) -> np.random.Generator:
     """The generator of one stream of one throw."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(int(root_seed), spawn_key=(int(index), stream))))
+    return np.random.Generator(
+        np.random.PCG64(np.random.SeedSequence(int(root_seed), spawn_key=(int(index), stream)))
+    )
 
 
 def random_quaternion(rng: np.random.Generator) -> tuple[float, ...]:

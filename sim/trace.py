@@ -63,7 +63,9 @@ class EventTrace:
     # sim/rules/requirements.py `is_bounce`). None: not recorded (a hand-built trace).
     lift_offs: dict[str, list[float]] | None = None
     # arrays made from the sample lists, by (die or "" for the times, number of samples)
-    _arrays: dict[tuple[str, int], tuple[list, np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
+    _arrays: dict[tuple[str, int], tuple[list, np.ndarray]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def of(self, die: str) -> list[ContactEvent]:
         """The events of one die, in time order."""

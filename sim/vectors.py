@@ -40,7 +40,7 @@ def matmul(a: ArrayLike, b: ArrayLike) -> np.ndarray:
         return out
     out = x[..., :, 0:1] * y[0]  # (..., n, k) @ (k, m) -> (..., n, m)
     for k in range(1, inner):
-        out = out + x[..., :, k:k + 1] * y[k]
+        out = out + x[..., :, k : k + 1] * y[k]
     return out
 
 

@@ -14,11 +14,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from sim.engine.bench import run_bench
 
     # one line first, not a bar: output while timing would be part of what is timed
-    sys.stderr.write(f"dfsim: timing {args.throws} throws of the reference scene, then {args.naive_throws} of a "
-                     "naive loop and the uniform-step loop (seconds to a minute) ...\n")
+    sys.stderr.write(
+        f"dfsim: timing {args.throws} throws of the reference scene, then {args.naive_throws} of a "
+        "naive loop and the uniform-step loop (seconds to a minute) ...\n"
+    )
     sys.stderr.flush()
-    out = run_bench(throws=args.throws, naive_throws=args.naive_throws,
-                    physics={"step_hz": args.step_hz} if args.step_hz else None, uniform_step_hz=args.uniform_step_hz)
+    out = run_bench(
+        throws=args.throws,
+        naive_throws=args.naive_throws,
+        physics={"step_hz": args.step_hz} if args.step_hz else None,
+        uniform_step_hz=args.uniform_step_hz,
+    )
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
     return 0
 
@@ -28,7 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     b = sub.add_parser("bench", help="throughput of the reference scene vs a naive loop")
     b.add_argument("--throws", type=integer(1, 100_000), default=300)
     b.add_argument("--naive-throws", type=integer(1, 1000), default=10)
-    b.add_argument("--step-hz", type=number(60, 20000), default=None, help="contact step (default: the physics default)")
-    b.add_argument("--uniform-step-hz", type=number(60, 20000), default=480.0, help="step of the uniform loop compared against")
+    b.add_argument(
+        "--step-hz", type=number(60, 20000), default=None, help="contact step (default: the physics default)"
+    )
+    b.add_argument(
+        "--uniform-step-hz",
+        type=number(60, 20000),
+        default=480.0,
+        help="step of the uniform loop compared against",
+    )
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench)

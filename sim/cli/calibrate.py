@@ -20,7 +20,9 @@ _PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 def _default_out(name: str, source: str, flag: str = "--out") -> Path:
     if not _PLAIN.match(name):
-        raise SpecError(source, "name", f"'{name[:40]}' is not a plain file name: give the output file with {flag}")
+        raise SpecError(
+            source, "name", f"'{name[:40]}' is not a plain file name: give the output file with {flag}"
+        )
     return Path(f"{name}.toml")
 
 
@@ -30,14 +32,19 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from sim.studies.calibration import calibrate, material_toml
 
     spec = load_measurements(args.measurements)
-    out = check_output(Path(args.out) if args.out else _default_out(spec.name, spec.source), "--out", make_folder=True)
+    out = check_output(
+        Path(args.out) if args.out else _default_out(spec.name, spec.source), "--out", make_folder=True
+    )
     result = calibrate(spec, progress=not args.json)
     write_atomic(out, material_toml(result.table))
     if args.json:
         print(json.dumps(result.to_json() | {"material_file": str(out)}, indent=2))
     else:
         print(result.report())
-        print(f"wrote {out}  (use it in an experiment file as materials = \"{out}\", or Scenario.build(materials=...))")
+        print(
+            f'wrote {out}  (use it in an experiment file as materials = "{out}", or '
+            "Scenario.build(materials=...))"
+        )
     return 0
 
 
@@ -47,10 +54,14 @@ def cmd_fit_skill(args: argparse.Namespace) -> int:
     from sim.studies.skill_fit import fit_skill, skill_toml
 
     tally = load_tally(args.tally)
-    out = check_output(Path(args.out) if args.out else _default_out(tally.name, tally.source), "--out", make_folder=True)
+    out = check_output(
+        Path(args.out) if args.out else _default_out(tally.name, tally.source), "--out", make_folder=True
+    )
     if not args.out:  # said before the work, so nothing lands in the current folder unannounced
-        sys.stderr.write(f"dfsim: the fitted skill will be written to {out} in the current folder "
-                         f"({out.resolve().parent}; --out chooses another file)\n")
+        sys.stderr.write(
+            f"dfsim: the fitted skill will be written to {out} in the current folder "
+            f"({out.resolve().parent}; --out chooses another file)\n"
+        )
     result = fit_skill(tally, throws=args.throws, seed=args.seed, progress=not args.json)
     write_atomic(out, skill_toml(result.skill))
     if args.json:
@@ -65,19 +76,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `dfsim calibrate` and `dfsim fit-skill`."""
     from sim.cli.common import SEED, integer
 
-    p = sub.add_parser("calibrate", help="fit a die-surface pair (restitution, friction, contact damping) to home "
-                                         "measurements; writes a material file")
+    p = sub.add_parser(
+        "calibrate",
+        help="fit a die-surface pair (restitution, friction, contact damping) to home "
+        "measurements; writes a material file",
+    )
     p.add_argument("measurements", help="a measurements file (docs/calibration.md): drops, tilts, ramps")
-    p.add_argument("--out", help="the material file to write (default NAME.toml, NAME from the measurements file)")
+    p.add_argument(
+        "--out", help="the material file to write (default NAME.toml, NAME from the measurements file)"
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_calibrate)
 
-    p = sub.add_parser("fit-skill", help="fit a thrower's skill (spread scale, aim bias) to a tally of real throws; "
-                                         "writes a skill file")
+    p = sub.add_parser(
+        "fit-skill",
+        help="fit a thrower's skill (spread scale, aim bias) to a tally of real throws; writes a skill file",
+    )
     p.add_argument("tally", help="a tally file (docs/calibration.md): throws, hits, misses by reason, ...")
-    p.add_argument("--throws", type=integer(20, 100_000), default=None,
-                   help="simulated throws per candidate (default: the tally's own `simulated_throws`)")
-    p.add_argument("--seed", type=SEED, default=None, help="root seed of the simulated throws (default: the tally's)")
+    p.add_argument(
+        "--throws",
+        type=integer(20, 100_000),
+        default=None,
+        help="simulated throws per candidate (default: the tally's own `simulated_throws`)",
+    )
+    p.add_argument(
+        "--seed", type=SEED, default=None, help="root seed of the simulated throws (default: the tally's)"
+    )
     p.add_argument("--out", help="the skill file to write (default NAME.toml, NAME from the tally file)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_fit_skill)

@@ -16,22 +16,33 @@ def _line(kind: str, s) -> str:
     if kind == "die":
         extra = f"{s.shape}, {s.mass_g:g} g, faces: {', '.join(s.faces)}"
     elif kind == "board":
-        extra = f"{len(s.sections)} sections, {len(s.holes)} holes, {len(s.bones)} bones, {2 * s.radius_m * 1e3:.0f} mm across"
+        extra = (
+            f"{len(s.sections)} sections, {len(s.holes)} holes, {len(s.bones)} bones, "
+            f"{2 * s.radius_m * 1e3:.0f} mm across"
+        )
     elif kind == "skill":  # what tells skills apart: their spreads (one standard deviation each)
-        extra = (f"1 sd: speed {100 * s.speed_sd_frac:.1f} %, elevation {s.elevation_sd_deg:g} deg, azimuth "
-                 f"{s.azimuth_sd_deg:g} deg, release point {s.height_sd_mm:g}/{s.lateral_sd_mm:g}/"
-                 f"{s.distance_sd_mm:g} mm (height/side/distance), spin {s.spin_sd_rps:g} rps")
+        extra = (
+            f"1 sd: speed {100 * s.speed_sd_frac:.1f} %, elevation {s.elevation_sd_deg:g} deg, azimuth "
+            f"{s.azimuth_sd_deg:g} deg, release point {s.height_sd_mm:g}/{s.lateral_sd_mm:g}/"
+            f"{s.distance_sd_mm:g} mm (height/side/distance), spin {s.spin_sd_rps:g} rps"
+        )
         if s.speed_bias_frac or s.azimuth_bias_deg:
             extra += f"; bias: speed {100 * s.speed_bias_frac:+.1f} %, azimuth {s.azimuth_bias_deg:+g} deg"
         extra = f"{desc}; {extra}" if desc else extra
     elif kind == "prop":
         pl = s.placement
-        return (f"{s.name:<14}{est:<13} {s.shape.type:<12} {s.material:<10} "
-                f"at {pl.anchor} {pl.x_mm:+g},{pl.y_mm:+g},{pl.z_mm:+g} mm")
+        return (
+            f"{s.name:<14}{est:<13} {s.shape.type:<12} {s.material:<10} "
+            f"at {pl.anchor} {pl.x_mm:+g},{pl.y_mm:+g},{pl.z_mm:+g} mm"
+        )
     elif kind == "template":
         b = s.outline_geom.bounds
         size = f"{(b[2] - b[0]) * 1e3:.0f}x{(b[3] - b[1]) * 1e3:.0f} mm"
-        eff = [s.effect if s.effect != "damage" else "damage " + "/".join(str(d) for d in [s.damage, *(r.damage for r in s.regions)])]
+        eff = [
+            s.effect
+            if s.effect != "damage"
+            else "damage " + "/".join(str(d) for d in [s.damage, *(r.damage for r in s.regions)])
+        ]
         for k in ("hero_damage", "heal", "gold"):
             if getattr(s, k):
                 eff.append(f"{k} {getattr(s, k)}")
@@ -75,15 +86,20 @@ def cmd_check(args: argparse.Namespace) -> int:
         from sim.specs.measured_board import board_from_measurements
 
         board, _ = board_from_measurements(data, str(path))
-        print(f"ok: {args.file} is a valid measured board ({len(board.sections)} sections, {len(board.holes)} "
-              f"holes, {len(board.bones)} bones)")
+        print(
+            f"ok: {args.file} is a valid measured board ({len(board.sections)} sections, {len(board.holes)} "
+            f"holes, {len(board.bones)} bones)"
+        )
         return 0
     if data.get("kind") == "sensitivity" or (data.get("kind") is None and "parameters" in data):
         from sim.studies.sensitivity import load_sensitivity, plan_sensitivity
 
         plan = plan_sensitivity(*load_sensitivity(path))
-        print(f"ok: {args.file} is a valid sensitivity analysis ({plan.spec.method}, {len(plan.X)} design points, "
-              "every parameter applied at both ends of its range)")
+        print(
+            f"ok: {args.file} is a valid sensitivity analysis ({plan.spec.method}, {len(plan.X)} design "
+            "points, "
+            "every parameter applied at both ends of its range)"
+        )
         return 0
     kind = infer_kind(path, data)
     if kind not in SPEC_CLASSES and kind not in USER_KINDS:
@@ -109,13 +125,22 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         pf = {(p.a, p.b): p.friction for p in spec.pairs}
         pe = {(p.a, p.b): max(p.restitution, 1e-3) for p in spec.pairs}
-        msg += f" (worst pair error with all materials in one scene: friction {solve_coefficients(pf)[1]:.1%}, restitution {solve_coefficients(pe)[1]:.1%})"
+        msg += (
+            f" (worst pair error with all materials in one scene: friction {solve_coefficients(pf)[1]:.1%}, "
+            f"restitution {solve_coefficients(pe)[1]:.1%})"
+        )
     print(msg)
     return 0
 
 
-LISTINGS = (("board", "boards"), ("die", "dice"), ("shot", "shots"), ("skill", "skills"),
-            ("template", "templates"), ("prop", "props"))
+LISTINGS = (
+    ("board", "boards"),
+    ("die", "dice"),
+    ("shot", "shots"),
+    ("skill", "skills"),
+    ("template", "templates"),
+    ("prop", "props"),
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -124,6 +149,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         lp = sub.add_parser(name, help=f"list built-in {name}")
         lp.add_argument("--json", action="store_true")
         lp.set_defaults(func=lambda a, k=kind: cmd_list(k, a))
-    c = sub.add_parser("check", help="validate a data file (board, die, shot, skill, materials, template, prop, monster, fight, experiment)")
+    c = sub.add_parser(
+        "check",
+        help="validate a data file (board, die, shot, skill, materials, template, prop, monster, fight, "
+        "experiment)",
+    )
     c.add_argument("file")
     c.set_defaults(func=cmd_check)

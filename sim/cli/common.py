@@ -57,7 +57,9 @@ def number(lo: float, hi: float) -> Callable[[str], float]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, not {text[:30]!r}") from None
         if not math.isfinite(v) or not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"must be a finite number between {lo:g} and {hi:g} (got {text[:30]})")
+            raise argparse.ArgumentTypeError(
+                f"must be a finite number between {lo:g} and {hi:g} (got {text[:30]})"
+            )
         return v
 
     parse.__name__ = "number"
@@ -94,12 +96,32 @@ def pairs(items: list[str] | None, flag: str) -> dict[str, Any]:
 def add_scenario_options(p: argparse.ArgumentParser, with_shot: bool = True) -> None:
     """--board, --die, --shot, --skill, --rule, --set and --json."""
     p.add_argument("--board", default="magma", help="board name or TOML path (default: magma)")
-    p.add_argument("--die", action="append", dest="dice", help="die name or path; repeat for several dice (default: hero-d8)")
+    p.add_argument(
+        "--die",
+        action="append",
+        dest="dice",
+        help="die name or path; repeat for several dice (default: hero-d8)",
+    )
     if with_shot:
-        p.add_argument("--shot", action="append", dest="shots", help="shot profile; repeat to combine requirements (default: standard)")
-        p.add_argument("--skill", default="casual", help="skill level: novice, casual, expert or a path (default: casual)")
+        p.add_argument(
+            "--shot",
+            action="append",
+            dest="shots",
+            help="shot profile; repeat to combine requirements (default: standard)",
+        )
+        p.add_argument(
+            "--skill",
+            default="casual",
+            help="skill level: novice, casual, expert or a path (default: casual)",
+        )
     p.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option, e.g. cocked=miss")
-    p.add_argument("--set", action="append", metavar="PATH=VALUE", dest="overrides", help="override a setting, e.g. shot.release.distance_mm=900")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="PATH=VALUE",
+        dest="overrides",
+        help="override a setting, e.g. shot.release.distance_mm=900",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -127,7 +149,11 @@ def human(res: dict) -> str:
     cocked = "  [cocked {:.1f} deg]".format(res["tilt_deg"]) if res["cocked"] else ""
     lines.append(f"  face {res['face']}{'  [icon]' if res['icon'] else ''}{cocked}")
     lines.append(f"  damage {res['damage']:g}{'  INSTA-KILL' if res.get('insta_kill') else ''}")
-    lines.append("  rest at ({:.1f}, {:.1f}) mm, touching {}".format(res["position_mm"][0], res["position_mm"][1], ", ".join(res["touching"]) or "nothing"))
+    lines.append(
+        "  rest at ({:.1f}, {:.1f}) mm, touching {}".format(
+            res["position_mm"][0], res["position_mm"][1], ", ".join(res["touching"]) or "nothing"
+        )
+    )
     if res.get("requirements"):
         lines.append("  requirements: " + ", ".join(f"{k} {v}" for k, v in res["requirements"].items()))
     if res.get("template"):
@@ -157,7 +183,9 @@ class AimProgress:
             return
         tty = sys.stderr.isatty()
         if tty:
-            sys.stderr.write(f"\rdfsim: aiming the shot (solved once, then cached): grid point {done + 1}/{total}")
+            sys.stderr.write(
+                f"\rdfsim: aiming the shot (solved once, then cached): grid point {done + 1}/{total}"
+            )
             if done + 1 == total:
                 sys.stderr.write("\n")
         elif not self.shown:

@@ -18,7 +18,9 @@ def cmd_converge(args: argparse.Namespace) -> int:
 
     unknown = [s for s in args.scenes if s not in QUICK_SCENES]
     if unknown:
-        raise SpecError("<command line>", "scenes", f"unknown scene '{unknown[0]}' (known: {', '.join(QUICK_SCENES)})")
+        raise SpecError(
+            "<command line>", "scenes", f"unknown scene '{unknown[0]}' (known: {', '.join(QUICK_SCENES)})"
+        )
     out = {}
     for scene in args.scenes or list(QUICK_SCENES):
         sc = Scenario.build(**QUICK_SCENES[scene])
@@ -29,8 +31,14 @@ def cmd_converge(args: argparse.Namespace) -> int:
             sc = sc.with_physics(**settings)
         bar = WorkBar(args.n, "pair", f"{scene}: paired throws", enabled=not args.json, after_s=0)
         try:
-            tab = convergence_check(sc, args.n, seed=args.seed, factor=args.factor,
-                                    reference_flight=args.reference_flight, tick=bar.update)
+            tab = convergence_check(
+                sc,
+                args.n,
+                seed=args.seed,
+                factor=args.factor,
+                reference_flight=args.reference_flight,
+                tick=bar.update,
+            )
         finally:
             bar.close()
         out[scene] = tab.as_dict()
@@ -44,14 +52,30 @@ def cmd_converge(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `dfsim converge`."""
     c = sub.add_parser("converge", help="convergence check: default physics vs a finer contact step, paired")
-    c.add_argument("scenes", nargs="*", default=[],
-                   help="of reference, firewall, template, roll-d6, roll-d8 (default: all)")
+    c.add_argument(
+        "scenes",
+        nargs="*",
+        default=[],
+        help="of reference, firewall, template, roll-d6, roll-d8 (default: all)",
+    )
     c.add_argument("-n", type=integer(1, 100_000), default=200, help="throws per scene")
     c.add_argument("--seed", type=SEED, default=2024)
-    c.add_argument("--step-hz", type=number(60, 20000), default=None, help="candidate contact step (default: the physics default)")
-    c.add_argument("--physics", action="append", default=[], metavar="KEY=VALUE",
-                   help="candidate physics setting (repeatable), e.g. fine_speed_mps=1.0")
-    c.add_argument("--factor", type=number(1, 64), default=4.0, help="reference step = factor x candidate step")
+    c.add_argument(
+        "--step-hz",
+        type=number(60, 20000),
+        default=None,
+        help="candidate contact step (default: the physics default)",
+    )
+    c.add_argument(
+        "--physics",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="candidate physics setting (repeatable), e.g. fine_speed_mps=1.0",
+    )
+    c.add_argument(
+        "--factor", type=number(1, 64), default=4.0, help="reference step = factor x candidate step"
+    )
     c.add_argument("--reference-flight", choices=["analytic", "step"], default="analytic")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_converge)

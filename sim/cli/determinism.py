@@ -24,31 +24,42 @@ def cmd_determinism(args: argparse.Namespace) -> int:
 
 
 def _across_cpus() -> int:
-    """The engine's fingerprint in fresh processes that compute as other CPUs would; exit 1 on a difference."""
+    """The engine's fingerprint in fresh processes that compute as other CPUs would; exit 1 on a
+    difference."""
     import sys
 
     from sim.engine.portability import compare
 
     worst = 0
-    for variant, fp, differ in compare(lambda name: print(f"fingerprinting: {name} ...", file=sys.stderr, flush=True)):
+    for variant, fp, differ in compare(
+        lambda name: print(f"fingerprinting: {name} ...", file=sys.stderr, flush=True)
+    ):
         parts = " ".join(f"{k}={v}" for k, v in fp.items())
         if differ:
             worst = 1
             print(f"DIFFERS  {variant.name}: {', '.join(differ)} ({parts})")
         else:
             print(f"same     {variant.name} ({parts})")
-    print("the same bits under every CPU variant this machine can emulate" if worst == 0 else
-          "NOT portable: some variant computes different bits (docs/physics.md, 'What is reproducible')")
+    print(
+        "the same bits under every CPU variant this machine can emulate"
+        if worst == 0
+        else "NOT portable: some variant computes different bits (docs/physics.md, 'What is reproducible')"
+    )
     return worst
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `determinism` command (scenario options, --seed, --throws)."""
-    p = sub.add_parser("determinism", help="throw the same draws twice and in a fresh world; compare to the bit")
+    p = sub.add_parser(
+        "determinism", help="throw the same draws twice and in a fresh world; compare to the bit"
+    )
     add_scenario_options(p)
     p.add_argument("--seed", type=SEED, default=7)
     p.add_argument("--throws", type=integer(1, 1000), default=3)
-    p.add_argument("--across-cpus", action="store_true",
-                   help="instead: a fixed fingerprint in fresh processes made to compute as other CPUs do "
-                        "(BLAS kernels, numpy SIMD, libm variants; about 15 s)")
+    p.add_argument(
+        "--across-cpus",
+        action="store_true",
+        help="instead: a fixed fingerprint in fresh processes made to compute as other CPUs do "
+        "(BLAS kernels, numpy SIMD, libm variants; about 15 s)",
+    )
     p.set_defaults(func=cmd_determinism)

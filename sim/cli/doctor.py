@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "doctor",
         help="verify a results folder (manifest, hashes, chunk ranges, records)",
         description="Check a results folder without changing it: one line per problem, saying what is wrong "
-                    "and what running the experiment again will do. Exit 0 when healthy, 1 when not.",
+        "and what running the experiment again will do. Exit 0 when healthy, 1 when not.",
     )
     p.add_argument("results", metavar="RESULTS_DIR", help="an experiment's output folder")
     p.set_defaults(func=cmd_doctor)

@@ -21,19 +21,39 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the `fight` and `monsters` commands to the CLI's subparsers."""
     p = sub.add_parser("fight", help="play a fight (monster, room, party) with resampled recorded throws")
     p.add_argument("fight", help="fight file, or a built-in fight name (fights/), e.g. 'reference'")
-    p.add_argument("--records", metavar="RESULTS_DIR", help="output folder of a `dfsim run` whose throws are resampled")
-    p.add_argument("--engine", choices=("resample", "physics"), default="resample",
-                   help="resample recorded throws (--records, default) or simulate every throw with the dice "
-                        "left on the board (physics)")
-    p.add_argument("--variant", help="use only this variant's throws from RESULTS_DIR (default: the fight file's)")
+    p.add_argument(
+        "--records", metavar="RESULTS_DIR", help="output folder of a `dfsim run` whose throws are resampled"
+    )
+    p.add_argument(
+        "--engine",
+        choices=("resample", "physics"),
+        default="resample",
+        help="resample recorded throws (--records, default) or simulate every throw with the dice "
+        "left on the board (physics)",
+    )
+    p.add_argument(
+        "--variant", help="use only this variant's throws from RESULTS_DIR (default: the fight file's)"
+    )
     p.add_argument("--seed", type=SEED, help="root seed (default: the fight file's)")
-    p.add_argument("--fights", type=integer(1, 10_000_000), help="how many fights to play (default: the fight file's, 1)")
+    p.add_argument(
+        "--fights", type=integer(1, 10_000_000), help="how many fights to play (default: the fight file's, 1)"
+    )
     p.add_argument("--first", type=INDEX, default=0, help="index of the first fight (default 0)")
     p.add_argument("--policy", help="named policy (default: the fight file's)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", dest="overrides",
-                   help="override a fight setting, e.g. difficulty=hard or house_rules.extra_white_dice=2")
-    p.add_argument("--rule", action="append", metavar="NAME[=VALUE]", dest="house_rules",
-                   help="a house rule (docs/fights.md), e.g. --rule holes_inactive or --rule monster_life_bonus=-3")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        dest="overrides",
+        help="override a fight setting, e.g. difficulty=hard or house_rules.extra_white_dice=2",
+    )
+    p.add_argument(
+        "--rule",
+        action="append",
+        metavar="NAME[=VALUE]",
+        dest="house_rules",
+        help="a house rule (docs/fights.md), e.g. --rule holes_inactive or --rule monster_life_bonus=-3",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_fight)
     m = sub.add_parser("monsters", help="list built-in monsters")
@@ -48,7 +68,9 @@ def _value(text: str) -> Any:
         return text
 
 
-def _overrides(items: list[str] | None, rules: list[str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+def _overrides(
+    items: list[str] | None, rules: list[str] | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
     """--set KEY=VALUE and --rule NAME[=VALUE] (a house rule; a bare name turns it on) as overrides,
     and the flag each key came from."""
     out: dict[str, Any] = {}
@@ -74,11 +96,14 @@ def _played_fights(spec, source, fights: range, policy, physics: bool) -> list:
     from sim.experiments.progress import WorkBar
     from sim.rules.fight import run_fights
 
-    bar = WorkBar(len(fights), "fight", "fights in physics" if physics else "fights", after_s=0.5 if physics else 1.0)
+    bar = WorkBar(
+        len(fights), "fight", "fights in physics" if physics else "fights", after_s=0.5 if physics else 1.0
+    )
     if physics:
         source.on_throw = lambda k: bar.bar.set_postfix_str(f"{k} throws", refresh=True)
         source.aim_progress = lambda done, total: bar.bar.set_postfix_str(
-            f"{source.throws} throws; aiming a new scene, grid point {done + 1}/{total}", refresh=True)
+            f"{source.throws} throws; aiming a new scene, grid point {done + 1}/{total}", refresh=True
+        )
     results = []
     try:
         for i in fights:
@@ -109,10 +134,16 @@ def cmd_fight(args: argparse.Namespace) -> int:
     policy = resolve_policy(args.policy or spec.policy, spec.source if not args.policy else "command line")
     physics = args.engine == "physics"
     if physics and args.records:
-        raise SpecError("command line", "--records", "is for --engine resample (physics simulates every throw)")
+        raise SpecError(
+            "command line", "--records", "is for --engine resample (physics simulates every throw)"
+        )
     if not physics and not args.records:
-        raise SpecError("command line", "--records", "is required: give the output folder of a `dfsim run` whose "
-                        "throws match the fight (or simulate every throw with --engine physics)")
+        raise SpecError(
+            "command line",
+            "--records",
+            "is required: give the output folder of a `dfsim run` whose "
+            "throws match the fight (or simulate every throw with --engine physics)",
+        )
     n = args.fights if args.fights is not None else spec.fights
     if n < 1 or args.first < 0:
         raise SpecError("command line", "--fights", "must be at least 1 (and --first at least 0)")
@@ -124,8 +155,12 @@ def cmd_fight(args: argparse.Namespace) -> int:
         notes: list[str] = []
         source = PhysicsSource(seed, spec.throws.colored_die, spec.throws.white_die)
     else:
-        tables, notes = tables_from_results(args.records, args.variant or spec.throws.variant,
-                                            white_die=spec.throws.white_die, colored_die=spec.throws.colored_die)
+        tables, notes = tables_from_results(
+            args.records,
+            args.variant or spec.throws.variant,
+            white_die=spec.throws.white_die,
+            colored_die=spec.throws.colored_die,
+        )
         source = ResampleSource(tables, seed=seed)
     try:
         results = _played_fights(spec, source, range(args.first, args.first + n), policy, physics)
@@ -135,9 +170,17 @@ def cmd_fight(args: argparse.Namespace) -> int:
         raise SpecError(spec.source, "engine", str(exc)) from None
     except FightError as exc:
         raise SpecError(spec.source, "policy", str(exc)) from None
-    head = {"fight": spec.name, "source": spec.source, "seed": seed, "first": args.first, "fights": n,
-            "engine": args.engine, "records": str(args.records) if args.records else None,
-            "tables": [t.describe() for t in source.used.values()] if not physics else [], "notes": notes}
+    head = {
+        "fight": spec.name,
+        "source": spec.source,
+        "seed": seed,
+        "first": args.first,
+        "fights": n,
+        "engine": args.engine,
+        "records": str(args.records) if args.records else None,
+        "tables": [t.describe() for t in source.used.values()] if not physics else [],
+        "notes": notes,
+    }
     if physics:
         head["board_moves"] = source.state.moves
     if n == 1:
@@ -147,8 +190,10 @@ def cmd_fight(args: argparse.Namespace) -> int:
         else:
             print("\n".join(format_log(r.log)))
             for m in head.get("board_moves", []):
-                print(f"throw {m['throw']} moved the {m['slot']} die on the board {m['shift_mm']} mm: "
-                      f"{m['from']} -> {m['to']}")
+                print(
+                    f"throw {m['throw']} moved the {m['slot']} die on the board {m['shift_mm']} mm: "
+                    f"{m['from']} -> {m['to']}"
+                )
             print(_summary_line(r))
         return 0
     summary = summarize(results)
@@ -162,6 +207,7 @@ def cmd_fight(args: argparse.Namespace) -> int:
 def format_summary(spec, head: dict, s: dict) -> str:
     """The many-fights summary as text: outcome rates in percent with their intervals, per-fight means,
     the recorded tables the throws came from, and the notes."""
+
     def pct(r):
         return f"{100 * r['rate']:5.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"
 
@@ -170,26 +216,41 @@ def format_summary(spec, head: dict, s: dict) -> str:
         return f"{e['value']:.2f}" + (f" [{lo:.2f}, {hi:.2f}]" if lo is not None else "")
 
     m = spec.monster
-    lines = [f"{spec.name}: {m.label} ({spec.monster_life} life, {spec.difficulty}), "
-             f"{len(spec.party.heroes)} heroes, {s['n']} fights from seed {head['seed']} (95 % intervals)",
-             f"  won          {pct(s['won'])}",
-             f"  lost         {pct(s['lost'])}" + (f"  ({', '.join(f'{k}: {v}' for k, v in s['lost_reasons'].items())})"
-                                                  if s["lost_reasons"] else "")]
+    lines = [
+        f"{spec.name}: {m.label} ({spec.monster_life} life, {spec.difficulty}), "
+        f"{len(spec.party.heroes)} heroes, {s['n']} fights from seed {head['seed']} (95 % intervals)",
+        f"  won          {pct(s['won'])}",
+        f"  lost         {pct(s['lost'])}"
+        + (
+            f"  ({', '.join(f'{k}: {v}' for k, v in s['lost_reasons'].items())})" if s["lost_reasons"] else ""
+        ),
+    ]
     if s["backed_down"]["count"]:
         lines.append(f"  backed down  {pct(s['backed_down'])}")
     if s["unfinished"]["count"]:
         lines.append(f"  unfinished   {pct(s['unfinished'])}")
     lines.append(f"  epic shot    {pct(s['epic_shot'])}")
-    for k, label in (("rounds", "rounds"), ("throws", "throws"), ("hero_damage", "hero damage"),
-                     ("white_dice_used", "white dice"), ("retrievals", "retrievals"), ("fainted", "fainted"),
-                     ("gold", "gold")):
+    for k, label in (
+        ("rounds", "rounds"),
+        ("throws", "throws"),
+        ("hero_damage", "hero damage"),
+        ("white_dice_used", "white dice"),
+        ("retrievals", "retrievals"),
+        ("fainted", "fainted"),
+        ("gold", "gold"),
+    ):
         lines.append(f"  {label:<12} {mean(s[k])}  (mean per fight)")
     for t in head["tables"]:
-        lines.append(f"  throws from {t['label']}: {t['throws']} records, hit rate {100 * t['hit_rate']:.1f}%")
+        lines.append(
+            f"  throws from {t['label']}: {t['throws']} records, hit rate {100 * t['hit_rate']:.1f}%"
+        )
     if head.get("engine") == "physics":
         moves = head.get("board_moves", [])
         changed = sum(m["from"] != m["to"] for m in moves)
-        lines.append(f"  physics in the loop: {len(moves)} resting dice moved by later throws, {changed} changed section")
+        lines.append(
+            f"  physics in the loop: {len(moves)} resting dice moved by later throws, {changed} changed "
+            "section"
+        )
     lines += [f"  note: {x}" for x in head["notes"]]
     return "\n".join(lines)
 
@@ -200,27 +261,47 @@ def format_log(log: list[dict[str, Any]]) -> list[str]:
     for e in log:
         ev = e["event"]
         if ev == "start":
-            extra = f" ({e['card_life']} on the card" + (f", room +{e['room_bonus']}" if e["room_bonus"] else "")
+            extra = f" ({e['card_life']} on the card" + (
+                f", room +{e['room_bonus']}" if e["room_bonus"] else ""
+            )
             extra += f", {e['difficulty']})"
-            out.append(f"{e['monster']}: {e['life']} life{extra}, {e['miss_damage']} damage on a miss, level {e['level']}"
-                       + (" - FINAL BOSS" if e["final_boss"] else ""))
-            out.append(f"  party: {', '.join(e['heroes'])}; {e['white_dice']} white dice"
-                       + (f"; requirements: {', '.join(e['requirements'])}" if e["requirements"] else "")
-                       + (f"; templates: {', '.join(e['templates'])}" if e["templates"] else "")
-                       + (f"; house rules: {e['house_rules']}" if e["house_rules"] else ""))
+            out.append(
+                f"{e['monster']}: {e['life']} life{extra}, {e['miss_damage']} damage on a miss, level "
+                f"{e['level']}" + (" - FINAL BOSS" if e["final_boss"] else "")
+            )
+            out.append(
+                f"  party: {', '.join(e['heroes'])}; {e['white_dice']} white dice"
+                + (f"; requirements: {', '.join(e['requirements'])}" if e["requirements"] else "")
+                + (f"; templates: {', '.join(e['templates'])}" if e["templates"] else "")
+                + (f"; house rules: {e['house_rules']}" if e["house_rules"] else "")
+            )
         elif ev == "turn":
             out.append(f"round {e['round']}, turn {e['turn']}: {e['hero']} (monster {e['monster_life']})")
         elif ev == "choose":
             w = f" with {', '.join(e['weapons'])}" if e["weapons"] else ""
             out.append(f"  throws the {e['die']} die{w}: {'+'.join(e['shots'])}, aiming for {e['aim']}")
         elif ev == "throw":
-            where = f" on {e['template']}" if e["template"] else (f" in {e['section']} ({e['value']})" if e["result"] == "hit" else "")
-            out.append(f"    throw {e['throw']}: {e['result'].upper()} ({e['reason']}){where}, face {e['face']}"
-                       + (" [icon]" if e["icon"] else ""))
+            where = (
+                f" on {e['template']}"
+                if e["template"]
+                else (f" in {e['section']} ({e['value']})" if e["result"] == "hit" else "")
+            )
+            out.append(
+                f"    throw {e['throw']}: {e['result'].upper()} ({e['reason']}){where}, face {e['face']}"
+                + (" [icon]" if e["icon"] else "")
+            )
         elif ev == "hit":
-            out.append(f"  hit for {e['damage']}" + (" - INSTA-KILL" if e["insta_kill"] else "") + f": monster at {e['monster_life']}")
+            out.append(
+                f"  hit for {e['damage']}"
+                + (" - INSTA-KILL" if e["insta_kill"] else "")
+                + f": monster at {e['monster_life']}"
+            )
         elif ev == "miss":
-            out.append("  miss" + (f", still {e['damage']} damage" if e["damage"] else "") + f": monster at {e['monster_life']}")
+            out.append(
+                "  miss"
+                + (f", still {e['damage']} damage" if e["damage"] else "")
+                + f": monster at {e['monster_life']}"
+            )
         elif ev == "hero-damage":
             out.append(f"  {e['hero']} suffers {e['damage']} ({e['cause']}): {e['life']} life")
         elif ev == "defeated":
@@ -234,9 +315,11 @@ def format_log(log: list[dict[str, Any]]) -> list[str]:
 
 
 def _summary_line(r) -> str:
-    return (f"{r.outcome.upper()}: {r.rounds} rounds, {r.throws} throws, hero damage {r.hero_damage}, "
-            f"white dice {r.white_dice_used}, retrievals {r.retrievals}, fainted {len(r.fainted)}, "
-            f"epic shot {'yes' if r.epic_shot else 'no'}, gold +{r.gold}")
+    return (
+        f"{r.outcome.upper()}: {r.rounds} rounds, {r.throws} throws, hero damage {r.hero_damage}, "
+        f"white dice {r.white_dice_used}, retrievals {r.retrievals}, fainted {len(r.fainted)}, "
+        f"epic shot {'yes' if r.epic_shot else 'no'}, gold +{r.gold}"
+    )
 
 
 def cmd_monsters(args: argparse.Namespace) -> int:

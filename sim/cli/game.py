@@ -20,20 +20,41 @@ from sim.errors import SpecError
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `game` command."""
-    p = sub.add_parser("game", help="play whole games (decks, shops, the Final Boss) with banked or simulated throws")
+    p = sub.add_parser(
+        "game", help="play whole games (decks, shops, the Final Boss) with banked or simulated throws"
+    )
     p.add_argument("game", help="game file, or a built-in game name (games/), e.g. 'base'")
     p.add_argument("--seed", type=SEED, help="root seed (default: the game file's)")
-    p.add_argument("--games", type=integer(1, 10_000_000), help="how many games (default: the game file's, 1)")
+    p.add_argument(
+        "--games", type=integer(1, 10_000_000), help="how many games (default: the game file's, 1)"
+    )
     p.add_argument("--first", type=INDEX, default=0, help="index of the first game (default 0)")
-    p.add_argument("--engine", choices=("resample", "physics"), default="resample",
-                   help="throws from the throw bank (default) or simulated with physics in the loop")
+    p.add_argument(
+        "--engine",
+        choices=("resample", "physics"),
+        default="resample",
+        help="throws from the throw bank (default) or simulated with physics in the loop",
+    )
     p.add_argument("--policy", help="game policy: default, cautious or greedy (default: the game file's)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", dest="overrides",
-                   help="override a game setting, e.g. difficulty=hard, party.size=4, house_rules.extra_white_dice=2")
-    p.add_argument("--bank", metavar="DIR", help="throw bank folder (default: $DFSIM_BANK or ~/.cache/dfsim/throw-bank)")
-    p.add_argument("--bank-throws", type=integer(1, 1_000_000), default=None,
-                   help="throws recorded per scenario (default 2000; another value is another bank entry)")
-    p.add_argument("--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        dest="overrides",
+        help="override a game setting, e.g. difficulty=hard, party.size=4, house_rules.extra_white_dice=2",
+    )
+    p.add_argument(
+        "--bank", metavar="DIR", help="throw bank folder (default: $DFSIM_BANK or ~/.cache/dfsim/throw-bank)"
+    )
+    p.add_argument(
+        "--bank-throws",
+        type=integer(1, 1_000_000),
+        default=None,
+        help="throws recorded per scenario (default 2000; another value is another bank entry)",
+    )
+    p.add_argument(
+        "--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_game)
 
@@ -86,7 +107,9 @@ def cmd_game(args: argparse.Namespace) -> int:
     try:
         if args.engine == "physics":
             if args.bank or args.bank_throws:
-                raise SpecError("command line", "--bank", "is for --engine resample (physics simulates every throw)")
+                raise SpecError(
+                    "command line", "--bank", "is for --engine resample (physics simulates every throw)"
+                )
             from sim.engine.fight_physics import PhysicsSource
             from sim.experiments.progress import RunProgress
 
@@ -94,24 +117,40 @@ def cmd_game(args: argparse.Namespace) -> int:
             bar = RunProgress(n, 0, quiet=False, unit="game")
             results = []
             for i in idx:
-                results += run_games(spec, source, range(i, i + 1), policy_name if not args.policy else policy,
-                                     log=(n == 1))
+                results += run_games(
+                    spec, source, range(i, i + 1), policy_name if not args.policy else policy, log=(n == 1)
+                )
                 bar.bar.update(1)
             bar.bar.close()
             head_bank: dict[str, Any] = {}
         else:
             bank = ThrowBank(args.bank, args.bank_throws or DEFAULT_THROWS, workers=args.workers)
             alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
-            results, src = play(lambda s: run_games(spec, s, idx, policy_name, log=(n == 1)), bank, seed, alias)
-            head_bank = {"bank": str(bank.dir), "bank_throws": bank.throws,
-                         "tables": [t.describe() for t in src.used.values()]}
+            results, src = play(
+                lambda s: run_games(spec, s, idx, policy_name, log=(n == 1)), bank, seed, alias
+            )
+            head_bank = {
+                "bank": str(bank.dir),
+                "bank_throws": bank.throws,
+                "tables": [t.describe() for t in src.used.values()],
+            }
     except FightError as exc:
         raise SpecError(spec.source, "policy", str(exc)) from None
     except NotImplementedError as exc:
         raise SpecError(spec.source, "engine", str(exc)) from None
-    head = {"game": spec.name, "source": spec.source, "seed": seed, "first": args.first, "games": n,
-            "engine": args.engine, "policy": policy_name, "difficulty": spec.difficulty,
-            "heroes": spec.party.players, "skill": spec.throws.skill, **head_bank}
+    head = {
+        "game": spec.name,
+        "source": spec.source,
+        "seed": seed,
+        "first": args.first,
+        "games": n,
+        "engine": args.engine,
+        "policy": policy_name,
+        "difficulty": spec.difficulty,
+        "heroes": spec.party.players,
+        "skill": spec.throws.skill,
+        **head_bank,
+    }
     if n == 1:
         r = results[0]
         if args.json:

@@ -32,16 +32,36 @@ from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, Parser
 from sim.errors import SpecError, Stopped, signal_name, stop_signal
 from sim.files import command_inputs
 
-COMMAND_GROUPS = (throws, catalog, bench, calibrate, converge, determinism, templates, shots, run, viewer, fight, game, tune, doctor,
-                  validate, sensitivity, board_tools)
+COMMAND_GROUPS = (
+    throws,
+    catalog,
+    bench,
+    calibrate,
+    converge,
+    determinism,
+    templates,
+    shots,
+    run,
+    viewer,
+    fight,
+    game,
+    tune,
+    doctor,
+    validate,
+    sensitivity,
+    board_tools,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, every group registered explicitly."""
     import sim
 
-    p = Parser(prog="dfsim", description="Dungeon Fighter throw simulator",
-               epilog="`dfsim COMMAND --help` explains a command; start with `dfsim run quickstart`.")
+    p = Parser(
+        prog="dfsim",
+        description="Dungeon Fighter throw simulator",
+        epilog="`dfsim COMMAND --help` explains a command; start with `dfsim run quickstart`.",
+    )
     p.add_argument("--version", action="version", version=f"dfsim {sim.__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
     for group in COMMAND_GROUPS:
@@ -78,7 +98,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:
         signum = stop_signal(exc)
-        sys.stderr.write("dfsim: interrupted\n" if signum == signal.SIGINT else f"dfsim: stopped by {signal_name(signum)}\n")
+        sys.stderr.write(
+            "dfsim: interrupted\n"
+            if signum == signal.SIGINT
+            else f"dfsim: stopped by {signal_name(signum)}\n"
+        )
         return EXIT_INTERRUPTED - signal.SIGINT + signum
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -94,7 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("DFSIM_DEBUG"):
             raise
         text = " ".join(str(exc).split())[:300]
-        sys.stderr.write(f"dfsim: internal error ({type(exc).__name__}: {text}); set DFSIM_DEBUG=1 for the traceback\n")
+        sys.stderr.write(
+            f"dfsim: internal error ({type(exc).__name__}: {text}); set DFSIM_DEBUG=1 for the traceback\n"
+        )
         return EXIT_FAULT
 
 
@@ -157,6 +183,8 @@ def split_value_hint(argv: list[str]) -> str | None:
         except RecursionError:
             continue
         except json.JSONDecodeError:
-            return (f"{opt}: its JSON value was split into several arguments by the shell ({value!r} ...): "
-                    f"put the whole value in single quotes, e.g. {opt} '{{\"position_mm\": [-650, 0, 100], ...}}'")
+            return (
+                f"{opt}: its JSON value was split into several arguments by the shell ({value!r} ...): "
+                f"put the whole value in single quotes, e.g. {opt} '{{\"position_mm\": [-650, 0, 100], ...}}'"
+            )
     return None

@@ -26,25 +26,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="output folder (default: results/<experiment name>/)")
     p.add_argument("--workers", type=integer(1, 1024), help="worker processes (default: all cores)")
     p.add_argument("--executor", choices=["local", "dask"], default="local")
-    p.add_argument("--scheduler", help="Dask scheduler address tcp:// or tls://HOST:PORT (default: a local Dask "
-                   "cluster; one that does not answer as a scheduler within 10 s stops the run, exit 1). "
-                   "Full trust: whoever runs the scheduler or its workers can run code as you; use only a "
-                   "cluster you control, over tls:// on a network that is not yours (docs/experiments.md)")
+    p.add_argument(
+        "--scheduler",
+        help="Dask scheduler address tcp:// or tls://HOST:PORT (default: a local Dask "
+        "cluster; one that does not answer as a scheduler within 10 s stops the run, exit 1). "
+        "Full trust: whoever runs the scheduler or its workers can run code as you; use only a "
+        "cluster you control, over tls:// on a network that is not yours (docs/experiments.md)",
+    )
     p.add_argument("--tls-ca-file", help="Dask TLS: CA certificate to check the scheduler with")
     p.add_argument("--tls-cert", help="Dask TLS: this client's certificate (PEM)")
     p.add_argument("--tls-key", help="Dask TLS: this client's private key (PEM; default: in --tls-cert)")
-    p.add_argument("--force", action="store_true",
-                   help="replace results of a different experiment in --out (removes only files a run writes)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace results of a different experiment in --out (removes only files a run writes)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary table")
-    p.add_argument("--max-throws", type=integer(1, 100_000_000),
-                   help="cap throws per cell (a quick preview; a different experiment hash)")
-    p.add_argument("--max-fights", type=integer(1, 100_000_000), help="fight experiments: cap fights per variant (a quick preview)")
-    p.add_argument("--variants", type=patterns,
-                   help="run only these variants: comma-separated names or shell patterns ('firewall-*,far-casual'); "
-                        "a smaller experiment of its own (its own hash and folder contents)")
+    p.add_argument(
+        "--max-throws",
+        type=integer(1, 100_000_000),
+        help="cap throws per cell (a quick preview; a different experiment hash)",
+    )
+    p.add_argument(
+        "--max-fights",
+        type=integer(1, 100_000_000),
+        help="fight experiments: cap fights per variant (a quick preview)",
+    )
+    p.add_argument(
+        "--variants",
+        type=patterns,
+        help="run only these variants: comma-separated names or shell patterns ('firewall-*,far-casual'); "
+        "a smaller experiment of its own (its own hash and folder contents)",
+    )
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
-    p.add_argument("--max-games", type=integer(1, 100_000_000), help="game experiments: cap games per variant")
-    p.add_argument("--bank", metavar="DIR", help="game experiments: throw bank folder (default: the user's cache)")
+    p.add_argument(
+        "--max-games", type=integer(1, 100_000_000), help="game experiments: cap games per variant"
+    )
+    p.add_argument(
+        "--bank", metavar="DIR", help="game experiments: throw bank folder (default: the user's cache)"
+    )
     p.set_defaults(func=cmd_run)
 
 
@@ -86,12 +106,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.scheduler is not None and args.executor != "dask":
         raise SpecError("command line", "--scheduler", "needs --executor dask")
     try:
-        res = runner_faults(lambda: run_experiment(
-            args.experiment, out=args.out, workers=args.workers, executor=args.executor,
-            scheduler=args.scheduler, force=args.force, quiet=args.quiet,
-            max_throws=args.max_throws, figures=not args.no_figures, max_fights=args.max_fights,
-            security=tls_files(args), variants=args.variants, max_games=args.max_games, bank=args.bank,
-        ))
+        res = runner_faults(
+            lambda: run_experiment(
+                args.experiment,
+                out=args.out,
+                workers=args.workers,
+                executor=args.executor,
+                scheduler=args.scheduler,
+                force=args.force,
+                quiet=args.quiet,
+                max_throws=args.max_throws,
+                figures=not args.no_figures,
+                max_fights=args.max_fights,
+                security=tls_files(args),
+                variants=args.variants,
+                max_games=args.max_games,
+                bank=args.bank,
+            )
+        )
     except ImportError as exc:  # Dask, an optional package, not installed
         print(f"dfsim: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -115,7 +147,9 @@ def tls_files(args: argparse.Namespace) -> dict[str, str] | None:
         if v and not Path(v).is_file():
             raise SpecError("command line", flags[k], f"file not found: {v}")
     if args.executor != "dask" or not (args.scheduler or "").startswith("tls://"):
-        raise SpecError("command line", "--tls-ca-file", "TLS needs --executor dask --scheduler tls://HOST:PORT")
+        raise SpecError(
+            "command line", "--tls-ca-file", "TLS needs --executor dask --scheduler tls://HOST:PORT"
+        )
     return {k: str(v) for k, v in given.items() if v}
 
 

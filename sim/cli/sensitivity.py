@@ -10,10 +10,12 @@ from sim.cli.common import integer
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `dfsim sensitivity` to the command line."""
     p = sub.add_parser(
-        "sensitivity", help="global sensitivity analysis of a scene (Morris screening or Sobol' indices)",
+        "sensitivity",
+        help="global sensitivity analysis of a scene (Morris screening or Sobol' indices)",
         description="Vary the parameters of a sensitivity file over their ranges, throw every design point "
-                    "with common random numbers, and rank the parameters by their effect on the hit rate and "
-                    "the section shares. Re-running resumes.")
+        "with common random numbers, and rank the parameters by their effect on the hit rate and "
+        "the section shares. Re-running resumes.",
+    )
     p.add_argument("file", help="sensitivity TOML file (e.g. experiments/sensitivity.toml)")
     p.add_argument("--method", choices=["morris", "sobol"], help="replace the file's method")
     p.add_argument("--out", help="output folder (default: results/<name>-<method>/)")
@@ -31,9 +33,19 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
     from sim.cli.run import runner_faults
     from sim.studies.sensitivity import run_sensitivity
 
-    res = runner_faults(lambda: run_sensitivity(args.file, out=args.out, workers=args.workers, force=args.force,
-                                                quiet=args.quiet, method=args.method, figure=not args.no_figure,
-                                                throws=args.throws, trajectories=args.trajectories))
+    res = runner_faults(
+        lambda: run_sensitivity(
+            args.file,
+            out=args.out,
+            workers=args.workers,
+            force=args.force,
+            quiet=args.quiet,
+            method=args.method,
+            figure=not args.no_figure,
+            throws=args.throws,
+            trajectories=args.trajectories,
+        )
+    )
     if isinstance(res, int):
         return res
     if not args.quiet:

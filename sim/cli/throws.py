@@ -70,9 +70,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_scenario_options(t)
     t.add_argument("--seed", type=SEED, help="root seed")
     t.add_argument("--index", type=INDEX, default=0, help="throw index within the seed's stream (default 0)")
-    t.add_argument("--release", help="exact release as JSON: position_mm, velocity_mps, orientation_xyzw, spin_radps")
+    t.add_argument(
+        "--release", help="exact release as JSON: position_mm, velocity_mps, orientation_xyzw, spin_radps"
+    )
     t.add_argument("--events", action="store_true", help="include the contact event trace")
-    t.add_argument("--replay", metavar="HTML", help="also write a 3-D replay page of the throw (docs/viewer.md)")
+    t.add_argument(
+        "--replay", metavar="HTML", help="also write a 3-D replay page of the throw (docs/viewer.md)"
+    )
     add_clip_options(t)
     t.set_defaults(func=cmd_throw)
 
@@ -82,6 +86,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     pl.add_argument("--y", type=PLACE, required=True, help="mm")
     pl.add_argument("--yaw", type=number(-MAX_ANGLE_DEG, MAX_ANGLE_DEG), default=0.0, help="deg about z")
     pl.add_argument("--up", help="face label to put up (down for a d4)")
-    pl.add_argument("--template", action="append", default=[], metavar="NAME:X,Y,YAW",
-                    help="lay a template on the board first (mm, mm, deg); repeat to add or stack more")
+    pl.add_argument(
+        "--template",
+        action="append",
+        default=[],
+        metavar="NAME:X,Y,YAW",
+        help="lay a template on the board first (mm, mm, deg); repeat to add or stack more",
+    )
     pl.set_defaults(func=cmd_place)

@@ -25,9 +25,13 @@ SHOT_BUDGET = 3000  # physical throws: about 10 ms each
 FIGHT_BUDGET = 200_000  # resampled fights: about 0.1-0.2 ms each
 GAME_BUDGET = 40_000  # banked games: about 2 ms each
 # scenario options a fight does not take, and where its file says the same
-FIGHT_INSTEAD = {"board": ("--board", "--set throws.board=..."), "dice": ("--die", "--set throws.colored_die=..."),
-                 "shots": ("--shot", "--set throws.shot=..."), "skill": ("--skill", "--set throws.skill=..."),
-                 "rule": ("--rule", "--set house_rules.KEY=...")}
+FIGHT_INSTEAD = {
+    "board": ("--board", "--set throws.board=..."),
+    "dice": ("--die", "--set throws.colored_die=..."),
+    "shots": ("--shot", "--set throws.shot=..."),
+    "skill": ("--skill", "--set throws.skill=..."),
+    "rule": ("--rule", "--set house_rules.KEY=..."),
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,33 +39,73 @@ def register(sub: argparse._SubParsersAction) -> None:
     from sim.studies.metrics import FIGHT_METRICS, SHOT_METRICS
 
     # "resolve": the shared --set is declared again below, explained for tuning
-    p = sub.add_parser("tune", conflict_handler="resolve",
-                       help="find the value of a setting that gives a target hit or win rate, with an interval")
-    p.add_argument("fight", nargs="?",
-                   help="a fight file or built-in fight name: tune its win rate (needs --records); "
-                        "without it, a shot's hit rate over physical throws")
+    p = sub.add_parser(
+        "tune",
+        conflict_handler="resolve",
+        help="find the value of a setting that gives a target hit or win rate, with an interval",
+    )
+    p.add_argument(
+        "fight",
+        nargs="?",
+        help="a fight file or built-in fight name: tune its win rate (needs --records); "
+        "without it, a shot's hit rate over physical throws",
+    )
     add_scenario_options(p)
     p.set_defaults(board=None, skill=None)  # so that a fight tells an explicit --board or --skill from none
-    p.add_argument("--set", action="append", dest="overrides", metavar="PATH=LO:HI | PATH=VALUE",
-                   help="the tuned setting and its range (exactly one), e.g. skill.speed_sd_frac=0:1 or, for a fight, "
-                        "house_rules.monster_life_bonus=-6:3; or a fixed override")
-    p.add_argument("--game", help="tune a game's win rate instead (a game file or built-in game name); "
-                   "its throws come from the throw bank (--bank)")
-    p.add_argument("--bank", metavar="DIR", help="with --game: the throw bank folder (default: the user's cache)")
-    p.add_argument("--bank-throws", type=int, default=2000, help="with --game: recorded throws per bank scenario")
-    p.add_argument("--records", metavar="RESULTS_DIR",
-                   help="with a fight: the output folder of a `dfsim run` whose throws the fights resample")
-    p.add_argument("--variant", help="with a fight: use only this variant's throws (default: the fight file's)")
+    p.add_argument(
+        "--set",
+        action="append",
+        dest="overrides",
+        metavar="PATH=LO:HI | PATH=VALUE",
+        help="the tuned setting and its range (exactly one), e.g. skill.speed_sd_frac=0:1 or, for a fight, "
+        "house_rules.monster_life_bonus=-6:3; or a fixed override",
+    )
+    p.add_argument(
+        "--game",
+        help="tune a game's win rate instead (a game file or built-in game name); "
+        "its throws come from the throw bank (--bank)",
+    )
+    p.add_argument(
+        "--bank", metavar="DIR", help="with --game: the throw bank folder (default: the user's cache)"
+    )
+    p.add_argument(
+        "--bank-throws", type=int, default=2000, help="with --game: recorded throws per bank scenario"
+    )
+    p.add_argument(
+        "--records",
+        metavar="RESULTS_DIR",
+        help="with a fight: the output folder of a `dfsim run` whose throws the fights resample",
+    )
+    p.add_argument(
+        "--variant", help="with a fight: use only this variant's throws (default: the fight file's)"
+    )
     p.add_argument("--policy", help="with a fight: named policy (default: the fight file's)")
     p.add_argument("--target", type=float, required=True, help="the wanted rate, strictly between 0 and 1")
-    p.add_argument("--integer", action="store_true", help="the setting takes integer values (answer: the closest integer)")
-    p.add_argument("--metric", choices=sorted({*SHOT_METRICS, *FIGHT_METRICS}),
-                   help="what counts as a success: hit (a throw, the default) or won (a fight, the default with a fight)")
-    p.add_argument("--tolerance", type=float,
-                   help="stop once the interval lies within answer +- this (default: 1 for --integer, else 1 %% of the range)")
-    p.add_argument("--budget", type=int,
-                   help=f"most trials in total (default {SHOT_BUDGET} throws, or {FIGHT_BUDGET} fights)")
-    p.add_argument("--initial-n", type=int, default=64, help="trials per value at the first stage (default 64)")
+    p.add_argument(
+        "--integer",
+        action="store_true",
+        help="the setting takes integer values (answer: the closest integer)",
+    )
+    p.add_argument(
+        "--metric",
+        choices=sorted({*SHOT_METRICS, *FIGHT_METRICS}),
+        help="what counts as a success: hit (a throw, the default) or won (a fight, the default with a "
+        "fight)",
+    )
+    p.add_argument(
+        "--tolerance",
+        type=float,
+        help="stop once the interval lies within answer +- this (default: 1 for --integer, else 1 %% of "
+        "the range)",
+    )
+    p.add_argument(
+        "--budget",
+        type=int,
+        help=f"most trials in total (default {SHOT_BUDGET} throws, or {FIGHT_BUDGET} fights)",
+    )
+    p.add_argument(
+        "--initial-n", type=int, default=64, help="trials per value at the first stage (default 64)"
+    )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default 0.95)")
     p.add_argument("--seed", type=SEED, default=0, help="root seed: same seed, same answer (default 0)")
     p.add_argument("--out", help="write OUT/tune.json and OUT/tune.png")
@@ -82,11 +126,13 @@ def split_sets(items: list[str] | None) -> tuple[str, float, float, dict[str, An
     if len(tuned) != 1:
         found = ", ".join(k for k, _ in tuned) or "none"
         raise SpecError(SRC, "--set", f"give exactly one tuned setting as PATH=LO:HI (found: {found})")
-    (path, m), = tuned
+    ((path, m),) = tuned
     try:
         lo, hi = float(m.group(1)), float(m.group(2))
     except ValueError:
-        raise SpecError(SRC, f"--set {path}", f"range '{m.group(0).strip()}' is not LO:HI with two numbers") from None
+        raise SpecError(
+            SRC, f"--set {path}", f"range '{m.group(0).strip()}' is not LO:HI with two numbers"
+        ) from None
     return path, lo, hi, pairs(fixed, "--set")
 
 
@@ -96,10 +142,16 @@ def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any], t
 
     metric = args.metric or "hit"
     if metric not in SHOT_METRICS:
-        raise SpecError(SRC, "--metric", f"'{metric}' is a fight metric: give a fight file (shot metrics: {', '.join(SHOT_METRICS)})")
+        raise SpecError(
+            SRC,
+            "--metric",
+            f"'{metric}' is a fight metric: give a fight file (shot metrics: {', '.join(SHOT_METRICS)})",
+        )
     for name in ("records", "variant", "policy"):
         if getattr(args, name):
-            raise SpecError(SRC, f"--{name}", "needs a fight file (dfsim tune FIGHT --records RESULTS_DIR ...)")
+            raise SpecError(
+                SRC, f"--{name}", "needs a fight file (dfsim tune FIGHT --records RESULTS_DIR ...)"
+            )
     recipe = {
         "board": args.board or "magma",
         "dice": args.dice or ["hero-d8"],
@@ -123,15 +175,28 @@ def _fight_response(args: argparse.Namespace, path: str, fixed: dict[str, Any]):
 
     metric = args.metric or "won"
     if metric not in FIGHT_METRICS:
-        raise SpecError(SRC, "--metric", f"'{metric}' is a throw metric; a fight counts: {', '.join(FIGHT_METRICS)}")
+        raise SpecError(
+            SRC, "--metric", f"'{metric}' is a throw metric; a fight counts: {', '.join(FIGHT_METRICS)}"
+        )
     for dest, (flag, instead) in FIGHT_INSTEAD.items():
         if getattr(args, dest):
             raise SpecError(SRC, flag, f"is not an option of a fight: the fight file says it ({instead})")
     if not args.records:
-        raise SpecError(SRC, "--records", "is required with a fight: the output folder of a `dfsim run` whose throws "
-                        "match the fight (e.g. `dfsim run fight-throws`)")
-    response = FightResponse(args.fight, path, args.records, overrides=fixed, metric=metric, variant=args.variant,
-                             policy=args.policy)
+        raise SpecError(
+            SRC,
+            "--records",
+            "is required with a fight: the output folder of a `dfsim run` whose throws "
+            "match the fight (e.g. `dfsim run fight-throws`)",
+        )
+    response = FightResponse(
+        args.fight,
+        path,
+        args.records,
+        overrides=fixed,
+        metric=metric,
+        variant=args.variant,
+        policy=args.policy,
+    )
     if response.integer_setting and not args.integer:
         raise SpecError(SRC, f"--set {path}", "is an integer setting of the fight: add --integer")
     return response, "win rate" if metric == "won" else f"{metric} rate"
@@ -140,8 +205,13 @@ def _fight_response(args: argparse.Namespace, path: str, fixed: dict[str, Any]):
 def _fight_context(response, res) -> dict[str, Any]:
     """What tune.json records about the fight: the file, the throws, the monster's life at the answer."""
     spec = response.spec_at(res.answer)
-    ctx = {"fight": spec.name, "source": str(spec.source), "records": response.records,
-           "tables": [t.describe() for t in response.used.values()], "notes": list(response.notes)}
+    ctx = {
+        "fight": spec.name,
+        "source": str(spec.source),
+        "records": response.records,
+        "tables": [t.describe() for t in response.used.values()],
+        "notes": list(response.notes),
+    }
     ends = [response.spec_at(v).monster_life for v in res.range]
     if res.integer and ends[0] != ends[1]:  # the setting moves the monster's life: say which life answers
         ctx["monster_life_at_answer"] = spec.monster_life
@@ -182,8 +252,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
             raise SpecError(SRC, "--game", "tunes a game: give no fight file or --records")
         from sim.experiments.game_experiment import GameResponse
 
-        evaluate = GameResponse(args.game, path, overrides=fixed, bank=args.bank, bank_throws=args.bank_throws,
-                                policy=args.policy)
+        evaluate = GameResponse(
+            args.game, path, overrides=fixed, bank=args.bank, bank_throws=args.bank_throws, policy=args.policy
+        )
         if evaluate.integer_setting and not args.integer:
             raise SpecError(SRC, f"--set {path}", "is an integer setting of the game: add --integer")
         metric = "win rate"
@@ -198,14 +269,32 @@ def cmd_tune(args: argparse.Namespace) -> int:
     # (a shot's trials take seconds each: shown at once; a fight's or game's take milliseconds: shown
     # only once the tuning has taken a second, so a refusal found in the first trials stays one line)
     quick_trials = bool(args.fight or args.game)
-    bar = WorkBar(budget, "trial", f"tuning {path} (at most {budget} trials)", enabled=not args.json,
-                  after_s=1.0 if quick_trials else 0, lazy=True)
+    bar = WorkBar(
+        budget,
+        "trial",
+        f"tuning {path} (at most {budget} trials)",
+        enabled=not args.json,
+        after_s=1.0 if quick_trials else 0,
+        lazy=True,
+    )
     if not quick_trials:  # a shot's response, counted throw by throw (a game's or fight's is made above)
         evaluate, metric = _shot_response(args, path, fixed, tick=bar.update)
     counted = _counting(evaluate, bar, count=quick_trials)
     try:
-        res = tune(counted, lo, hi, args.target, integer=args.integer, tolerance=args.tolerance, budget=budget,
-                   initial_n=args.initial_n, seed=args.seed, confidence=args.confidence, setting=path, metric=metric)
+        res = tune(
+            counted,
+            lo,
+            hi,
+            args.target,
+            integer=args.integer,
+            tolerance=args.tolerance,
+            budget=budget,
+            initial_n=args.initial_n,
+            seed=args.seed,
+            confidence=args.confidence,
+            setting=path,
+            metric=metric,
+        )
     finally:
         bar.close()
     if args.fight:
@@ -219,7 +308,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if res.context.get("monster_life_at_answer") is not None:
         c = res.context
         lo_life, hi_life = c["monster_life_interval"]
-        print(f"  {c['fight']}: monster life {c['monster_life_at_answer']} [{lo_life}, {hi_life}] at the answer")
+        print(
+            f"  {c['fight']}: monster life {c['monster_life_at_answer']} [{lo_life}, {hi_life}] at the answer"
+        )
     for note in res.notes:
         print(f"  note: {note}")
     print(f"  {'value':>12} {'n':>6} {'successes':>9}  rate [{100 * res.confidence:g} % interval]")

@@ -16,7 +16,9 @@ def run(args: argparse.Namespace) -> int:
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     unknown = [s for s in only or [] if s not in CHECKS]
     if unknown:
-        raise SpecError("command line", "--only", f"unknown check '{unknown[0]}' (checks: {', '.join(CHECKS)})")
+        raise SpecError(
+            "command line", "--only", f"unknown check '{unknown[0]}' (checks: {', '.join(CHECKS)})"
+        )
     out = args.out or ("results/validate-quick" if args.quick else "results/validate")
 
     def progress(c) -> None:
@@ -35,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add `dfsim validate`."""
     p = sub.add_parser("validate", help="run the physics against known results; writes a report folder")
     p.add_argument("--quick", action="store_true", help="fewer samples per check (CI: well under 2 minutes)")
-    p.add_argument("--out", default=None, help="report folder (default results/validate or results/validate-quick)")
+    p.add_argument(
+        "--out", default=None, help="report folder (default results/validate or results/validate-quick)"
+    )
     p.add_argument("--only", default=None, metavar="CHECK,...", help="run only these checks")
     p.set_defaults(func=run)

@@ -1,4 +1,5 @@
-"""`dfsim replay` and `dfsim report-html`: watch the throws of a finished run (the drawing is in sim/viewer/)."""
+"""`dfsim replay` and `dfsim report-html`: watch the throws of a finished run (the drawing is in
+sim/viewer/)."""
 
 from __future__ import annotations
 
@@ -18,20 +19,33 @@ def add_clip_options(p: argparse.ArgumentParser) -> None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `replay` command (a replay page, GIF or MP4 of one recorded throw) and `report-html`."""
-    p = sub.add_parser("replay", help="a 3-D replay page (and GIF/MP4) of one throw of a finished run, bit for bit",
-                       description="Rebuild a cell's scenario from a run folder, throw the recorded release of one "
-                                   "throw again (checking the outcome against the record) and write a replay page.")
+    p = sub.add_parser(
+        "replay",
+        help="a 3-D replay page (and GIF/MP4) of one throw of a finished run, bit for bit",
+        description="Rebuild a cell's scenario from a run folder, throw the recorded release of one "
+        "throw again (checking the outcome against the record) and write a replay page.",
+    )
     p.add_argument("results", help="the output folder of `dfsim run` (e.g. results/quickstart)")
     p.add_argument("--cell", required=True, help="cell name (as in summary.json / report.md) or number")
     p.add_argument("--index", type=INDEX, required=True, help="throw index within the cell")
     p.add_argument("--out", help="replay page to write (default: replay-CELL-INDEX.html in the run folder)")
-    p.add_argument("--allow-mismatch", action="store_true",
-                   help="write the page even when the replay ends differently from the record (marked on the page)")
+    p.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="write the page even when the replay ends differently from the record (marked on the page)",
+    )
     add_clip_options(p)
     p.set_defaults(func=cmd_replay)
-    r = sub.add_parser("report-html", help="(re)write report.html of a finished run, with replays of sample throws")
+    r = sub.add_parser(
+        "report-html", help="(re)write report.html of a finished run, with replays of sample throws"
+    )
     r.add_argument("results", help="the output folder of `dfsim run`")
-    r.add_argument("--sample", type=integer(0, 100_000), default=None, help="throws replayed per cell (default 20; 0: none)")
+    r.add_argument(
+        "--sample",
+        type=integer(0, 100_000),
+        default=None,
+        help="throws replayed per cell (default 20; 0: none)",
+    )
     r.set_defaults(func=cmd_report_html)
 
 

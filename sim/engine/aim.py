@@ -113,9 +113,14 @@ class AimSolver:
         return key
 
     # ---------------- the technique ----------------
-    def nominal(self, aim: tuple[float, float] | None, key: tuple, skill: SkillSpec | None = None,
-                solving: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
-                disk_cache: bool = True) -> Technique:
+    def nominal(
+        self,
+        aim: tuple[float, float] | None,
+        key: tuple,
+        skill: SkillSpec | None = None,
+        solving: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
+        disk_cache: bool = True,
+    ) -> Technique:
         """The technique for `aim` under `key` (`self.key`): the shot's own release without an aim;
         else from memory, from disk, or solved with the world in its `solving()` state and kept."""
         rel = self.scenario.shot.release
@@ -133,12 +138,18 @@ class AimSolver:
             result = self.solve(aim, skill)
         _SOLVED[key] = result
         if disk_cache:
-            diskcache.store("aim", key, list(result), "aimed release [speed_mps, elevation_deg] of one scenario; safe to delete")
+            diskcache.store(
+                "aim",
+                key,
+                list(result),
+                "aimed release [speed_mps, elevation_deg] of one scenario; safe to delete",
+            )
         return result
 
     @staticmethod
     def install(key: tuple, value: Technique) -> None:
-        """Keep a technique solved elsewhere under `key` (the runner solves it once per run for all workers)."""
+        """Keep a technique solved elsewhere under `key` (the runner solves it once per run for all
+        workers)."""
         _SOLVED[key] = (float(value[0]), float(value[1]))
 
     def solve(self, aim: tuple[float, float], skill: SkillSpec | None) -> Technique:
@@ -178,7 +189,9 @@ class AimSolver:
         finalists = [(v, el) for _, v, el in sorted(candidates)[:NOMINAL_FINALISTS]]
         return self.final_choice(aim, finalists, skill)
 
-    def final_choice(self, aim: tuple[float, float], finalists: list[Technique], skill: SkillSpec | None) -> Technique:
+    def final_choice(
+        self, aim: tuple[float, float], finalists: list[Technique], skill: SkillSpec | None
+    ) -> Technique:
         """The finalist that scores best on the final reference throws, thrown in doubling batches until
         the leader's paired lead in the objective exceeds its noise (or the cap is reached)."""
         values = [self.reference_values(aim, c, NOMINAL_FINAL_REFS, skill) for c in finalists]
@@ -193,11 +206,20 @@ class AimSolver:
             if se == 0.0 or float(lead.mean()) > NOMINAL_SEPARATION_SE * se:
                 break
             more = min(refs, NOMINAL_MAX_FINAL_REFS - refs)
-            values = [np.vstack([v, self.reference_values(aim, c, more, skill, start=refs)]) for c, v in zip(finalists, values)]
+            values = [
+                np.vstack([v, self.reference_values(aim, c, more, skill, start=refs)])
+                for c, v in zip(finalists, values)
+            ]
         return finalists[order[0]]
 
-    def reference_values(self, aim: tuple[float, float] | None, nominal: Technique, refs: int = NOMINAL_REFS,
-                         skill: SkillSpec | None = None, start: int = 0) -> np.ndarray:
+    def reference_values(
+        self,
+        aim: tuple[float, float] | None,
+        nominal: Technique,
+        refs: int = NOMINAL_REFS,
+        skill: SkillSpec | None = None,
+        start: int = 0,
+    ) -> np.ndarray:
         """The solve's evidence on a technique: per reference throw (draws `start`..`start + refs - 1`
         of the thrower's own spread, seed `NOMINAL_REF_SEED`, biases left out), the objective's value
         and the miss distance from the aim point in metres; shape (refs, 2)."""
@@ -206,7 +228,11 @@ class AimSolver:
         for i in range(start, start + refs):
             draw = Draw.for_throw(NOMINAL_REF_SEED, i)
             o = self.throw(self.hand.releases(draw, *nominal, aim, skill=skill, biased=False))
-            miss = float(norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v)) if o.result != "void" else NOMINAL_VOID_MISS_M
+            miss = (
+                float(norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v))
+                if o.result != "void"
+                else NOMINAL_VOID_MISS_M
+            )
             rows.append((self.objective_value(o), miss))
         return np.array(rows)
 
@@ -257,7 +283,6 @@ def plausible_aim(value: Any) -> bool:
     +-90 degrees (anything else is a damaged entry, solved again)."""
     v = _technique(value)
     return v is not None and 0.0 < v[0] <= 30.0 and -90.0 <= v[1] <= 90.0
-
 
 
 def _technique(value: Any) -> Technique | None:

@@ -63,8 +63,13 @@ def _bare_replay(th, releases, stats, read: tuple[str, ...] = ()) -> tuple[float
     return time.perf_counter() - t0, time.process_time() - c0
 
 
-def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physics: dict | None = None,
-              uniform_step_hz: float = 480.0) -> dict:
+def run_bench(
+    throws: int = 300,
+    naive_throws: int = 10,
+    seed: int = 2024,
+    physics: dict | None = None,
+    uniform_step_hz: float = 480.0,
+) -> dict:
     """Throws per second of the reference scene, adaptive vs uniform stepping (at `uniform_step_hz`) and vs
     a naive loop, on the same releases in one run; steps per throw by phase and the engine vs Python
     share of the time."""
@@ -73,7 +78,11 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
     th = thrower_for(sc)
     th.nominal()
     setup_s = time.perf_counter() - t0
-    uni = build_thrower(sc.with_physics(step_hz=uniform_step_hz, coarse_step_hz=uniform_step_hz, flight="step", rest="windows"))
+    uni = build_thrower(
+        sc.with_physics(
+            step_hz=uniform_step_hz, coarse_step_hz=uniform_step_hz, flight="step", rest="windows"
+        )
+    )
     releases = [th.release_for(Draw.for_throw(seed, k)) for k in range(max(throws, naive_throws))]
 
     adaptive: dict[str, float] = {}
@@ -122,19 +131,25 @@ def run_bench(throws: int = 300, naive_throws: int = 10, seed: int = 2024, physi
     loop_cpu = sum(s.loop_cpu_s for s in a_stats)
     ref_stats = p_stats or a_stats  # the Python loop's throws
     ref_loop_cpu = sum(s.loop_cpu_s for s in ref_stats)
-    loops = {"loop": a_stats[0].loop if a_stats else "python", "compiled_loop_unavailable": compiled.unavailable()}
+    loops = {
+        "loop": a_stats[0].loop if a_stats else "python",
+        "compiled_loop_unavailable": compiled.unavailable(),
+    }
     if both:
         p_loop_cpu = ref_loop_cpu
-        loops.update({
-            # the Python loop on the same releases, chunk by chunk with the compiled one
-            "python_loop_throws_per_cpu_s": round(throws / python["cpu_s"], 2),
-            "compiled_loop_throws_per_cpu_s": round(throws / adaptive["cpu_s"], 2),
-            "compiled_speedup_cpu": round(python["cpu_s"] / adaptive["cpu_s"], 2),
-            "compiled_loop_speedup_cpu": round(p_loop_cpu / loop_cpu, 2),  # the stepping loops alone
-            "python_loop_engine_share_of_loop": round(bare_cpu / p_loop_cpu, 3),
-            "python_loop_engine_share_of_throw": round(bare_cpu / python["cpu_s"], 3),
-            "same_outcomes": [s.schedule for s in p_stats] == [s.schedule for s in a_stats] and python["hits"] == adaptive["hits"],
-        })
+        loops.update(
+            {
+                # the Python loop on the same releases, chunk by chunk with the compiled one
+                "python_loop_throws_per_cpu_s": round(throws / python["cpu_s"], 2),
+                "compiled_loop_throws_per_cpu_s": round(throws / adaptive["cpu_s"], 2),
+                "compiled_speedup_cpu": round(python["cpu_s"] / adaptive["cpu_s"], 2),
+                "compiled_loop_speedup_cpu": round(p_loop_cpu / loop_cpu, 2),  # the stepping loops alone
+                "python_loop_engine_share_of_loop": round(bare_cpu / p_loop_cpu, 3),
+                "python_loop_engine_share_of_throw": round(bare_cpu / python["cpu_s"], 3),
+                "same_outcomes": [s.schedule for s in p_stats] == [s.schedule for s in a_stats]
+                and python["hits"] == adaptive["hits"],
+            }
+        )
     return loops | {
         "scene": "standard shot, magma board, hero-d8, casual skill",
         "throws": throws,

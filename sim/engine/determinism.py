@@ -2,7 +2,8 @@
 
 Throws the same (seed, index) twice in one world, and once more in a freshly built world, and
 compares every record field to the bit; when the compiled throw loop runs (sim/world/compiled.py),
-once more in the Python loop it must match (sim/world/stepper.py, the reference). Any built-in or user shot can be checked:
+once more in the Python loop it must match (sim/world/stepper.py, the reference). Any built-in or user shot
+can be checked:
 `dfsim determinism --shot firewall`. The fresh world is built exactly as a run builds
 its world (templates and props attached), so what is checked is what runs.
 """
@@ -29,7 +30,11 @@ def check_determinism(scenario: Scenario, seed: int = 7, throws: int = 3) -> Non
     fresh = build_thrower(scenario)
     try:
         for k in range(throws):
-            runs = [shared.throw(seed, k).record(), shared.throw(seed, k).record(), fresh.throw(seed, k).record()]
+            runs = [
+                shared.throw(seed, k).record(),
+                shared.throw(seed, k).record(),
+                fresh.throw(seed, k).record(),
+            ]
             checks = [(runs[1], "a repeat in the same world"), (runs[2], "a freshly built world")]
             if compiled.active():
                 with compiled.using("python"):
@@ -37,6 +42,9 @@ def check_determinism(scenario: Scenario, seed: int = 7, throws: int = 3) -> Non
             for other, label in checks:
                 for key, val in runs[0].items():
                     if not _same(val, other[key]):
-                        raise NondeterminismError(f"throw {k} of seed {seed}: field '{key}' differs in {label}: {val!r} != {other[key]!r}")
+                        raise NondeterminismError(
+                            f"throw {k} of seed {seed}: field '{key}' differs in {label}: {val!r} != "
+                            f"{other[key]!r}"
+                        )
     finally:
         fresh.physics.close()

@@ -121,7 +121,9 @@ class BoardDice(LyingOnBoard):
             names.append(name)
         # surfaces: a pool die of the thrown die's material gets its factor (the same body, as solved);
         # another material is fitted against the final bodies (templates do the same)
-        same = [n for n, s in zip(names, self.specs.values()) if s.material == thrower.scenario.dice[0].material]
+        same = [
+            n for n, s in zip(names, self.specs.values()) if s.material == thrower.scenario.dice[0].material
+        ]
         f, e = ph.surface(thrown)
         for n in same:
             ph.set_surface(n, f, e)
@@ -165,7 +167,9 @@ class BoardDice(LyingOnBoard):
         return {"board_dice": ",".join(sorted(self.state.dice))}
 
     # ---- after a throw ---------------------------------------------------------------------------
-    def after_throw(self, thrower: Thrower, result: ThrowResult, slot: str | None, die: str, req: ThrowRequest) -> None:
+    def after_throw(
+        self, thrower: Thrower, result: ThrowResult, slot: str | None, die: str, req: ThrowRequest
+    ) -> None:
         """Settle and re-read the board dice the throw moved; leave the thrown die on the board (or pick
         it up from the table)."""
         ph = thrower.physics
@@ -184,22 +188,41 @@ class BoardDice(LyingOnBoard):
                 d = self.state.dice[s]
                 name = _slot_body(s)
                 p, q = ph.die_pose(name)
-                rest = DieRest(name, tuple(float(v) for v in p), tuple(float(v) for v in q), ph.touching(name),
-                               "rest", 0.0)
-                o = classify(rest, self.specs[s], sc.board, result.trace, sc.rules, [], thrower.ctx, placed=True)
-                self.state.moves.append({"fight": req.fight, "throw": req.throw, "slot": s, "from": d.section,
-                                         "to": o.section, "from_result": d.result, "to_result": o.result,
-                                         "shift_mm": round(float(norm(p - np.array(d.position_m))) * 1e3, 2)})
+                rest = DieRest(
+                    name,
+                    tuple(float(v) for v in p),
+                    tuple(float(v) for v in q),
+                    ph.touching(name),
+                    "rest",
+                    0.0,
+                )
+                o = classify(
+                    rest, self.specs[s], sc.board, result.trace, sc.rules, [], thrower.ctx, placed=True
+                )
+                self.state.moves.append(
+                    {
+                        "fight": req.fight,
+                        "throw": req.throw,
+                        "slot": s,
+                        "from": d.section,
+                        "to": o.section,
+                        "from_result": d.result,
+                        "to_result": o.result,
+                        "shift_mm": round(float(norm(p - np.array(d.position_m))) * 1e3, 2),
+                    }
+                )
                 if o.result == "void" or not _on_board(sc, p):
                     del self.state.dice[s]  # knocked off the board onto the table: picked up
                 else:
-                    self.state.dice[s] = BoardDie(s, d.die, tuple(float(v) for v in p), tuple(float(v) for v in q),
-                                                  o.section, o.result)
+                    self.state.dice[s] = BoardDie(
+                        s, d.die, tuple(float(v) for v in p), tuple(float(v) for v in q), o.section, o.result
+                    )
         o = result.outcome
         p, q = ph.die_pose(thrown)
         if slot is not None and o.result != "void" and _on_board(sc, p):
-            self.state.dice[slot] = BoardDie(slot, die, tuple(float(v) for v in p), tuple(float(v) for v in q),
-                                             o.section, o.result)
+            self.state.dice[slot] = BoardDie(
+                slot, die, tuple(float(v) for v in p), tuple(float(v) for v in q), o.section, o.result
+            )
             self.state.last_slot = slot
         else:
             self.state.last_slot = None
@@ -217,8 +240,13 @@ class PhysicsSource:
     `PhysicsSource(seed, colored_die="hero-d8", white_die="white-d8")`; `physics` are settings for
     every scenario (e.g. `{"step_hz": 480}`). One source per thread: its worlds are its own."""
 
-    def __init__(self, seed: int, colored_die: str = "hero-d8", white_die: str = "white-d8",
-                 physics: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int,
+        colored_die: str = "hero-d8",
+        white_die: str = "white-d8",
+        physics: dict[str, Any] | None = None,
+    ) -> None:
         self.seed = int(seed)
         self.colored_die, self.white_die = colored_die, white_die
         self.colored, self.white = load_die(colored_die), load_die(white_die)
@@ -244,14 +272,30 @@ class PhysicsSource:
             overrides.update({f"skill.{k}": getattr(sk, k) * req.noise_factor for k in SPREADS})
         if req.aim.target_mm is not None:
             overrides.update({"shot.release.aim": "point", "shot.release.aim_mm": list(req.aim.target_mm)})
-        return Scenario.build(board=req.board, dice=[req.die], shots=list(req.shots), skill=req.skill,
-                              rules=dict(req.rules), overrides=overrides, physics=self.physics,
-                              source="physics fight")
+        return Scenario.build(
+            board=req.board,
+            dice=[req.die],
+            shots=list(req.shots),
+            skill=req.skill,
+            rules=dict(req.rules),
+            overrides=overrides,
+            physics=self.physics,
+            source="physics fight",
+        )
 
     def world(self, req: ThrowRequest) -> tuple[Thrower, BoardDice]:
         """The request's world (built once per scenario) with its board-dice component and, if the request
         lists templates, a component laying the fight's flipped templates (sim/engine/fight_templates.py)."""
-        key = (req.die, req.shots, req.skill, req.board, req.templates, req.rules, req.noise_factor, req.aim.target_mm)
+        key = (
+            req.die,
+            req.shots,
+            req.skill,
+            req.board,
+            req.templates,
+            req.rules,
+            req.noise_factor,
+            req.aim.target_mm,
+        )
         w = self.throwers.get(key)
         if w is None:
             th = build_thrower(self.scenario(req))
@@ -290,18 +334,39 @@ class PhysicsSource:
             self.templates.reset(request.fight)
         else:
             self.templates.keep(request.on_board)
-        sc = Scenario.build(board=request.board, dice=[self.colored_die], shots=list(request.shots or ("standard",)),
-                            skill="casual", physics=self.physics, source="physics fight")
+        sc = Scenario.build(
+            board=request.board,
+            dice=[self.colored_die],
+            shots=list(request.shots or ("standard",)),
+            skill="casual",
+            physics=self.physics,
+            source="physics fight",
+        )
         assert sc.board is not None, "templates are flipped onto a board"
         dice = {s: (load_die(d.die), d.position_m, d.orientation_xyzw) for s, d in self.state.dice.items()}
-        for slot in flip_fight_templates(self.templates, sc.board, request.templates, self.seed, request.fight,
-                                         request.skill, dice, scenario=sc, first=request.flip):
+        for slot in flip_fight_templates(
+            self.templates,
+            sc.board,
+            request.templates,
+            self.seed,
+            request.fight,
+            request.skill,
+            dice,
+            scenario=sc,
+            first=request.flip,
+        ):
             self.state.dice.pop(slot, None)
         out = []
         for name in request.templates:
             mine = [r for r in self.templates.flips if r.template == load_template(name).name]
-            out.append(TemplateFlip(name, any(r.placed is not None for r in mine), sum(r.damage for r in mine),
-                                    sum(r.flips for r in mine)))
+            out.append(
+                TemplateFlip(
+                    name,
+                    any(r.placed is not None for r in mine),
+                    sum(r.damage for r in mine),
+                    sum(r.flips for r in mine),
+                )
+            )
         return out
 
     def _templates(self, req: ThrowRequest) -> None:
@@ -311,8 +376,20 @@ class PhysicsSource:
         if req.fight != self.templates.fight:
             self.templates.reset(req.fight)
             if req.templates:
-                self.flip(TemplateFlipRequest(req.fight, 0, req.hero, tuple(sorted(req.templates)), req.skill,
-                                              req.board, (), req.turn, req.retrievals, req.shots))
+                self.flip(
+                    TemplateFlipRequest(
+                        req.fight,
+                        0,
+                        req.hero,
+                        tuple(sorted(req.templates)),
+                        req.skill,
+                        req.board,
+                        (),
+                        req.turn,
+                        req.retrievals,
+                        req.shots,
+                    )
+                )
         else:
             self.templates.keep(req.templates)
 
@@ -329,8 +406,10 @@ class PhysicsSource:
     def throw(self, request: ThrowRequest) -> Outcome:
         """Pick up what leaves the board, throw (seed, f * 1000 + t), leave the die where it rests."""
         if request.kind == "special" and request.die == WATER:
-            raise NotImplementedError("the three Water dice are not thrown with physics in the loop yet: "
-                                      "play with --engine resample (the throw bank)")
+            raise NotImplementedError(
+                "the three Water dice are not thrown with physics in the loop yet: "
+                "play with --engine resample (the throw bank)"
+            )
         if not 0 <= request.throw < THROWS_PER_FIGHT:
             raise ValueError(f"throw index {request.throw} outside 0..{THROWS_PER_FIGHT - 1}")
         self._pick_up(request)

@@ -90,9 +90,17 @@ def flip_index(fight: int, j: int) -> int:
     return LATE_FLIPS + fight * LATE_FLIPS_PER_FIGHT + (j - FLIPS_PER_FIGHT)
 
 
-def flip_fight_templates(state: FightTemplates, board: BoardSpec, names: Sequence[str], seed: int, fight: int,
-                         skill: str = "casual", dice: Mapping[str, tuple[DieSpec, Sequence[float], Sequence[float]]]
-                         | None = None, scenario=None, first: int = 0) -> list[str]:
+def flip_fight_templates(
+    state: FightTemplates,
+    board: BoardSpec,
+    names: Sequence[str],
+    seed: int,
+    fight: int,
+    skill: str = "casual",
+    dice: Mapping[str, tuple[DieSpec, Sequence[float], Sequence[float]]] | None = None,
+    scenario=None,
+    first: int = 0,
+) -> list[str]:
     """Flip templates onto the board one after the other in one flip world (each lands on those
     flipped before it, on the templates lying there already and on the `scenario`'s standing props);
     `dice` (slot -> die spec, position m, orientation xyzw) rest on the board. `first`: the fight's
@@ -143,8 +151,9 @@ class FightTemplateLayer(LyingOnBoard):
     """A thrower component: bodies for a fight's templates, laid at their flipped poses before every
     throw (parked if not on the board), so the thrown die's outcome reads them."""
 
-    def __init__(self, thrower: Thrower, state: FightTemplates, names: Sequence[str],
-                 other_dice: Sequence[str] = ()) -> None:
+    def __init__(
+        self, thrower: Thrower, state: FightTemplates, names: Sequence[str], other_dice: Sequence[str] = ()
+    ) -> None:
         self.state = state
         ph = thrower.physics
         self.ids = [t for n in sorted(names) for t in piece_ids(n)]
@@ -152,7 +161,9 @@ class FightTemplateLayer(LyingOnBoard):
         for n in sorted(names):
             spec = load_template(n)
             for t in piece_ids(n):
-                add_template_body(ph, spec, f"template:{t}", welded=True)  # as in experiments (sim/engine/templates.py)
+                add_template_body(
+                    ph, spec, f"template:{t}", welded=True
+                )  # as in experiments (sim/engine/templates.py)
         board = thrower.scenario.board
         if board is not None and bodies:
             templates_on_prism(ph, board, bodies, [*thrower.die_names, *other_dice])

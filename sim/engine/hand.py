@@ -31,8 +31,15 @@ class Hand:
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
 
-    def releases(self, draw: Draw, speed: float, elev: float, aim: tuple[float, float] | None,
-                 skill: SkillSpec | None = None, biased: bool = True) -> list[Release]:
+    def releases(
+        self,
+        draw: Draw,
+        speed: float,
+        elev: float,
+        aim: tuple[float, float] | None,
+        skill: SkillSpec | None = None,
+        biased: bool = True,
+    ) -> list[Release]:
         """The releases (one per die) of a throw's draw around a technique (speed m/s, elevation deg)
         aimed at `aim` (m; None: straight ahead): the shot's release perturbed by the skill's noise
         (`skill` in place of the scenario's; `biased=False` leaves its biases out, as the aim solve
@@ -47,7 +54,10 @@ class Hand:
         lim = sc.shot.limits  # what the body allows: each drawn component clipped into its range
         dist = clip_mm(lim, "distance", rel.distance_mm * 1e-3 + sk.distance_sd_mm * 1e-3 * m.distance * z[5])
         lat = rel.lateral_mm * 1e-3 + sk.lateral_sd_mm * 1e-3 * m.lateral * z[4]
-        h = max(MIN_RELEASE_HEIGHT_M, clip_mm(lim, "height", rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3]))
+        h = max(
+            MIN_RELEASE_HEIGHT_M,
+            clip_mm(lim, "height", rel.height_mm * 1e-3 + sk.height_sd_mm * 1e-3 * m.height * z[3]),
+        )
         if sc.board is None:
             hand, u = np.array([-dist, lat]), np.array([1.0, 0.0])
         else:
@@ -61,9 +71,14 @@ class Hand:
         releases = [self._release(speed, elev, azim, h, hand, u, draw.orientation_xyzw, spin_noise)]
         for i in range(1, len(sc.dice)):
             # further dice leave the same hand a few mm apart, each with its own orientation
-            q = quat_mul(draw.orientation_xyzw, random_quaternion(np.random.Generator(np.random.PCG64(int(draw.extra[i] * 2**32)))))
+            q = quat_mul(
+                draw.orientation_xyzw,
+                random_quaternion(np.random.Generator(np.random.PCG64(int(draw.extra[i] * 2**32)))),
+            )
             off = np.array([0.0, EXTRA_DIE_OFFSET_M[0] * i * (-1) ** i])
-            releases.append(self._release(speed, elev, azim, h + EXTRA_DIE_OFFSET_M[1] * i, hand + off, u, q, spin_noise))
+            releases.append(
+                self._release(speed, elev, azim, h + EXTRA_DIE_OFFSET_M[1] * i, hand + off, u, q, spin_noise)
+            )
         return releases
 
     def _release(self, speed, elev_deg, azim_deg, h, hand, u, q, spin_noise, spin_rps=None) -> Release:
@@ -81,7 +96,12 @@ class Hand:
         allowed = self.scenario.shot.limits.clip("spin", tumble)
         if allowed != tumble:
             w = w + axis * (allowed - tumble) * 2 * math.pi
-        return Release((float(hand[0]), float(hand[1]), float(h)), tuple(float(x) for x in vel), tuple(float(x) for x in q), tuple(float(x) for x in w))
+        return Release(
+            (float(hand[0]), float(hand[1]), float(h)),
+            tuple(float(x) for x in vel),
+            tuple(float(x) for x in q),
+            tuple(float(x) for x in w),
+        )
 
 
 def clip_mm(lim, stem: str, value_m: float) -> float:

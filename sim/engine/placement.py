@@ -48,24 +48,37 @@ def build_scene(scenario, poses: list[TemplatePose]):
     return th, list(th.templates)
 
 
-def place_die(th, placed: list[PlacedTemplate], x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None,
-              drop_mm: float = 1.0):
+def place_die(
+    th,
+    placed: list[PlacedTemplate],
+    x_m: float,
+    y_m: float,
+    yaw_deg: float = 0.0,
+    up: str | None = None,
+    drop_mm: float = 1.0,
+):
     """Like Thrower.place, but the die starts above the highest template under it."""
-    rel = th.place_release(x_m, y_m, yaw_deg, up, drop_mm, surfaces=tuple((t.footprint, t.top_z_m) for t in placed))
+    rel = th.place_release(
+        x_m, y_m, yaw_deg, up, drop_mm, surfaces=tuple((t.footprint, t.top_z_m) for t in placed)
+    )
     return th.throw_releases([rel], placed=True)
 
 
-def place_with_templates(scenario, poses: list[TemplatePose], x_m: float, y_m: float, yaw_deg: float = 0.0,
-                         up: str | None = None):
+def place_with_templates(
+    scenario, poses: list[TemplatePose], x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None
+):
     """Lay the templates, put the die at (x, y) on top of whatever is there, classify it; the result
     carries where the templates ended up (after settling: the die may have nudged them)."""
     th, placed = build_scene(scenario, poses)
     res = place_die(th, placed, x_m, y_m, yaw_deg, up)
     for t in placed:
         p, q = th.physics.die_pose(t.body_name)
-        res.templates.append({
-            "id": t.id, "template": t.spec.name,
-            "position_mm": [round(float(v) * 1e3, 3) for v in p],
-            "yaw_deg": round(math.degrees(2 * math.atan2(q[2], q[3])), 3),
-        })
+        res.templates.append(
+            {
+                "id": t.id,
+                "template": t.spec.name,
+                "position_mm": [round(float(v) * 1e3, 3) for v in p],
+                "yaw_deg": round(math.degrees(2 * math.atan2(q[2], q[3])), 3),
+            }
+        )
     return res

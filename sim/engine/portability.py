@@ -60,8 +60,13 @@ def _flip() -> str:
     from sim.world.flip import flip_template
 
     board, spec = load_board("magma"), load_template("fireball")
-    rows = [r.to_json() for k in range(3)
-            for r in flip_template(board, spec, FINGERPRINT_SEED, k, "casual", FlipProfile.from_dict({}, "fingerprint"))]
+    rows = [
+        r.to_json()
+        for k in range(3)
+        for r in flip_template(
+            board, spec, FINGERPRINT_SEED, k, "casual", FlipProfile.from_dict({}, "fingerprint")
+        )
+    ]
     return _digest(rows)
 
 
@@ -113,12 +118,16 @@ def variants() -> list[Variant]:
     out = [Variant("as this CPU is", {})]
     if platform.machine() not in ("x86_64", "AMD64"):
         return out  # the switches below name x86-64 kernels and features
-    out += [Variant("OpenBLAS Prescott kernels (SSE3)", {"OPENBLAS_CORETYPE": "Prescott"}),
-            Variant("OpenBLAS Haswell kernels (AVX2, FMA)", {"OPENBLAS_CORETYPE": "Haswell"}),
-            Variant("OpenBLAS SkylakeX kernels (AVX-512)", {"OPENBLAS_CORETYPE": "SkylakeX"})]
+    out += [
+        Variant("OpenBLAS Prescott kernels (SSE3)", {"OPENBLAS_CORETYPE": "Prescott"}),
+        Variant("OpenBLAS Haswell kernels (AVX2, FMA)", {"OPENBLAS_CORETYPE": "Haswell"}),
+        Variant("OpenBLAS SkylakeX kernels (AVX-512)", {"OPENBLAS_CORETYPE": "SkylakeX"}),
+    ]
     feats = _numpy_features()
     if feats:
-        out.append(Variant("numpy without SIMD beyond its baseline", {"NPY_DISABLE_CPU_FEATURES": " ".join(feats)}))
+        out.append(
+            Variant("numpy without SIMD beyond its baseline", {"NPY_DISABLE_CPU_FEATURES": " ".join(feats)})
+        )
     out.append(Variant("glibc libm without FMA and AVX2", {"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA"}))
     return out
 
@@ -129,8 +138,14 @@ def fingerprint_in(variant: Variant, timeout_s: float = 300.0) -> dict[str, str]
         env = {**os.environ, **variant.env, "DFSIM_CACHE_DIR": cache}
         if "NPY_DISABLE_CPU_FEATURES" not in variant.env:
             env.pop("NPY_DISABLE_CPU_FEATURES", None)
-        proc = subprocess.run([sys.executable, "-m", "sim.engine.portability"], env=env, capture_output=True,
-                              text=True, timeout=timeout_s, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-m", "sim.engine.portability"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise RuntimeError(f"fingerprint under '{variant.name}' failed: {last}")

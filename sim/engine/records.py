@@ -33,23 +33,101 @@ from sim.rules.outcome import Effect, Outcome, Result
 if TYPE_CHECKING:  # the fight engine is not imported into every throw worker
     from sim.rules.fight import FightResult
 
-RELEASE_COLUMNS = ("rel_x_mm", "rel_y_mm", "rel_z_mm", "rel_vx_mps", "rel_vy_mps", "rel_vz_mps",
-                   "rel_qx", "rel_qy", "rel_qz", "rel_qw", "rel_wx_radps", "rel_wy_radps", "rel_wz_radps")
+RELEASE_COLUMNS = (
+    "rel_x_mm",
+    "rel_y_mm",
+    "rel_z_mm",
+    "rel_vx_mps",
+    "rel_vy_mps",
+    "rel_vz_mps",
+    "rel_qx",
+    "rel_qy",
+    "rel_qz",
+    "rel_qw",
+    "rel_wx_radps",
+    "rel_wy_radps",
+    "rel_wz_radps",
+)
 # die 0's outcome, in the order a record holds them: what a replay must reproduce exactly
-OUTCOME_COLUMNS = ("result", "reason", "section", "value", "face", "icon", "cocked", "tilt_deg", "template",
-                   "partial_template", "damage", "hero_damage", "insta_kill", "bounces_before_board",
-                   "x_mm", "y_mm", "z_mm", "touching", "requirements", "time_s", "n_dice")
+OUTCOME_COLUMNS = (
+    "result",
+    "reason",
+    "section",
+    "value",
+    "face",
+    "icon",
+    "cocked",
+    "tilt_deg",
+    "template",
+    "partial_template",
+    "damage",
+    "hero_damage",
+    "insta_kill",
+    "bounces_before_board",
+    "x_mm",
+    "y_mm",
+    "z_mm",
+    "touching",
+    "requirements",
+    "time_s",
+    "n_dice",
+)
 # what a record keeps of each further die of a throw (die 0's are the record's own columns)
-DIE_COLUMNS = ("result", "reason", "section", "value", "face", "cocked", "tilt_deg", "damage", "x_mm", "y_mm", "z_mm")
+DIE_COLUMNS = (
+    "result",
+    "reason",
+    "section",
+    "value",
+    "face",
+    "cocked",
+    "tilt_deg",
+    "damage",
+    "x_mm",
+    "y_mm",
+    "z_mm",
+)
 EFFECTS = "effects"
 OPTIONAL_COLUMNS = (EFFECTS,)  # what an experiment may ask to record besides (ExperimentSpec.record)
-# what `outcome_from_row` reads (with the cell, to split a run's records by cell); the first three are required
-OUTCOME_READ = ("cell", "result", "reason", "section", "value", "face", "icon", "cocked", "template",
-                "partial_template", "damage", "hero_damage", "insta_kill", "requirements", "touching", EFFECTS)
+# what `outcome_from_row` reads (with the cell, to split a run's records by cell); the first three are
+# required
+OUTCOME_READ = (
+    "cell",
+    "result",
+    "reason",
+    "section",
+    "value",
+    "face",
+    "icon",
+    "cocked",
+    "template",
+    "partial_template",
+    "damage",
+    "hero_damage",
+    "insta_kill",
+    "requirements",
+    "touching",
+    EFFECTS,
+)
 REQUIRED_COLUMNS = ("result", "reason", "damage")
 # one fight's record (FightResult.record) as a run keeps it, after the seed and the index
-FIGHT_COLUMNS = ("outcome", "won", "monster_life_end", "rounds", "turns", "throws", "rethrows", "hero_damage",
-                 "white_dice_used", "retrievals", "fainted", "scars", "eliminated", "epic_shot", "gold", "lost_reason")
+FIGHT_COLUMNS = (
+    "outcome",
+    "won",
+    "monster_life_end",
+    "rounds",
+    "turns",
+    "throws",
+    "rethrows",
+    "hero_damage",
+    "white_dice_used",
+    "retrievals",
+    "fainted",
+    "scars",
+    "eliminated",
+    "epic_shot",
+    "gold",
+    "lost_reason",
+)
 FIGHT_EXTRA_COLUMNS = ("monster_life_start", "life_by_throw")
 
 
@@ -68,8 +146,12 @@ def release_from_record(rec: dict[str, Any]) -> Release:
     if missing:
         raise SpecError("records", missing[0], "the record has no stored release (rel_* columns)")
     g = [float(rec[c]) for c in RELEASE_COLUMNS]
-    return Release((g[0] * 1e-3, g[1] * 1e-3, g[2] * 1e-3), (g[3], g[4], g[5]), (g[6], g[7], g[8], g[9]),
-                   (g[10], g[11], g[12]))
+    return Release(
+        (g[0] * 1e-3, g[1] * 1e-3, g[2] * 1e-3),
+        (g[3], g[4], g[5]),
+        (g[6], g[7], g[8], g[9]),
+        (g[10], g[11], g[12]),
+    )
 
 
 # ---- the outcome -------------------------------------------------------------------------------
@@ -103,8 +185,17 @@ def outcome_columns(o: Outcome, n_dice: int) -> dict[str, Any]:
 def die_columns(i: int, o: Outcome) -> dict[str, Any]:
     """Die i's outcome as `die{i}_*` columns, so a roll of several dice (Super Dungeon Arena's three blue
     dice, the Water dice) can be read die by die from its record."""
-    values = (o.result, o.reason, o.section or "", -1 if o.value is None else int(o.value), o.face or "",
-              bool(o.cocked), float(o.tilt_deg), float(o.damage), *o.position_mm)
+    values = (
+        o.result,
+        o.reason,
+        o.section or "",
+        -1 if o.value is None else int(o.value),
+        o.face or "",
+        bool(o.cocked),
+        float(o.tilt_deg),
+        float(o.damage),
+        *o.position_mm,
+    )
     return {f"die{i}_{k}": v for k, v in zip(DIE_COLUMNS, values, strict=True)}
 
 
@@ -143,12 +234,22 @@ def outcome_from_row(row: dict[str, Any]) -> Outcome:
         k, _, st = item.partition("=")
         reqs[k] = st
     return Outcome(
-        result=cast(Result, str(row["result"])), reason=str(row["reason"]), section=_none(row.get("section")), value=value,
-        face=_none(row.get("face")), icon=bool(row.get("icon", False)), cocked=bool(row.get("cocked", False)),
-        template=_none(row.get("template")), partial_template=bool(row.get("partial_template", False)),
-        touching=_split(row.get("touching")), requirements=reqs, damage=float(row["damage"]),
-        insta_kill=bool(row.get("insta_kill", False)), hero_damage=float(row.get("hero_damage", 0.0) or 0.0),
-        effects=_effects(row.get(EFFECTS)), die=str(row.get("die", "die:0")),
+        result=cast(Result, str(row["result"])),
+        reason=str(row["reason"]),
+        section=_none(row.get("section")),
+        value=value,
+        face=_none(row.get("face")),
+        icon=bool(row.get("icon", False)),
+        cocked=bool(row.get("cocked", False)),
+        template=_none(row.get("template")),
+        partial_template=bool(row.get("partial_template", False)),
+        touching=_split(row.get("touching")),
+        requirements=reqs,
+        damage=float(row["damage"]),
+        insta_kill=bool(row.get("insta_kill", False)),
+        hero_damage=float(row.get("hero_damage", 0.0) or 0.0),
+        effects=_effects(row.get(EFFECTS)),
+        die=str(row.get("die", "die:0")),
     )
 
 

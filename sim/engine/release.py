@@ -50,7 +50,9 @@ class Release:
             except json.JSONDecodeError as exc:
                 raise SpecError(source, "", f"not valid JSON ({exc.msg})") from None
             except RecursionError:
-                raise SpecError(source, "", "JSON nested too deeply (a release is one flat object of lists)") from None
+                raise SpecError(
+                    source, "", "JSON nested too deeply (a release is one flat object of lists)"
+                ) from None
         if not isinstance(data, dict):
             raise SpecError(source, "", "expected a JSON object")
         need = {"position_mm": 3, "velocity_mps": 3, "orientation_xyzw": 4, "spin_radps": 3}
@@ -102,15 +104,22 @@ def check_release_position(release: Release, scenario, source: str = "--release"
     r_mm = die.inradius_m * 1e3
     z_mm = z * 1e3
     if z_mm < r_mm:
-        raise SpecError(source, "position_mm", f"z = {z_mm:g} mm puts die '{die.name}' into the table: its centre "
-                                               f"must be at least its inradius above the table top (z >= {r_mm:.3g} mm)")
+        raise SpecError(
+            source,
+            "position_mm",
+            f"z = {z_mm:g} mm puts die '{die.name}' into the table: its centre "
+            f"must be at least its inradius above the table top (z >= {r_mm:.3g} mm)",
+        )
     board = scenario.board
     if board is None:
         return
     top_mm = board.thickness_m * 1e3
     xy = np.array([[x, y]])
     if bool(board.on_board(xy)[0]) and not bool(board.in_hole(xy)[0]) and z_mm < top_mm + r_mm:
-        raise SpecError(source, "position_mm",
-                        f"z = {z_mm:g} mm over board '{board.name}' at ({x * 1e3:g}, {y * 1e3:g}) mm puts die "
-                        f"'{die.name}' inside the board: over the board its centre must be at least its inradius above "
-                        f"the board top (z >= {top_mm + r_mm:.3g} mm; board top {top_mm:g} mm)")
+        raise SpecError(
+            source,
+            "position_mm",
+            f"z = {z_mm:g} mm over board '{board.name}' at ({x * 1e3:g}, {y * 1e3:g}) mm puts die "
+            f"'{die.name}' inside the board: over the board its centre must be at least its inradius above "
+            f"the board top (z >= {top_mm + r_mm:.3g} mm; board top {top_mm:g} mm)",
+        )

@@ -59,10 +59,16 @@ def relevant_rules(rules: Iterable[tuple[str, Any]], templates: Iterable[str] | 
     return items
 
 
-def table_match(*, die: str | None = None, shots: Iterable[str] | None = None, skill: str | None = None,
-                board: str | None = None, templates: Iterable[str] | None = None,
-                rules: Iterable[tuple[str, Any]] | dict | None = None,
-                noise: float | None = None) -> dict[str, Any]:
+def table_match(
+    *,
+    die: str | None = None,
+    shots: Iterable[str] | None = None,
+    skill: str | None = None,
+    board: str | None = None,
+    templates: Iterable[str] | None = None,
+    rules: Iterable[tuple[str, Any]] | dict | None = None,
+    noise: float | None = None,
+) -> dict[str, Any]:
     """What a recorded table answers, field by field (None: any value)."""
     tpl = None if templates is None else frozenset(templates)
     return {
@@ -92,16 +98,27 @@ def match_specificity(match: dict[str, Any], req: ThrowRequest) -> int | None:
 class RecordedTable:
     """The recorded outcomes of one throw scenario, ready to be drawn from."""
 
-    def __init__(self, records: pd.DataFrame, *, die: str | None = None, shots: Iterable[str] | None = None,
-                 skill: str | None = None, board: str | None = None, templates: Iterable[str] | None = None,
-                 rules: Iterable[tuple[str, Any]] | dict | None = None, target_mm: tuple[float, float] | None = None,
-                 noise: float | None = None, label: str = "") -> None:
+    def __init__(
+        self,
+        records: pd.DataFrame,
+        *,
+        die: str | None = None,
+        shots: Iterable[str] | None = None,
+        skill: str | None = None,
+        board: str | None = None,
+        templates: Iterable[str] | None = None,
+        rules: Iterable[tuple[str, Any]] | dict | None = None,
+        target_mm: tuple[float, float] | None = None,
+        noise: float | None = None,
+        label: str = "",
+    ) -> None:
         missing = [c for c in REQUIRED_COLUMNS if c not in records.columns]
         if missing:
             raise ValueError(f"records lack column(s) {', '.join(missing)}")
         self.label = label
-        self.match = table_match(die=die, shots=shots, skill=skill, board=board, templates=templates, rules=rules,
-                                 noise=noise)
+        self.match = table_match(
+            die=die, shots=shots, skill=skill, board=board, templates=templates, rules=rules, noise=noise
+        )
         self.target_mm = target_mm
         n_all = len(records)
         ok = records[records["result"].isin(["hit", "miss"])]
@@ -131,9 +148,19 @@ class RecordedTable:
     def describe(self) -> dict[str, Any]:
         """The table as a JSON-able dict: its match fields, non-void throws, void fraction, hit rate and
         mean damage per throw (a miss counts 0)."""
-        m = {k: (sorted(v, key=str) if isinstance(v, frozenset) else v) for k, v in self.match.items() if v is not None}
-        return {"label": self.label, **m, "throws": self.n, "void_fraction": round(self.void_fraction, 4),
-                "hit_rate": round(self.hit_rate, 4), "mean_damage": round(self.mean_damage, 4)}
+        m = {
+            k: (sorted(v, key=str) if isinstance(v, frozenset) else v)
+            for k, v in self.match.items()
+            if v is not None
+        }
+        return {
+            "label": self.label,
+            **m,
+            "throws": self.n,
+            "void_fraction": round(self.void_fraction, 4),
+            "hit_rate": round(self.hit_rate, 4),
+            "mean_damage": round(self.mean_damage, 4),
+        }
 
 
 def _scenario_text(m: dict[str, Any]) -> str:
@@ -145,16 +172,24 @@ def _scenario_text(m: dict[str, Any]) -> str:
             v = "+".join(f"{a}={b}" for a, b in items) if k == "rules" else "+".join(items)
             v = v or "none"
         elif k == "noise" and v is not None:
-            v = f"x{v:g}" + (" (release-noise house rules need throws recorded with that noise)" if v != 1 else "")
+            v = f"x{v:g}" + (
+                " (release-noise house rules need throws recorded with that noise)" if v != 1 else ""
+            )
         if v is not None:
             parts.append(f"{k} {v}")
     return ", ".join(parts)
 
 
 def _request_fields(req: ThrowRequest) -> dict[str, Any]:
-    return {"die": req.die, "shots": frozenset(req.shots), "skill": req.skill, "board": req.board,
-            "templates": frozenset(req.templates), "rules": relevant_rules(req.rules, req.templates),
-            "noise": float(req.noise_factor)}
+    return {
+        "die": req.die,
+        "shots": frozenset(req.shots),
+        "skill": req.skill,
+        "board": req.board,
+        "templates": frozenset(req.templates),
+        "rules": relevant_rules(req.rules, req.templates),
+        "noise": float(req.noise_factor),
+    }
 
 
 class ResampleSource:
@@ -182,8 +217,11 @@ class ResampleSource:
         """The most specific tables answering `req` (all that tie); `UncoveredThrow` when none does."""
         scored = [(s, t) for t in self.tables if (s := t.specificity(req)) is not None]
         if not scored:
-            raise UncoveredThrow(f"no recorded throws for {_scenario_text(_request_fields(req))} (recorded: "
-                                 + ", ".join(t.label for t in self.tables) + ")")
+            raise UncoveredThrow(
+                f"no recorded throws for {_scenario_text(_request_fields(req))} (recorded: "
+                + ", ".join(t.label for t in self.tables)
+                + ")"
+            )
         best = max(s for s, _ in scored)
         return [t for s, t in scored if s == best]
 
@@ -208,7 +246,9 @@ class ResampleSource:
             b = fight // FIGHT_BLOCK
             if b != self._block:
                 ss = np.random.SeedSequence(self.seed, spawn_key=(int(b), STREAM_FIGHT))
-                self._blk = np.random.Generator(np.random.PCG64(ss)).random((FIGHT_BLOCK, BLOCK_THROWS)).tolist()
+                self._blk = (
+                    np.random.Generator(np.random.PCG64(ss)).random((FIGHT_BLOCK, BLOCK_THROWS)).tolist()
+                )
                 self._block = b
             return self._blk[fight - b * FIGHT_BLOCK][throw]
         if fight != self._over_fight:
@@ -248,8 +288,12 @@ def _stem(x: Any) -> str:
     return Path(s).stem if s.endswith(".toml") else s
 
 
-def tables_from_results(out_dir: str | Path, variant: str | None = None, white_die: str | None = None,
-                        colored_die: str | None = None) -> tuple[list[RecordedTable], list[str]]:
+def tables_from_results(
+    out_dir: str | Path,
+    variant: str | None = None,
+    white_die: str | None = None,
+    colored_die: str | None = None,
+) -> tuple[list[RecordedTable], list[str]]:
     """One `RecordedTable` per single-die cell of a finished `dfsim run` folder (records.parquet and
     experiment.resolved.json), matched by the cell's die, shots, skill, board, templates and rule
     options (and release noise x1). Cells with `overrides` or `physics` settings are used only when
@@ -265,8 +309,12 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
         for index, label, _ in cells:
             why = effects_only_in_column(inputs[index])
             if why:
-                raise SpecError(out, "record", f"cell '{label}' has no '{EFFECTS}' column, and {why}: a fight would "
-                                f"miss those effects (record them: record = [\"{EFFECTS}\"] in the experiment file)")
+                raise SpecError(
+                    out,
+                    "record",
+                    f"cell '{label}' has no '{EFFECTS}' column, and {why}: a fight would "
+                    f'miss those effects (record them: record = ["{EFFECTS}"] in the experiment file)',
+                )
     tables: dict[int, RecordedTable] = {}
     out_tables = []
     for index, label, match in cells:
@@ -288,9 +336,13 @@ def tables_from_results(out_dir: str | Path, variant: str | None = None, white_d
     return out_tables, notes
 
 
-def cell_matches(cells: list[dict[str, Any]], source: str | Path, variant: str | None = None,
-                 white_die: str | None = None, colored_die: str | None = None
-                 ) -> tuple[list[tuple[int, str, dict[str, Any]]], list[str]]:
+def cell_matches(
+    cells: list[dict[str, Any]],
+    source: str | Path,
+    variant: str | None = None,
+    white_die: str | None = None,
+    colored_die: str | None = None,
+) -> tuple[list[tuple[int, str, dict[str, Any]]], list[str]]:
     """(cell index, label, table match) of every usable cell of a resolved experiment (its
     `experiment.resolved.json` "cells"), without reading any records: what `tables_from_results`
     would answer, so a fight can be checked against a throw experiment before either runs."""
@@ -298,28 +350,53 @@ def cell_matches(cells: list[dict[str, Any]], source: str | Path, variant: str |
     out: list[tuple[int, str, dict[str, Any]]] = []
     variants = sorted({c["variant"] for c in cells})
     if variant is not None and variant not in variants:
-        raise SpecError(source, "variant", f"no variant '{variant}' in this run (variants: {', '.join(variants)})")
+        raise SpecError(
+            source, "variant", f"no variant '{variant}' in this run (variants: {', '.join(variants)})"
+        )
     for cell in cells:
         inp = cell["inputs"]
         if variant is not None and cell["variant"] != variant:
             continue
         if variant is None and (inp.get("overrides") or inp.get("physics")):
-            notes.append(f"cell {cell['name']}: skipped (overrides or physics settings; name its variant to use it)")
+            notes.append(
+                f"cell {cell['name']}: skipped (overrides or physics settings; name its variant to use it)"
+            )
             continue
         dice = inp.get("dice") or ["hero-d8"]
         if len(dice) != 1:
             notes.append(f"cell {cell['name']}: skipped ({len(dice)} dice per throw)")
             continue
         tpl = [_stem(t["name"]) if isinstance(t, dict) else _stem(t) for t in inp.get("templates") or []]
-        out.append((cell["index"], cell["name"], table_match(
-            die=_stem(dice[0]), shots=[_stem(s) for s in inp.get("shots") or ["standard"]],
-            skill=_stem(inp.get("skill", "casual")), board=_stem(inp.get("board", "magma")), templates=tpl,
-            rules=_rule_items(inp.get("rules") or {}), noise=1.0)))
-    if white_die and colored_die and white_die != colored_die and not any(m["die"] == white_die for _, _, m in out):
+        out.append(
+            (
+                cell["index"],
+                cell["name"],
+                table_match(
+                    die=_stem(dice[0]),
+                    shots=[_stem(s) for s in inp.get("shots") or ["standard"]],
+                    skill=_stem(inp.get("skill", "casual")),
+                    board=_stem(inp.get("board", "magma")),
+                    templates=tpl,
+                    rules=_rule_items(inp.get("rules") or {}),
+                    noise=1.0,
+                ),
+            )
+        )
+    if (
+        white_die
+        and colored_die
+        and white_die != colored_die
+        and not any(m["die"] == white_die for _, _, m in out)
+    ):
         if same_body(white_die, colored_die):
-            out += [(i, f"{label} (as {white_die})", {**m, "die": white_die})
-                    for i, label, m in list(out) if m["die"] == colored_die]
-            notes.append(f"white die '{white_die}' throws are resampled from '{colored_die}' records (same body)")
+            out += [
+                (i, f"{label} (as {white_die})", {**m, "die": white_die})
+                for i, label, m in list(out)
+                if m["die"] == colored_die
+            ]
+            notes.append(
+                f"white die '{white_die}' throws are resampled from '{colored_die}' records (same body)"
+            )
     return out, notes
 
 

@@ -70,15 +70,22 @@ def _rot_y(angle_rad: float) -> np.ndarray:
 class MaterialRig:
     """One world for the home tests of a die on a surface material (see the module doc)."""
 
-    def __init__(self, die: DieSpec, surface: str, materials: MaterialTable | None = None,
-                 settings: PhysicsSettings | None = None) -> None:
+    def __init__(
+        self,
+        die: DieSpec,
+        surface: str,
+        materials: MaterialTable | None = None,
+        settings: PhysicsSettings | None = None,
+    ) -> None:
         self.die = die
         self.surface = surface
         table = materials or MaterialTable.default()
         pair = table.require(die.material, surface, "the calibration rig")
         self.settings = settings or PhysicsSettings()
         # a two-material table: the die's material with itself (needed by any scene) and the pair
-        own = table.pair(die.material, die.material) or PairSpec(a=die.material, b=die.material, friction=0.3, restitution=0.5)
+        own = table.pair(die.material, die.material) or PairSpec(
+            a=die.material, b=die.material, friction=0.3, restitution=0.5
+        )
         mats = sorted({die.material, surface})
         pairs = [own] if die.material == surface else [own, pair]
         self.ph = ph = Physics(self.settings, MaterialTable(name="rig", materials=mats, pairs=pairs))
@@ -93,7 +100,9 @@ class MaterialRig:
         self._centre_height = float(-pts[:, 2].min())  # centre above the surface, lying flat
         self._plank_angle: float | None = None
         rng = np.random.Generator(np.random.PCG64(20241129))
-        self._drop_xy = [(DROP_X_M + rng.uniform(-0.1, 0.1), rng.uniform(-0.3, 0.3)) for _ in range(PAIR_DROPS)]
+        self._drop_xy = [
+            (DROP_X_M + rng.uniform(-0.1, 0.1), rng.uniform(-0.3, 0.3)) for _ in range(PAIR_DROPS)
+        ]
         self.factors = PairFactors(pair.friction, 1.0, pair.contact_damping)
         self.set_pair(self.factors)
 
@@ -109,11 +118,16 @@ class MaterialRig:
         """The pair restitution these factors give: the mean rebound / impact speed of flat 10 cm drops
         at spread step phases, as a scene calibrates it (`Physics.finalize_materials`)."""
         n = len(self._drop_xy)
-        out = [drop_rebound(self.ph, DIE, self.die, x, y, 0.0, (i + 0.5) / n) for i, (x, y) in enumerate(self._drop_xy)]
+        out = [
+            drop_rebound(self.ph, DIE, self.die, x, y, 0.0, (i + 0.5) / n)
+            for i, (x, y) in enumerate(self._drop_xy)
+        ]
         self.ph.park(DIE)
         return float(np.mean(out))
 
-    def factor_for(self, restitution: float, lo: float = 0.02, hi: float = 0.92, iterations: int = 14) -> float:
+    def factor_for(
+        self, restitution: float, lo: float = 0.02, hi: float = 0.92, iterations: int = 14
+    ) -> float:
         """The surface's restitution factor that gives this pair restitution (bisection over [lo, hi]: the
         pair restitution rises with the factor); the pair's friction and damping are kept."""
         f = self.factors
@@ -161,7 +175,9 @@ class MaterialRig:
     def _place_on_plank(self, angle_deg: float, low_mm: float, yaw_deg: float = 0.0) -> np.ndarray:
         """Put the die at rest flat on the plank, its lowest point `low_mm` above the floor; its centre."""
         a = math.radians(angle_deg)
-        q = quat_mul(_rot_y(a), self.die.orientation_with_face(len(self.die.faces) - 1, up=False, yaw_deg=yaw_deg))
+        q = quat_mul(
+            _rot_y(a), self.die.orientation_with_face(len(self.die.faces) - 1, up=False, yaw_deg=yaw_deg)
+        )
         pts = matmul(self.die.collision_points_m, quat_to_matrix(q).T)
         n = np.array([math.sin(a), 0.0, math.cos(a)])
         up = np.array([-math.cos(a), 0.0, math.sin(a)])  # up the slope

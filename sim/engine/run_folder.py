@@ -60,18 +60,24 @@ def results_folder(path: str | Path, flag: str = "RESULTS", need: tuple[str, ...
     try:
         st = os.stat(p)
     except FileNotFoundError:
-        raise SpecError(p, flag, "not a finished run folder (no such folder; give the output folder of a `dfsim run`)") from None
+        raise SpecError(
+            p, flag, "not a finished run folder (no such folder; give the output folder of a `dfsim run`)"
+        ) from None
     except OSError as exc:
         raise SpecError(p, flag, f"cannot be read ({exc.strerror or exc})") from None
     if not stat.S_ISDIR(st.st_mode):
-        raise SpecError(p, flag, "is a file, not a finished run folder (give the output folder of a `dfsim run`)")
+        raise SpecError(
+            p, flag, "is a file, not a finished run folder (give the output folder of a `dfsim run`)"
+        )
     for name in need:
         try:
             ok = stat.S_ISREG(os.stat(p / name).st_mode)
         except OSError:
             ok = False
         if not ok:
-            raise SpecError(p, flag, f"not a finished dfsim run folder ({name} missing or not a file; run it to the end)")
+            raise SpecError(
+                p, flag, f"not a finished dfsim run folder ({name} missing or not a file; run it to the end)"
+            )
         note_input(p / name)
     return p
 
@@ -103,7 +109,9 @@ class RunFolder:
         except FileNotFoundError:
             raise SpecError(root, "", f"not a dfsim run folder ({RESOLVED} missing)") from None
         if not (root / RECORDS).is_file():
-            raise SpecError(root, "", f"the run has no {RECORDS} yet (unfinished run: run it again to finish)")
+            raise SpecError(
+                root, "", f"the run has no {RECORDS} yet (unfinished run: run it again to finish)"
+            )
         p = root / PREPARED
         prepared = json.loads(p.read_text()) if p.is_file() else {}
         return cls(root, resolved, prepared)
@@ -153,9 +161,12 @@ class RunFolder:
 
         sc = Scenario.build(**cell["inputs"], source=self.source)
         if sc.key != cell["scenario_key"]:
-            raise SpecError(self.root, f"cells.{cell['index']}",
-                            f"the data files changed since the run: cell '{cell['name']}' now resolves to scenario "
-                            f"{sc.key}, the run threw {cell['scenario_key']}")
+            raise SpecError(
+                self.root,
+                f"cells.{cell['index']}",
+                f"the data files changed since the run: cell '{cell['name']}' now resolves to scenario "
+                f"{sc.key}, the run threw {cell['scenario_key']}",
+            )
         return sc
 
     def thrower(self, cell: dict[str, Any]):
@@ -171,8 +182,12 @@ class RunFolder:
         """The names of the record columns, as stored."""
         return list(pq.read_schema(self.root / RECORDS).names)
 
-    def records(self, columns: list[str] | tuple[str, ...] | None = None, cell: int | None = None,
-                indices: list[int] | None = None) -> pa.Table:
+    def records(
+        self,
+        columns: list[str] | tuple[str, ...] | None = None,
+        cell: int | None = None,
+        indices: list[int] | None = None,
+    ) -> pa.Table:
         """The records (of `columns` the records have, all when None), of one cell and of some throw
         indices when given, read with Parquet filters (only the row groups that hold them)."""
         filters: list[tuple[str, str, Any]] = []

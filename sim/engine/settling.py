@@ -39,21 +39,39 @@ def die_matrix() -> list[DieCase]:
     a = CUBOID_SIDE_MM
     for r in CUBOID_RATIOS:
         dims = [round(r * a, 3), a, a]
-        out.append(DieCase(f"cuboid x/y={r:g}", "d6", {
-            "die.shape": "cuboid", "die.size_mm": None, "die.dims_mm": dims, "die.edge_radius_mm": 1.0,
-            "die.mass_g": round(dims[0] * dims[1] * dims[2] * DENSITY_G_MM3, 3),
-        }))
+        out.append(
+            DieCase(
+                f"cuboid x/y={r:g}",
+                "d6",
+                {
+                    "die.shape": "cuboid",
+                    "die.size_mm": None,
+                    "die.dims_mm": dims,
+                    "die.edge_radius_mm": 1.0,
+                    "die.mass_g": round(dims[0] * dims[1] * dims[2] * DENSITY_G_MM3, 3),
+                },
+            )
+        )
     out.append(cylinder_case(10.0, 6.0))
     return out
 
 
 def cylinder_case(radius_mm: float, height_mm: float) -> DieCase:
     """A sharp-rimmed acrylic cylinder (faces: top, bottom) built from the d6 file."""
-    return DieCase(f"cylinder d={2 * radius_mm:g} h={height_mm:g}", "d6", {
-        "die.shape": "cylinder", "die.size_mm": None, "die.radius_mm": radius_mm, "die.height_mm": height_mm, "die.edge_radius_mm": 0.0,
-        "die.mass_g": round(math.pi * radius_mm * radius_mm * height_mm * DENSITY_G_MM3, 3),
-        "die.faces": ["top", "bottom"], "die.icon_labels": [],
-    })
+    return DieCase(
+        f"cylinder d={2 * radius_mm:g} h={height_mm:g}",
+        "d6",
+        {
+            "die.shape": "cylinder",
+            "die.size_mm": None,
+            "die.radius_mm": radius_mm,
+            "die.height_mm": height_mm,
+            "die.edge_radius_mm": 0.0,
+            "die.mass_g": round(math.pi * radius_mm * radius_mm * height_mm * DENSITY_G_MM3, 3),
+            "die.faces": ["top", "bottom"],
+            "die.icon_labels": [],
+        },
+    )
 
 
 def sink_mm(die: DieSpec, board, position_mm, orientation_xyzw) -> float:
@@ -93,14 +111,18 @@ class SettleCell:
         return asdict(self) | {"void": self.void}
 
 
-def settle_cell(case: DieCase, shot: str, n: int, seed: int, nominal: tuple[float, float] | None = None) -> SettleCell:
+def settle_cell(
+    case: DieCase, shot: str, n: int, seed: int, nominal: tuple[float, float] | None = None
+) -> SettleCell:
     """Throw `n` times (seed, 0..n-1) with the casual skill and count how every throw ended. `nominal`
     installs an aimed release instead of solving one (quick runs)."""
     from sim.engine.worlds import thrower_for
     from sim.specs.scenario import Scenario
 
     t0 = time.perf_counter()
-    sc = Scenario.build(board="magma", dice=[case.base], shots=[shot], skill="casual", overrides=dict(case.overrides))
+    sc = Scenario.build(
+        board="magma", dice=[case.base], shots=[shot], skill="casual", overrides=dict(case.overrides)
+    )
     th = thrower_for(sc)
     if nominal is not None:
         th.set_nominal(nominal)
@@ -137,10 +159,15 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def markdown_table(cells: list[SettleCell]) -> str:
     """The matrix as a markdown table (void % with the upper end of its 95 % Wilson interval)."""
-    lines = ["| die | shot | N | rest | not-settled | diverged | void % (95 % upper) | sunk > 0.5 mm | max sink (mm) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| die | shot | N | rest | not-settled | diverged | void % (95 % upper) | sunk > 0.5 mm | max sink "
+        "(mm) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for c in cells:
         hi = wilson_interval(c.void, c.n)[1]
-        lines.append(f"| {c.die} | {c.shot} | {c.n} | {c.rest} | {c.not_settled} | {c.diverged} | "
-                     f"{100 * c.void / c.n:.2f} ({100 * hi:.2f}) | {c.sunk_over_half_mm} | {c.max_sink_mm:.2f} |")
+        lines.append(
+            f"| {c.die} | {c.shot} | {c.n} | {c.rest} | {c.not_settled} | {c.diverged} | "
+            f"{100 * c.void / c.n:.2f} ({100 * hi:.2f}) | {c.sunk_over_half_mm} | {c.max_sink_mm:.2f} |"
+        )
     return "\n".join(lines) + "\n"

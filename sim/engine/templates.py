@@ -10,13 +10,15 @@ A scenario (and so an experiment variant) may carry `templates = [...]`, each en
 A laid template is settled once and put back at exactly its settled pose before every throw.
 A flipped template is flipped (sim/world/flip.py: a flip world started afresh, re-flips included) before every
 throw; throw k of seed s uses flip 8k + j of seed s for its j-th flipped template (random stream
-STREAM_TEMPLATES, independent of the throw's own stream), so a variant with and without the template throw the same dice releases.
+STREAM_TEMPLATES, independent of the throw's own stream), so a variant with and without the template throw the
+same dice releases.
 With `aim = true` on a laid template the thrower aims at its centre instead of the shot's aim point
 (a flipped template's aim is where it was meant to land, `aim_mm` or the board centre: the thrower's
 technique is solved once per scenario, not per throw).
 
 Each throw's record gains: `tpl_flips`, `tpl_flip_damage` (1 per landing touching the table),
-`tpl_turned_too_little`, `tpl_not_flat` (landings not lying flat, flipped again), `tpl_hangs_off`, `tpl_stayed` (every flipped piece stayed), `tpl_on_board`
+`tpl_turned_too_little`, `tpl_not_flat` (landings not lying flat, flipped again), `tpl_hangs_off`,
+`tpl_stayed` (every flipped piece stayed), `tpl_on_board`
 (templates lying on the board at the throw), `tpl_full` (the die was fully on a template), and
 `partial_as_<option>` for every partial-template option (what this landing would count as:
 "", "none", "normal", "miss" or "template:<name>").
@@ -80,7 +82,9 @@ class TemplateLayer:
             # contacts made a throw depend on the throws before it in this reused world)
             add_template_body(ph, spec, f"template:{tid}", welded=True)
         if scenario.board is not None and self.pieces:
-            templates_on_prism(ph, scenario.board, [f"template:{t}" for t, _, _ in self.pieces], thrower.die_names)
+            templates_on_prism(
+                ph, scenario.board, [f"template:{t}" for t, _, _ in self.pieces], thrower.die_names
+            )
         fit_template_materials(ph, [f"template:{t}" for t, _, _ in self.pieces])
         for name in thrower.die_names:
             ph.park(name)
@@ -165,7 +169,9 @@ class TemplateLayer:
         j-th flipped entry, piece p: flip stream index 8 (8k + j) + p of the run's seed); a flipped
         template lands on, and may shove, the templates already lying there."""
         ph = thrower.physics
-        laid = [self.laid[tid] for tid, _spec, setup in self.pieces if not setup.flip and tid not in self.taken]
+        laid = [
+            self.laid[tid] for tid, _spec, setup in self.pieces if not setup.flip and tid not in self.taken
+        ]
         self.last_flips = []
         requests: list[FlipRequest] = []
         flipped_done: set[int] = set()
@@ -188,16 +194,27 @@ class TemplateLayer:
             specs = [(t.id, t.spec) for t in laid] + [(r.id, r.spec) for r in requests]
             key = tuple((tid, spec.name) for tid, spec in specs)
             world = None
-            if not laid:  # sessions with laid templates get a world of their own (sim/world/flip.py, flip_onto)
+            if (
+                not laid
+            ):  # sessions with laid templates get a world of their own (sim/world/flip.py, flip_onto)
                 world = self._flip_worlds.get(key)
                 if world is None or world.sessions >= RENEWALS:
                     # one flip world per set of templates, reused (each session starts afresh, so a session
                     # is the same in it as in a new world) and built again now and then (see RENEWALS)
                     if world is not None:
                         world.physics.close()
-                    world = self._flip_worlds[key] = FlipWorld(board, specs, scenario=thrower.scenario, prop_draw=draw)
-            session = flip_onto(board, requests, int(seed or 0), laid=laid, scenario=thrower.scenario,
-                                prop_draw=draw, world=world)
+                    world = self._flip_worlds[key] = FlipWorld(
+                        board, specs, scenario=thrower.scenario, prop_draw=draw
+                    )
+            session = flip_onto(
+                board,
+                requests,
+                int(seed or 0),
+                laid=laid,
+                scenario=thrower.scenario,
+                prop_draw=draw,
+                world=world,
+            )
             self.last_flips = session.results
             placed = [PlacedTemplate(t.id, t.spec, t.position_m, t.orientation_xyzw) for t in session.placed]
         # templates of several pieces (welded solids) start every throw with the same hidden state
@@ -230,8 +247,14 @@ def attach_templates(thrower: Thrower) -> TemplateLayer:
 
 def _template_columns(res: ThrowResult, th: Thrower, flips: list) -> dict[str, Any]:
     o = res.outcome
-    rest = DieRest(o.die, tuple(v * 1e-3 for v in o.position_mm), tuple(o.orientation_xyzw), frozenset(o.touching),
-                   "rest" if o.result != "void" else "not-settled", o.time_s)
+    rest = DieRest(
+        o.die,
+        tuple(v * 1e-3 for v in o.position_mm),
+        tuple(o.orientation_xyzw),
+        frozenset(o.touching),
+        "rest" if o.result != "void" else "not-settled",
+        o.time_s,
+    )
     die = th.scenario.dice[0]
     counts = partial_counts(rest, die, th.templates) if th.templates and o.result != "void" else {}
     extra = {
@@ -241,7 +264,9 @@ def _template_columns(res: ThrowResult, th: Thrower, flips: list) -> dict[str, A
         "tpl_not_flat": int(sum(f.not_flat for f in flips)),
         "tpl_flip_ok": int(sum(sum(a.status == "ok" for a in f.attempts) for f in flips)),
         "tpl_pieces": len(flips),
-        "tpl_hangs_off": int(sum(sum(a.status in ("hangs-off", "off-board") for a in f.attempts) for f in flips)),
+        "tpl_hangs_off": int(
+            sum(sum(a.status in ("hangs-off", "off-board") for a in f.attempts) for f in flips)
+        ),
         "tpl_stayed": bool(all(f.placed is not None for f in flips)),
         "tpl_reflips": int(sum(f.reflips for f in flips)),
         "tpl_on_board": ",".join(t.id for t in th.templates),

@@ -1,4 +1,5 @@
-"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread (sim.engine.worlds).
+"""The throw: release -> step until rest -> classify. One `Thrower` (one world) per scenario per thread
+(sim.engine.worlds).
 
 The Thrower assembles the world of a scenario (table, board, dice, props, the rebound calibration),
 holds its components (templates, a fight's board dice), throws, replays and places dice in it and
@@ -105,7 +106,12 @@ class ThrowResult:
         """Flat record of primitives: every input needed to replay the throw, and its outcome."""
         o = self.outcome
         r = self.releases[0]
-        rec = {"seed": self.seed, "index": self.index, **release_columns(r), **outcome_columns(o, len(self.outcomes))}
+        rec = {
+            "seed": self.seed,
+            "index": self.index,
+            **release_columns(r),
+            **outcome_columns(o, len(self.outcomes)),
+        }
         for i, d in enumerate(self.outcomes[1:], start=1):
             rec.update(die_columns(i, d))
         rec.update(self.extra)
@@ -162,7 +168,8 @@ class Thrower:
     # optional read-only observer of the throw loop (the viewer's trajectory recorder): an object with
     # start(physics, dice), sample(t) after every step and finish(t, trace); None = off
     recorder = None
-    # read and write solved aimed releases (and rebound calibrations) in the user's cache folder (sim/diskcache.py)
+    # read and write solved aimed releases (and rebound calibrations) in the user's cache folder
+    # (sim/diskcache.py)
     disk_cache = True
 
     def __init__(self, scenario: Scenario) -> None:
@@ -181,12 +188,17 @@ class Thrower:
             self.physics.add_board(sc.board)
             r = sc.board.radius_m
             r0, r1 = TABLE_DROP_RING_M
-            self.physics.set_drop_points("board", calibration_points(sc.board.surface.buffer(-BOARD_DROP_INSET_M), REBOUND_DROPS),
-                                         sc.board.thickness_m)
+            self.physics.set_drop_points(
+                "board",
+                calibration_points(sc.board.surface.buffer(-BOARD_DROP_INSET_M), REBOUND_DROPS),
+                sc.board.thickness_m,
+            )
             ring = Point(0, 0).buffer(r + r1).difference(Point(0, 0).buffer(r + r0))
             self.physics.set_drop_points("table", calibration_points(ring, REBOUND_DROPS), 0.0)
         else:
-            self.physics.set_drop_points("table", calibration_points(Point(0, 0).buffer(TABLE_DROP_RING_M[1]), REBOUND_DROPS), 0.0)
+            self.physics.set_drop_points(
+                "table", calibration_points(Point(0, 0).buffer(TABLE_DROP_RING_M[1]), REBOUND_DROPS), 0.0
+            )
         self.die_names = [f"die:{i}" for i in range(len(sc.dice))]
         for name, die in zip(self.die_names, sc.dice):
             self.physics.add_die(die, name)
@@ -197,8 +209,12 @@ class Thrower:
         self.last_stats = StepStats()  # where the last throw's steps went (sim/world/stepper.py)
         # the rebound calibration depends on everything but the skill (as the aim does): cached per machine
         self.physics.finalize_materials(cache_key=[sc.aim_key, "Thrower"] if self.disk_cache else None)
-        reach = {name: float(row_norms(die.collision_points_m).max()) for name, die in zip(self.die_names, sc.dice)}
-        self.ctx = RequirementContext(board=sc.board, rules=sc.rules, props=self.props.props, die_reach_m=reach)
+        reach = {
+            name: float(row_norms(die.collision_points_m).max()) for name, die in zip(self.die_names, sc.dice)
+        }
+        self.ctx = RequirementContext(
+            board=sc.board, rules=sc.rules, props=self.props.props, die_reach_m=reach
+        )
 
     # ---------------- releases ----------------
     def attach(self, component: Component) -> None:
@@ -251,7 +267,9 @@ class Thrower:
     def nominal(self, skill: SkillSpec | None = None) -> tuple[float, float]:
         """(speed, elevation) of the aimed release, solved once per scenario (and `skill`, when given in
         place of the scenario's) and cached in memory and on disk (sim/engine/aim.py)."""
-        return self.aim.nominal(self.aim_point(), self.technique_key(skill), skill, self._solving_world, self.disk_cache)
+        return self.aim.nominal(
+            self.aim_point(), self.technique_key(skill), skill, self._solving_world, self.disk_cache
+        )
 
     def set_objective(self, objective: str = "hit", need: int = 0) -> None:
         """What the aimed release maximises: "hit", "damage" or "kill" (`AimSolver.set_objective`)."""
@@ -303,7 +321,7 @@ class Thrower:
         if len(releases) > len(self.die_names):
             raise ValueError(f"{len(releases)} releases for {len(self.die_names)} dice")
         active = self.die_names[: len(releases)]
-        for name in self.die_names[len(releases):]:
+        for name in self.die_names[len(releases) :]:
             ph.park(name)
         self.props.start(self._prop_draw)
         for name, r in zip(active, releases):
@@ -327,12 +345,21 @@ class Thrower:
                 c.judge_reference(outcomes)
         return ThrowResult(self.scenario.key, None, None, list(releases), outcomes, trace)
 
-    def place(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0) -> ThrowResult:
+    def place(
+        self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0
+    ) -> ThrowResult:
         """Put die 0 at (x, y) with face `up` read (yaw about z), let it settle, classify it."""
         return self.throw_releases([self.place_release(x_m, y_m, yaw_deg, up, drop_mm)], placed=True)
 
-    def place_release(self, x_m: float, y_m: float, yaw_deg: float = 0.0, up: str | None = None, drop_mm: float = 1.0,
-                      surfaces: tuple = ()) -> Release:
+    def place_release(
+        self,
+        x_m: float,
+        y_m: float,
+        yaw_deg: float = 0.0,
+        up: str | None = None,
+        drop_mm: float = 1.0,
+        surfaces: tuple = (),
+    ) -> Release:
         """The motionless release `drop_mm` above whatever lies under (x, y): table, board, the
         scenario's props, or any of `surfaces` ((footprint polygon, top z in m) pairs, e.g. laid
         templates)."""
@@ -345,7 +372,9 @@ class Thrower:
             try:
                 face = die.face_index(up)
             except KeyError:
-                raise SpecError(die.source, "faces", f"die has no face labelled '{up}' (faces: {', '.join(die.faces)})") from None
+                raise SpecError(
+                    die.source, "faces", f"die has no face labelled '{up}' (faces: {', '.join(die.faces)})"
+                ) from None
         q = die.orientation_with_face(face, up=die.reading_rule == "top", yaw_deg=yaw_deg)
         pts = matmul(die.collision_points_m, quat_to_matrix(q).T)
         foot = _hull(pts[:, :2] + np.array([x_m, y_m]))

@@ -105,22 +105,31 @@ def examine(root: Path) -> Checkup:
     m = folder.manifest
     hashes: dict | None = None
     if m is None:
-        up.add(root / run_files.MANIFEST, folder.manifest_problem or "is missing",
-               "a rerun rebuilds it, keeping the chunks that pass the range checks")
+        up.add(
+            root / run_files.MANIFEST,
+            folder.manifest_problem or "is missing",
+            "a rerun rebuilds it, keeping the chunks that pass the range checks",
+        )
     else:
         up.state = str(m.get("state", ""))
         up.provenance = "records " + run_reproducibility(m.get("machines"))
         if isinstance(m.get("chunks"), dict):
             hashes = m["chunks"]
         else:
-            up.add(root / run_files.MANIFEST, "has no chunk hashes (written by an older dfsim)",
-                   "a rerun checks the chunks by range and records their hashes")
+            up.add(
+                root / run_files.MANIFEST,
+                "has no chunk hashes (written by an older dfsim)",
+                "a rerun checks the chunks by range and records their hashes",
+            )
     resolved, problem = read_json_object(root / run_files.RESOLVED)
     if resolved is None:
         up.add(root / run_files.RESOLVED, problem or "is missing", "a rerun writes it again")
     elif m is not None and resolved.get("hash") != m["experiment_hash"]:
-        up.add(root / run_files.RESOLVED, f"is of experiment {resolved.get('hash')}, the manifest of {m['experiment_hash']}",
-               "a rerun writes it again")
+        up.add(
+            root / run_files.RESOLVED,
+            f"is of experiment {resolved.get('hash')}, the manifest of {m['experiment_hash']}",
+            "a rerun writes it again",
+        )
     plan = Plan.from_json(m.get("plan")) if m else None
     plan = plan or _plan_from_resolved(resolved)
     before = len(up.findings)
@@ -131,11 +140,22 @@ def examine(root: Path) -> Checkup:
         _check_records(up, root, m or {}, plan if chunks_ok else None, verified)
         _check_reports(up, root, m or {})
     elif up.state == "failed" and not up.busy:
-        up.add(root / run_files.MANIFEST, "says the last run failed (its last line said why: a full disk, a file-size limit, "
-               "a failed chunk)", f"a rerun resumes from the {up.chunks_verified} verified chunks and writes the reports")
-    if up.state in ("failed", "interrupted", "running") and not up.busy and (root / run_files.REPORT_HTML).is_file():
-        up.add(root / run_files.REPORT_HTML, f"is from an earlier run (the last one ended {up.state}), so it may "
-               "describe other records", "a rerun that completes writes it again")
+        up.add(
+            root / run_files.MANIFEST,
+            "says the last run failed (its last line said why: a full disk, a file-size limit, "
+            "a failed chunk)",
+            f"a rerun resumes from the {up.chunks_verified} verified chunks and writes the reports",
+        )
+    if (
+        up.state in ("failed", "interrupted", "running")
+        and not up.busy
+        and (root / run_files.REPORT_HTML).is_file()
+    ):
+        up.add(
+            root / run_files.REPORT_HTML,
+            f"is from an earlier run (the last one ended {up.state}), so it may describe other records",
+            "a rerun that completes writes it again",
+        )
     return up
 
 
@@ -153,14 +173,18 @@ def _check_reports(up: Checkup, root: Path, m: dict) -> None:
             elif reports is not None and "fights" not in m:  # a throw run records what it could write
                 up.add(path, "was not written by the run (it said why)", "a rerun tries again")
         elif want is not None and sha256_of(path) != want:
-            up.add(path, f"does not match its hash in the manifest ({_changed(path)})", "a rerun writes it again")
+            up.add(
+                path, f"does not match its hash in the manifest ({_changed(path)})", "a rerun writes it again"
+            )
     drawn = m.get(FIGURE_HASHES)
-    for name, want in (drawn.items() if isinstance(drawn, dict) else ()):
+    for name, want in drawn.items() if isinstance(drawn, dict) else ():
         path = root / run_files.FIGURE_DIR / str(name)
         if not path.is_file():
             up.add(path, "is missing", "a rerun draws it again")
         elif sha256_of(path) != want:
-            up.add(path, f"does not match its hash in the manifest ({_changed(path)})", "a rerun draws it again")
+            up.add(
+                path, f"does not match its hash in the manifest ({_changed(path)})", "a rerun draws it again"
+            )
 
 
 def _changed(path: Path) -> str:
@@ -169,7 +193,9 @@ def _changed(path: Path) -> str:
         size = path.stat().st_size
     except OSError:
         return "unreadable"
-    return "empty" if size == 0 else f"changed, truncated or replaced since the run wrote it; {size} bytes now"
+    return (
+        "empty" if size == 0 else f"changed, truncated or replaced since the run wrote it; {size} bytes now"
+    )
 
 
 def _locked(root: Path) -> bool:
@@ -220,8 +246,9 @@ def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | Non
             continue
         start, stop = plan.layout.bounds(j)
         recorded = hashes.get(run_files.chunk_name(c, j)) if hashes is not None else None
-        table, _, problem = verify_chunk(path, recorded, hashes is not None, c, start, stop, plan.seed, plan.keys[c],
-                                         reference.get(c))
+        table, _, problem = verify_chunk(
+            path, recorded, hashes is not None, c, start, stop, plan.seed, plan.keys[c], reference.get(c)
+        )
         if problem is not None or table is None:
             up.add(path, str(problem), RECOMPUTE)
             continue
@@ -232,8 +259,11 @@ def _check_chunks(up: Checkup, root: Path, plan: Plan | None, hashes: dict | Non
         mm = run_files.CHUNK_RE.match(f"{name}.parquet")
         cj = (int(mm.group(1)), int(mm.group(2))) if mm else None
         if cj is not None and cj not in on_disk and cj[0] < len(plan.keys) and cj[1] < plan.layout.count:
-            up.add(chunk_dir / f"{name}.parquet", "is missing although the manifest records it",
-                   "a rerun computes it again")
+            up.add(
+                chunk_dir / f"{name}.parquet",
+                "is missing although the manifest records it",
+                "a rerun computes it again",
+            )
     return verified
 
 
@@ -249,7 +279,9 @@ def _check_prepared(up: Checkup, root: Path, m: dict | None) -> None:
     if sha256_file(path) == m.get("prepared_sha256"):  # type: ignore[union-attr]
         return
     bad = [k for k, d in digests.items() if k not in values or _digest(values[k]) != d]
-    what = f"the aim of {len(bad)} of {len(digests)} scenarios differs" if bad else "its layout or keys differ"
+    what = (
+        f"the aim of {len(bad)} of {len(digests)} scenarios differs" if bad else "its layout or keys differ"
+    )
     up.add(path, f"does not match its hash in the manifest ({what})", "a rerun solves those aims again")
 
 
@@ -260,7 +292,9 @@ def _digest(value) -> str | None:
         return None
 
 
-def _check_records(up: Checkup, root: Path, m: dict, plan: Plan | None, verified: dict[int, list[int]]) -> None:
+def _check_records(
+    up: Checkup, root: Path, m: dict, plan: Plan | None, verified: dict[int, list[int]]
+) -> None:
     path = root / run_files.RECORDS
     if not path.is_file():
         up.add(path, "is missing", REBUILD_RECORDS)
@@ -301,9 +335,16 @@ def _records_problem(path: Path, plan: Plan, verified: dict[int, list[int]]) -> 
         n = batch.num_rows
         cells = batch.column(0).to_numpy(zero_copy_only=False)
         index = batch.column(1).to_numpy(zero_copy_only=False)
-        if not (np.array_equal(cells, want_cells[pos:pos + n]) and np.array_equal(index, want_index[pos:pos + n])):
-            bad = pos + int(np.flatnonzero((cells != want_cells[pos:pos + n]) | (index != want_index[pos:pos + n]))[0])
-            return f"record {bad} is not the throw the chunks hold there (cell {int(want_cells[bad])}, " \
-                   f"throw {int(want_index[bad])})"
+        if not (
+            np.array_equal(cells, want_cells[pos : pos + n])
+            and np.array_equal(index, want_index[pos : pos + n])
+        ):
+            bad = pos + int(
+                np.flatnonzero((cells != want_cells[pos : pos + n]) | (index != want_index[pos : pos + n]))[0]
+            )
+            return (
+                f"record {bad} is not the throw the chunks hold there (cell {int(want_cells[bad])}, "
+                f"throw {int(want_index[bad])})"
+            )
         pos += n
     return None

@@ -163,13 +163,19 @@ class LocalExecutor(Executor):
 
     name = "local"
 
-    def __init__(self, workers: int | None = None, start_method: str = "spawn", warm: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, workers: int | None = None, start_method: str = "spawn", warm: tuple[str, ...] = ()
+    ) -> None:
         super().__init__()
         self.workers = int(workers or default_workers())
         if self.workers < 1:
             raise ValueError("workers must be at least 1")
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=worker_context(start_method),
-                                         initializer=_worker_init, initargs=(os.getpid(), tuple(warm)))
+        self._pool = ProcessPoolExecutor(
+            self.workers,
+            mp_context=worker_context(start_method),
+            initializer=_worker_init,
+            initargs=(os.getpid(), tuple(warm)),
+        )
 
     def submit(self, task: Any, fn: Callable[[Any], Any]) -> None:
         """Run `fn(task)` in the process pool; the result is queued for `next_result` when done."""
@@ -226,12 +232,17 @@ def _security(security: Any):
         return security
     from distributed.security import Security
 
-    return Security(tls_ca_file=security.get("ca_file"), tls_client_cert=security.get("cert"),
-                    tls_client_key=security.get("key"), require_encryption=True)
+    return Security(
+        tls_ca_file=security.get("ca_file"),
+        tls_client_cert=security.get("cert"),
+        tls_client_key=security.get("key"),
+        require_encryption=True,
+    )
 
 
 class DaskExecutor(Executor):
-    """Chunks on a Dask cluster: the scheduler at `scheduler` (tcp:// or tls://HOST:PORT) or a new local cluster.
+    """Chunks on a Dask cluster: the scheduler at `scheduler` (tcp:// or tls://HOST:PORT) or a new local
+    cluster.
 
     Each Dask worker should run one thread (`--nthreads 1`): PyBullet worlds are cached per thread,
     so more threads means more worlds and no speed-up on CPU-bound physics. A scheduler address is
@@ -241,7 +252,9 @@ class DaskExecutor(Executor):
 
     name = "dask"
 
-    def __init__(self, scheduler: str | None = None, workers: int | None = None, security: Any = None) -> None:
+    def __init__(
+        self, scheduler: str | None = None, workers: int | None = None, security: Any = None
+    ) -> None:
         super().__init__()
         try:
             import dask
@@ -252,8 +265,15 @@ class DaskExecutor(Executor):
             ) from None
         import logging
 
-        for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny",
-                     "distributed.client", "distributed.core", "distributed.comm"):
+        for name in (
+            "distributed",
+            "distributed.worker",
+            "distributed.scheduler",
+            "distributed.nanny",
+            "distributed.client",
+            "distributed.core",
+            "distributed.comm",
+        ):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         self._cluster = None
         if scheduler is not None:
@@ -267,12 +287,17 @@ class DaskExecutor(Executor):
                 self._client.close(timeout=2)
                 raise
             if not _workers(info):
-                sys.stderr.write(f"dfsim: the Dask scheduler at {address} has no workers yet; the run starts when "
-                                 "one joins (Ctrl-C stops it)\n")
+                sys.stderr.write(
+                    f"dfsim: the Dask scheduler at {address} has no workers yet; the run starts when "
+                    "one joins (Ctrl-C stops it)\n"
+                )
         else:
             self.workers = int(workers or default_workers())
             # no HTTP routes: distributed always opens an HTTP listener, this leaves it serving nothing
-            quiet_http: dict[str, list] = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+            quiet_http: dict[str, list] = {
+                "distributed.scheduler.http.routes": [],
+                "distributed.worker.http.routes": [],
+            }
             with dask.config.set(quiet_http), _sigint_ignored():  # workers inherit "ignore Ctrl-C"
                 self._cluster = LocalCluster(
                     n_workers=self.workers,
@@ -339,7 +364,8 @@ def _connect(client_cls, address: str, security, deadline: dask_scheduler.Deadli
     kw = {"security": security} if security is not None else {}
     dask_scheduler.greet(address, security, deadline)
     return dask_scheduler.within_deadline(
-        lambda: client_cls(address, timeout=f"{deadline.left():.2f}s", **kw), address, deadline)
+        lambda: client_cls(address, timeout=f"{deadline.left():.2f}s", **kw), address, deadline
+    )
 
 
 class _sigint_ignored:
@@ -355,8 +381,13 @@ class _sigint_ignored:
             signal.signal(signal.SIGINT, self._old)
 
 
-def make_executor(kind: str = "local", workers: int | None = None, scheduler: str | None = None,
-                  security: Any = None, warm: tuple[str, ...] = ()) -> Executor:
+def make_executor(
+    kind: str = "local",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    security: Any = None,
+    warm: tuple[str, ...] = (),
+) -> Executor:
     """The executor named on the command line ('local' or 'dask'); ValueError for an unknown kind or a
     scheduler given without dask. `security`: TLS for a Dask scheduler (see DaskExecutor); `warm`:
     modules a local worker imports when it starts."""

@@ -74,11 +74,15 @@ def _fight_setup(task: FightChunkTask):
 
         spec = load_fight(task.fight, task.overrides)
         if fight_key(spec) != task.key:
-            raise RuntimeError(f"worker resolved fight {task.fight} differently from the submitting machine "
-                               "(install the same dfsim version and data on every worker)")
+            raise RuntimeError(
+                f"worker resolved fight {task.fight} differently from the submitting machine "
+                "(install the same dfsim version and data on every worker)"
+            )
         manifest = json.loads((Path(task.throws_dir) / MANIFEST).read_text())
         if manifest.get("experiment_hash") != task.throws_hash:
-            raise RuntimeError(f"the throw records in {task.throws_dir} are not the ones the run was planned with")
+            raise RuntimeError(
+                f"the throw records in {task.throws_dir} are not the ones the run was planned with"
+            )
         tables, _ = tables_from_results(task.throws_dir, None, spec.throws.white_die, spec.throws.colored_die)
         if len(cache) > 16:
             cache.clear()
@@ -91,8 +95,10 @@ def run_fight_chunk(task: FightChunkTask) -> pa.Table:
     from sim.rules.fight import run_fight
 
     spec, source = _fight_setup(task)
-    rows = [fight_row(run_fight(spec, source, fight=i, log=False), task.columns, task.seed, i)
-            for i in range(task.start, task.stop)]
+    rows = [
+        fight_row(run_fight(spec, source, fight=i, log=False), task.columns, task.seed, i)
+        for i in range(task.start, task.stop)
+    ]
     return pa.Table.from_pylist(rows)
 
 
@@ -121,8 +127,10 @@ class FightExperiments:
 
     def checked(self, experiment: FightExperiment) -> str:
         """`dfsim check`'s words."""
-        return (f"fight experiment ({len(experiment.cells)} variants, every fight built, covered by the "
-                f"throws of '{experiment.throws_name}')")
+        return (
+            f"fight experiment ({len(experiment.cells)} variants, every fight built, covered by the "
+            f"throws of '{experiment.throws_name}')"
+        )
 
     def plan(self, experiment: FightExperiment) -> Plan:
         """Chunks of `chunk_fights` up to `fights` per variant (no stopping rule)."""
@@ -134,17 +142,34 @@ class FightExperiments:
         """Fights run to their count."""
         return None
 
-    def task(self, experiment: FightExperiment, cell: int, chunk: int, start: int, stop: int,
-             prepared: dict[str, Any] | None) -> FightChunkTask:
+    def task(
+        self,
+        experiment: FightExperiment,
+        cell: int,
+        chunk: int,
+        start: int,
+        stop: int,
+        prepared: dict[str, Any] | None,
+    ) -> FightChunkTask:
         """A FightChunkTask naming the fight file, the variant's overrides and the throw records."""
         fc = experiment.cells[cell]
         return FightChunkTask(
-            cell=cell, chunk=chunk, start=start, stop=stop, seed=experiment.spec.seed, fight=experiment.fight_path,
-            overrides=fc.overrides, key=fc.key, throws_dir=str(experiment.throws_dir),
-            throws_hash=experiment.throws_hash, columns={"cell": cell, "cell_name": fc.name, "variant": fc.variant})
+            cell=cell,
+            chunk=chunk,
+            start=start,
+            stop=stop,
+            seed=experiment.spec.seed,
+            fight=experiment.fight_path,
+            overrides=fc.overrides,
+            key=fc.key,
+            throws_dir=str(experiment.throws_dir),
+            throws_hash=experiment.throws_hash,
+            columns={"cell": cell, "cell_name": fc.name, "variant": fc.variant},
+        )
 
-    def before(self, experiment: FightExperiment, out: Path, run: RunUpstream,
-               quiet: bool) -> tuple[FightExperiment, Results | None]:
+    def before(
+        self, experiment: FightExperiment, out: Path, run: RunUpstream, quiet: bool
+    ) -> tuple[FightExperiment, Results | None]:
         """The throw experiment the fights draw from, when `throws_from` names one: reopened when its
         run beside `out` is complete and verifies, else run (or resumed, repairing what does not verify)."""
         if experiment.throws_dir is not None:
@@ -157,8 +182,15 @@ class FightExperiments:
         """Summary and report, figures."""
         return 1 + int(figures)
 
-    def finish(self, store: Store, experiment: FightExperiment, stopped: dict[str, str], figures: bool,
-               steps: Steps, quiet: bool) -> Finished:
+    def finish(
+        self,
+        store: Store,
+        experiment: FightExperiment,
+        stopped: dict[str, str],
+        figures: bool,
+        steps: Steps,
+        quiet: bool,
+    ) -> Finished:
         """summary.json, report.md and the figures."""
         from sim.experiments.fight_figures import draw_fight_figures
         from sim.experiments.fight_report import summarize_fights, write_fight_report
@@ -184,8 +216,12 @@ def _throws_results(exp: FightExperiment, out: Path, run: RunUpstream, quiet: bo
 
     texp = exp.throws_experiment
     manifest, _ = read_json_object(out / MANIFEST)
-    if (manifest and manifest.get("experiment_hash") == texp.hash and manifest.get("state") == "complete"
-            and examine(out).healthy):
+    if (
+        manifest
+        and manifest.get("experiment_hash") == texp.hash
+        and manifest.get("state") == "complete"
+        and examine(out).healthy
+    ):
         summary, _ = read_json_object(out / SUMMARY)
         return Results(out=out, summary=summary or {}, experiment=texp)
     if not quiet:
@@ -197,14 +233,21 @@ def format_fight_table(summary: dict) -> str:
     """A fight experiment's summary, one line per variant: win rate and the paired effect."""
     diffs = {d["name"]: d for d in summary["differences"]}
     base = summary["experiment"]["baseline"]
-    lines = [f"{'variant':<26} {'life':>4} {'n':>6}  {'won (95% CI)':<22} {'vs ' + base + ' (points)':<26} "
-             f"{'throws':>6} {'damage':>6}"]
+    lines = [
+        f"{'variant':<26} {'life':>4} {'n':>6}  {'won (95% CI)':<22} {'vs ' + base + ' (points)':<26} "
+        f"{'throws':>6} {'damage':>6}"
+    ]
     for v in summary["variants"]:
         w = v["won"]
         won = f"{100 * w['rate']:.1f}% [{100 * w['lo']:.1f}, {100 * w['hi']:.1f}]" if v["n"] else "-"
         d = diffs.get(v["name"])
-        eff = (f"{100 * d['won']['value']:+.1f} [{100 * d['won']['lo']:+.1f}, {100 * d['won']['hi']:+.1f}]"
-               if d and d["won"]["value"] is not None else "")
-        lines.append(f"{v['name']:<26} {v['monster_life']!s:>4} {v['n']:>6}  {won:<22} {eff:<26} "
-                     f"{v['throws']['value']:>6.1f} {v['hero_damage']['value']:>6.1f}")
+        eff = (
+            f"{100 * d['won']['value']:+.1f} [{100 * d['won']['lo']:+.1f}, {100 * d['won']['hi']:+.1f}]"
+            if d and d["won"]["value"] is not None
+            else ""
+        )
+        lines.append(
+            f"{v['name']:<26} {v['monster_life']!s:>4} {v['n']:>6}  {won:<22} {eff:<26} "
+            f"{v['throws']['value']:>6.1f} {v['hero_damage']['value']:>6.1f}"
+        )
     return "\n".join(lines)

@@ -25,8 +25,16 @@ def _save(fig, path: Path) -> Path:
 def _rows(variants: list[dict], key: str, scale: float = 100.0):
     names = [v["name"] for v in variants]
     r = [v[key] for v in variants]
-    val = np.array([x.get("rate", x.get("value")) if x.get("rate", x.get("value")) is not None else np.nan
-                    for x in r], float) * scale
+    val = (
+        np.array(
+            [
+                x.get("rate", x.get("value")) if x.get("rate", x.get("value")) is not None else np.nan
+                for x in r
+            ],
+            float,
+        )
+        * scale
+    )
     lo = np.array([x["lo"] if x.get("lo") is not None else np.nan for x in r], float) * scale
     hi = np.array([x["hi"] if x.get("hi") is not None else np.nan for x in r], float) * scale
     return names, val, lo, hi
@@ -41,11 +49,18 @@ def win_rates(path: Path, summary: dict, conf_label: str) -> Path:
     ax.errorbar(val, y, xerr=[val - lo, hi - val], fmt="o", color="C0", capsize=3)
     for yi, v in zip(y, val, strict=True):
         ax.annotate(f"{v:.1f} %", (v, yi), textcoords="offset points", xytext=(6, 5), fontsize=8)
-    ax.set_yticks(y, [f"{n}  ({v['monster_life']} life)" if v.get("monster_life") is not None else n
-                      for n, v in zip(names, vs, strict=True)])
+    ax.set_yticks(
+        y,
+        [
+            f"{n}  ({v['monster_life']} life)" if v.get("monster_life") is not None else n
+            for n, v in zip(names, vs, strict=True)
+        ],
+    )
     ax.set_xlim(0, 100)
     ax.set_xlabel(f"fights won (%), {conf_label} Wilson intervals")
-    ax.set_title(f"{summary['experiment']['name']}: win rate, {summary['experiment']['fights']} fights per variant")
+    ax.set_title(
+        f"{summary['experiment']['name']}: win rate, {summary['experiment']['fights']} fights per variant"
+    )
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)
 
@@ -61,7 +76,9 @@ def differences(path: Path, summary: dict, conf_label: str) -> Path:
         ax.errorbar([v], [yi], xerr=[[v - a], [b - v]], fmt="o", color=c, capsize=3)
     ax.axvline(0, color="0.3", lw=0.8)
     ax.set_yticks(y, names)
-    ax.set_xlabel(f"won minus {summary['experiment']['baseline']} (percentage points), {conf_label} paired intervals")
+    ax.set_xlabel(
+        f"won minus {summary['experiment']['baseline']} (percentage points), {conf_label} paired intervals"
+    )
     ax.set_title("effect on the win rate (paired fights)")
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)
@@ -92,11 +109,18 @@ def throws_to_win(path: Path, summary: dict) -> Path:
             continue
         t = np.array(sorted(int(k) for k in d["counts"]))
         share = np.array([d["counts"][str(k)] for k in t]) / d["n"]
-        ax.step(t, 100 * share, where="mid", color=f"C{i % 10}",
-                label=f"{v['name']} (median {d['quantiles']['50']:g}, {d['n']} wins)")
+        ax.step(
+            t,
+            100 * share,
+            where="mid",
+            color=f"C{i % 10}",
+            label=f"{v['name']} (median {d['quantiles']['50']:g}, {d['n']} wins)",
+        )
     ax.set_xlabel("throws in the fight (won fights)")
     ax.set_ylabel("share of wins (%)")
-    shown = "" if len(vs) == len(summary["variants"]) else f" — {len(vs)} of {len(summary['variants'])} variants"
+    shown = (
+        "" if len(vs) == len(summary["variants"]) else f" — {len(vs)} of {len(summary['variants'])} variants"
+    )
     ax.set_title(f"throws to win{shown}")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
@@ -119,7 +143,9 @@ def survival(path: Path, summary: dict) -> Path:
     a1.set_xlabel("throw number")
     a1.set_ylabel("monster still standing (%)")
     a1.set_ylim(0, 101)
-    shown = "" if len(vs) == len(summary["variants"]) else f" ({len(vs)} of {len(summary['variants'])} variants)"
+    shown = (
+        "" if len(vs) == len(summary["variants"]) else f" ({len(vs)} of {len(summary['variants'])} variants)"
+    )
     a1.set_title(f"survival of the monster{shown}")
     a2.set_xlabel("throw number")
     a2.set_ylabel("monster life left (median, quartiles)")

@@ -191,10 +191,22 @@ class FightExperiment:
             "experiment": self.spec.model_dump(mode="json"),
             "fight": self.fight_path,
             "fights": self.fights,
-            "throws": {"name": self.throws_name, "hash": self.throws_hash,
-                       "folder": str(self.throws_dir) if self.throws_dir else None},
-            "cells": [{"index": c.index, "name": c.name, "variant": c.variant, "overrides": c.overrides,
-                       "key": c.key, "fight": c.description} for c in self.cells],
+            "throws": {
+                "name": self.throws_name,
+                "hash": self.throws_hash,
+                "folder": str(self.throws_dir) if self.throws_dir else None,
+            },
+            "cells": [
+                {
+                    "index": c.index,
+                    "name": c.name,
+                    "variant": c.variant,
+                    "overrides": c.overrides,
+                    "key": c.key,
+                    "fight": c.description,
+                }
+                for c in self.cells
+            ],
         }
 
 
@@ -261,29 +273,50 @@ def _throw_source(spec: FightExperimentSpec, source: str, base_dir: Path | None,
             if resolved.get("kind") == "fight":
                 raise SpecError(source, "throws_from", f"{d} holds fights, not throws")
             if manifest.get("state") != "complete":
-                raise SpecError(source, "throws_from", f"the run in {d} is not finished (state "
-                                f"'{manifest.get('state')}'); run it again to resume it")
-            notes = (f"throws from the folder {d}",) + (("--max-throws does not apply to a finished folder",)
-                                                       if max_throws is not None else ())
-            return None, d, manifest["experiment_hash"], manifest.get("name", d.name), resolved["cells"], notes, None
+                raise SpecError(
+                    source,
+                    "throws_from",
+                    f"the run in {d} is not finished (state "
+                    f"'{manifest.get('state')}'); run it again to resume it",
+                )
+            notes = (f"throws from the folder {d}",) + (
+                ("--max-throws does not apply to a finished folder",) if max_throws is not None else ()
+            )
+            return (
+                None,
+                d,
+                manifest["experiment_hash"],
+                manifest.get("name", d.name),
+                resolved["cells"],
+                notes,
+                None,
+            )
     target = localise(v, base_dir)
     try:
         path = resolve("experiment", target)
     except SpecError:
-        raise SpecError(source, "throws_from", f"'{v}' is neither a results folder nor an experiment "
-                        "(a built-in name or a .toml path)") from None
+        raise SpecError(
+            source,
+            "throws_from",
+            f"'{v}' is neither a results folder nor an experiment (a built-in name or a .toml path)",
+        ) from None
     data = read_toml(path)
     if is_fight_experiment(data):
         raise SpecError(source, "throws_from", f"'{v}' is a fight experiment; name a throw experiment")
     tspec = parse_experiment(data, str(path))
     texp = resolve_experiment(tspec, str(path), max_throws=max_throws)
-    capped = max_throws is not None and (max_throws < tspec.throws or (tspec.stop is not None
-                                                                        and max_throws < tspec.stop.max_throws))
+    capped = max_throws is not None and (
+        max_throws < tspec.throws or (tspec.stop is not None and max_throws < tspec.stop.max_throws)
+    )
     return texp, None, texp.hash, texp.name, texp.resolved()["cells"], (), (max_throws if capped else None)
 
 
-def resolve_fight_experiment(spec: FightExperimentSpec, source: str | None = None, max_throws: int | None = None,
-                             max_fights: int | None = None) -> FightExperiment:
+def resolve_fight_experiment(
+    spec: FightExperimentSpec,
+    source: str | None = None,
+    max_throws: int | None = None,
+    max_fights: int | None = None,
+) -> FightExperiment:
     """Validate every variant's fight, the throw records and their coverage; build the cells."""
     from sim.engine.resample import cell_matches, uncovered
     from sim.rules.fight import possible_requests
@@ -303,7 +336,9 @@ def resolve_fight_experiment(spec: FightExperimentSpec, source: str | None = Non
     _load_fight(fight_path, {})  # the fight file's own problems name the fight file
 
     texp, tdir, thash, tname, tcells, notes, cap = _throw_source(spec, source, base_dir, max_throws)
-    variants = [(v.name, f"variants.{i}", v) for i, v in enumerate(spec.variants)] or [("default", "defaults", None)]
+    variants = [(v.name, f"variants.{i}", v) for i, v in enumerate(spec.variants)] or [
+        ("default", "defaults", None)
+    ]
     cells: list[FightCell] = []
     for vname, origin, vsettings in variants:
         settings = _merged(spec.defaults, vsettings)
@@ -324,23 +359,56 @@ def resolve_fight_experiment(spec: FightExperimentSpec, source: str | None = Non
         except SpecError as exc:
             if exc.source != fight_path:
                 raise
-            raise SpecError(source, origin, f"{exc.field}: {exc.problem}" if exc.field else exc.problem) from None
+            raise SpecError(
+                source, origin, f"{exc.field}: {exc.problem}" if exc.field else exc.problem
+            ) from None
         if fs.policy not in POLICIES:
-            raise SpecError(fight_path, "policy", f"unknown policy '{fs.policy}' (one of {', '.join(POLICIES)})")
+            raise SpecError(
+                fight_path, "policy", f"unknown policy '{fs.policy}' (one of {', '.join(POLICIES)})"
+            )
         matches, _ = cell_matches(tcells, tname, None, fs.throws.white_die, fs.throws.colored_die)
         missing = uncovered([m for _, _, m in matches], possible_requests(fs))
         if missing:
             more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-            raise SpecError(source, "throws_from", f"variant '{vname}' needs throws '{tname}' does not record: "
-                            f"{missing[0]}{more}")
-        cells.append(FightCell(index=len(cells), name=vname, variant=vname, overrides=overrides,
-                               key=fight_key(fs), description=fs.model_dump(mode="json")))
-    ident = {"format": FIGHT_FORMAT, "kind": "fight", "seed": spec.seed, "fights": fights,
-             "chunk_fights": spec.chunk_fights, "engine": spec.engine, "throws": thash,
-             "cells": [(c.name, c.key) for c in cells]}
-    return FightExperiment(spec=spec, source=source, cells=cells, hash=json_hash(ident, compact=True), fight_path=fight_path,
-                           fights=fights, throws_hash=thash, throws_name=tname, throws_experiment=texp,
-                           throws_dir=tdir, throws_cap=cap, notes=notes)
+            raise SpecError(
+                source,
+                "throws_from",
+                f"variant '{vname}' needs throws '{tname}' does not record: {missing[0]}{more}",
+            )
+        cells.append(
+            FightCell(
+                index=len(cells),
+                name=vname,
+                variant=vname,
+                overrides=overrides,
+                key=fight_key(fs),
+                description=fs.model_dump(mode="json"),
+            )
+        )
+    ident = {
+        "format": FIGHT_FORMAT,
+        "kind": "fight",
+        "seed": spec.seed,
+        "fights": fights,
+        "chunk_fights": spec.chunk_fights,
+        "engine": spec.engine,
+        "throws": thash,
+        "cells": [(c.name, c.key) for c in cells],
+    }
+    return FightExperiment(
+        spec=spec,
+        source=source,
+        cells=cells,
+        hash=json_hash(ident, compact=True),
+        fight_path=fight_path,
+        fights=fights,
+        throws_hash=thash,
+        throws_name=tname,
+        throws_experiment=texp,
+        throws_dir=tdir,
+        throws_cap=cap,
+        notes=notes,
+    )
 
 
 def throws_folder(exp: FightExperiment, out: Path) -> Path:

@@ -24,7 +24,8 @@ from sim.files import remove_written, save_figure
 MAX_BAR_CELLS = 10  # cells per bar figure; more are split over outcomes-2.png, ...
 DPI = 110
 _HALO = [patheffects.withStroke(linewidth=2.2, foreground="white")]  # labels stay readable over the heat
-HIT_CMAP = "RdBu"  # share of hits in a square: red (all misses) to blue (all hits); readable by most colour-blind eyes
+# share of hits in a square: red (all misses) to blue (all hits); readable by most colour-blind eyes
+HIT_CMAP = "RdBu"
 HOLE_COLOUR, BONES_COLOUR, PROP_COLOUR, TEMPLATE_COLOUR = "white", "#d9d9d9", "#3d3d3d", "#7d3c98"
 
 
@@ -55,8 +56,14 @@ def _patch(geom, scale: float = 1e3, **kw) -> PathPatch | None:
     return PathPatch(MplPath(verts, codes), **kw)
 
 
-def draw_board(ax, board, labels: bool = True, alpha: float = 1.0, palette: str = "Oranges",
-               shades: tuple[float, float] = (0.15, 0.75)) -> None:
+def draw_board(
+    ax,
+    board,
+    labels: bool = True,
+    alpha: float = 1.0,
+    palette: str = "Oranges",
+    shades: tuple[float, float] = (0.15, 0.75),
+) -> None:
     """Outline, sections shaded by value (`palette`: a matplotlib colour map, from `shades[0]` for the
     lowest value to `shades[1]` for the highest) with their values, printed bones, and holes."""
     if board is None:
@@ -75,8 +82,15 @@ def draw_board(ax, board, labels: bool = True, alpha: float = 1.0, palette: str 
         if p:
             ax.add_patch(p)
     for b in board.bones:
-        p = _patch(b.shape.geometry().intersection(outline), facecolor=BONES_COLOUR, edgecolor="#555555",
-                   hatch="////", linewidth=0.6, zorder=2, alpha=alpha)
+        p = _patch(
+            b.shape.geometry().intersection(outline),
+            facecolor=BONES_COLOUR,
+            edgecolor="#555555",
+            hatch="////",
+            linewidth=0.6,
+            zorder=2,
+            alpha=alpha,
+        )
         if p:
             ax.add_patch(p)
     for g in board.hole_geoms:
@@ -107,8 +121,18 @@ def _label_sections(ax, board) -> None:
             if poly.area < 2e-4:  # < 2 cm^2: too small to label
                 continue
             pt = poly.representative_point()
-            ax.text(pt.x * 1e3, pt.y * 1e3, str(s.value), ha="center", va="center", fontsize=7.5,
-                    color="#3b2a1a", zorder=6, fontweight="bold", path_effects=_HALO)
+            ax.text(
+                pt.x * 1e3,
+                pt.y * 1e3,
+                str(s.value),
+                ha="center",
+                va="center",
+                fontsize=7.5,
+                color="#3b2a1a",
+                zorder=6,
+                fontweight="bold",
+                path_effects=_HALO,
+            )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -172,8 +196,11 @@ def _edges(ax, board) -> None:
     """Board outline, holes and bones drawn again over the heat, so they show through it."""
     if board is None:
         return
-    for geom, colour, style in ([(board.outline_geom, "black", "-")] + [(g, "black", "-") for g in board.hole_geoms]
-                                + [(b.shape.geometry().intersection(board.outline_geom), "#555555", ":") for b in board.bones]):
+    for geom, colour, style in (
+        [(board.outline_geom, "black", "-")]
+        + [(g, "black", "-") for g in board.hole_geoms]
+        + [(b.shape.geometry().intersection(board.outline_geom), "#555555", ":") for b in board.bones]
+    ):
         p = _patch(geom, facecolor="none", edgecolor=colour, linewidth=0.9, linestyle=style, zorder=5)
         if p:
             ax.add_patch(p)
@@ -188,8 +215,18 @@ def _outline(ax, geom, label: str | None, colour: str, above: bool = False, **kw
         x0, _y0, x1, y1 = geom.bounds
         pt = geom.representative_point()
         x, y = ((x0 + x1) / 2, y1) if above else (pt.x, pt.y)
-        ax.annotate(label, (x * 1e3, y * 1e3), xytext=(0, 3 if above else 0), textcoords="offset points", fontsize=6.5,
-                    color=colour, ha="center", va="bottom" if above else "center", zorder=7, path_effects=_HALO)
+        ax.annotate(
+            label,
+            (x * 1e3, y * 1e3),
+            xytext=(0, 3 if above else 0),
+            textcoords="offset points",
+            fontsize=6.5,
+            color=colour,
+            ha="center",
+            va="bottom" if above else "center",
+            zorder=7,
+            path_effects=_HALO,
+        )
 
 
 def _thrower(ax, xy_mm: tuple[float, float] | None, extent: float) -> None:
@@ -202,8 +239,17 @@ def _thrower(ax, xy_mm: tuple[float, float] | None, extent: float) -> None:
     ax.plot(*at, marker=">", markersize=9, color="black", zorder=8, clip_on=False)
     text = "thrower" if inside else f"thrower\nat {-x:.0f} mm"
     # below the arrow, at the square's edge: clear of the board, which starts well inside the square
-    ax.annotate(text, at, xytext=(-3, -8), textcoords="offset points", fontsize=6.5, ha="left", va="top", zorder=8,
-                path_effects=_HALO)
+    ax.annotate(
+        text,
+        at,
+        xytext=(-3, -8),
+        textcoords="offset points",
+        fontsize=6.5,
+        ha="left",
+        va="top",
+        zorder=8,
+        path_effects=_HALO,
+    )
 
 
 def _legend_handles(panels: list[dict[str, Any]]) -> list:
@@ -216,16 +262,28 @@ def _legend_handles(panels: list[dict[str, Any]]) -> list:
     if any(p["board"] is not None and p["board"].holes for p in panels):
         h.append(Patch(facecolor=HOLE_COLOUR, edgecolor="black", label="hole (the die falls through)"))
     if any(p["board"] is not None and p["board"].bones for p in panels):
-        h.append(Patch(facecolor=BONES_COLOUR, edgecolor="#555555", hatch="////", label="printed bones (a miss)"))
+        h.append(
+            Patch(facecolor=BONES_COLOUR, edgecolor="#555555", hatch="////", label="printed bones (a miss)")
+        )
     if any(p.get("props") for p in panels):
-        h.append(Patch(facecolor="none", edgecolor=PROP_COLOUR, linewidth=1.4, linestyle="--", label="prop (nominal place)"))
+        h.append(
+            Patch(
+                facecolor="none",
+                edgecolor=PROP_COLOUR,
+                linewidth=1.4,
+                linestyle="--",
+                label="prop (nominal place)",
+            )
+        )
     if any(p.get("templates") for p in panels):
         h.append(Patch(facecolor="none", edgecolor=TEMPLATE_COLOUR, linewidth=1.4, label="laid template"))
     h.append(Line2D([], [], marker=">", color="black", linestyle="none", label="thrower (throws toward +x)"))
     return h
 
 
-def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str, extent: float, top: float | None = None) -> Path:
+def landing_heatmap(
+    path: Path, panels: list[dict[str, Any]], title: str, extent: float, top: float | None = None
+) -> Path:
     """Rest positions over the board, one panel per cell: coloured by the share of hits, opacity by count.
 
     panels: name, board, n, hit_rate (text), counts and hits (HEAT_BINS x HEAT_BINS), and optionally
@@ -241,7 +299,9 @@ def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str, extent
         ax = fig.add_subplot(grid[k // cols, k % cols])
         draw_board(ax, p["board"], palette="Greys", shades=(0.04, 0.3))  # greys under the red/blue heat
         rgba = landing_rgba(p["counts"], p["hits"], top)
-        ax.imshow(rgba, origin="lower", extent=(-extent, extent, -extent, extent), interpolation="nearest", zorder=4)
+        ax.imshow(
+            rgba, origin="lower", extent=(-extent, extent, -extent, extent), interpolation="nearest", zorder=4
+        )
         _edges(ax, p["board"])
         labelled = set()
         for name, _type, geom in p.get("props", ()):
@@ -263,9 +323,14 @@ def landing_heatmap(path: Path, panels: list[dict[str, Any]], title: str, extent
     _key(key, top)
     for r in range(1, rows):
         fig.add_subplot(grid[r, cols]).axis("off")
-    fig.legend(handles=_legend_handles(panels), loc="outside lower center", ncols=5, fontsize=8, frameon=False)
-    fig.suptitle(f"{title}\nsquares of {2 * extent / HEAT_BINS:.0f} mm; the border squares also hold the throws that "
-                 "went farther", fontsize=10)
+    fig.legend(
+        handles=_legend_handles(panels), loc="outside lower center", ncols=5, fontsize=8, frameon=False
+    )
+    fig.suptitle(
+        f"{title}\nsquares of {2 * extent / HEAT_BINS:.0f} mm; the border squares also hold the throws that "
+        "went farther",
+        fontsize=10,
+    )
     save_figure(fig, path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path
@@ -294,8 +359,15 @@ def _grouped_bars(ax, cells: list[dict], key: str, categories: list[str]) -> Non
         r = np.array([100 * (v["rate"] if v and v["rate"] is not None else 0.0) for v in rates])
         lo = np.array([100 * (v["lo"] if v and v["lo"] is not None else 0.0) for v in rates])
         hi = np.array([100 * (v["hi"] if v and v["hi"] is not None else 0.0) for v in rates])
-        ax.bar(x - 0.4 + width * (i + 0.5), r, width, label=c["name"],
-               yerr=np.vstack([r - lo, hi - r]), capsize=2, error_kw={"linewidth": 0.8})
+        ax.bar(
+            x - 0.4 + width * (i + 0.5),
+            r,
+            width,
+            label=c["name"],
+            yerr=np.vstack([r - lo, hi - r]),
+            capsize=2,
+            error_kw={"linewidth": 0.8},
+        )
     ax.set_xticks(x)
     ax.set_xticklabels(categories, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("share of throws (%)")
@@ -306,7 +378,7 @@ def _grouped_bars(ax, cells: list[dict], key: str, categories: list[str]) -> Non
 
 def _pages(items: list, size: int) -> list[list]:
     """Consecutive pages of at most `size` items (a figure per page: nothing is left out)."""
-    return [items[i: i + size] for i in range(0, len(items), size)] or [[]]
+    return [items[i : i + size] for i in range(0, len(items), size)] or [[]]
 
 
 def _page_path(path: Path, page: int) -> Path:
@@ -315,7 +387,9 @@ def _page_path(path: Path, page: int) -> Path:
 
 
 def _page_note(page: int, pages: int, shown: int, first: int, total: int) -> str:
-    return "" if pages == 1 else f" — part {page + 1} of {pages}: cells {first + 1}–{first + shown} of {total}"
+    return (
+        "" if pages == 1 else f" — part {page + 1} of {pages}: cells {first + 1}–{first + shown} of {total}"
+    )
 
 
 def outcome_bars(path: Path, summary: dict, conf_label: str) -> list[Path]:
@@ -365,8 +439,15 @@ def damage_bars(path: Path, summary: dict, conf_label: str) -> list[Path]:
         lo = np.array([np.nan if c["damage"].get("lo") is None else c["damage"]["lo"] for c in cells], float)
         hi = np.array([np.nan if c["damage"].get("hi") is None else c["damage"]["hi"] for c in cells], float)
         fig, ax = plt.subplots(figsize=(7, 1.2 + 0.32 * len(cells)))
-        ax.barh(y, np.nan_to_num(v), color="tab:blue", alpha=0.75,
-                xerr=[np.nan_to_num(v - lo), np.nan_to_num(hi - v)], capsize=3, error_kw={"linewidth": 0.9})
+        ax.barh(
+            y,
+            np.nan_to_num(v),
+            color="tab:blue",
+            alpha=0.75,
+            xerr=[np.nan_to_num(v - lo), np.nan_to_num(hi - v)],
+            capsize=3,
+            error_kw={"linewidth": 0.9},
+        )
         ax.set_yticks(y, names, fontsize=8)
         ax.set_xlim(left=0)
         ax.set_xlabel("mean damage per throw")
@@ -385,12 +466,20 @@ def comparison(path: Path, summary: dict, conf_label: str) -> Path:
     names = [d["name"] for d in diffs]
     y = np.arange(len(diffs))[::-1]
     fig, axes = plt.subplots(1, 2, figsize=(10, 1.2 + 0.45 * len(diffs)), sharey=True)
-    for ax, key, scale, label in ((axes[0], "hit_rate", 100, "hit rate difference (percentage points)"),
-                                  (axes[1], "damage", 1, "mean damage difference")):
+    for ax, key, scale, label in (
+        (axes[0], "hit_rate", 100, "hit rate difference (percentage points)"),
+        (axes[1], "damage", 1, "mean damage difference"),
+    ):
         v = np.array([scale * (d[key]["value"] or 0.0) for d in diffs])
-        lo = np.array([scale * (d[key]["lo"] if d[key]["lo"] is not None else d[key]["value"] or 0.0) for d in diffs])
-        hi = np.array([scale * (d[key]["hi"] if d[key]["hi"] is not None else d[key]["value"] or 0.0) for d in diffs])
-        colors = ["#2a7" if lo_ > 0 else "#c33" if hi_ < 0 else "#888" for lo_, hi_ in zip(lo, hi, strict=True)]
+        lo = np.array(
+            [scale * (d[key]["lo"] if d[key]["lo"] is not None else d[key]["value"] or 0.0) for d in diffs]
+        )
+        hi = np.array(
+            [scale * (d[key]["hi"] if d[key]["hi"] is not None else d[key]["value"] or 0.0) for d in diffs]
+        )
+        colors = [
+            "#2a7" if lo_ > 0 else "#c33" if hi_ < 0 else "#888" for lo_, hi_ in zip(lo, hi, strict=True)
+        ]
         for vi, yi, lo_i, hi_i, col in zip(v, y, lo, hi, colors, strict=True):
             ax.errorbar([vi], [yi], xerr=[[vi - lo_i], [hi_i - vi]], fmt="o", color=col, capsize=3)
         ax.axvline(0, color="black", linewidth=0.8)
@@ -399,7 +488,9 @@ def comparison(path: Path, summary: dict, conf_label: str) -> Path:
     axes[0].set_yticks(y)
     axes[0].set_yticklabels(names, fontsize=8)
     base = diffs[0]["baseline"].split("@")[0] if diffs else ""
-    fig.suptitle(f"Each variant minus '{base}' on the same throws ({conf_label} paired intervals)", fontsize=10)
+    fig.suptitle(
+        f"Each variant minus '{base}' on the same throws ({conf_label} paired intervals)", fontsize=10
+    )
     save_figure(fig, path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path
@@ -461,14 +552,22 @@ def _cell_drawing(scenario) -> dict[str, Any]:
         pos, q = flat_pose(spec, setup.x_mm, setup.y_mm, setup.yaw_deg, 0.0)
         laid.append((spec.name, PlacedTemplate(spec.name, spec, pos, q).footprint))
     rel = scenario.shot.release
-    return {"props": prop_footprints(scenario), "templates": laid, "flipped": flipped,
-            "thrower": (-rel.distance_mm, rel.lateral_mm)}
+    return {
+        "props": prop_footprints(scenario),
+        "templates": laid,
+        "flipped": flipped,
+        "thrower": (-rel.distance_mm, rel.lateral_mm),
+    }
 
 
 def _is_page(name: str) -> bool:
     """A further page of a figure drawn by `draw_figures` (landing-2.png, ...)."""
     stem, _, rest = name.partition("-")
-    return stem in ("landing", "outcomes", "sections", "damage") and rest[:-4].isdigit() and name.endswith(".png")
+    return (
+        stem in ("landing", "outcomes", "sections", "damage")
+        and rest[:-4].isdigit()
+        and name.endswith(".png")
+    )
 
 
 def draw_figures(store, exp, summary: dict) -> list[Path]:
@@ -507,9 +606,17 @@ def draw_figures(store, exp, summary: dict) -> list[Path]:
         if s is None:
             continue
         hr = s["hit_rate"]
-        panels.append({"name": cell.name, "board": scenarios[cell.key].board, "n": s["n"], "counts": counts[cell.index],
-                       "hits": hits[cell.index], "hit_rate": f"{100 * hr['rate']:.0f} %" if hr["rate"] is not None else "–",
-                       **drawings[cell.key]})
+        panels.append(
+            {
+                "name": cell.name,
+                "board": scenarios[cell.key].board,
+                "n": s["n"],
+                "counts": counts[cell.index],
+                "hits": hits[cell.index],
+                "hit_rate": f"{100 * hr['rate']:.0f} %" if hr["rate"] is not None else "–",
+                **drawings[cell.key],
+            }
+        )
     out += landing_maps(fig_dir / "landing.png", panels, f"{exp.name}: where the die came to rest", extent)
     out += outcome_bars(fig_dir / "outcomes.png", summary, conf_label)
     out += section_bars(fig_dir / "sections.png", summary, conf_label)

@@ -140,7 +140,9 @@ def variant_specs(spec: GameExperimentSpec, source: str) -> dict[str, Any]:
             g = g.with_seed(spec.seed)  # the experiment's seed is the root of the shuffles and the throws
             g.load_decks()
         except SpecError as exc:
-            raise SpecError(source, f"variants.{i}.set", f"{v.name}: {exc.source}: {exc.field}: {exc.problem}") from None
+            raise SpecError(
+                source, f"variants.{i}.set", f"{v.name}: {exc.source}: {exc.field}: {exc.problem}"
+            ) from None
         out[v.name] = g
     return out
 
@@ -159,15 +161,23 @@ class GameExperiment:
         return self.spec.name
 
 
-def resolve_game_experiment(spec: GameExperimentSpec, source: str, max_games: int | None = None) -> GameExperiment:
+def resolve_game_experiment(
+    spec: GameExperimentSpec, source: str, max_games: int | None = None
+) -> GameExperiment:
     """Every variant's game built (a bad setting names the variant); `max_games` caps the games."""
     n = spec.games if max_games is None else min(spec.games, max_games)
     return GameExperiment(spec=spec, source=source, specs=variant_specs(spec, source), games=n)
 
 
-def run_game_experiment(path: str | Path, out: str | Path | None = None, workers: int | None = None,
-                        quiet: bool = False, max_games: int | None = None, figures: bool = True,
-                        bank: Any = None) -> dict[str, Any]:
+def run_game_experiment(
+    path: str | Path,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    quiet: bool = False,
+    max_games: int | None = None,
+    figures: bool = True,
+    bank: Any = None,
+) -> dict[str, Any]:
     """Play every variant's games (bank recorded on demand), write summary.json, report.md, figures;
     returns the summary. Everything is validated before the bank or the folder is touched."""
     from sim.specs.datafiles import read_toml, resolve
@@ -178,8 +188,14 @@ def run_game_experiment(path: str | Path, out: str | Path | None = None, workers
     return play_game_experiment(exp, folder, workers, quiet, figures, bank).summary
 
 
-def play_game_experiment(exp: GameExperiment, folder: Path, workers: int | None = None, quiet: bool = False,
-                         figures: bool = True, bank: Any = None) -> Results:
+def play_game_experiment(
+    exp: GameExperiment,
+    folder: Path,
+    workers: int | None = None,
+    quiet: bool = False,
+    figures: bool = True,
+    bank: Any = None,
+) -> Results:
     """Play a resolved game experiment into `folder` (checked before the bank is touched)."""
     from sim.experiments.throw_bank import ThrowBank, die_alias, play
     from sim.files import check_output_dir
@@ -187,7 +203,11 @@ def play_game_experiment(exp: GameExperiment, folder: Path, workers: int | None 
 
     spec, specs, n = exp.spec, exp.specs, exp.games
     check_output_dir(folder, "--out")
-    tb = bank if isinstance(bank, ThrowBank) else ThrowBank(bank, spec.bank_throws, workers=workers, quiet=quiet)
+    tb = (
+        bank
+        if isinstance(bank, ThrowBank)
+        else ThrowBank(bank, spec.bank_throws, workers=workers, quiet=quiet)
+    )
     t0 = time.perf_counter()
     results: dict[str, list] = {}
     for k, (name, g) in enumerate(specs.items(), 1):
@@ -195,6 +215,7 @@ def play_game_experiment(exp: GameExperiment, folder: Path, workers: int | None 
             print(f"[{k}/{len(specs)}] {name}: {n} games", file=sys.stderr, flush=True)
         pol = spec.policy or g.policy
         alias = die_alias(g.throws.colored_die, g.throws.white_die)
+
         def games(src: Any, g: Any = g, pol: str = pol) -> list:
             return run_games(g, src, n, pol)
 
@@ -207,8 +228,14 @@ def play_game_experiment(exp: GameExperiment, folder: Path, workers: int | None 
     summary["figures"] = [str(f.name) for f in figs]
     _write(folder / SUMMARY, json.dumps(summary, indent=1, default=str))
     _write(folder / REPORT, report(summary))
-    return Results(out=folder, summary=summary, experiment=exp, figures=figs, elapsed_s=summary["elapsed_s"],
-                   throws_run=n * len(specs))
+    return Results(
+        out=folder,
+        summary=summary,
+        experiment=exp,
+        figures=figs,
+        elapsed_s=summary["elapsed_s"],
+        throws_run=n * len(specs),
+    )
 
 
 class GameExperiments:
@@ -232,7 +259,9 @@ class GameExperiments:
 
     def play(self, experiment: GameExperiment, out: Path, options: PlayOptions) -> Results:
         """Replay the games from the bank (recorded on demand) into `out`."""
-        return play_game_experiment(experiment, out, options.workers, options.quiet, options.figures, options.bank)
+        return play_game_experiment(
+            experiment, out, options.workers, options.quiet, options.figures, options.bank
+        )
 
     def shown(self, results: Results) -> str:
         """The tables of the report (REPORT)."""
@@ -248,7 +277,9 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def summarize(spec: GameExperimentSpec, specs: dict[str, Any], results: dict[str, list], n: int) -> dict[str, Any]:
+def summarize(
+    spec: GameExperimentSpec, specs: dict[str, Any], results: dict[str, list], n: int
+) -> dict[str, Any]:
     """summary.json: every variant's game summary, paired differences against the baseline, contrasts."""
     from sim.experiments.game_report import summarize_games
 
@@ -259,19 +290,46 @@ def summarize(spec: GameExperimentSpec, specs: dict[str, Any], results: dict[str
     for name, rs in results.items():
         g = specs[name]
         s = summarize_games(rs, conf)
-        variants.append({**s, "name": name, "difficulty": g.difficulty, "heroes": g.party.players,
-                         "skill": g.throws.skill, "policy": spec.policy or g.policy,
-                         "house_rules": g.house_rules.changed(), "options": g.options.model_dump(exclude_defaults=True)})
-    diffs = [{"name": k, "vs": base, "won": paired_rate_difference(won[k], won[base], conf).as_dict()}
-             for k in results if k != base]
+        variants.append(
+            {
+                **s,
+                "name": name,
+                "difficulty": g.difficulty,
+                "heroes": g.party.players,
+                "skill": g.throws.skill,
+                "policy": spec.policy or g.policy,
+                "house_rules": g.house_rules.changed(),
+                "options": g.options.model_dump(exclude_defaults=True),
+            }
+        )
+    diffs = [
+        {"name": k, "vs": base, "won": paired_rate_difference(won[k], won[base], conf).as_dict()}
+        for k in results
+        if k != base
+    ]
     contrasts = []
     for c in spec.contrasts:
         x = (won[c.a].astype(float) - won[c.b]) - (won[c.c].astype(float) - won[c.d])
-        contrasts.append({"name": c.name, "of": f"({c.a} - {c.b}) - ({c.c} - {c.d})",
-                          "won": mean_interval(x, conf, "t").as_dict()})
-    return {"experiment": {"name": spec.name, "game": spec.game, "seed": spec.seed, "games": n,
-                           "bank_throws": spec.bank_throws, "baseline": base},
-            "variants": variants, "differences": diffs, "contrasts": contrasts}
+        contrasts.append(
+            {
+                "name": c.name,
+                "of": f"({c.a} - {c.b}) - ({c.c} - {c.d})",
+                "won": mean_interval(x, conf, "t").as_dict(),
+            }
+        )
+    return {
+        "experiment": {
+            "name": spec.name,
+            "game": spec.game,
+            "seed": spec.seed,
+            "games": n,
+            "bank_throws": spec.bank_throws,
+            "baseline": base,
+        },
+        "variants": variants,
+        "differences": diffs,
+        "contrasts": contrasts,
+    }
 
 
 def _pct(r: dict) -> str:
@@ -285,21 +343,38 @@ def _pts(e: dict) -> str:
 def report(s: dict[str, Any]) -> str:
     """report.md: the win rate per variant, the paired differences and the contrasts."""
     e = s["experiment"]
-    lines = [f"# {e['name']}: {e['game']}, {e['games']} games per variant (seed {e['seed']}, "
-             f"{e['bank_throws']} banked throws per scenario)", "",
-             "| variant | difficulty | heroes | skill | policy | won (95 %) | lost at the Final Boss | points | titles (top) |",
-             "| --- | --- | ---: | --- | --- | --- | --- | ---: | --- |"]
+    lines = [
+        f"# {e['name']}: {e['game']}, {e['games']} games per variant (seed {e['seed']}, "
+        f"{e['bank_throws']} banked throws per scenario)",
+        "",
+        "| variant | difficulty | heroes | skill | policy | won (95 %) | lost at the Final Boss | points | "
+        "titles (top) |",
+        "| --- | --- | ---: | --- | --- | --- | --- | ---: | --- |",
+    ]
     for v in s["variants"]:
         boss = v["lost_where"].get("final boss")
         top = max(v["titles"].items(), key=lambda kv: kv[1])[0] if v["titles"] else ""
-        lines.append(f"| {v['name']} | {v['difficulty']} | {v['heroes']} | {v['skill']} | {v['policy']} | {_pct(v['won'])} "
-                     f"| {_pct(boss) if boss else '0'} | {v['points']['value']:.1f} | {top} |")
-    lines += ["", f"Paired differences against {e['baseline']} (percentage points, 95 %):", "",
-              "| variant | won |", "| --- | --- |"]
+        lines.append(
+            f"| {v['name']} | {v['difficulty']} | {v['heroes']} | {v['skill']} | {v['policy']} | "
+            f"{_pct(v['won'])} "
+            f"| {_pct(boss) if boss else '0'} | {v['points']['value']:.1f} | {top} |"
+        )
+    lines += [
+        "",
+        f"Paired differences against {e['baseline']} (percentage points, 95 %):",
+        "",
+        "| variant | won |",
+        "| --- | --- |",
+    ]
     lines += [f"| {d['name']} | {_pts(d['won'])} |" for d in s["differences"]]
     if s["contrasts"]:
-        lines += ["", "Differences of differences (percentage points, 95 %):", "", "| contrast | of | won |",
-                  "| --- | --- | --- |"]
+        lines += [
+            "",
+            "Differences of differences (percentage points, 95 %):",
+            "",
+            "| contrast | of | won |",
+            "| --- | --- | --- |",
+        ]
         lines += [f"| {c['name']} | {c['of']} | {_pts(c['won'])} |" for c in s["contrasts"]]
     return "\n".join(lines) + "\n"
 
@@ -319,8 +394,12 @@ def draw_figures(folder: Path, spec: GameExperimentSpec, results: dict[str, list
     out = []
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(names) + 1.5))
     rates = [wilson(sum(r.won for r in results[k]), len(results[k])) for k in names]
-    ax.errorbar([r.rate for r in rates], range(len(names)), xerr=[[r.rate - r.lo for r in rates], [r.hi - r.rate for r in rates]],
-                fmt="o")
+    ax.errorbar(
+        [r.rate for r in rates],
+        range(len(names)),
+        xerr=[[r.rate - r.lo for r in rates], [r.hi - r.rate for r in rates]],
+        fmt="o",
+    )
     ax.set_yticks(range(len(names)), names)
     ax.set_xlabel("games won (95 % Wilson interval)")
     ax.axvline(0.5, color="grey", lw=0.5)
@@ -330,9 +409,18 @@ def draw_figures(folder: Path, spec: GameExperimentSpec, results: dict[str, list
     cats = ["level 1 combat", "level 2 combat", "level 3 combat", "level 4 combat", "final boss"]
     left = np.zeros(len(names))
     for c in cats:
-        vals = np.array([sum(1 for r in results[k] if not r.won and
-                             (("final boss" if r.lost_at == "final-boss" else f"level {r.lost_level} combat") == c))
-                         / len(results[k]) for k in names])
+        vals = np.array(
+            [
+                sum(
+                    1
+                    for r in results[k]
+                    if not r.won
+                    and (("final boss" if r.lost_at == "final-boss" else f"level {r.lost_level} combat") == c)
+                )
+                / len(results[k])
+                for k in names
+            ]
+        )
         ax.barh(range(len(names)), vals, left=left, label=c)
         left += vals
     ax.set_yticks(range(len(names)), names)
@@ -386,8 +474,17 @@ class GameResponse:
     from the bank (recorded on demand). Game i uses the same shuffles and throw streams at every value
     (common random numbers), so the tuner compares values on paired games."""
 
-    def __init__(self, game: str, path: str, *, overrides: dict[str, Any] | None = None, bank: str | None = None,
-                 bank_throws: int = 2000, policy: str | None = None, workers: int | None = None) -> None:
+    def __init__(
+        self,
+        game: str,
+        path: str,
+        *,
+        overrides: dict[str, Any] | None = None,
+        bank: str | None = None,
+        bank_throws: int = 2000,
+        policy: str | None = None,
+        workers: int | None = None,
+    ) -> None:
         from sim.experiments.throw_bank import ThrowBank
         from sim.specs.game import load_game
 
@@ -399,7 +496,9 @@ class GameResponse:
         for part in path.split("."):
             node = getattr(node, part, None)
             if node is None:
-                raise SpecError("command line", "--set", f"'{path}' is not a setting of the game {self.base.name}")
+                raise SpecError(
+                    "command line", "--set", f"'{path}' is not a setting of the game {self.base.name}"
+                )
         self.current = node
         self.integer_setting = isinstance(node, int) and not isinstance(node, bool)
         self.policy = policy or self.base.policy

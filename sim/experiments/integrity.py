@@ -86,7 +86,13 @@ class Plan:
     def to_json(self) -> dict[str, Any]:
         """The plan as the manifest keeps it."""
         lay = self.layout
-        return {"seed": self.seed, "first": lay.first, "most": lay.most, "size": lay.size, "keys": list(self.keys)}
+        return {
+            "seed": self.seed,
+            "first": lay.first,
+            "most": lay.most,
+            "size": lay.size,
+            "keys": list(self.keys),
+        }
 
     @classmethod
     def from_json(cls, doc: Any) -> Plan | None:
@@ -100,8 +106,15 @@ class Plan:
             return None
 
 
-def check_records(table: Any, cell: int, start: int, stop: int, seed: int, key: str | None = None,
-                  reference: pa.Schema | None = None) -> str | None:
+def check_records(
+    table: Any,
+    cell: int,
+    start: int,
+    stop: int,
+    seed: int,
+    key: str | None = None,
+    reference: pa.Schema | None = None,
+) -> str | None:
     """Why `table` is not the records of throws start..stop-1 of `cell` (None when it is).
 
     `reference` is the schema of the cell's other chunks: the column names must be the same and
@@ -146,8 +159,17 @@ def check_records(table: Any, cell: int, start: int, stop: int, seed: int, key: 
     return None
 
 
-def verify_chunk(path: Path, recorded: str | None, hashes_known: bool, cell: int, start: int, stop: int, seed: int,
-                 key: str | None, reference: pa.Schema | None = None) -> tuple[pa.Table | None, str | None, str | None]:
+def verify_chunk(
+    path: Path,
+    recorded: str | None,
+    hashes_known: bool,
+    cell: int,
+    start: int,
+    stop: int,
+    seed: int,
+    key: str | None,
+    reference: pa.Schema | None = None,
+) -> tuple[pa.Table | None, str | None, str | None]:
     """(table, sha256, None) for a chunk file that can be trusted, else (None, sha256 or None, why not).
 
     With `hashes_known` the file must match the `recorded` hash; without (the manifest was lost)

@@ -122,8 +122,9 @@ class ChunkedKind(ExperimentKind, Protocol):
     def stop_rule(self, experiment: Any) -> Any:
         """The experiment's stopping rule (a StopRule), or None: every cell runs to its count."""
 
-    def task(self, experiment: Any, cell: int, chunk: int, start: int, stop: int,
-             prepared: dict[str, Any] | None) -> Any:
+    def task(
+        self, experiment: Any, cell: int, chunk: int, start: int, stop: int, prepared: dict[str, Any] | None
+    ) -> Any:
         """The picklable task of records [start, stop) of one cell (everything a worker needs)."""
 
     def before(self, experiment: Any, out: Path, run: RunUpstream, quiet: bool) -> tuple[Any, Results | None]:
@@ -133,8 +134,9 @@ class ChunkedKind(ExperimentKind, Protocol):
     def finishing_steps(self, figures: bool) -> int:
         """How many finishing phases `finish` announces (for the numbered lines after the bar)."""
 
-    def finish(self, store: Store, experiment: Any, stopped: dict[str, str], figures: bool, steps: Steps,
-               quiet: bool) -> Finished:
+    def finish(
+        self, store: Store, experiment: Any, stopped: dict[str, str], figures: bool, steps: Steps, quiet: bool
+    ) -> Finished:
         """Summary, figures and reports of the finished records (`stopped`: cell name -> why it stopped)."""
 
 

@@ -79,8 +79,9 @@ def read(path_or_name: str | Path) -> tuple[ExperimentKind, Any, str]:
     return kind, kind.parse(data, str(path)), str(path)
 
 
-def resolve_any(target: Any, source: str | None = None, caps: Caps = NO_CAPS,
-                variants: Sequence[str] | None = None) -> tuple[ExperimentKind, Any]:
+def resolve_any(
+    target: Any, source: str | None = None, caps: Caps = NO_CAPS, variants: Sequence[str] | None = None
+) -> tuple[ExperimentKind, Any]:
     """An experiment of any kind validated fully (a path, a built-in name, a parsed spec or the plain
     contents of a file), with its kind; `variants`: keep only the variants whose names match one of
     these shell patterns."""
@@ -108,8 +109,11 @@ def select_variants(spec: Any, patterns: Sequence[str], source: str) -> Any:
         raise SpecError("command line", "--variants", f"{source} has no variants to choose from")
     for pat in patterns:
         if not pat or not any(fnmatch.fnmatchcase(n, pat) for n in names):
-            raise SpecError("command line", "--variants",
-                            f"'{pat}' names no variant of {source} (it has: {', '.join(names[:8])}"
-                            f"{', ...' if len(names) > 8 else ''})")
+            raise SpecError(
+                "command line",
+                "--variants",
+                f"'{pat}' names no variant of {source} (it has: {', '.join(names[:8])}"
+                f"{', ...' if len(names) > 8 else ''})",
+            )
     kept = [v for v in spec.variants if any(fnmatch.fnmatchcase(v.name, pat) for pat in patterns)]
     return spec.model_copy(update={"variants": kept})

@@ -62,8 +62,16 @@ class RunProgress:
     def __init__(self, total: int, initial: int, quiet: bool, unit: str = "throw") -> None:
         from tqdm.auto import tqdm
 
-        self.bar = tqdm(total=total, initial=initial, unit=unit, unit_scale=False, disable=quiet,
-                        file=sys.stderr, dynamic_ncols=True, bar_format=BAR_FORMAT.replace("throws", unit + "s"))
+        self.bar = tqdm(
+            total=total,
+            initial=initial,
+            unit=unit,
+            unit_scale=False,
+            disable=quiet,
+            file=sys.stderr,
+            dynamic_ncols=True,
+            bar_format=BAR_FORMAT.replace("throws", unit + "s"),
+        )
         self.eta: Eta | None = None
         self.unit = unit
         self.where = ""
@@ -109,8 +117,15 @@ class WorkBar:
     taken `after_s` (quick work prints nothing). `lazy`: nothing at all until `start()` (or the first
     update), for work whose input is still checked after the bar is made: a refused input stays one line."""
 
-    def __init__(self, total: int | None, unit: str, desc: str, enabled: bool = True, after_s: float = 1.0,
-                 lazy: bool = False) -> None:
+    def __init__(
+        self,
+        total: int | None,
+        unit: str,
+        desc: str,
+        enabled: bool = True,
+        after_s: float = 1.0,
+        lazy: bool = False,
+    ) -> None:
         self.total, self.unit, self.desc, self.enabled, self.after_s = total, unit, desc, enabled, after_s
         self._bar: Any = None
         if not lazy:
@@ -127,8 +142,16 @@ class WorkBar:
         if self._bar is None:
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=self.total, unit=self.unit, desc=self.desc, disable=not self.enabled,
-                             file=sys.stderr, dynamic_ncols=True, delay=self.after_s, mininterval=0.5)
+            self._bar = tqdm(
+                total=self.total,
+                unit=self.unit,
+                desc=self.desc,
+                disable=not self.enabled,
+                file=sys.stderr,
+                dynamic_ncols=True,
+                delay=self.after_s,
+                mininterval=0.5,
+            )
 
     def update(self, n: int = 1) -> None:
         """`n` more units done."""

@@ -45,7 +45,9 @@ class CellStats:
 
     def __init__(self, stop_rate: str | None = None) -> None:
         self.n = 0
-        self.counts: dict[str, dict[str, int]] = {k: {} for k in ("results", "reasons", "sections", "values", "faces")}
+        self.counts: dict[str, dict[str, int]] = {
+            k: {} for k in ("results", "reasons", "sections", "values", "faces")
+        }
         self.insta_kill = 0
         self.cocked = 0
         self.stop_rate = stop_rate
@@ -63,13 +65,23 @@ class CellStats:
         hit = (df["result"] == "hit").to_numpy(bool)
         dmg = df["damage"].to_numpy(float)
         section = _labels(df["section"])
-        value = pd.to_numeric(df["value"], errors="coerce") if "value" in df else pd.Series(np.nan, index=df.index)
+        value = (
+            pd.to_numeric(df["value"], errors="coerce")
+            if "value" in df
+            else pd.Series(np.nan, index=df.index)
+        )
         counted = (section != "none") & value.notna() & (value >= 0)
         value_label = pd.Series(
-            [str(int(v)) if ok else "none" for v, ok in zip(value.fillna(-1), counted, strict=True)], index=df.index
+            [str(int(v)) if ok else "none" for v, ok in zip(value.fillna(-1), counted, strict=True)],
+            index=df.index,
         )
-        for key, col in (("results", _labels(df["result"])), ("reasons", _labels(df["reason"])),
-                         ("sections", section), ("values", value_label), ("faces", _labels(df["face"]))):
+        for key, col in (
+            ("results", _labels(df["result"])),
+            ("reasons", _labels(df["reason"])),
+            ("sections", section),
+            ("values", value_label),
+            ("faces", _labels(df["face"])),
+        ):
             acc = self.counts[key]
             for label, count in col.value_counts(sort=False).items():
                 acc[label] = acc.get(label, 0) + int(count)
@@ -145,8 +157,13 @@ def summarize(store: Store, exp, stopped: dict[str, str] | None = None) -> dict[
     paired: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # cell -> (index, hit, damage)
     for c, acc in stats.items():
         cell = exp.cells[c]
-        s = {"name": cell.name, "variant": cell.variant, "sweep_value": cell.sweep_value,
-             "scenario_key": cell.key, "stopped_by": stopped.get(cell.name, "throws")}
+        s = {
+            "name": cell.name,
+            "variant": cell.variant,
+            "sweep_value": cell.sweep_value,
+            "scenario_key": cell.key,
+            "stopped_by": stopped.get(cell.name, "throws"),
+        }
         s.update(acc.summary(conf))
         cells_out.append(s)
         paired[c] = acc.paired()
@@ -193,16 +210,20 @@ def _differences(exp, paired, conf: float) -> list[dict[str, Any]]:
         ia, ha, da = paired[cell.index]
         ib, hb, db = paired[b.index]
         common, xa, xb = np.intersect1d(ia, ib, assume_unique=True, return_indices=True)
-        out.append({
-            "name": cell.name,
-            "baseline": b.name,
-            "sweep_value": cell.sweep_value,
-            "n_pairs": int(common.size),
-            "hit_rate": paired_rate_difference(ha[xa], hb[xb], conf).as_dict(),
-            "damage": paired_mean_difference(da[xa], db[xb], conf).as_dict(),
-            "discordant": {"hit_only_here": int(np.sum(ha[xa] & ~hb[xb])),
-                           "hit_only_baseline": int(np.sum(~ha[xa] & hb[xb]))},
-        })
+        out.append(
+            {
+                "name": cell.name,
+                "baseline": b.name,
+                "sweep_value": cell.sweep_value,
+                "n_pairs": int(common.size),
+                "hit_rate": paired_rate_difference(ha[xa], hb[xb], conf).as_dict(),
+                "damage": paired_mean_difference(da[xa], db[xb], conf).as_dict(),
+                "discordant": {
+                    "hit_only_here": int(np.sum(ha[xa] & ~hb[xb])),
+                    "hit_only_baseline": int(np.sum(~ha[xa] & hb[xb])),
+                },
+            }
+        )
     return out
 
 
@@ -210,9 +231,19 @@ def _sweep_table(exp, cells_out: list[dict[str, Any]]) -> dict[str, Any]:
     rows = []
     for s in cells_out:
         h, d = s["hit_rate"], s["damage"]
-        rows.append({"variant": s["variant"], "value": s["sweep_value"], "n": s["n"],
-                     "hit_rate": h["rate"], "hit_lo": h["lo"], "hit_hi": h["hi"],
-                     "damage_mean": d["value"], "damage_lo": d["lo"], "damage_hi": d["hi"]})
+        rows.append(
+            {
+                "variant": s["variant"],
+                "value": s["sweep_value"],
+                "n": s["n"],
+                "hit_rate": h["rate"],
+                "hit_lo": h["lo"],
+                "hit_hi": h["hi"],
+                "damage_mean": d["value"],
+                "damage_lo": d["lo"],
+                "damage_hi": d["hi"],
+            }
+        )
     return {"setting": exp.spec.sweep.setting, "values": exp.spec.sweep.grid(), "table": rows}
 
 
@@ -259,14 +290,27 @@ def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]
             f"{_pct(v['insta_kill'])} | {top} |"
         )
     if summary["differences"]:
-        lines += ["", f"## Paired differences against `{summary['differences'][0]['baseline'].split('@')[0]}`", "",
-                  "| cell | pairs | hit rate (points) | mean damage |", "| --- | ---: | --- | --- |"]
+        lines += [
+            "",
+            f"## Paired differences against `{summary['differences'][0]['baseline'].split('@')[0]}`",
+            "",
+            "| cell | pairs | hit rate (points) | mean damage |",
+            "| --- | ---: | --- | --- |",
+        ]
         for d in summary["differences"]:
-            lines.append(f"| {d['name']} | {d['n_pairs']} | {_num(d['hit_rate'], 100, True)} | {_num(d['damage'], 1, True)} |")
+            lines.append(
+                f"| {d['name']} | {d['n_pairs']} | {_num(d['hit_rate'], 100, True)} | "
+                f"{_num(d['damage'], 1, True)} |"
+            )
     if summary["sweep"]:
         sw = summary["sweep"]
-        lines += ["", f"## Sweep of `{sw['setting']}`", "",
-                  "| variant | value | n | hit rate | mean damage |", "| --- | ---: | ---: | --- | --- |"]
+        lines += [
+            "",
+            f"## Sweep of `{sw['setting']}`",
+            "",
+            "| variant | value | n | hit rate | mean damage |",
+            "| --- | ---: | ---: | --- | --- |",
+        ]
         for r in sw["table"]:
             hr = {"rate": r["hit_rate"], "lo": r["hit_lo"], "hi": r["hit_hi"]}
             dm = {"value": r["damage_mean"], "lo": r["damage_lo"], "hi": r["damage_hi"]}
@@ -276,6 +320,10 @@ def write_report(store: Store, exp, summary: dict[str, Any], figures: list[Path]
         for f in figures:
             rel = f.relative_to(store.root)
             lines += [f"![{f.stem}]({rel.as_posix()})", ""]
-    lines += ["", "Files: `records.parquet` (one row per throw), `summary.json` (see docs/experiments.md), "
-              "`experiment.resolved.json` (every resolved input).", ""]
+    lines += [
+        "",
+        "Files: `records.parquet` (one row per throw), `summary.json` (see docs/experiments.md), "
+        "`experiment.resolved.json` (every resolved input).",
+        "",
+    ]
     return write_atomic(store.root / REPORT, "\n".join(lines))

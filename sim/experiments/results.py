@@ -29,7 +29,9 @@ class Results:
     throws_run: int = 0  # records (throws, fights) computed by this call (not resumed from disk)
     repairs: list[str] = field(default_factory=list)  # what this call found damaged and recomputed
     throws: Results | None = None  # a fight experiment's throw experiment, when this call ran or reopened it
-    kind: Any = None  # the experiment's kind (sim.experiments.kinds): `kind.shown(results)` is dfsim run's text
+    kind: Any = (
+        None  # the experiment's kind (sim.experiments.kinds): `kind.shown(results)` is dfsim run's text
+    )
 
     @cached_property
     def records(self) -> pd.DataFrame:

@@ -93,7 +93,10 @@ class _CellPlan:
             self._n += n
             self._checked += 1
             end = self.layout.bounds(j)[1]
-            if end >= self.min_throws and interval_width(wilson(self._k, self._n, confidence)) <= stop_rule.width:
+            if (
+                end >= self.min_throws
+                and interval_width(wilson(self._k, self._n, confidence)) <= stop_rule.width
+            ):
                 self.stop_at, self.stopped_by = j, "width"
             elif j == last:
                 self.stop_at, self.stopped_by = j, "max_throws"
@@ -136,8 +139,10 @@ class _Notes:
     def close(self) -> None:
         """Say how many repairs were not printed."""
         if len(self.items) > MAX_NOTES:
-            print(f"dfsim: ... and {len(self.items) - MAX_NOTES} more repairs (dfsim doctor lists problems)",
-                  file=sys.stderr)
+            print(
+                f"dfsim: ... and {len(self.items) - MAX_NOTES} more repairs (dfsim doctor lists problems)",
+                file=sys.stderr,
+            )
 
 
 def run_experiment(
@@ -194,8 +199,17 @@ def run_experiment(
     Store.check(out, exp.hash, force)
 
     def upstream(source: str, folder: Path, cap: int | None) -> Results:
-        return run_experiment(source, out=folder, workers=workers, executor=executor, scheduler=scheduler,
-                              quiet=quiet, figures=figures, max_throws=cap, security=security)
+        return run_experiment(
+            source,
+            out=folder,
+            workers=workers,
+            executor=executor,
+            scheduler=scheduler,
+            quiet=quiet,
+            figures=figures,
+            max_throws=cap,
+            security=security,
+        )
 
     exp, earlier = kind.before(exp, out, upstream, quiet)
     chunk_fn = kind.work if _chunk_fn is OWN else _chunk_fn
@@ -227,7 +241,8 @@ def run_experiment(
 
 
 def require_finite(exp: Any) -> None:
-    """Refuse NaN and infinity anywhere in the experiment before anything is written (they cannot be stored)."""
+    """Refuse NaN and infinity anywhere in the experiment before anything is written (they cannot be
+    stored)."""
     path = non_finite_path(exp.spec.model_dump())
     if path is None:
         try:
@@ -238,8 +253,18 @@ def require_finite(exp: Any) -> None:
     raise SpecError(exp.source, path, "must be a finite number (not NaN or infinity)")
 
 
-def _run(kind: ChunkedKind, exp: Any, store: Store, out: Path, get_executor: Callable[[], Executor],
-         quiet: bool, figures: bool, chunk_fn, prepare_fn, t0: float) -> Results:
+def _run(
+    kind: ChunkedKind,
+    exp: Any,
+    store: Store,
+    out: Path,
+    get_executor: Callable[[], Executor],
+    quiet: bool,
+    figures: bool,
+    chunk_fn,
+    prepare_fn,
+    t0: float,
+) -> Results:
     spec = exp.spec
     stop_rule = kind.stop_rule(exp)
     plan = kind.plan(exp)
@@ -250,7 +275,9 @@ def _run(kind: ChunkedKind, exp: Any, store: Store, out: Path, get_executor: Cal
     in_flight: set[tuple[int, int]] = set()
     try:
         reference = _verify_chunks(store, plan, plans, stop_rule, notes)
-        bar = RunProgress(sum(p.planned_throws for p in plans), sum(p.throws_done for p in plans), quiet, kind.unit)
+        bar = RunProgress(
+            sum(p.planned_throws for p in plans), sum(p.throws_done for p in plans), quiet, kind.unit
+        )
         prepared: dict[str, dict] = {}
         if prepare_fn is not None:
             prepared = _prepare(store, kind, exp, plans, get_executor, prepare_fn, notes, bar)
@@ -276,11 +303,20 @@ def _run(kind: ChunkedKind, exp: Any, store: Store, out: Path, get_executor: Cal
                 except queue.Empty:
                     continue
                 in_flight.discard((task.cell, task.chunk))
-                problem = check_records(table, task.cell, task.start, task.stop, spec.seed, exp.cells[task.cell].key,
-                                        reference.get(task.cell))
+                problem = check_records(
+                    table,
+                    task.cell,
+                    task.start,
+                    task.stop,
+                    spec.seed,
+                    exp.cells[task.cell].key,
+                    reference.get(task.cell),
+                )
                 if problem:
-                    raise ChunkFailed(f"chunk {task.chunk} of cell {task.cell}: what the worker returned {problem}; "
-                                      "not stored")
+                    raise ChunkFailed(
+                        f"chunk {task.chunk} of cell {task.cell}: what the worker returned {problem}; "
+                        "not stored"
+                    )
                 reference.setdefault(task.cell, table.schema)
                 store.write_chunk(task.cell, task.chunk, table)
                 plan_c = plans[task.cell]
@@ -311,8 +347,18 @@ def _run(kind: ChunkedKind, exp: Any, store: Store, out: Path, get_executor: Cal
             bar.close()
 
 
-def _finish(kind: ChunkedKind, exp: Any, store: Store, out: Path, plans: list[_CellPlan], figures: bool,
-            run_records: int, t0: float, notes: _Notes, quiet: bool) -> Results:
+def _finish(
+    kind: ChunkedKind,
+    exp: Any,
+    store: Store,
+    out: Path,
+    plans: list[_CellPlan],
+    figures: bool,
+    run_records: int,
+    t0: float,
+    notes: _Notes,
+    quiet: bool,
+) -> Results:
     """After the last chunk: the records, then the kind's summary, figures and reports, then the
     manifest "complete" with the counts in the kind's unit (throws, fights)."""
     # speculative chunks past a stopping point are not part of the records
@@ -329,15 +375,28 @@ def _finish(kind: ChunkedKind, exp: Any, store: Store, out: Path, plans: list[_C
     done = kind.finish(store, exp, stopped, figures, steps, quiet)
     elapsed = time.perf_counter() - t0
     store.write_manifest(
-        exp, "complete",
-        {units: done.total, "elapsed_s": round(elapsed, 3),
-         f"{units}_run": run_records, f"{units}_per_s": round(run_records / elapsed, 2) if run_records else None,
-         "records_sha256": store.records_sha256,
-         "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in done.figures], FIGURE_HASHES: figure_hashes(done.figures),
-         REPORT_HASHES: report_hashes(store.root)},
+        exp,
+        "complete",
+        {
+            units: done.total,
+            "elapsed_s": round(elapsed, 3),
+            f"{units}_run": run_records,
+            f"{units}_per_s": round(run_records / elapsed, 2) if run_records else None,
+            "records_sha256": store.records_sha256,
+            "figures": [f"{FIGURE_DIR}/{Path(f).name}" for f in done.figures],
+            FIGURE_HASHES: figure_hashes(done.figures),
+            REPORT_HASHES: report_hashes(store.root),
+        },
     )
-    return Results(out=out, summary=done.summary, experiment=exp, figures=done.figures, elapsed_s=elapsed,
-                   throws_run=run_records, repairs=notes.items)
+    return Results(
+        out=out,
+        summary=done.summary,
+        experiment=exp,
+        figures=done.figures,
+        elapsed_s=elapsed,
+        throws_run=run_records,
+        repairs=notes.items,
+    )
 
 
 def _best_effort(fn: Callable[[], None]) -> None:
@@ -352,8 +411,9 @@ def _rate_count(table: pa.Table, stop_rule) -> int:
     return int(rate_mask(table, stop_rule.rate).sum()) if stop_rule else 0
 
 
-def _verify_chunks(store: Store, plan: Plan, plans: list[_CellPlan], stop_rule: Any,
-                   notes: _Notes) -> dict[int, pa.Schema]:
+def _verify_chunks(
+    store: Store, plan: Plan, plans: list[_CellPlan], stop_rule: Any, notes: _Notes
+) -> dict[int, pa.Schema]:
     """Trust the chunks on disk that match their recorded hash and their place in the plan; report the rest.
 
     Returns the schema of each cell's first trusted chunk: every later chunk of that cell must agree
@@ -370,8 +430,17 @@ def _verify_chunks(store: Store, plan: Plan, plans: list[_CellPlan], stop_rule: 
             store.drop_chunk(c, j)
             continue
         start, stop = plan.layout.bounds(j)
-        table, digest, problem = verify_chunk(path, store.recorded_hash(c, j), store.hashes_known, c, start, stop,
-                                              plan.seed, plan.keys[c], reference.get(c))
+        table, digest, problem = verify_chunk(
+            path,
+            store.recorded_hash(c, j),
+            store.hashes_known,
+            c,
+            start,
+            stop,
+            plan.seed,
+            plan.keys[c],
+            reference.get(c),
+        )
         if problem is not None or table is None:
             notes.add(f"{path}: {problem}; recomputing it")
             store.forget(c, j)
@@ -383,23 +452,37 @@ def _verify_chunks(store: Store, plan: Plan, plans: list[_CellPlan], stop_rule: 
         kept += 1
     for c, j in sorted(recorded - on_disk):
         if c < len(plans) and j < plan.layout.count:
-            notes.add(f"{store.chunk_path(c, j)}: is missing although the manifest records it; recomputing it")
+            notes.add(
+                f"{store.chunk_path(c, j)}: is missing although the manifest records it; recomputing it"
+            )
         store.forget(c, j)
     if not store.hashes_known:
         checks = "the range checks (cell, throw indices, seed, scenario)"
         if store.manifest_outdated:
-            notes.add(f"{store.root / MANIFEST} {store.manifest_problem}: recorded the hashes of the {kept} "
-                      f"chunks that pass {checks}")
+            notes.add(
+                f"{store.root / MANIFEST} {store.manifest_problem}: recorded the hashes of the {kept} "
+                f"chunks that pass {checks}"
+            )
         else:
-            notes.add(f"{store.root / MANIFEST} {store.manifest_problem}: its chunk hashes are lost; rebuilt "
-                      f"it, keeping the {kept} chunks that pass {checks}")
+            notes.add(
+                f"{store.root / MANIFEST} {store.manifest_problem}: its chunk hashes are lost; rebuilt "
+                f"it, keeping the {kept} chunks that pass {checks}"
+            )
         store.hashes_known = True
     store.flush(force=True)
     return reference
 
 
-def _prepare(store: Store, kind: ChunkedKind, exp: Any, plans: list[_CellPlan], get_executor: Callable[[], Executor],
-             fn, notes: _Notes, bar: RunProgress) -> dict[str, dict]:
+def _prepare(
+    store: Store,
+    kind: ChunkedKind,
+    exp: Any,
+    plans: list[_CellPlan],
+    get_executor: Callable[[], Executor],
+    fn,
+    notes: _Notes,
+    bar: RunProgress,
+) -> dict[str, dict]:
     """The per-scenario values (the kind's preparation), verified against the manifest or solved (once,
     in parallel).
 
@@ -413,12 +496,16 @@ def _prepare(store: Store, kind: ChunkedKind, exp: Any, plans: list[_CellPlan], 
     claimed = claimed or {}
     recorded = store.prepared_digests()
     if recorded is not None:
-        known = {k: claimed[k] for k in keys if k in claimed and recorded.get(k) == _digest_or_none(claimed[k])}
+        known = {
+            k: claimed[k] for k in keys if k in claimed and recorded.get(k) == _digest_or_none(claimed[k])
+        }
         expected: dict[str, str] = dict(recorded)
         if problem:
             notes.add(f"{path} {problem}; solving the aims again")
         elif path.exists() and not store.prepared_file_matches():
-            notes.add(f"{path}: does not match its hash in the manifest; solving again the aims that do not verify")
+            notes.add(
+                f"{path}: does not match its hash in the manifest; solving again the aims that do not verify"
+            )
         elif recorded and not path.exists():
             notes.add(f"{path}: is missing; solving the aims again")
     else:  # hashes lost: nothing verifies, so solve every aim and compare with what the file claims
@@ -434,8 +521,10 @@ def _prepare(store: Store, kind: ChunkedKind, exp: Any, plans: list[_CellPlan], 
             if not cells:
                 continue
             n = sum(len(plans[c].done) for c in cells)
-            notes.add(f"{path}: the aim of scenario {key} solved again differs from the one its chunks were thrown "
-                      f"with; recomputing its {n} chunks")
+            notes.add(
+                f"{path}: the aim of scenario {key} solved again differs from the one its chunks were thrown "
+                f"with; recomputing its {n} chunks"
+            )
             for c in cells:
                 for j in list(plans[c].done):
                     store.drop_chunk(c, j)
@@ -454,7 +543,9 @@ def _digest_or_none(value: Any) -> str | None:
         return None
 
 
-def _solve(ex: Executor, kind: ChunkedKind, exp: Any, need: list[str], fn, bar: RunProgress) -> dict[str, dict]:
+def _solve(
+    ex: Executor, kind: ChunkedKind, exp: Any, need: list[str], fn, bar: RunProgress
+) -> dict[str, dict]:
     """Solve the aims of `need` on the workers; the bar's text says how many are solved, and once one
     is, about how long the rest take (the aims run side by side, `ex.workers` at a time)."""
     t0 = time.perf_counter()
@@ -479,15 +570,22 @@ def _solve(ex: Executor, kind: ChunkedKind, exp: Any, need: list[str], fn, bar: 
             bar.bar.refresh()  # the elapsed time moves: not a frozen line
             continue
         if not isinstance(value, dict) or _digest_or_none(value) is None:
-            raise ChunkFailed(f"preparing cell {task.cell}: the worker returned {type(value).__name__}, not JSON values")
+            raise ChunkFailed(
+                f"preparing cell {task.cell}: the worker returned {type(value).__name__}, not JSON values"
+            )
         solved[task.key] = value
         say(len(solved))
     bar.describe("")
     return solved
 
 
-def _next_task(kind: ChunkedKind, exp: Any, plans: list[_CellPlan], in_flight: set[tuple[int, int]],
-               prepared: dict[str, dict]) -> Any:
+def _next_task(
+    kind: ChunkedKind,
+    exp: Any,
+    plans: list[_CellPlan],
+    in_flight: set[tuple[int, int]],
+    prepared: dict[str, dict],
+) -> Any:
     """The lowest chunk index not yet done or running, across cells (cells advance together), as the
     kind's task (None: nothing left to submit)."""
     best: tuple[int, int] | None = None

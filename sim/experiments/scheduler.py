@@ -5,7 +5,8 @@ handshake and decodes whatever frames arrive (a peer that accepts and never spea
 that sends garbage raises struct.error or asks for exabytes). So the scheduler is first greeted here,
 with one deadline over connect, handshake and the scheduler's `identity` reply, and the Client is
 made only for a peer that answered as a Dask scheduler; making the Client and asking it for the
-workers each have a deadline of their own too (a peer can greet and then fall silent). Trust: see docs/experiments.md ("What a Dask
+workers each have a deadline of their own too (a peer can greet and then fall silent). Trust: see
+docs/experiments.md ("What a Dask
 scheduler can do"): this checks faults, not attacks.
 """
 
@@ -31,8 +32,11 @@ def scheduler_address(text: str) -> str:
     otherwise (an empty address is not "no scheduler": that is leaving the option out)."""
 
     def bad(why: str) -> SpecError:
-        return SpecError("command line", "--scheduler", f"'{text}' is not a Dask scheduler address like "
-                         f"tcp://HOST:PORT or tls://HOST:PORT ({why})")
+        return SpecError(
+            "command line",
+            "--scheduler",
+            f"'{text}' is not a Dask scheduler address like tcp://HOST:PORT or tls://HOST:PORT ({why})",
+        )
 
     if not isinstance(text, str) or not text.strip():
         raise bad("empty; leave --scheduler out for a local cluster")
@@ -71,8 +75,10 @@ def greet(address: str, security: Any = None, deadline: Deadline | None = None) 
     reply = within_deadline(lambda: asyncio.run(_identity(address, args, deadline.left())), address, deadline)
     kind = reply.get("type") if isinstance(reply, dict) else None
     if kind != "Scheduler":
-        raise OSError(f"{address} is not a Dask scheduler (--scheduler): it says it is "
-                      f"{kind if isinstance(kind, str) else 'nothing Dask knows'}")
+        raise OSError(
+            f"{address} is not a Dask scheduler (--scheduler): it says it is "
+            f"{kind if isinstance(kind, str) else 'nothing Dask knows'}"
+        )
 
 
 def within_deadline(call: Callable[[], T], address: str, deadline: Deadline) -> T:
@@ -93,12 +99,15 @@ def within_deadline(call: Callable[[], T], address: str, deadline: Deadline) -> 
     thread.join(deadline.left())
     exc = outcome.get("error")
     if thread.is_alive() or isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
-        raise OSError(f"the Dask scheduler at {address} did not answer within {deadline.seconds:g} s (--scheduler)")
+        raise OSError(
+            f"the Dask scheduler at {address} did not answer within {deadline.seconds:g} s (--scheduler)"
+        )
     if isinstance(exc, SpecError):
         raise exc
     if isinstance(exc, OSError) and not _is_comm_closed(exc):
-        raise OSError(f"cannot reach the Dask scheduler at {address} (--scheduler): "
-                      f"{exc.strerror or _short(exc)}")
+        raise OSError(
+            f"cannot reach the Dask scheduler at {address} (--scheduler): {exc.strerror or _short(exc)}"
+        )
     if exc is not None:
         raise OSError(f"{address} did not answer as a Dask scheduler (--scheduler): {_short(exc)}")
     return outcome["value"]

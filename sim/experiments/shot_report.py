@@ -37,15 +37,17 @@ def shot_report(out_dir) -> dict:
                 fails[k] = fails.get(k, 0) + (st == "failed")
                 touched[k] = touched.get(k, 0) + (st == "touched")
         n = len(sub)
-        rows.append({
-            "variant": name,
-            "n": n,
-            "hit_rate": v["hit_rate"],
-            "damage": v["damage"],
-            "hero_damage_mean": float(sub["hero_damage"].mean()) if n else float("nan"),
-            "requirement_failed": {k: wilson(c, n, conf).as_dict() for k, c in fails.items()},
-            "requirement_touched": {k: wilson(c, n, conf).as_dict() for k, c in touched.items() if c},
-        })
+        rows.append(
+            {
+                "variant": name,
+                "n": n,
+                "hit_rate": v["hit_rate"],
+                "damage": v["damage"],
+                "hero_damage_mean": float(sub["hero_damage"].mean()) if n else float("nan"),
+                "requirement_failed": {k: wilson(c, n, conf).as_dict() for k, c in fails.items()},
+                "requirement_touched": {k: wilson(c, n, conf).as_dict() for k, c in touched.items() if c},
+            }
+        )
     far = []
     by_name = {r["variant"]: r for r in rows}
     for r in rows:
@@ -60,8 +62,15 @@ def shot_report(out_dir) -> dict:
         common = np.intersect1d(a["index"], b["index"])
         ha = a.set_index("index").loc[common, "result"].eq("hit").to_numpy()
         hb = b.set_index("index").loc[common, "result"].eq("hit").to_numpy()
-        far.append({"shot": base, "skill": skill, "with_far": r["hit_rate"]["rate"], "without": by_name[ref]["hit_rate"]["rate"],
-                    "difference": paired_rate_difference(ha, hb, conf).as_dict()})
+        far.append(
+            {
+                "shot": base,
+                "skill": skill,
+                "with_far": r["hit_rate"]["rate"],
+                "without": by_name[ref]["hit_rate"]["rate"],
+                "difference": paired_rate_difference(ha, hb, conf).as_dict(),
+            }
+        )
     report = {"confidence": conf, "variants": rows, "far_cost": far}
     write_atomic(out / "shot-report.json", json.dumps(report, indent=1, default=float))
     _ranking_figure(out / "figures" / "shot-ranking.png", rows, conf)
@@ -94,5 +103,3 @@ def _ranking_figure(path, rows, conf) -> None:
 
     save_figure(fig, path, dpi=120)
     plt.close(fig)
-
-

@@ -34,14 +34,18 @@ FORMAT_VERSION = 1
 MAX_CELLS = 200
 MAX_DICE = 8  # the scenario's own limits (sim/specs/scenario.py), checked here so the error names the field
 MAX_SHOTS = 8
-SWEEP_BOUND = 1e9  # sweep values are checked against the swept setting's own range; this only keeps them finite
+SWEEP_BOUND = (
+    1e9  # sweep values are checked against the swept setting's own range; this only keeps them finite
+)
 
 RuleValue = bool | int | float | str
 
 
 def _name(v: str, what: str) -> str:
     if not NAME_RE.match(v):
-        raise ValueError(f"{what} '{v}' must start with a letter or digit and use only letters, digits, '_', '.', '-'")
+        raise ValueError(
+            f"{what} '{v}' must start with a letter or digit and use only letters, digits, '_', '.', '-'"
+        )
     return v
 
 
@@ -69,7 +73,9 @@ class Settings(Spec):
     materials: Name | None = None  # material table: built-in name or path
     # templates on the board: laid { name, x_mm, y_mm, yaw_deg } or { name, flip = true, ... }
     # (sim/specs/template_setup.py); a variant's list replaces the defaults' list
-    templates: list[Annotated[dict[str, Any], Field(max_length=20)]] | None = Field(default=None, max_length=20)
+    templates: list[Annotated[dict[str, Any], Field(max_length=20)]] | None = Field(
+        default=None, max_length=20
+    )
 
     _list = field_validator("dice", "shots", mode="before")(_as_list)
 
@@ -174,11 +180,16 @@ class StopRule(Spec):
         if kind != "section":
             return None
         if board is None:
-            return f"names section '{value}', but cell '{cell}' throws on the open table (no board, no sections)"
+            return (
+                f"names section '{value}', but cell '{cell}' throws on the open table (no board, no sections)"
+            )
         ids = [s.id for s in board.sections]
         if value in ids:
             return None
-        return f"board '{board.name}' of cell '{cell}' has no section '{value}' (sections: {', '.join(ids) or 'none'})"
+        return (
+            f"board '{board.name}' of cell '{cell}' has no section '{value}' "
+            f"(sections: {', '.join(ids) or 'none'})"
+        )
 
 
 class ExperimentSpec(Spec):
@@ -212,14 +223,22 @@ class ExperimentSpec(Spec):
             seen.add(v.name)
         if self.stop is not None and self.stop.max_throws < self.throws:
             raise FieldError(
-                "stop.max_throws", f"must be at least throws ({self.throws}), the minimum before the rule is checked"
+                "stop.max_throws",
+                f"must be at least throws ({self.throws}), the minimum before the rule is checked",
             )
         n_variants = max(1, len(self.variants))
-        n_values = len(self.sweep.values) if self.sweep and self.sweep.values else (self.sweep.num if self.sweep else 1)
+        n_values = (
+            len(self.sweep.values)
+            if self.sweep and self.sweep.values
+            else (self.sweep.num if self.sweep else 1)
+        )
         if n_variants * (n_values or 1) > MAX_CELLS:
-            raise FieldError("sweep" if self.sweep else "variants",
-                             f"{n_variants} variant(s) x {n_values} sweep value(s) = {n_variants * (n_values or 1)} cells; "
-                             f"an experiment has at most {MAX_CELLS} cells (split it into several experiments)")
+            raise FieldError(
+                "sweep" if self.sweep else "variants",
+                f"{n_variants} variant(s) x {n_values} sweep value(s) = {n_variants * (n_values or 1)} "
+                "cells; "
+                f"an experiment has at most {MAX_CELLS} cells (split it into several experiments)",
+            )
         return self
 
 
@@ -272,7 +291,9 @@ class Experiment:
             "format": FORMAT_VERSION,
             "hash": self.hash,
             "source": self.source,
-            "experiment": self.spec.model_dump(mode="json", exclude={"record"} if self.spec.record is None else None),
+            "experiment": self.spec.model_dump(
+                mode="json", exclude={"record"} if self.spec.record is None else None
+            ),
             "cells": [
                 {
                     "index": c.index,
@@ -345,15 +366,17 @@ def _check_names(inputs: dict[str, Any], source: str, origin: str) -> None:
                 raise SpecError(source, f"{origin}.{key}", problem) from None
 
 
-def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin: str,
-                      variant: Settings | None = None) -> None:
+def _validate_variant(
+    scenario_cls, inputs: dict[str, Any], source: str, origin: str, variant: Settings | None = None
+) -> None:
     """Build the cell piece by piece so an error is blamed on the field that caused it: in the variant's
     own table, or in [defaults] when the variant does not set that key."""
 
     def where(key: str, sub: str = "") -> str:
         own = getattr(variant, key, None) if variant is not None else None
-        from_variant = own is not None and (key not in MERGED_KEYS or not sub or sub.split(".")[0] in own
-                                            or sub in own)
+        from_variant = own is not None and (
+            key not in MERGED_KEYS or not sub or sub.split(".")[0] in own or sub in own
+        )
         return origin if from_variant or variant is None else "defaults"
 
     _check_names(inputs, source, origin)
@@ -362,10 +385,12 @@ def _validate_variant(scenario_cls, inputs: dict[str, Any], source: str, origin:
         scenario_cls.build(**base, source=source)
     except SpecError as exc:
         if exc.source.startswith(f"{source} (") and exc.source.endswith(")"):  # e.g. "<file> (rules)"
-            part = exc.source[len(source) + 2:-1]
+            part = exc.source[len(source) + 2 : -1]
             key = part.split(".")[0]
             at = where(key, exc.field)
-            raise SpecError(source, f"{at}.{part}.{exc.field}" if exc.field else f"{at}.{part}", exc.problem) from None
+            raise SpecError(
+                source, f"{at}.{part}.{exc.field}" if exc.field else f"{at}.{part}", exc.problem
+            ) from None
         if exc.source == source:
             at = where(exc.field.split(".")[0]) if exc.field else origin
             raise SpecError(source, f"{at}.{exc.field}" if exc.field else origin, exc.problem) from None
@@ -449,8 +474,11 @@ def resolve_experiment(
                 if value is None:
                     raise SpecError(source, f"{origin}.overrides", exc.problem) from None
                 bad_setting = any(p in exc.problem for p in _SETTING_PROBLEMS)
-                raise SpecError(source, "sweep.setting" if bad_setting else "sweep.values",
-                                f"{exc.problem} (at {spec.sweep.setting} = {value:g})") from None
+                raise SpecError(
+                    source,
+                    "sweep.setting" if bad_setting else "sweep.values",
+                    f"{exc.problem} (at {spec.sweep.setting} = {value:g})",
+                ) from None
             name = vname if value is None else f"{vname}@{value:g}"
             problem = spec.stop.board_problem(sc.board, name) if spec.stop is not None else None
             if problem:

@@ -121,8 +121,9 @@ def mean_interval(
     raise ValueError(f"unknown interval method '{method}' (t or bootstrap)")
 
 
-def bootstrap_mean_from_counts(values, counts, confidence: float = CONFIDENCE, n_boot: int = 4000,
-                               seed: int = 0) -> Estimate:
+def bootstrap_mean_from_counts(
+    values, counts, confidence: float = CONFIDENCE, n_boot: int = 4000, seed: int = 0
+) -> Estimate:
     """Percentile-bootstrap interval of a mean, from each distinct value and how often it was seen.
 
     A bootstrap resample of the n observations is a multinomial draw of n over the distinct values
@@ -160,7 +161,9 @@ def paired_rate_difference(a: Iterable[bool], b: Iterable[bool], confidence: flo
     return newcombe_paired(both, only_a, only_b, neither, confidence)
 
 
-def newcombe_paired(both: int, only_a: int, only_b: int, neither: int, confidence: float = CONFIDENCE) -> Estimate:
+def newcombe_paired(
+    both: int, only_a: int, only_b: int, neither: int, confidence: float = CONFIDENCE
+) -> Estimate:
     """Newcombe's square-and-add interval for a paired 2x2 table [[both, only_a], [only_b, neither]]."""
     n = both + only_a + only_b + neither
     if n == 0:
@@ -185,7 +188,9 @@ def newcombe_paired(both: int, only_a: int, only_b: int, neither: int, confidenc
     return Estimate(d, max(-1.0, d - dl), min(1.0, d + du), n, "newcombe-paired")
 
 
-def paired_mean_difference(a: Iterable[float], b: Iterable[float], confidence: float = CONFIDENCE) -> Estimate:
+def paired_mean_difference(
+    a: Iterable[float], b: Iterable[float], confidence: float = CONFIDENCE
+) -> Estimate:
     """Mean of a - b over the same throws, with a t interval on the per-throw differences."""
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
@@ -195,7 +200,9 @@ def paired_mean_difference(a: Iterable[float], b: Iterable[float], confidence: f
     return Estimate(e.value, e.lo, e.hi, e.n, "paired-t", e.sd)
 
 
-def category_rates(values: Iterable[object], confidence: float = CONFIDENCE, order: Iterable[str] = ()) -> dict[str, Rate]:
+def category_rates(
+    values: Iterable[object], confidence: float = CONFIDENCE, order: Iterable[str] = ()
+) -> dict[str, Rate]:
     """Count and Wilson rate of every category (outcome reason, section id...) among n throws.
 
     Missing values (None/NaN) count as the category "none". Categories listed in `order` come
@@ -248,9 +255,11 @@ RATE_COLUMNS = ["result", "reason", "section", "face", "insta_kill", "cocked"]
 
 def rate_mask(table: pa.Table | pd.DataFrame, rate: str) -> np.ndarray:
     """Which throws count toward a named rate (see sim.experiment.StopRule)."""
-    df = table if isinstance(table, pd.DataFrame) else table.select(
-        [c for c in RATE_COLUMNS if c in table.column_names]
-    ).to_pandas()
+    df = (
+        table
+        if isinstance(table, pd.DataFrame)
+        else table.select([c for c in RATE_COLUMNS if c in table.column_names]).to_pandas()
+    )
     if rate in ("hit", "miss"):
         return (df["result"] == rate).to_numpy(bool)
     if rate in ("insta_kill", "cocked"):

@@ -68,8 +68,10 @@ STRAY_CHUNK = "is not part of the experiment's plan"  # a chunk name no cell and
 # the files a run writes in OUT; --force removes exactly these (and chunk files, and its figures)
 OWNED_FILES = (MANIFEST, RECORDS, *REPORT_FILES, EXPERIMENT_COPY, RESOLVED, PREPARED)
 # the figures runs draw (a figure of many cells continues in landing-2.png, landing-3.png, ...)
-FIGURE_RE = re.compile(r"^(landing|outcomes|sections|damage|comparison|sweep|win_rate|differences|throws_to_win"
-                       r"|survival)(-\d+)?\.png$")
+FIGURE_RE = re.compile(
+    r"^(landing|outcomes|sections|damage|comparison|sweep|win_rate|differences|throws_to_win"
+    r"|survival)(-\d+)?\.png$"
+)
 
 
 def _write_atomic(path: Path, data: bytes | str) -> None:
@@ -123,10 +125,19 @@ class Folder:
         resolved, _ = read_json_object(root / RESOLVED)
         rhash = resolved.get("hash") if resolved else None
         chunk_dir = root / CHUNK_DIR
-        has_chunks = chunk_dir.is_dir() and not chunk_dir.is_symlink() and any(
-            _is_chunk_file(p.name) for p in chunk_dir.iterdir())
-        return cls(root, doc, problem, path.exists() or path.is_symlink(),
-                   rhash if isinstance(rhash, str) else None, has_chunks)
+        has_chunks = (
+            chunk_dir.is_dir()
+            and not chunk_dir.is_symlink()
+            and any(_is_chunk_file(p.name) for p in chunk_dir.iterdir())
+        )
+        return cls(
+            root,
+            doc,
+            problem,
+            path.exists() or path.is_symlink(),
+            rhash if isinstance(rhash, str) else None,
+            has_chunks,
+        )
 
     @property
     def identity(self) -> str | None:
@@ -136,10 +147,13 @@ class Folder:
     @property
     def held_run(self) -> bool:
         """Whether a dfsim run wrote here (perhaps damaged), rather than the folder being the user's."""
-        return self.identity is not None or (self.manifest_exists and (self.resolved_hash is not None or self.has_chunks))
+        return self.identity is not None or (
+            self.manifest_exists and (self.resolved_hash is not None or self.has_chunks)
+        )
 
     def collisions(self) -> list[Path]:
-        """Files a run would overwrite although dfsim did not write them (in a folder that never held a run)."""
+        """Files a run would overwrite although dfsim did not write them (in a folder that never held a
+        run)."""
         out = [self.root / n for n in OWNED_FILES if (self.root / n).exists() or (self.root / n).is_symlink()]
         for sub, wanted in ((CHUNK_DIR, _is_chunk_file), (FIGURE_DIR, _is_figure)):
             d = self.root / sub
@@ -160,8 +174,14 @@ def refusals(root: Path) -> list[SpecError]:
     for sub in (CHUNK_DIR, FIGURE_DIR):
         p = root / sub
         if p.is_symlink():
-            out.append(SpecError(p, "", "is a symbolic link; dfsim writes and removes only in real folders it "
-                                 "made (remove the link or choose another --out)"))
+            out.append(
+                SpecError(
+                    p,
+                    "",
+                    "is a symbolic link; dfsim writes and removes only in real folders it "
+                    "made (remove the link or choose another --out)",
+                )
+            )
         elif p.exists() and not p.is_dir():
             out.append(SpecError(p, "", "is not a folder; move it away or choose another --out"))
     lock = root / LOCK
@@ -172,15 +192,24 @@ def refusals(root: Path) -> list[SpecError]:
     # what a run writes by renaming a new file over it (a chunk is also read back): a link or a folder
     # under such a name is neither written through nor replaced
     places = [(root / n, "the name of a file a run writes") for n in OWNED_FILES]
-    for sub, wanted, what in ((CHUNK_DIR, _is_chunk_file, "a chunk's name"), (FIGURE_DIR, _is_figure, "a figure's name")):
+    for sub, wanted, what in (
+        (CHUNK_DIR, _is_chunk_file, "a chunk's name"),
+        (FIGURE_DIR, _is_figure, "a figure's name"),
+    ):
         d = root / sub
         if d.is_dir() and not d.is_symlink():
             places += [(p, what) for p in sorted(d.iterdir()) if wanted(p.name)]
     for p, what in places:
         if p.is_symlink() or (p.exists() and not p.is_file()):
             kind = "a symbolic link" if p.is_symlink() else "not a regular file"
-            out.append(SpecError(p, "", f"has {what} but is {kind}, which a run neither writes through nor "
-                                 "replaces; move it away"))
+            out.append(
+                SpecError(
+                    p,
+                    "",
+                    f"has {what} but is {kind}, which a run neither writes through nor "
+                    "replaces; move it away",
+                )
+            )
     return out
 
 
@@ -221,26 +250,39 @@ class Store:
                 return
             m = folder.manifest or {}
             raise SpecError(
-                root, "--out",
+                root,
+                "--out",
                 f"holds results of a different experiment ('{m.get('name', '?')}', hash {folder.identity}, "
                 f"this one {experiment_hash}); choose another --out or use --force to replace them",
             )
         if folder.held_run:
             if force:
                 return
-            raise SpecError(root, "--out", f"holds dfsim results of an experiment that cannot be told (manifest.json "
-                            f"{folder.manifest_problem}, and no readable {RESOLVED}); use --force to start it afresh")
+            raise SpecError(
+                root,
+                "--out",
+                f"holds dfsim results of an experiment that cannot be told (manifest.json "
+                f"{folder.manifest_problem}, and no readable {RESOLVED}); use --force to start it afresh",
+            )
         if not any(not p.name.startswith(".") for p in root.iterdir()):
             return
         if not force:
-            raise SpecError(root, "--out", "is not empty and holds no dfsim results; use --force to write into it anyway")
+            raise SpecError(
+                root, "--out", "is not empty and holds no dfsim results; use --force to write into it anyway"
+            )
         clash = folder.collisions()
         if clash:
-            raise SpecError(clash[0], "", "a run would overwrite this file, which dfsim did not write (the folder "
-                            "holds no dfsim run); move it away or choose another --out")
+            raise SpecError(
+                clash[0],
+                "",
+                "a run would overwrite this file, which dfsim did not write (the folder "
+                "holds no dfsim run); move it away or choose another --out",
+            )
 
     @classmethod
-    def prepare(cls, root: str | Path, experiment: Any, force: bool = False, plan: dict | None = None) -> Store:
+    def prepare(
+        cls, root: str | Path, experiment: Any, force: bool = False, plan: dict | None = None
+    ) -> Store:
         """Create (or reopen for resuming) the folder for a validated experiment.
 
         The manifest is written first, so a run stopped at any later point (even by a full disk)
@@ -284,7 +326,9 @@ class Store:
             "state": "running",
             "cells": [c.name for c in experiment.cells],
             "plan": plan,
-            "chunks": dict(old["chunks"]) if self.hashes_known and isinstance(old.get("chunks"), dict) else {},
+            "chunks": dict(old["chunks"])
+            if self.hashes_known and isinstance(old.get("chunks"), dict)
+            else {},
             "prepared": dict(prepared) if isinstance(prepared, dict) else None,
             "prepared_sha256": old.get("prepared_sha256") if self.hashes_known else None,
             # where the records were made (a resumed run keeps the first machine; a run resumed
@@ -306,7 +350,8 @@ class Store:
         write_json(self.root / RESOLVED, experiment.resolved())
 
     def _lock(self) -> None:
-        """Hold an exclusive lock on the folder while this run writes to it (released at exit, even kill -9)."""
+        """Hold an exclusive lock on the folder while this run writes to it (released at exit, even kill
+        -9)."""
         path = self.root / LOCK
         if path.is_symlink():
             raise SpecError(path, "", "is a symbolic link; remove it")
@@ -501,7 +546,9 @@ class Store:
         """The final records file."""
         return self.root / RECORDS
 
-    def iter_cell_batches(self, columns: list[str], batch_size: int = 16384) -> Iterator[tuple[int, pa.Table]]:
+    def iter_cell_batches(
+        self, columns: list[str], batch_size: int = 16384
+    ) -> Iterator[tuple[int, pa.Table]]:
         """Yield (cell index, table) pieces of the final records, in order, each within one cell.
 
         Memory is bounded by batch_size rows whatever the size of the run.
@@ -579,7 +626,12 @@ def record_report(root: str | Path, name: str = REPORT_HTML) -> bool:
             return False
         doc, _ = read_json_object(root / MANIFEST)
         digest = files.sha256_of(root / name)
-        if doc is None or doc.get("state") != "complete" or not isinstance(doc.get(REPORT_HASHES), dict) or not digest:
+        if (
+            doc is None
+            or doc.get("state") != "complete"
+            or not isinstance(doc.get(REPORT_HASHES), dict)
+            or not digest
+        ):
             return False
         doc[REPORT_HASHES][name] = digest
         write_json(root / MANIFEST, doc)

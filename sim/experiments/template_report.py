@@ -59,7 +59,14 @@ def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
         partial = g["partial_template"].fillna(False).astype(bool)
         row: dict[str, Any] = {
             "n": n,
-            "templates": sorted({t for v in g.get("tpl_on_board", pd.Series(dtype=str)).dropna() for t in str(v).split(",") if t}),
+            "templates": sorted(
+                {
+                    t
+                    for v in g.get("tpl_on_board", pd.Series(dtype=str)).dropna()
+                    for t in str(v).split(",")
+                    if t
+                }
+            ),
             "hit_rate": _rate(int((g["result"] == "hit").sum()), n),
             "counted_on_template": _rate(int(on_tpl.sum()), n),
             "fully_on_template": _rate(int(full.sum()), n),
@@ -75,7 +82,8 @@ def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
         if has_tpl:
             part = g[partial]
             row["partial_counted_as"] = {
-                opt: part[f"partial_as_{opt}"].fillna("").astype(str).value_counts().to_dict() for opt in PARTIAL_OPTIONS
+                opt: part[f"partial_as_{opt}"].fillna("").astype(str).value_counts().to_dict()
+                for opt in PARTIAL_OPTIONS
             }
             if g["tpl_pieces"].fillna(0).sum() > 0:
                 row["flips"] = flip_summary(g)
@@ -95,9 +103,15 @@ def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
         if len(diff):
             e = paired_mean_difference(a.loc[common].to_numpy(float), b.loc[common].to_numpy(float), 0.95)
             half = (e.hi - e.lo) / 2 if len(diff) > 1 and np.isfinite(e.hi) else None
-            row["damage_vs_none"] = {"baseline": f"none-{skill}", "pairs": len(diff), "mean": float(diff.mean()),
-                                     "lo": _finite(e.lo), "hi": _finite(e.hi), "method": e.method,
-                                     "half_width_95": half}
+            row["damage_vs_none"] = {
+                "baseline": f"none-{skill}",
+                "pairs": len(diff),
+                "mean": float(diff.mean()),
+                "lo": _finite(e.lo),
+                "hi": _finite(e.hi),
+                "method": e.method,
+                "half_width_95": half,
+            }
     result = {"run": str(out), "variants": variants}
     write_atomic(out / "template-odds.json", json.dumps(result, indent=2, default=float))
     if figure:
@@ -111,19 +125,34 @@ def _figure(out: Path, variants: dict[str, Any]) -> Path:
     names = list(variants)
     y = np.arange(len(names))
     fig, axes = plt.subplots(1, 3, figsize=(15, 0.45 * len(names) + 1.8), sharey=True)
-    for ax, key, title in ((axes[0], "fully_on_template", "die fully on the template"),
-                           (axes[1], "partly_on_template", "die partly on the template")):
+    for ax, key, title in (
+        (axes[0], "fully_on_template", "die fully on the template"),
+        (axes[1], "partly_on_template", "die partly on the template"),
+    ):
         v = np.array([variants[n][key]["value"] for n in names], float) * 100
         lo = np.array([variants[n][key]["lo"] or 0 for n in names], float) * 100
         hi = np.array([variants[n][key]["hi"] or 0 for n in names], float) * 100
-        ax.barh(y, v, xerr=[np.clip(v - lo, 0, None), np.clip(hi - v, 0, None)], color="tab:orange", alpha=0.8)
+        ax.barh(
+            y, v, xerr=[np.clip(v - lo, 0, None), np.clip(hi - v, 0, None)], color="tab:orange", alpha=0.8
+        )
         ax.set_xlabel("% of throws (95 % Wilson)")
         ax.set_title(title)
     dm = np.array([variants[n]["mean_damage"] for n in names], float)
-    dlo = np.array([np.nan if variants[n]["damage"]["lo"] is None else variants[n]["damage"]["lo"] for n in names])
-    dhi = np.array([np.nan if variants[n]["damage"]["hi"] is None else variants[n]["damage"]["hi"] for n in names])
-    axes[2].barh(y, dm, xerr=[np.nan_to_num(dm - dlo), np.nan_to_num(dhi - dm)], color="tab:blue", alpha=0.8,
-                 error_kw={"linewidth": 0.8, "capsize": 2}, label="mean damage per throw (95 % bootstrap)")
+    dlo = np.array(
+        [np.nan if variants[n]["damage"]["lo"] is None else variants[n]["damage"]["lo"] for n in names]
+    )
+    dhi = np.array(
+        [np.nan if variants[n]["damage"]["hi"] is None else variants[n]["damage"]["hi"] for n in names]
+    )
+    axes[2].barh(
+        y,
+        dm,
+        xerr=[np.nan_to_num(dm - dlo), np.nan_to_num(dhi - dm)],
+        color="tab:blue",
+        alpha=0.8,
+        error_kw={"linewidth": 0.8, "capsize": 2},
+        label="mean damage per throw (95 % bootstrap)",
+    )
     hw = [variants[n].get("damage_vs_none", {}) for n in names]
     base = [variants.get(h.get("baseline", ""), {}).get("mean_damage", np.nan) if h else np.nan for h in hw]
     axes[2].scatter(base, y, color="k", marker="|", s=200, label="same throws, no template")

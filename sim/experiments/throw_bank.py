@@ -60,8 +60,14 @@ def default_bank_dir() -> Path:
 
 def scenario_of(req: ThrowRequest) -> dict[str, Any]:
     """The scenario of a throw request: what its recorded throws must match."""
-    return {"die": req.die, "shots": list(req.shots), "skill": req.skill, "board": req.board,
-            "templates": sorted(req.templates), "rules": {k: v for k, v in req.rules}}
+    return {
+        "die": req.die,
+        "shots": list(req.shots),
+        "skill": req.skill,
+        "board": req.board,
+        "templates": sorted(req.templates),
+        "rules": {k: v for k, v in req.rules},
+    }
 
 
 def scenario_text(s: dict[str, Any]) -> str:
@@ -85,8 +91,13 @@ def scenario_key(s: dict[str, Any], throws: int) -> str:
 class ThrowBank:
     """A bank folder: `has`, `record` and `tables` for scenarios (dicts from `scenario_of`)."""
 
-    def __init__(self, folder: str | Path | None = None, throws: int = DEFAULT_THROWS, workers: int | None = None,
-                 quiet: bool = False) -> None:
+    def __init__(
+        self,
+        folder: str | Path | None = None,
+        throws: int = DEFAULT_THROWS,
+        workers: int | None = None,
+        quiet: bool = False,
+    ) -> None:
         self.dir = Path(folder) if folder is not None else default_bank_dir()
         if self.dir.exists() and not self.dir.is_dir():
             raise SpecError(self.dir, "bank", "is not a folder")
@@ -112,7 +123,10 @@ class ThrowBank:
         if not todo:
             return 0
         self.dir.mkdir(parents=True, exist_ok=True)
-        self._say(f"recording {len(todo)} scenario{'s' if len(todo) != 1 else ''} x {self.throws:,} throws into {self.dir}")
+        self._say(
+            f"recording {len(todo)} scenario{'s' if len(todo) != 1 else ''} x {self.throws:,} throws into "
+            f"{self.dir}"
+        )
         for i, s in enumerate(todo, 1):
             if self.has(s):  # another run recorded it meanwhile
                 continue
@@ -129,14 +143,25 @@ class ThrowBank:
 
         key = scenario_key(s, self.throws)
         dice = [WATER_DIE] * WATER_DICE if s["die"] == WATER else [s["die"]]
-        defaults: dict[str, Any] = {"board": s["board"], "dice": dice, "skill": s["skill"], "shots": list(s["shots"])}
+        defaults: dict[str, Any] = {
+            "board": s["board"],
+            "dice": dice,
+            "skill": s["skill"],
+            "shots": list(s["shots"]),
+        }
         if s["rules"]:
             defaults["rules"] = dict(s["rules"])
         if s["templates"]:
             defaults["templates"] = [{"name": t, "flip": True} for t in s["templates"]]
-        exp = {"name": f"bank-{key[:12]}", "description": scenario_text(s), "seed": int(key[:15], 16),
-               "throws": self.throws, "chunk_throws": max(1, min(100, self.throws)), "defaults": defaults,
-               "variants": [{"name": "bank"}]}
+        exp = {
+            "name": f"bank-{key[:12]}",
+            "description": scenario_text(s),
+            "seed": int(key[:15], 16),
+            "throws": self.throws,
+            "chunk_throws": max(1, min(100, self.throws)),
+            "defaults": defaults,
+            "variants": [{"name": "bank"}],
+        }
         tmp = Path(tempfile.mkdtemp(prefix=f".rec-{key[:8]}-", dir=self.dir))
         try:
             # a recording of its own: the files it reads are its inputs, not the command's (a removed
@@ -153,13 +178,27 @@ class ThrowBank:
         key = scenario_key(s, self.throws)
         self.dir.mkdir(parents=True, exist_ok=True)
         where = tmp if tmp is not None else self.dir
-        keep = [c for c in records.columns if c in OUTCOME_READ or c.startswith("die") or c in ("index", "n_dice")]
+        keep = [
+            c for c in records.columns if c in OUTCOME_READ or c.startswith("die") or c in ("index", "n_dice")
+        ]
         part = where / f".{key}.{os.getpid()}.parquet"
         records[keep].to_parquet(part, index=False)
         digest = hashlib.sha256(part.read_bytes()).hexdigest()
         meta = where / f".{key}.{os.getpid()}.json"
-        meta.write_text(json.dumps({"format": BANK_FORMAT, "key": key, "scenario": s, "throws": self.throws,
-                                    "records_sha256": digest, "rows": len(records)}, sort_keys=True, indent=1))
+        meta.write_text(
+            json.dumps(
+                {
+                    "format": BANK_FORMAT,
+                    "key": key,
+                    "scenario": s,
+                    "throws": self.throws,
+                    "records_sha256": digest,
+                    "rows": len(records),
+                },
+                sort_keys=True,
+                indent=1,
+            )
+        )
         os.replace(part, self.dir / f"{key}.parquet")
         os.replace(meta, self.dir / f"{key}.json")
         return self.dir / f"{key}.parquet"
@@ -178,13 +217,22 @@ class ThrowBank:
         except (OSError, ValueError) as exc:
             raise SpecError(meta_p, "", f"not a readable bank entry ({exc})") from None
         if hashlib.sha256(raw).hexdigest() != meta.get("records_sha256"):
-            raise SpecError(p, "records_sha256", "the records do not match their bank entry (damaged: delete both files)")
+            raise SpecError(
+                p, "records_sha256", "the records do not match their bank entry (damaged: delete both files)"
+            )
         df = pd.read_parquet(p)
         if s["die"] == WATER:
             df = water_rows(df)
         t = RecordedTable(df, label=f"bank:{scenario_text(s)}")
-        t.match = table_match(die=s["die"], shots=s["shots"], skill=s["skill"], board=s["board"],
-                              templates=s["templates"], rules=s["rules"], noise=1.0)
+        t.match = table_match(
+            die=s["die"],
+            shots=s["shots"],
+            skill=s["skill"],
+            board=s["board"],
+            templates=s["templates"],
+            rules=s["rules"],
+            noise=1.0,
+        )
         self._tables[key] = t
         return t
 
@@ -220,7 +268,14 @@ def water_rows(df: pd.DataFrame) -> pd.DataFrame:
     for r in df.to_dict("records"):
         dice = [(r["result"], r.get("value"), r["damage"], r.get("section"))]
         for k in range(1, WATER_DICE):
-            dice.append((r.get(f"die{k}_result"), r.get(f"die{k}_value"), r.get(f"die{k}_damage"), r.get(f"die{k}_section")))
+            dice.append(
+                (
+                    r.get(f"die{k}_result"),
+                    r.get(f"die{k}_value"),
+                    r.get(f"die{k}_damage"),
+                    r.get(f"die{k}_section"),
+                )
+            )
         results = [d[0] for d in dice]
         if any(x not in ("hit", "miss") for x in results):
             rows.append({"result": "void", "reason": "water-void", "damage": 0.0})
@@ -231,13 +286,19 @@ def water_rows(df: pd.DataFrame) -> pd.DataFrame:
         if not hits or not misses:
             effects.append("collective-icon")
         value = int(sum(int(d[1]) for d in hits if d[1] is not None and d[1] == d[1] and int(d[1]) >= 0))
-        rows.append({"result": "hit" if hits else "miss", "reason": "hit" if hits else "water-all-missed",
-                     "section": hits[0][3] if hits else "", "value": value if hits else -1,
-                     "damage": float(sum(float(d[2]) for d in hits)), "face": "", "icon": False,
-                     "effects": ";".join(effects)})
+        rows.append(
+            {
+                "result": "hit" if hits else "miss",
+                "reason": "hit" if hits else "water-all-missed",
+                "section": hits[0][3] if hits else "",
+                "value": value if hits else -1,
+                "damage": float(sum(float(d[2]) for d in hits)),
+                "face": "",
+                "icon": False,
+                "effects": ";".join(effects),
+            }
+        )
     return pd.DataFrame(rows)
-
-
 
 
 class BankSource(ResampleSource):
@@ -246,8 +307,9 @@ class BankSource(ResampleSource):
     counts as a miss (that pass is only a search for scenarios: `play` replays once they are recorded);
     without it, a missing scenario raises `UncoveredThrow`."""
 
-    def __init__(self, bank: ThrowBank, seed: int = 0, discover: bool = False,
-                 alias: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, bank: ThrowBank, seed: int = 0, discover: bool = False, alias: dict[str, str] | None = None
+    ) -> None:
         self.bank = bank
         self.alias = alias or {}  # die -> die whose throws answer for it (the same body)
         self.tables = []
@@ -298,8 +360,9 @@ def die_alias(colored_die: str, white_die: str) -> dict[str, str]:
     return {white_die: colored_die} if white_die != colored_die and same_body(white_die, colored_die) else {}
 
 
-def play(run: Callable[[BankSource], T], bank: ThrowBank, seed: int,
-         alias: dict[str, str] | None = None) -> tuple[T, BankSource]:
+def play(
+    run: Callable[[BankSource], T], bank: ThrowBank, seed: int, alias: dict[str, str] | None = None
+) -> tuple[T, BankSource]:
     """`run(source)` on the bank until no throw needs a scenario the bank lacks: each pass records the
     scenarios the last one met, and the returned result is of a pass whose every throw was banked
     (so it is exactly what the recorded throws give). `alias` (`die_alias`) lets one die's throws

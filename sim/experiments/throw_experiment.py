@@ -65,7 +65,9 @@ class PrepareTask:
     chunk: int = -1
 
 
-_local = threading.local()  # per worker thread: scenario key -> Scenario (its Thrower is cached by the engine)
+_local = (
+    threading.local()
+)  # per worker thread: scenario key -> Scenario (its Thrower is cached by the engine)
 
 
 def _scenario(task: ChunkTask | PrepareTask):
@@ -97,7 +99,10 @@ def run_chunk(task: ChunkTask) -> pa.Table:
     """Throw throws start..stop-1 of one cell and return their records as an Arrow table."""
     thrower = thrower_for(_scenario(task))
     install_prepared(thrower, task.prepared)
-    rows = [throw_row(thrower.throw(task.seed, k), task.columns, task.record) for k in range(task.start, task.stop)]
+    rows = [
+        throw_row(thrower.throw(task.seed, k), task.columns, task.record)
+        for k in range(task.start, task.stop)
+    ]
     return pa.Table.from_pylist(rows)
 
 
@@ -151,19 +156,39 @@ class ThrowExperiments:
         """The file's [stop] rule, if any."""
         return experiment.spec.stop
 
-    def task(self, experiment: Experiment, cell: int, chunk: int, start: int, stop: int,
-             prepared: dict[str, Any] | None) -> ChunkTask:
+    def task(
+        self,
+        experiment: Experiment,
+        cell: int,
+        chunk: int,
+        start: int,
+        stop: int,
+        prepared: dict[str, Any] | None,
+    ) -> ChunkTask:
         """A ChunkTask with the cell's constant record columns."""
         c = experiment.cells[cell]
         return ChunkTask(
-            cell=cell, chunk=chunk, start=start, stop=stop, seed=experiment.spec.seed, inputs=c.inputs, key=c.key,
-            prepared=prepared, record=tuple(experiment.spec.record or ()),
-            columns={"cell": cell, "cell_name": c.name, "variant": c.variant,
-                     "sweep_value": math.nan if c.sweep_value is None else float(c.sweep_value),
-                     "scenario_key": c.key},
+            cell=cell,
+            chunk=chunk,
+            start=start,
+            stop=stop,
+            seed=experiment.spec.seed,
+            inputs=c.inputs,
+            key=c.key,
+            prepared=prepared,
+            record=tuple(experiment.spec.record or ()),
+            columns={
+                "cell": cell,
+                "cell_name": c.name,
+                "variant": c.variant,
+                "sweep_value": math.nan if c.sweep_value is None else float(c.sweep_value),
+                "scenario_key": c.key,
+            },
         )
 
-    def before(self, experiment: Experiment, out: Path, run: RunUpstream, quiet: bool) -> tuple[Experiment, None]:
+    def before(
+        self, experiment: Experiment, out: Path, run: RunUpstream, quiet: bool
+    ) -> tuple[Experiment, None]:
         """Nothing comes first."""
         return experiment, None
 
@@ -171,8 +196,15 @@ class ThrowExperiments:
         """Summary and report, figures, report.html."""
         return 2 + int(figures)
 
-    def finish(self, store: Store, experiment: Experiment, stopped: dict[str, str], figures: bool, steps: Steps,
-               quiet: bool) -> Finished:
+    def finish(
+        self,
+        store: Store,
+        experiment: Experiment,
+        stopped: dict[str, str],
+        figures: bool,
+        steps: Steps,
+        quiet: bool,
+    ) -> Finished:
         """summary.json, report.md, the figures and report.html (with throws to watch)."""
         from sim.experiments.figures import draw_figures
         from sim.experiments.report import summarize, write_report
@@ -189,7 +221,9 @@ class ThrowExperiments:
         from sim.viewer.report_html import DEFAULT_SAMPLE, write_report_html
 
         sample = DEFAULT_SAMPLE if figures else 0
-        steps.start(f"{REPORT_HTML} (replaying up to {sample} throws per cell to watch)" if sample else REPORT_HTML)
+        steps.start(
+            f"{REPORT_HTML} (replaying up to {sample} throws per cell to watch)" if sample else REPORT_HTML
+        )
         bar = WorkBar(0, "throw", "replaying throws for report.html", enabled=not quiet and sample > 0)
         try:
             write_report_html(store.root, sample, bar)

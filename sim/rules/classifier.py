@@ -49,9 +49,20 @@ def classify(
     icon = die.is_icon(label)
 
     def outcome(result: Result, reason: str, **kw) -> Outcome:
-        return Outcome(result=result, reason=reason, face=label, icon=icon, cocked=cocked, tilt_deg=tilt,
-                       touching=touching, position_mm=[v * 1e3 for v in rest.position_m],
-                       orientation_xyzw=list(rest.orientation_xyzw), die=rest.name, time_s=rest.time_s, **kw)
+        return Outcome(
+            result=result,
+            reason=reason,
+            face=label,
+            icon=icon,
+            cocked=cocked,
+            tilt_deg=tilt,
+            touching=touching,
+            position_mm=[v * 1e3 for v in rest.position_m],
+            orientation_xyzw=list(rest.orientation_xyzw),
+            die=rest.name,
+            time_s=rest.time_s,
+            **kw,
+        )
 
     if rest.status != "rest":
         return outcome("void", rest.status)
@@ -69,7 +80,9 @@ def classify(
     if rules.bones == "outer-section":
         ignore += ("bones",)  # house rule: the outer section the bones are printed on
     fillers = [b for pp in ctx.props.values() if pp.traits.fills_holes for b in pp.bodies]
-    region = read_board(board, corners, rest.position_m[:2], rest.touching, rules.bones_corners, ignore, fillers).region
+    region = read_board(
+        board, corners, rest.position_m[:2], rest.touching, rules.bones_corners, ignore, fillers
+    ).region
     section, value = (region.id, region.value) if region.kind == "section" else (None, None)
     failed = [n for n, v in requirements_met.items() if v == FAILED]
     result: Result = "miss"
@@ -89,8 +102,14 @@ def classify(
     elif cocked and rules.cocked == "miss":
         reason = "cocked"
     elif cocked and rules.cocked == "rethrow":
-        return outcome("void", "cocked-rethrow", requirements=requirements_met, bounces_before_board=bounces,
-                       section=section, value=value)
+        return outcome(
+            "void",
+            "cocked-rethrow",
+            requirements=requirements_met,
+            bounces_before_board=bounces,
+            section=section,
+            value=value,
+        )
     else:
         result, reason = "hit", "hit"
         bullseye = board.section(region.id).bullseye
@@ -100,5 +119,15 @@ def classify(
             effects.append(Effect.of("insta-kill"))
     if others:
         effects.append(Effect.of("leaning-on", ",".join(sorted(others))))
-    return outcome(result, reason, requirements=requirements_met, bounces_before_board=bounces, detail=detail,
-                   damage=damage, insta_kill=insta_kill, effects=effects, section=section, value=value)
+    return outcome(
+        result,
+        reason,
+        requirements=requirements_met,
+        bounces_before_board=bounces,
+        detail=detail,
+        damage=damage,
+        insta_kill=insta_kill,
+        effects=effects,
+        section=section,
+        value=value,
+    )

@@ -70,13 +70,29 @@ def _volcano(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
         return replace(o, result="miss", reason="cocked")
     effects = [e for e in o.effects if e.kind not in ("insta-kill", "leaning-on")]
     if not in_crater:
-        return replace(o, result="hit", reason="hit", insta_kill=False, effects=effects, section="volcano",
-                       value=0, damage=0.0)
+        return replace(
+            o,
+            result="hit",
+            reason="hit",
+            insta_kill=False,
+            effects=effects,
+            section="volcano",
+            value=0,
+            damage=0.0,
+        )
     insta = bool(o.icon and rules.icon_insta_kill)
     if insta:
         effects.append(Effect.of("insta-kill"))
-    return replace(o, result="hit", reason="hit", insta_kill=insta, effects=effects, section="volcano-crater",
-                   value=rules.bullseye_damage, damage=float(rules.bullseye_damage))
+    return replace(
+        o,
+        result="hit",
+        reason="hit",
+        insta_kill=insta,
+        effects=effects,
+        section="volcano-crater",
+        value=rules.bullseye_damage,
+        damage=float(rules.bullseye_damage),
+    )
 
 
 def _slow_tokens(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
@@ -85,8 +101,14 @@ def _slow_tokens(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcom
     hit = [b for b in pp.bodies if b in o.touching]
     if not hit:
         return o
-    return replace(o, result="hit", reason="hit", section="slow-token:" + hit[0].split(":")[-1],
-                   value=ctx.rules.slow_token_damage, damage=float(ctx.rules.slow_token_damage))
+    return replace(
+        o,
+        result="hit",
+        reason="hit",
+        section="slow-token:" + hit[0].split(":")[-1],
+        value=ctx.rules.slow_token_damage,
+        damage=float(ctx.rules.slow_token_damage),
+    )
 
 
 def _fire_token(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
@@ -100,8 +122,11 @@ def _fire_token(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome
 
 
 # the Firewall requirements whose touches each `RuleSet.firewall_touch` option charges
-FIREWALL_TOUCH_CHARGED = {"fire-at-will": ("firewall-fire-at-will",), "always": ("firewall", "firewall-fire-at-will"),
-                          "never": ()}
+FIREWALL_TOUCH_CHARGED = {
+    "fire-at-will": ("firewall-fire-at-will",),
+    "always": ("firewall", "firewall-fire-at-will"),
+    "never": (),
+}
 
 
 def _firewall_touch(o: Outcome, pp: PlacedProp, ctx, trace, placed: bool) -> Outcome:
@@ -164,8 +189,10 @@ def apply_effects(outcomes: list[Outcome], scenario, ctx, trace=None, placed: bo
     """Apply board modifiers (`PROP_EFFECTS`: readings first, then bonuses) and face effects to each die's
     outcome, then the Water dice's collective icon; returns new outcomes (the given ones are unchanged)."""
     props = list(ctx.props.values()) if ctx is not None else []
-    staged = [[(rule.apply, pp) for pp in props if (rule := PROP_EFFECTS.get(pp.type)) and rule.stage == stage]
-              for stage in ("reading", "bonus")]
+    staged = [
+        [(rule.apply, pp) for pp in props if (rule := PROP_EFFECTS.get(pp.type)) and rule.stage == stage]
+        for stage in ("reading", "bonus")
+    ]
     out = []
     for o, die in zip(outcomes, scenario.dice):
         for rules in staged:

@@ -54,7 +54,9 @@ EPIC_GOLD = 1
 MAX_RETHROWS = 20  # re-throws (ability, Arrogant, void) of one turn before the engine gives up
 BULLSEYE_DAMAGE = 10
 SPEND_BEER = "beer"  # the "prevent" option that spends a Beer token
-FLIP_TABLE_DAMAGE = 1  # "If the Template lands with any portion touching the table, the player suffers 1 damage"
+FLIP_TABLE_DAMAGE = (
+    1  # "If the Template lands with any portion touching the table, the player suffers 1 damage"
+)
 
 
 @dataclass
@@ -92,10 +94,16 @@ class HeroState:
         the fight's `skill`, equipment split into weapons, armors and spendables."""
         eq = h.equipment
         return cls(
-            name=h.name, life=h.start_life, max_life=h.max_life, scars=list(h.scars),
-            abilities={c: h.ability(c) for c in COLOURS}, skill=h.skill or skill,
-            weapons=tuple(e for e in eq if e.kind == "weapon"), armors=[e for e in eq if e.kind == "armor"],
-            spendables=[e for e in eq if e.kind == "spendable"], cards=[e for e in eq if e.kind == "template"],
+            name=h.name,
+            life=h.start_life,
+            max_life=h.max_life,
+            scars=list(h.scars),
+            abilities={c: h.ability(c) for c in COLOURS},
+            skill=h.skill or skill,
+            weapons=tuple(e for e in eq if e.kind == "weapon"),
+            armors=[e for e in eq if e.kind == "armor"],
+            spendables=[e for e in eq if e.kind == "spendable"],
+            cards=[e for e in eq if e.kind == "template"],
         )
 
 
@@ -134,11 +142,21 @@ class FightResult:
     def record(self) -> dict[str, Any]:
         """One flat row of primitives (for a table of many fights)."""
         return {
-            "outcome": self.outcome, "won": self.won, "monster_life_end": self.monster_life_end,
-            "rounds": self.rounds, "turns": self.turns, "throws": self.throws, "rethrows": self.rethrows,
-            "hero_damage": self.hero_damage, "white_dice_used": self.white_dice_used,
-            "retrievals": self.retrievals, "fainted": len(self.fainted), "scars": len(self.scars),
-            "eliminated": len(self.eliminated), "epic_shot": self.epic_shot, "gold": self.gold,
+            "outcome": self.outcome,
+            "won": self.won,
+            "monster_life_end": self.monster_life_end,
+            "rounds": self.rounds,
+            "turns": self.turns,
+            "throws": self.throws,
+            "rethrows": self.rethrows,
+            "hero_damage": self.hero_damage,
+            "white_dice_used": self.white_dice_used,
+            "retrievals": self.retrievals,
+            "fainted": len(self.fainted),
+            "scars": len(self.scars),
+            "eliminated": len(self.eliminated),
+            "epic_shot": self.epic_shot,
+            "gold": self.gold,
             "lost_reason": self.lost_reason,
         }
 
@@ -181,14 +199,19 @@ class FightPlan:
             return hit
         hr, room, m = spec.house_rules, spec.room, spec.monster
         plan = cls(
-            spec=spec, heroes=tuple(spec.party.heroes), skill=spec.throws.skill, monster_life=spec.monster_life,
+            spec=spec,
+            heroes=tuple(spec.party.heroes),
+            skill=spec.throws.skill,
+            monster_life=spec.monster_life,
             retrieval_damage=hr.retrieval_damage(m.level),
             # "You cannot have more than 9 Bonus dice in your Chest!": a room's Gain 1 Die (or a house
             # rule's extra dice) beyond that is lost
             white_dice=min(CHEST_DICE, spec.party.white_dice + room.white_dice + hr.extra_white_dice),
             templates=tuple(sorted(set(m.templates) | set(room.templates))),
             requirements=tuple(dict.fromkeys([*m.requirements, *room.requirements])),
-            rules=hr.throw_rules(), noise=hr.release_noise_factor, house_rules=hr.changed(),
+            rules=hr.throw_rules(),
+            noise=hr.release_noise_factor,
+            house_rules=hr.changed(),
             special_dice=(*m.special_dice, *room.special_dice),
         )
         from sim.specs.template import load_template
@@ -198,9 +221,21 @@ class FightPlan:
             plan.bonus_rules[spec_t.name] = spec_t.bonus_rule
         for h in plan.heroes:
             x = HeroState.from_spec(h, plan.skill)
-            plan.hero_rows.append((x.name, x.life, x.max_life, tuple(x.scars), x.abilities, x.skill, x.weapons,
-                                   tuple(x.armors), tuple(x.spendables), tuple(x.cards),
-                                   (tuple(x.abilities.items()), tuple(x.scars))))
+            plan.hero_rows.append(
+                (
+                    x.name,
+                    x.life,
+                    x.max_life,
+                    tuple(x.scars),
+                    x.abilities,
+                    x.skill,
+                    x.weapons,
+                    tuple(x.armors),
+                    tuple(x.spendables),
+                    tuple(x.cards),
+                    (tuple(x.abilities.items()), tuple(x.scars)),
+                )
+            )
             for c in x.cards:
                 spec_t = load_template(c.template)
                 plan.bonus_rules[spec_t.name] = spec_t.bonus_rule
@@ -262,15 +297,26 @@ def resolve_policy(policy: Policy | str | None, source: str = "<fight>") -> Poli
     return policy
 
 
-def run_fight(spec: FightSpec, source: ThrowSource, policy: Policy | str | None = None, fight: int = 0,
-              log: bool = True, max_turns: int = 1000) -> FightResult:
+def run_fight(
+    spec: FightSpec,
+    source: ThrowSource,
+    policy: Policy | str | None = None,
+    fight: int = 0,
+    log: bool = True,
+    max_turns: int = 1000,
+) -> FightResult:
     """Play one fight. `policy` defaults to the fight file's named policy; `fight` is the fight's
     index (the throw source's stream index); `log=False` skips the blow-by-blow log (faster)."""
     return Fight(spec, source, policy if policy is not None else spec.policy, fight, log, max_turns).run()
 
 
-def run_fights(spec: FightSpec, source: ThrowSource, fights: int | range, policy: Policy | str | None = None,
-               log: bool = False) -> list[FightResult]:
+def run_fights(
+    spec: FightSpec,
+    source: ThrowSource,
+    fights: int | range,
+    policy: Policy | str | None = None,
+    log: bool = False,
+) -> list[FightResult]:
     """Play fights 0..n-1 (or the given range) of one spec: fight i draws only from stream i."""
     idx = range(fights) if isinstance(fights, int) else fights
     pol = resolve_policy(policy if policy is not None else spec.policy, spec.source)
@@ -300,8 +346,20 @@ def possible_requests(spec: FightSpec) -> list[ThrowRequest]:
                 shots = tuple(dict.fromkeys(plan.requirements + extra)) or (t.shot,)
                 for die in (t.colored_die, t.white_die):
                     for tp in sorted(tpls):
-                        req = ThrowRequest(0, 0, h.name, "red", "colored", die, shots, h.skill or plan.skill, t.board,
-                                           tp, plan.rules, plan.noise)
+                        req = ThrowRequest(
+                            0,
+                            0,
+                            h.name,
+                            "red",
+                            "colored",
+                            die,
+                            shots,
+                            h.skill or plan.skill,
+                            t.board,
+                            tp,
+                            plan.rules,
+                            plan.noise,
+                        )
                         seen.setdefault((die, shots, req.skill, tp), req)
     return list(seen.values())
 
@@ -309,9 +367,19 @@ def possible_requests(spec: FightSpec) -> list[ThrowRequest]:
 class Fight:
     """The state of one combat. Policies read it through `Decision.fight`; only the engine changes it."""
 
-    def __init__(self, spec: FightSpec, source: ThrowSource, policy: Policy | str | None = None, fight: int = 0,
-                 log: bool = True, max_turns: int = 1000, *, heroes: list[HeroState] | None = None,
-                 white_dice: int | None = None, special_dice: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        spec: FightSpec,
+        source: ThrowSource,
+        policy: Policy | str | None = None,
+        fight: int = 0,
+        log: bool = True,
+        max_turns: int = 1000,
+        *,
+        heroes: list[HeroState] | None = None,
+        white_dice: int | None = None,
+        special_dice: tuple[str, ...] = (),
+    ) -> None:
         """`heroes`, `white_dice` and `special_dice` let a game hand in the party as it stands (its
         heroes' life, Scars and equipment; the Chest's white dice; dice a Power card adds) instead of
         the fight file's."""
@@ -326,9 +394,14 @@ class Fight:
         self.fight = fight
         self.max_turns = max_turns
         self.log: list[dict[str, Any]] | None = [] if log else None
-        self.heroes = heroes if heroes is not None else [
-            HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), list(cd), key=k)
-            for n, life, mx, sc, ab_, sk, w, a, sp, cd, k in plan.hero_rows]
+        self.heroes = (
+            heroes
+            if heroes is not None
+            else [
+                HeroState(n, life, mx, list(sc), ab_, sk, w, list(a), list(sp), list(cd), key=k)
+                for n, life, mx, sc, ab_, sk, w, a, sp, cd, k in plan.hero_rows
+            ]
+        )
         self.standing = len(self.heroes)
         self.scars: list[tuple[str, str]] = []
         self.monster_life_start = self.monster_life = plan.monster_life
@@ -339,7 +412,9 @@ class Fight:
         self.white_used = 0
         self.special: list[str] = [*plan.special_dice, *special_dice]  # thrown first, one per turn
         self.special_thrown = 0
-        self.last_hero = ""  # who threw the last die ("The Hero who threw the last die receives the Leader token")
+        self.last_hero = (
+            ""  # who threw the last die ("The Hero who threw the last die receives the Leader token")
+        )
         self.unused_icons: dict[str, int] = {}  # icons no ability took, by hero (XP: "you earn 2 XP")
         self.level_ups_used = 0
         self.retrievals = 0
@@ -386,7 +461,9 @@ class Fight:
                     raise FightError(f"policy answered {choice!r} to 'aim': {exc}") from None
             aim = AIMS.get(choice)
             if aim is None:
-                raise FightError(f"policy answered {choice!r} to 'aim', not one of {AIM_OBJECTIVES} or an Aim")
+                raise FightError(
+                    f"policy answered {choice!r} to 'aim', not one of {AIM_OBJECTIVES} or an Aim"
+                )
             return aim
         if choice is not None and choice not in options:
             raise FightError(f"policy answered {choice!r} to '{kind}', not one of {options}")
@@ -428,12 +505,22 @@ class Fight:
         rest after a win, and return the result. Call once per `Fight`."""
         spec, room = self.spec, self.spec.room
         if self.log is not None:
-            self._event("start", monster=self.monster.label, life=self.monster_life, card_life=self.monster.life,
-                        room_bonus=room.life_bonus, difficulty=spec.difficulty, level=self.monster.level,
-                        miss_damage=self.monster.miss_damage, final_boss=self.monster.final_boss,
-                        heroes=[h.name for h in self.heroes], white_dice=self.white_left,
-                        requirements=list(self.requirements), templates=list(self.templates),
-                        house_rules=dict(self.plan.house_rules))
+            self._event(
+                "start",
+                monster=self.monster.label,
+                life=self.monster_life,
+                card_life=self.monster.life,
+                room_bonus=room.life_bonus,
+                difficulty=spec.difficulty,
+                level=self.monster.level,
+                miss_damage=self.monster.miss_damage,
+                final_boss=self.monster.final_boss,
+                heroes=[h.name for h in self.heroes],
+                white_dice=self.white_left,
+                requirements=list(self.requirements),
+                templates=list(self.templates),
+                house_rules=dict(self.plan.house_rules),
+            )
         if room.gold:
             self.gold += room.gold
             self._event("gold", amount=room.gold, cause="room")
@@ -444,7 +531,9 @@ class Fight:
         # colored dice ("When these situations arise, the Heroes can choose (as a group) to back down.")
         if self._may_back_down() and self._ask("back-down", self.heroes[0], (False, True)):
             self._back_down()
-        elif self.plan.templates:  # "Monsters and Dungeons may request players to flip a Template at the start"
+        elif (
+            self.plan.templates
+        ):  # "Monsters and Dungeons may request players to flip a Template at the start"
             self._flip(self.heroes[0], self.plan.templates, "start")
         while not self.outcome:
             h = self._next_hero()
@@ -487,14 +576,31 @@ class Fight:
         """The hero flips `names` one after the other: each landing touching the table costs them
         `FLIP_TABLE_DAMAGE` ("the player suffers 1 damage and must flip the Template again"); a
         template that stays lies on the board for the rest of the combat (or until it is removed)."""
-        req = TemplateFlipRequest(self.fight, self.flips, h.name, tuple(names), h.skill, self.board,
-                                  self.templates_t, self.turns, self.retrievals, self.base_shots)
+        req = TemplateFlipRequest(
+            self.fight,
+            self.flips,
+            h.name,
+            tuple(names),
+            h.skill,
+            self.board,
+            self.templates_t,
+            self.turns,
+            self.retrievals,
+            self.base_shots,
+        )
         self.flips += len(names)
         flip = getattr(self.source, "flip", None)
         results: list[TemplateFlip] = flip(req) if flip is not None else flips_that_stay(req)
         for r in results:
-            self._event("flip", hero=h.name, template=r.template, stayed=r.stayed, flips=r.flips,
-                        table_touches=r.table_touches, cause=cause)
+            self._event(
+                "flip",
+                hero=h.name,
+                template=r.template,
+                stayed=r.stayed,
+                flips=r.flips,
+                table_touches=r.table_touches,
+                cause=cause,
+            )
             self._hurt(h, r.table_touches * FLIP_TABLE_DAMAGE, "template-flip")
             if r.stayed and r.template not in self.templates:
                 self.templates.append(r.template)
@@ -518,12 +624,16 @@ class Fight:
     def _turn(self, h: HeroState) -> None:
         self.turns += 1
         if self.log is not None:
-            self._event("turn", hero=h.name, round=self.rounds, turn=self.turns, monster_life=self.monster_life)
+            self._event(
+                "turn", hero=h.name, round=self.rounds, turn=self.turns, monster_life=self.monster_life
+            )
         if h.cards:
             self._cards(h)
             if self.outcome or h.fainted:
                 return
-        if self.special:  # "These dice must join the colored dice pool [...] throwing them counts as the player's turn"
+        if (
+            self.special
+        ):  # "These dice must join the colored dice pool [...] throwing them counts as the player's turn"
             self._special_turn(h)
             return
         if not self.colored:
@@ -572,8 +682,15 @@ class Fight:
             shots = self.base_shots
         aim = self._ask("aim", h, AIM_OBJECTIVES)
         if self.log is not None:
-            self._event("choose", hero=h.name, die=colour, weapons=list(weapons), shots=list(shots),
-                        aim=aim.objective, target_mm=aim.target_mm)
+            self._event(
+                "choose",
+                hero=h.name,
+                die=colour,
+                weapons=list(weapons),
+                shots=list(shots),
+                aim=aim.objective,
+                target_mm=aim.target_mm,
+            )
         for _ in range(MAX_RETHROWS + 1):
             out = self._draw(h, colour, kind, die, shots, aim)
             hit = out.result == "hit"
@@ -597,11 +714,13 @@ class Fight:
         key = tuple(r for w in weapons for r in w.requirements)
         s = self._shots_cache.get(key)
         if s is None:
-            s = self._shots_cache[key] = tuple(dict.fromkeys(self.requirements + key)) or (self.throws_spec.shot,)
+            s = self._shots_cache[key] = tuple(dict.fromkeys(self.requirements + key)) or (
+                self.throws_spec.shot,
+            )
         return s
 
     def _retrieve(self) -> None:
-        """"Retrieve the 3 colored dice from the board. This choice will, however, make the entire
+        """ "Retrieve the 3 colored dice from the board. This choice will, however, make the entire
         party of Heroes suffer damage equal to the Monster's level. No special ability or card can
         be used to prevent this damage." All dice leave the board (Fury's note)."""
         self.retrievals += 1
@@ -615,15 +734,41 @@ class Fight:
 
     def _draw(self, h: HeroState, colour: str, kind: str, die: str, shots: tuple, aim: Aim) -> Outcome:
         for _ in range(MAX_RETHROWS + 1):
-            req = ThrowRequest(self.fight, self.throws, h.name, colour, kind, die, shots, h.skill,
-                               self.board, self.templates_t, self.rules, self.noise, aim, self.monster_life,
-                               self.turns, self.retrievals)
+            req = ThrowRequest(
+                self.fight,
+                self.throws,
+                h.name,
+                colour,
+                kind,
+                die,
+                shots,
+                h.skill,
+                self.board,
+                self.templates_t,
+                self.rules,
+                self.noise,
+                aim,
+                self.monster_life,
+                self.turns,
+                self.retrievals,
+            )
             self.throws += 1
             out = self.source.throw(req)
             if self.log is not None:
-                self._event("throw", hero=h.name, die=colour, throw=req.throw, result=out.result, reason=out.reason,
-                            section=out.section, value=out.value, face=out.face, icon=bool(out.icon),
-                            damage=out.damage, template=out.template)
+                self._event(
+                    "throw",
+                    hero=h.name,
+                    die=colour,
+                    throw=req.throw,
+                    result=out.result,
+                    reason=out.reason,
+                    section=out.section,
+                    value=out.value,
+                    face=out.face,
+                    icon=bool(out.icon),
+                    damage=out.damage,
+                    template=out.template,
+                )
             if out.result in ("hit", "miss"):
                 return out
             if out.result != "void":
@@ -641,8 +786,11 @@ class Fight:
         if rule == "equipment":  # "the monster only suffers damage from bonuses from equipment"
             total = out.damage
         else:
-            total = (ab.section_value(ability, value, on_board_section(out)) + extra
-                     + ab.hit_bonus(ability, self.monster.type))
+            total = (
+                ab.section_value(ability, value, on_board_section(out))
+                + extra
+                + ab.hit_bonus(ability, self.monster.type)
+            )
         if self.fire_section is not None and out.section == self.fire_section:
             total += ab.SET_ON_FIRE_BONUS
         for w in weapons:
@@ -686,16 +834,24 @@ class Fight:
         damage_by = None
         if hit and not out.insta_kill:
             damage_by = {x: self._hit_damage(h, out, x, weapons) for x in (None, a)}
-        choice = self._ask("ability", h, (a,), {"outcome": out, "hit": hit, "damage": damage_by or {},
-                                                "level_up": True})
+        choice = self._ask(
+            "ability", h, (a,), {"outcome": out, "hit": hit, "damage": damage_by or {}, "level_up": True}
+        )
         if choice is not None:
             h.level_up.remove(colour)
             self.level_ups_used += 1
             self._event("level-up", hero=h.name, colour=colour, ability=a)
         return choice, damage_by
 
-    def _resolve(self, h: HeroState, out: Outcome, hit: bool, ability: str | None, weapons: tuple,
-                 damage_by: dict | None) -> None:
+    def _resolve(
+        self,
+        h: HeroState,
+        out: Outcome,
+        hit: bool,
+        ability: str | None,
+        weapons: tuple,
+        damage_by: dict | None,
+    ) -> None:
         self.last_hero = h.name
         if hit or out.reason == "on-bones":
             self.dice_on_board += 1
@@ -711,27 +867,41 @@ class Fight:
                 dealt = max(self.monster_life, 0)
                 self.monster_life = 0
             else:
-                dealt = damage_by[ability] if damage_by is not None else self._hit_damage(h, out, ability, weapons)
+                dealt = (
+                    damage_by[ability]
+                    if damage_by is not None
+                    else self._hit_damage(h, out, ability, weapons)
+                )
                 if rule is not None and rule.marks_fire and on_board_section(out):
                     self.fire_section = out.section
                 if bonus_rule(out, self.plan.bonus_rules) != "none":
                     dealt = self._spend(h, dealt)
                 self.monster_life -= dealt
             if self.log is not None:
-                self._event("hit", hero=h.name, damage=dealt, insta_kill=insta, monster_life=self.monster_life,
-                            weapons=[w.name for w in weapons])
+                self._event(
+                    "hit",
+                    hero=h.name,
+                    damage=dealt,
+                    insta_kill=insta,
+                    monster_life=self.monster_life,
+                    weapons=[w.name for w in weapons],
+                )
         else:
             dealt = int(out.damage)  # e.g. the Fire element die's +N "even if the die misses"
             if rule is not None:
                 dealt += rule.miss_damage
             self.monster_life -= dealt
             if self.log is not None:
-                self._event("miss", hero=h.name, reason=out.reason, damage=dealt, monster_life=self.monster_life)
+                self._event(
+                    "miss", hero=h.name, reason=out.reason, damage=dealt, monster_life=self.monster_life
+                )
             if rule is not None and rule.dodges:
                 self._event("dodge", hero=h.name, ability=ability)
             else:
                 self._miss_damage(h, water_misses(out) or 1)
-        if hit and (m := water_misses(out)):  # the Water dice that missed: "then suffers that amount of damage"
+        if hit and (
+            m := water_misses(out)
+        ):  # the Water dice that missed: "then suffers that amount of damage"
             if rule is not None and rule.dodges:
                 self._event("dodge", hero=h.name, ability=ability)
             else:
@@ -743,8 +913,13 @@ class Fight:
         if self.monster_life <= 0:
             self.epic = insta or (hit and self.monster_life <= EPIC_LIFE)
             self.outcome = "won"
-            self._event("defeated", hero=h.name, monster_life=self.monster_life, life_before=before,
-                        epic_shot=self.epic)
+            self._event(
+                "defeated",
+                hero=h.name,
+                monster_life=self.monster_life,
+                life_before=before,
+                epic_shot=self.epic,
+            )
         elif self._all_fainted():
             self._lose("all heroes fainted")
 
@@ -779,7 +954,9 @@ class Fight:
 
     def _miss_damage(self, h: HeroState, misses: int = 1) -> None:
         m = self.monster
-        dmg = m.miss_damage * misses  # the Water dice: "adds up the damage from all of the [...] dice that missed"
+        dmg = (
+            m.miss_damage * misses
+        )  # the Water dice: "adds up the damage from all of the [...] dice that missed"
         dmg += self._monster_extra_miss_damage()
         while dmg > 0 and (self._beer_usable() or h.armors):
             opts = ((SPEND_BEER,) if self._beer_usable() else ()) + tuple(f"armor:{a.name}" for a in h.armors)
@@ -886,14 +1063,35 @@ class Fight:
         fainted = [h.name for h in self.heroes if h.fainted]
         scars = self.scars
         return FightResult(
-            outcome=self.outcome, monster=self.monster.name, monster_life_start=self.monster_life_start,
-            monster_life_end=self.monster_life, rounds=self.rounds, turns=self.turns, throws=self.throws,
-            rethrows=self.rethrows, hero_damage=sum(h.damage_taken for h in self.heroes),
-            hero_damage_by_hero={h.name: h.damage_taken for h in self.heroes}, white_dice_used=self.white_used,
-            white_dice_left=self.white_left, retrievals=self.retrievals, fainted=fainted, scars=scars,
-            eliminated=[h.name for h in self.heroes if h.eliminated], epic_shot=self.epic, gold=self.gold,
+            outcome=self.outcome,
+            monster=self.monster.name,
+            monster_life_start=self.monster_life_start,
+            monster_life_end=self.monster_life,
+            rounds=self.rounds,
+            turns=self.turns,
+            throws=self.throws,
+            rethrows=self.rethrows,
+            hero_damage=sum(h.damage_taken for h in self.heroes),
+            hero_damage_by_hero={h.name: h.damage_taken for h in self.heroes},
+            white_dice_used=self.white_used,
+            white_dice_left=self.white_left,
+            retrievals=self.retrievals,
+            fainted=fainted,
+            scars=scars,
+            eliminated=[h.name for h in self.heroes if h.eliminated],
+            epic_shot=self.epic,
+            gold=self.gold,
             lost_reason=self.lost_reason,
-            heroes_after=[{"name": h.name, "life": h.life, "max_life": h.max_life, "scars": list(h.scars),
-                           "eliminated": h.eliminated} for h in self.heroes],
-            log=self.log if self.log is not None else [], life_by_throw=self.life_track,
+            heroes_after=[
+                {
+                    "name": h.name,
+                    "life": h.life,
+                    "max_life": h.max_life,
+                    "scars": list(h.scars),
+                    "eliminated": h.eliminated,
+                }
+                for h in self.heroes
+            ],
+            log=self.log if self.log is not None else [],
+            life_by_throw=self.life_track,
         )

@@ -98,8 +98,11 @@ def read_board(
     # into the empty hole: its centre of mass over the hole and a corner off the cardboard around it
     on_table = "table" in touching
     hole = next((r for r in (centre_raw, *corners_raw) if r.kind == "hole"), None)
-    on_filler = bool(touching & frozenset(hole_fillers)) and centre_raw.kind == "hole" and any(
-        r.kind == "hole" for r in corners_raw)
+    on_filler = (
+        bool(touching & frozenset(hole_fillers))
+        and centre_raw.kind == "hole"
+        and any(r.kind == "hole" for r in corners_raw)
+    )
     in_hole = on_table or on_filler
     if on_filler and not on_table:
         hole = centre_raw

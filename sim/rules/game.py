@@ -55,9 +55,16 @@ LEVEL_UP_XP = 3  # "the highest space of the track (3 XP)"
 DIFFICULTY_POINTS = {"normal": 5, "hard": 15, "inferno": 25}
 # End Game Scoring: (highest total, title), the last for 41+
 TITLES: tuple[tuple[int | None, str], ...] = (
-    (0, "Lame Ducks"), (5, "Inept Optimists"), (10, "Insubordinate Rascals"), (15, "Rookie Adventurers"),
-    (20, "Wannabe Heroes"), (25, "Average Warriors"), (30, "Skilled Champions"), (35, "Epic Sourcebook Readers"),
-    (40, "Epic Sourcebook Writers"), (None, "Heroic Awesomeness Beyond Human Comprehension"),
+    (0, "Lame Ducks"),
+    (5, "Inept Optimists"),
+    (10, "Insubordinate Rascals"),
+    (15, "Rookie Adventurers"),
+    (20, "Wannabe Heroes"),
+    (25, "Average Warriors"),
+    (30, "Skilled Champions"),
+    (35, "Epic Sourcebook Readers"),
+    (40, "Epic Sourcebook Writers"),
+    (None, "Heroic Awesomeness Beyond Human Comprehension"),
 )
 
 
@@ -72,8 +79,14 @@ def title(points: int) -> str:
 def score(gold: int, white_dice: int, scars: int, eliminated: int, difficulty: str) -> int:
     """End Game Scoring: +1 per gold and +3 per white die on the Chest, +5 if no Scar was received,
     -1 per Scar, -5 per eliminated hero, +5 / 15 / 25 for Normal / Hard / Inferno."""
-    return (gold + 3 * white_dice + (5 if scars == 0 else 0) - scars - 5 * eliminated
-            + DIFFICULTY_POINTS[difficulty])
+    return (
+        gold
+        + 3 * white_dice
+        + (5 if scars == 0 else 0)
+        - scars
+        - 5 * eliminated
+        + DIFFICULTY_POINTS[difficulty]
+    )
 
 
 _EQUIPMENT: dict[int, tuple[EquipmentCard, Any]] = {}
@@ -122,11 +135,18 @@ class GameHero:
         eq = [_equipment(e) for e in self.equipment]
         abilities = {c: self.sheet.ability(c) for c in COLOURS}
         return HeroState(
-            name=self.name, life=self.life, max_life=self.max_life, scars=list(self.scars), abilities=abilities,
-            skill=self.skill, weapons=tuple(e for e in eq if e.kind == "weapon"),
-            armors=[e for e in eq if e.kind == "armor"], spendables=[e for e in eq if e.kind == "spendable"],
+            name=self.name,
+            life=self.life,
+            max_life=self.max_life,
+            scars=list(self.scars),
+            abilities=abilities,
+            skill=self.skill,
+            weapons=tuple(e for e in eq if e.kind == "weapon"),
+            armors=[e for e in eq if e.kind == "armor"],
+            spendables=[e for e in eq if e.kind == "spendable"],
             cards=[e for e in eq if e.kind == "template"] + list(template_powers),
-            key=(tuple(abilities.items()), tuple(self.scars)), level_up=list(self.level_up),
+            key=(tuple(abilities.items()), tuple(self.scars)),
+            level_up=list(self.level_up),
         )
 
 
@@ -161,11 +181,25 @@ class GameResult:
 
     def record(self) -> dict[str, Any]:
         """One flat row of primitives (a table of many games)."""
-        return {"outcome": self.outcome, "won": self.won, "lost_at": self.lost_at, "lost_level": self.lost_level,
-                "combats": self.combats, "rounds": self.rounds, "shops": self.shops, "boss": self.boss,
-                "points": self.points, "title": self.title, "gold": self.gold, "white_dice": self.white_dice,
-                "xp": self.xp, "scars": self.scars, "eliminated": self.eliminated, "backed_down": self.backed_down,
-                "throws": self.throws}
+        return {
+            "outcome": self.outcome,
+            "won": self.won,
+            "lost_at": self.lost_at,
+            "lost_level": self.lost_level,
+            "combats": self.combats,
+            "rounds": self.rounds,
+            "shops": self.shops,
+            "boss": self.boss,
+            "points": self.points,
+            "title": self.title,
+            "gold": self.gold,
+            "white_dice": self.white_dice,
+            "xp": self.xp,
+            "scars": self.scars,
+            "eliminated": self.eliminated,
+            "backed_down": self.backed_down,
+            "throws": self.throws,
+        }
 
     def to_json(self, log: bool = True) -> dict[str, Any]:
         """Every field as JSON-able values plus `won`; the log only when `log`."""
@@ -187,15 +221,20 @@ class GamePlan:
                 self.monsters[m.level].append(m)
         self.bosses: list[BossCard] = [b for d in self.decks for b in d.cards("bosses")]
         self.dungeon: list[DungeonCard] = [c for d in self.decks for c in d.cards("dungeon")]
-        self.equipment: list[EquipmentCard] = [c for d in self.decks for c in d.cards("equipment")
-                                               if spec.options.relics or c.kind != "relic"]
-        self.powers: list[PowerCard] = [c for d in self.decks for c in d.cards("powers")] if spec.options.xp else []
+        self.equipment: list[EquipmentCard] = [
+            c for d in self.decks for c in d.cards("equipment") if spec.options.relics or c.kind != "relic"
+        ]
+        self.powers: list[PowerCard] = (
+            [c for d in self.decks for c in d.cards("powers")] if spec.options.xp else []
+        )
         self.heroes = spec.party.seated()
         # a combat's house rules: the extra white dice are the starting loot's, not every combat's
         self.house_rules = spec.house_rules.model_copy(update={"extra_white_dice": 0})
         self.party = PartySpec(heroes=list(self.heroes), white_dice=0)
-        self.templates = sorted({c.template for c in self.equipment if c.template}
-                                | {p.template for p in self.powers if p.template})
+        self.templates = sorted(
+            {c.template for c in self.equipment if c.template}
+            | {p.template for p in self.powers if p.template}
+        )
         self._fights: dict[tuple[str, str], FightSpec] = {}
 
     def fight_spec(self, monster: MonsterCard | BossCard, room: DungeonCard | None) -> FightSpec:
@@ -205,8 +244,15 @@ class GamePlan:
         if spec is None:
             s = self.spec
             kw: dict[str, Any] = {"room": room.room()} if room is not None else {}
-            spec = FightSpec(name=f"{s.name}: {monster.name}", monster=monster, party=self.party,
-                             difficulty=s.difficulty, house_rules=self.house_rules, throws=s.throws, **kw)
+            spec = FightSpec(
+                name=f"{s.name}: {monster.name}",
+                monster=monster,
+                party=self.party,
+                difficulty=s.difficulty,
+                house_rules=self.house_rules,
+                throws=s.throws,
+                **kw,
+            )
             plan = FightPlan.of(spec)
             from sim.specs.template import load_template
 
@@ -232,8 +278,15 @@ def game_plan(spec: GameSpec) -> GamePlan:
 class Game:
     """The state of one game. Policies read it through `Decision.fight` (the game) for game decisions."""
 
-    def __init__(self, spec: GameSpec, source: ThrowSource, policy: Policy | str | None = None, game: int = 0,
-                 log: bool = True, policy_name: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: GameSpec,
+        source: ThrowSource,
+        policy: Policy | str | None = None,
+        game: int = 0,
+        log: bool = True,
+        policy_name: str | None = None,
+    ) -> None:
         self.plan = game_plan(spec)
         self.spec = spec
         self.source = source
@@ -245,7 +298,9 @@ class Game:
         ss = np.random.SeedSequence(spec.seed, spawn_key=(int(game), STREAM_GAME))
         self.rng = np.random.Generator(np.random.PCG64(ss))
         skill = spec.throws.skill
-        self.heroes = [GameHero(h, h.skill or skill, h.start_life, h.max_life, list(h.scars)) for h in self.plan.heroes]
+        self.heroes = [
+            GameHero(h, h.skill or skill, h.start_life, h.max_life, list(h.scars)) for h in self.plan.heroes
+        ]
         self.gold = spec.party.start_gold
         self.white = min(CHEST_DICE, spec.party.white_dice + spec.house_rules.extra_white_dice)
         self.xp = 0
@@ -299,7 +354,8 @@ class Game:
         return [h for h in order if not h.eliminated]
 
     def can_carry(self, h: GameHero, card: EquipmentCard) -> bool:
-        """Whether `h` may take `card` (the carry limits; "A Hero can't have 2 Weapons with the same name")."""
+        """Whether `h` may take `card` (the carry limits; "A Hero can't have 2 Weapons with the same
+        name")."""
         if card.kind == "relic":
             return True
         limit = getattr(self.spec.options.carry, card.kind)
@@ -323,8 +379,11 @@ class Game:
     def run(self) -> GameResult:
         """Play the game to its end: three Shop cycles, the Final Boss, the score."""
         s = self.spec
-        self._note(f"{s.name}: {len(self.heroes)} heroes ({', '.join(h.name for h in self.heroes)}), "
-                   f"{s.difficulty}, {self.white} white dice, {self.gold} gold; leader {self.heroes[self.leader].name}")
+        self._note(
+            f"{s.name}: {len(self.heroes)} heroes ({', '.join(h.name for h in self.heroes)}), "
+            f"{s.difficulty}, {self.white} white dice, {self.gold} gold; leader "
+            f"{self.heroes[self.leader].name}"
+        )
         while not self.outcome and self.shops < SHOPS:
             self._round()
             if not self.outcome and self.icons >= s.shop_icons:
@@ -342,11 +401,15 @@ class Game:
             return
         pick = 0 if len(drawn) == 1 else int(self._ask("room", tuple(drawn)))
         room = drawn[pick]
-        self.dungeon += [c for i, c in enumerate(drawn) if i != pick]  # "place the other Dungeon card on the bottom"
+        self.dungeon += [
+            c for i, c in enumerate(drawn) if i != pick
+        ]  # "place the other Dungeon card on the bottom"
         if self.log is not None:
-            self._note(f"round {self.rounds}: {self.heroes[self.leader].name} leads into {room.name} "
-                       f"({room.shop_icons} shop icons, {self.icons + room.shop_icons}/{self.spec.shop_icons})"
-                       + (f" instead of {drawn[1 - pick].name}" if len(drawn) == 2 else ""))
+            self._note(
+                f"round {self.rounds}: {self.heroes[self.leader].name} leads into {room.name} "
+                f"({room.shop_icons} shop icons, {self.icons + room.shop_icons}/{self.spec.shop_icons})"
+                + (f" instead of {drawn[1 - pick].name}" if len(drawn) == 2 else "")
+            )
         self._reveal(room)
         while not self.outcome:
             monster = self._draw_monster()
@@ -355,7 +418,9 @@ class Game:
             res = self._combat(monster, room)
             if res != "backed-down":
                 break
-            self.backed_down += 1  # "Place the current Monster card back in the box. Draw the next Monster card"
+            self.backed_down += (
+                1  # "Place the current Monster card back in the box. Draw the next Monster card"
+            )
         if self.outcome:
             return
         if room.xp and self.spec.options.xp:  # Training Room: "After the fight ends in this room"
@@ -408,8 +473,9 @@ class Game:
                     if p.effect == "die" and p.die:
                         dice.append(p.die)
                     elif p.effect == "template" and p.template:
-                        cards[h.name] = cards.get(h.name, ()) + (TemplateCardSpec(kind="template", name=p.name,
-                                                                                  template=p.template),)
+                        cards[h.name] = cards.get(h.name, ()) + (
+                            TemplateCardSpec(kind="template", name=p.name, template=p.template),
+                        )
                     self._note(f"  {h.name} activates {p.name} ({p.xp} XP)")
         return cards, tuple(dice)
 
@@ -422,8 +488,16 @@ class Game:
         power_cards, power_dice = self._powers(monster)
         states = [h.state(power_cards.get(h.name, ())) for h in seated]
         relic_dice = sum(r.white_dice for r in self.relics)
-        fight = Fight(spec, self.source, self.fight_policy, self.game * COMBATS_PER_GAME + self.combats, log=False,
-                      heroes=states, white_dice=self.white + relic_dice, special_dice=power_dice)
+        fight = Fight(
+            spec,
+            self.source,
+            self.fight_policy,
+            self.game * COMBATS_PER_GAME + self.combats,
+            log=False,
+            heroes=states,
+            white_dice=self.white + relic_dice,
+            special_dice=power_dice,
+        )
         self.combats += 1
         r = fight.run()
         self.throws += r.throws
@@ -454,15 +528,32 @@ class Game:
                 gain = fight.unused_icons.get(h.name, 0) + (1 if r.won and h.name == fight.last_hero else 0)
                 h.xp = min(LEVEL_UP_XP, h.xp + gain)
         if self.log is not None:
-            self._note(f"  {monster.title or monster.name} (level {monster.level}, {r.monster_life_start} life): "
-                       f"{r.outcome.upper()} in {r.throws} throws; gold +{r.gold} = {self.gold}, white dice {self.white}, "
-                       + ", ".join(f"{h.name} {h.life}/{h.max_life}" + (" ELIMINATED" if h.eliminated else "")
-                                   for h in seated))
-        self.trace.append({"combat": self.combats, "round": self.rounds, "shops": self.shops,
-                           "room": room.name if room else "", "monster": monster.name, "level": monster.level,
-                           "final_boss": monster.final_boss, "outcome": r.outcome, "throws": r.throws,
-                           "gold": self.gold, "white_dice": self.white, "life": sum(h.life for h in self.standing),
-                           "standing": len(self.standing)})
+            self._note(
+                f"  {monster.title or monster.name} (level {monster.level}, {r.monster_life_start} life): "
+                f"{r.outcome.upper()} in {r.throws} throws; gold +{r.gold} = {self.gold}, white dice "
+                f"{self.white}, "
+                + ", ".join(
+                    f"{h.name} {h.life}/{h.max_life}" + (" ELIMINATED" if h.eliminated else "")
+                    for h in seated
+                )
+            )
+        self.trace.append(
+            {
+                "combat": self.combats,
+                "round": self.rounds,
+                "shops": self.shops,
+                "room": room.name if room else "",
+                "monster": monster.name,
+                "level": monster.level,
+                "final_boss": monster.final_boss,
+                "outcome": r.outcome,
+                "throws": r.throws,
+                "gold": self.gold,
+                "white_dice": self.white,
+                "life": sum(h.life for h in self.standing),
+                "standing": len(self.standing),
+            }
+        )
         if r.outcome == "won":
             if fight.last_hero:
                 self.leader = next(i for i, h in enumerate(self.heroes) if h.name == fight.last_hero)
@@ -527,8 +618,12 @@ class Game:
     def _power_shop(self) -> None:
         for h in self.standing:  # Miracle: "removes 1 scar token [...] healed up to his maximum health"
             for p in list(h.powers):
-                if p.effect == "miracle" and p.xp <= self.xp and h.scars and self._ask("power", (False, True),
-                                                                                      {"power": p}, hero=h):
+                if (
+                    p.effect == "miracle"
+                    and p.xp <= self.xp
+                    and h.scars
+                    and self._ask("power", (False, True), {"power": p}, hero=h)
+                ):
                     self.xp -= p.xp
                     h.scars.pop()
                     h.max_life = LIFE_TRACK_MAX - SCAR_LIFE * len(h.scars)
@@ -571,31 +666,55 @@ class Game:
     def _result(self) -> GameResult:
         elim = sum(h.eliminated for h in self.heroes)
         pts = score(self.gold, self.white, self.scars, elim, self.spec.difficulty)
-        self._note(f"{self.outcome.upper()}: {pts} points, \"{title(pts)}\" ({self.gold} gold, {self.white} white "
-                   f"dice, {self.scars} scars, {elim} eliminated)")
+        self._note(
+            f'{self.outcome.upper()}: {pts} points, "{title(pts)}" ({self.gold} gold, {self.white} white '
+            f"dice, {self.scars} scars, {elim} eliminated)"
+        )
         return GameResult(
-            outcome=self.outcome, lost_at=self.lost_at, lost_reason=self.lost_reason, lost_level=self.lost_level,
-            combats=self.combats, rounds=self.rounds, shops=self.shops, boss=self.boss, points=pts, title=title(pts),
-            gold=self.gold, white_dice=self.white, xp=self.xp, scars=self.scars, eliminated=elim,
-            backed_down=self.backed_down, throws=self.throws, trace=self.trace,
-            log=self.log if self.log is not None else [], policy=str(self.policy_name),
+            outcome=self.outcome,
+            lost_at=self.lost_at,
+            lost_reason=self.lost_reason,
+            lost_level=self.lost_level,
+            combats=self.combats,
+            rounds=self.rounds,
+            shops=self.shops,
+            boss=self.boss,
+            points=pts,
+            title=title(pts),
+            gold=self.gold,
+            white_dice=self.white,
+            xp=self.xp,
+            scars=self.scars,
+            eliminated=elim,
+            backed_down=self.backed_down,
+            throws=self.throws,
+            trace=self.trace,
+            log=self.log if self.log is not None else [],
+            policy=str(self.policy_name),
         )
 
 
-def run_game(spec: GameSpec, source: ThrowSource, policy: Policy | str | None = None, game: int = 0,
-             log: bool = True) -> GameResult:
+def run_game(
+    spec: GameSpec, source: ThrowSource, policy: Policy | str | None = None, game: int = 0, log: bool = True
+) -> GameResult:
     """Play game `game` of a spec (its shuffles from (seed, game), its throws from the source's
     streams game * 64 + combat)."""
     return Game(spec, source, policy, game, log).run()
 
 
-def run_games(spec: GameSpec, source: ThrowSource, games: int | range, policy: Policy | str | None = None,
-              log: bool = False) -> list[GameResult]:
+def run_games(
+    spec: GameSpec,
+    source: ThrowSource,
+    games: int | range,
+    policy: Policy | str | None = None,
+    log: bool = False,
+) -> list[GameResult]:
     """Play games 0..n-1 (or the given range): game i depends only on (seed, i)."""
     idx = range(games) if isinstance(games, int) else games
     given: Any = policy if policy is not None else spec.policy
     name = policy_label(given)
     pol = resolve_game_policy(given, spec.source)
     return [Game(spec, source, pol, i, log, policy_name=name).run() for i in idx]
+
 
 __all__ = ["Game", "GameResult", "GamePlan", "run_game", "run_games", "score", "title", "GAME_POLICIES"]

@@ -18,7 +18,7 @@ Three named policies (`GAME_POLICIES`), each documented rule by rule in `GamePol
         if d.kind == "shop":
             return ShopPlan(buy=tuple((i, d.fight.standing[0].name) for i in range(len(d.options))))
         return GAME_POLICIES["default"](d)
-"""
+"""  # noqa: E501 - the table of decision kinds stays one row a line
 
 from __future__ import annotations
 
@@ -33,9 +33,11 @@ BOSS_DICE = {"default": 5, "cautious": 7, "greedy": 3}
 # backing down ("Impossible Situations") at the reveal from a monster demanding a specific throw, up to
 # this level (the shame: that much life from every hero)
 BACK_DOWN_LEVEL = {"default": 1, "cautious": 2, "greedy": 0}
-KIND_ORDER = {"default": ("armor", "weapon", "spendable", "template", "relic"),
-              "cautious": ("armor", "spendable", "relic", "weapon", "template"),
-              "greedy": ("weapon", "spendable", "template", "relic", "armor")}
+KIND_ORDER = {
+    "default": ("armor", "weapon", "spendable", "template", "relic"),
+    "cautious": ("armor", "spendable", "relic", "weapon", "template"),
+    "greedy": ("weapon", "spendable", "template", "relic", "armor"),
+}
 
 
 class ShopPlan(NamedTuple):
@@ -58,8 +60,15 @@ def danger(card: Any) -> float:
     """How much harder a Dungeon card makes its combat, less what it gives at once (the room choice's
     yardstick): Monster Advantage, `SPECIFIC_THROW_DANGER` per Specific Throw, 2 per template, against
     healing, gold, dice and free equipment."""
-    return (card.life_bonus + SPECIFIC_THROW_DANGER * len(card.requirements) + 2 * len(card.templates)
-            - card.gain_life - card.gold - 2 * card.white_dice - 3 * card.free_equipment)
+    return (
+        card.life_bonus
+        + SPECIFIC_THROW_DANGER * len(card.requirements)
+        + 2 * len(card.templates)
+        - card.gain_life
+        - card.gold
+        - 2 * card.white_dice
+        - 3 * card.free_equipment
+    )
 
 
 class GamePolicy:
@@ -150,8 +159,10 @@ class GamePolicy:
 
     def _equipment(self, g: Any, cards: tuple, gold: int) -> tuple[list[tuple[int, str | None]], int]:
         order = KIND_ORDER[self.style]
-        ranked = sorted(range(len(cards)), key=lambda i: (order.index(cards[i].kind), cards[i].price,
-                                                          -cards[i].bonus, -cards[i].damage))
+        ranked = sorted(
+            range(len(cards)),
+            key=lambda i: (order.index(cards[i].kind), cards[i].price, -cards[i].bonus, -cards[i].damage),
+        )
         load = {h.name: list(h.equipment) for h in g.standing}
         buy: list[tuple[int, str | None]] = []
         for i in ranked:
@@ -224,7 +235,9 @@ def resolve_game_policy(policy: Policy | str | None, source: str = "<game>") -> 
         if policy not in GAME_POLICIES:
             from sim.errors import SpecError
 
-            raise SpecError(source, "policy", f"unknown game policy '{policy}' (one of {', '.join(GAME_POLICIES)})")
+            raise SpecError(
+                source, "policy", f"unknown game policy '{policy}' (one of {', '.join(GAME_POLICIES)})"
+            )
         return GAME_POLICIES[policy]
     return policy
 

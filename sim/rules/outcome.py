@@ -16,7 +16,8 @@ Reason = str
 
 - "hit"; "off-board", "in-hole", "on-bones", "cocked", "no-bounce" (too few table bounces before the board);
 - "requirement:<name>" (the first failed throw requirement, e.g. "requirement:firewall");
-- "not-settled", "diverged", "step-budget" (the `sim.trace.Status` of a die that did not come to rest), "cocked-rethrow" (void);
+- "not-settled", "diverged", "step-budget" (the `sim.trace.Status` of a die that did not come to rest),
+  "cocked-rethrow" (void);
 - "free-roll" (result "roll");
 - with templates: "template" (counted on one), "slime-no-room", "partial-template:<case>" (case: a, b, c,
   board, table, below, only-template, only-templates; see `sim.rules.templates.resolve`);
@@ -122,7 +123,9 @@ class Outcome:
     effects: list[Effect] = field(default_factory=list)  # text in, `Effect` values kept
     die: str = "die:0"
     time_s: float = 0.0
-    detail: str = ""  # what happened, in words, where the reason alone does not say (a Firewall miss: around it)
+    detail: str = (
+        ""  # what happened, in words, where the reason alone does not say (a Firewall miss: around it)
+    )
 
     def __post_init__(self) -> None:
         if any(type(e) is not Effect for e in self.effects):

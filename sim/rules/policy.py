@@ -21,7 +21,7 @@ A user policy handles the kinds it cares about and passes the rest on::
         if decision.kind == "dice-out":
             return "retrieve"
         return DEFAULT(decision)
-"""
+"""  # noqa: E501 - the table of decision kinds stays one row a line
 
 from __future__ import annotations
 
@@ -50,8 +50,17 @@ class Decision(NamedTuple):
 # How much a hero wants each ability on the die they throw (the default policy's die choice); the
 # order of a greedy table: damage now first, protection next, healing and gold last.
 ABILITY_RANK: dict[str, int] = {
-    "berserk": 7, "re-throw": 6, "piercing": 6, "set-on-fire": 6, "agile-instincts": 5, "focused": 5,
-    "sworn-enemy": 4, "beer": 3, "heal-party": 3, "self-healing": 2, "pickpocket": 1,
+    "berserk": 7,
+    "re-throw": 6,
+    "piercing": 6,
+    "set-on-fire": 6,
+    "agile-instincts": 5,
+    "focused": 5,
+    "sworn-enemy": 4,
+    "beer": 3,
+    "heal-party": 3,
+    "self-healing": 2,
+    "pickpocket": 1,
 }
 # what a miss makes worth activating, best first
 MISS_PREFERENCE = ("agile-instincts", "re-throw", "beer", "heal-party", "self-healing", "pickpocket")
@@ -111,7 +120,9 @@ class DefaultPolicy:
         key = (h.key or tuple(h.ability(c) for c in ("red", "green", "blue")), mtype)
         order = self._orders.get(key)
         if order is None:  # colours by rank, red-green-blue among equals
-            order = self._orders[key] = sorted(("red", "green", "blue"), key=lambda c: -rank(h.ability(c), mtype))
+            order = self._orders[key] = sorted(
+                ("red", "green", "blue"), key=lambda c: -rank(h.ability(c), mtype)
+            )
         for c in order:
             if c in d.options:
                 return c
@@ -148,7 +159,11 @@ class DefaultPolicy:
                 if a != "re-throw" and a in dmg and dmg[a] > best_dmg:
                     best, best_dmg = a, dmg[a]
             if best is None:  # nothing adds damage: take a free side effect (heal, gold, beer)
-                side = [a for a in d.options if a.partition(":")[0] in ("beer", "heal-party", "self-healing", "pickpocket")]
+                side = [
+                    a
+                    for a in d.options
+                    if a.partition(":")[0] in ("beer", "heal-party", "self-healing", "pickpocket")
+                ]
                 return side[0] if side else None
             return best
         for name in MISS_PREFERENCE:
@@ -196,7 +211,6 @@ class ScriptedPolicy:
         if q:
             return q.pop(0)
         return self.fallback(d)
-
 
 
 POLICIES: dict[str, Policy] = {

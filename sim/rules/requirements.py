@@ -138,8 +138,6 @@ def standard_bounce(trace: EventTrace, die: str, ctx: RequirementContext) -> str
     return PASSED if bounces_before_board(trace, die, ctx) >= ctx.rules.min_bounces else FAILED
 
 
-
-
 def _prop(ctx: RequirementContext, kind: str, name: str, hole: bool | None = None):
     for pp in ctx.props.values():
         if pp.type != kind:
@@ -147,7 +145,9 @@ def _prop(ctx: RequirementContext, kind: str, name: str, hole: bool | None = Non
         if hole is not None and (pp.spec.shape.hole is not None) != hole:
             continue
         return pp
-    raise SpecError("<scenario>", f"requirements.{name}", f"needs a '{kind}' prop; add one to the shot's props")
+    raise SpecError(
+        "<scenario>", f"requirements.{name}", f"needs a '{kind}' prop; add one to the shot's props"
+    )
 
 
 def _times_path(trace: EventTrace, die: str) -> tuple[np.ndarray, np.ndarray]:
@@ -192,8 +192,13 @@ def firewall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
     if cross is None:
         return FAILED  # never got past the wall
     tc, loc = cross
-    bounced = any(e.other == "table" and e.time_s < tc and pp.to_local(np.array(e.point_m))[0, 0] < 0
-                  and is_bounce(trace, e, ctx.rules, ctx.die_reach_m.get(die)) for e in trace.of(die))
+    bounced = any(
+        e.other == "table"
+        and e.time_s < tc
+        and pp.to_local(np.array(e.point_m))[0, 0] < 0
+        and is_bounce(trace, e, ctx.rules, ctx.die_reach_m.get(die))
+        for e in trace.of(die)
+    )
     over = loc[2] > s.height_mm * 1e-3 and abs(loc[1]) <= s.width_mm * 1e-3 / 2
     if not (bounced and over):
         return FAILED
@@ -207,7 +212,9 @@ def firewall_miss(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
     s = pp.spec.shape
     cross = _crossing(trace, die, pp)
     if cross is None:
-        return "into it: stopped by the wall" if _touched(trace, die, pp) else "short of it: never past the wall"
+        return (
+            "into it: stopped by the wall" if _touched(trace, die, pp) else "short of it: never past the wall"
+        )
     _, loc = cross
     beyond_mm = abs(float(loc[1])) * 1e3 - s.width_mm / 2
     if beyond_mm > 0:
@@ -301,7 +308,9 @@ def waterfall(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
     t, p = _times_path(trace, die)
     loc = pp.to_local(p)
     L, W2 = s.length_mm * 1e-3, s.width_mm * 1e-3 / 2
-    over = (loc[:, 0] >= 0) & (loc[:, 0] <= L) & (np.abs(loc[:, 1]) <= W2) & (loc[:, 2] > -s.thickness_mm * 1e-3)
+    over = (
+        (loc[:, 0] >= 0) & (loc[:, 0] <= L) & (np.abs(loc[:, 1]) <= W2) & (loc[:, 2] > -s.thickness_mm * 1e-3)
+    )
     after = np.nonzero((t >= first) & ~over)[0]
     if len(after) == 0:
         return FAILED  # stayed on the ramp
@@ -323,12 +332,15 @@ def cup_cast(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
 def bounce_before_board(trace: EventTrace, die: str, ctx: RequirementContext) -> str:
     """The standard rule, where a Lava mat "counts as bouncing on the table": with a hole-less mat in
     the scene, the die's contacts with it are read as table contacts. Without one it is unchanged."""
-    mats = {b for pp in ctx.props.values() if pp.type == "mat" and pp.spec.shape.hole is None for b in pp.bodies}
+    mats = {
+        b for pp in ctx.props.values() if pp.type == "mat" and pp.spec.shape.hole is None for b in pp.bodies
+    }
     if not mats:
         return standard_bounce(trace, die, ctx)
     events = [replace(e, other="table") if e.other in mats else e for e in trace.events]
-    return standard_bounce(EventTrace(events=events, path_t=trace.path_t, paths=trace.paths, lift_offs=trace.lift_offs),
-                           die, ctx)
+    return standard_bounce(
+        EventTrace(events=events, path_t=trace.path_t, paths=trace.paths, lift_offs=trace.lift_offs), die, ctx
+    )
 
 
 PREDICATES: dict[str, Predicate] = {
@@ -356,6 +368,8 @@ def miss_detail(name: str, trace: EventTrace, die: str, ctx: RequirementContext)
     return fn(trace, die, ctx) if fn is not None else ""
 
 
-def evaluate(names: list[str] | tuple[str, ...], trace: EventTrace, die: str, ctx: RequirementContext) -> dict[str, str]:
+def evaluate(
+    names: list[str] | tuple[str, ...], trace: EventTrace, die: str, ctx: RequirementContext
+) -> dict[str, str]:
     """Each distinct requirement once (the rulebook: identical requirements count as one)."""
     return {n: PREDICATES[n](trace, die, ctx) for n in dict.fromkeys(names)}

@@ -117,7 +117,9 @@ def resolve(rest: DieRest, die: DieSpec, templates: Sequence[PlacedTemplate], op
     return Resolution("template", top, True, "partial-template:only-template")
 
 
-def slime_positions(die: DieSpec, rest: DieRest, board: BoardSpec, slime: PlacedTemplate, step_m: float = 0.002):
+def slime_positions(
+    die: DieSpec, rest: DieRest, board: BoardSpec, slime: PlacedTemplate, step_m: float = 0.002
+):
     """Candidate die placements touching the slime's curve, on the board: [(corners_xy, region)]."""
     curve = slime.spec.slime_curve_local
     corners = _corners(die, rest)
@@ -181,8 +183,17 @@ def apply_templates(
     if res.reason == "leaning-on-template":
         kept.append(Effect.of("leaning-on-template"))
     if res.kind == "miss":
-        return replace(out, result="miss", reason=res.reason, damage=0.0, insta_kill=False, section=None,
-                       value=None, partial_template=partial, effects=[e for e in kept if e != "insta-kill"])
+        return replace(
+            out,
+            result="miss",
+            reason=res.reason,
+            damage=0.0,
+            insta_kill=False,
+            section=None,
+            value=None,
+            partial_template=partial,
+            effects=[e for e in kept if e != "insta-kill"],
+        )
     out = replace(out, partial_template=partial, effects=kept)
     if res.kind == "template":
         out = _apply_effect(out, rest, die, board, res.template, rules, rng)
@@ -198,9 +209,12 @@ def apply_armor(outcomes: list[Outcome], templates: Sequence[PlacedTemplate]) ->
     if not any(t.spec.effect == "armor" for t in templates):
         return outcomes
     armor = {t.spec.name for t in templates if t.spec.effect == "armor"}
-    return [replace(o, damage=max(0.0, o.damage - 1.0), effects=[*o.effects, Effect.of("armor", -1)])
-            if o.result == "hit" and o.template not in armor and not o.insta_kill and o.damage > 0 else o
-            for o in outcomes]
+    return [
+        replace(o, damage=max(0.0, o.damage - 1.0), effects=[*o.effects, Effect.of("armor", -1)])
+        if o.result == "hit" and o.template not in armor and not o.insta_kill and o.damage > 0
+        else o
+        for o in outcomes
+    ]
 
 
 def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: RuleSet, rng) -> Outcome:
@@ -237,8 +251,14 @@ def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: Rule
         insta = bool(region.bullseye and out.icon and rules.icon_insta_kill)
         if insta:
             effects.append(Effect.of("insta-kill"))
-        return replace(out, section=region.id, value=region.value, insta_kill=insta, effects=effects,
-                       damage=float(rules.bullseye_damage if region.bullseye else region.value))
+        return replace(
+            out,
+            section=region.id,
+            value=region.value,
+            insta_kill=insta,
+            effects=effects,
+            damage=float(rules.bullseye_damage if region.bullseye else region.value),
+        )
     rid, region_damage = t.region_for(corners)
     hero_damage = out.hero_damage
     if rid != "body":
@@ -254,8 +274,14 @@ def _apply_effect(out: Outcome, rest, die, board, t: PlacedTemplate, rules: Rule
     insta = bool(spec.icon_insta_kill and out.icon and rules.icon_insta_kill)
     if insta:
         effects.append(Effect.of("insta-kill"))
-    return replace(out, value=int(region_damage), damage=float(region_damage), hero_damage=hero_damage,
-                   insta_kill=insta, effects=effects)
+    return replace(
+        out,
+        value=int(region_damage),
+        damage=float(region_damage),
+        hero_damage=hero_damage,
+        insta_kill=insta,
+        effects=effects,
+    )
 
 
 # the effect that tells the fight engine what may add to a hit on a template (`BONUS_RULES`)

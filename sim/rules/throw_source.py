@@ -41,7 +41,9 @@ class Aim(NamedTuple):
         """This aim when its objective is known and its target, if any, is an (x, y) point in mm;
         ValueError otherwise."""
         if self.objective not in AIM_OBJECTIVES:
-            raise ValueError(f"aim objective must be one of {', '.join(AIM_OBJECTIVES)}, not '{self.objective}'")
+            raise ValueError(
+                f"aim objective must be one of {', '.join(AIM_OBJECTIVES)}, not '{self.objective}'"
+            )
         if self.target_mm is not None and len(self.target_mm) != 2:
             raise ValueError("aim target_mm must be (x, y) in mm")
         return self
@@ -59,7 +61,9 @@ class ThrowRequest(NamedTuple):
     colour: str  # "red" | "green" | "blue" | "white"
     kind: str  # "colored" | "white"
     die: str  # die file name or path (the fight's [throws] colored_die / white_die)
-    shots: tuple[str, ...]  # shot profiles in force, identical ones once (combined in any order: sim/specs/combine.py)
+    shots: tuple[
+        str, ...
+    ]  # shot profiles in force, identical ones once (combined in any order: sim/specs/combine.py)
     skill: str
     board: str
     templates: tuple[str, ...] = ()  # template names lying on the board, sorted
@@ -143,8 +147,16 @@ class ScriptedSource:
         return self.outcomes[len(self.requests) - 1]
 
 
-def scripted(result: str, value: int | None = None, *, icon: bool = False, reason: str | None = None,
-             section: str | None = None, damage: float | None = None, **kw: Any) -> Outcome:
+def scripted(
+    result: str,
+    value: int | None = None,
+    *,
+    icon: bool = False,
+    reason: str | None = None,
+    section: str | None = None,
+    damage: float | None = None,
+    **kw: Any,
+) -> Outcome:
     """A hand-made classified outcome: `scripted("hit", 4)`, `scripted("miss", reason="in-hole", icon=True)`.
     A hit's damage defaults to its section value."""
     if result == "hit":
@@ -154,5 +166,13 @@ def scripted(result: str, value: int | None = None, *, icon: bool = False, reaso
     else:
         reason = reason or "off-board"
         damage = 0.0 if damage is None else damage
-    return Outcome(result=cast(Result, result), reason=reason, section=section, value=value, face="icon" if icon else "blank",
-                   icon=icon, damage=float(damage), **kw)
+    return Outcome(
+        result=cast(Result, result),
+        reason=reason,
+        section=section,
+        value=value,
+        face="icon" if icon else "blank",
+        icon=icon,
+        damage=float(damage),
+        **kw,
+    )

@@ -28,7 +28,9 @@ S = TypeVar("S", bound="Spec")
 
 MAX_TEXT = 10_000  # characters in any text field (names, notes, descriptions)
 MAX_LENGTH_MM = 5_000.0  # any length or coordinate on the table (the world is a 4 m radius around the board)
-MAX_BOARD_MM = 1_500.0  # how far from the board centre a board reaches, and a die, template or aim point is put
+MAX_BOARD_MM = (
+    1_500.0  # how far from the board centre a board reaches, and a die, template or aim point is put
+)
 MAX_ANGLE_DEG = 720.0  # any angle given in degrees
 MAX_INT = 1_000_000  # any count or score without a tighter bound of its own
 
@@ -42,8 +44,13 @@ Name = Annotated[str, Field(min_length=1, max_length=200)]
 class Spec(BaseModel):
     """Frozen pydantic model; unknown keys are errors so typos never pass silently (see the module doc)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, allow_inf_nan=False,
-                              str_max_length=MAX_TEXT)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        arbitrary_types_allowed=True,
+        allow_inf_nan=False,
+        str_max_length=MAX_TEXT,
+    )
     _source: str = PrivateAttr(default="<data>")
 
     @model_validator(mode="before")
@@ -65,7 +72,7 @@ class Spec(BaseModel):
         data = dict(data)
         kind = data.pop("kind", None)
         if kind is not None and not isinstance(kind, str):
-            raise SpecError(source, "kind", "must be text naming the kind of file, e.g. kind = \"board\"")
+            raise SpecError(source, "kind", 'must be text naming the kind of file, e.g. kind = "board"')
         key = _cache_key(cls, data, source)
         if key is not None and key in _VALIDATED:
             _VALIDATED.move_to_end(key)

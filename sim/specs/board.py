@@ -44,7 +44,9 @@ class Outline(Spec):
                 raise FieldError("points_mm", "points_mm is required for a polygon outline")
             PolygonShape(kind="polygon", points_mm=self.points_mm)
             if max(math.hypot(x, y) for x, y in self.points_mm) > MAX_BOARD_MM:
-                raise FieldError("points_mm", f"the outline reaches farther than {MAX_BOARD_MM:g} mm from the centre")
+                raise FieldError(
+                    "points_mm", f"the outline reaches farther than {MAX_BOARD_MM:g} mm from the centre"
+                )
         return self
 
     def geometry(self) -> BaseGeometry:
@@ -120,13 +122,18 @@ class BoardSpec(Spec):
                 raise FieldError(f"holes.{i}.shape", "hole lies (partly) outside the board outline")
         for i, s in enumerate(self.sections):
             if not out.intersects(s.shape.geometry()):
-                raise FieldError(f"sections.{i}.shape", f"section '{s.id}' lies entirely outside the board outline")
+                raise FieldError(
+                    f"sections.{i}.shape", f"section '{s.id}' lies entirely outside the board outline"
+                )
         dup = sorted(i for i, n in Counter(s.id for s in self.sections).items() if n > 1)
         if dup:
             raise FieldError("sections", f"duplicate section id '{dup[0]}'")
         if self.surface.buffer(-LANDING_MARGIN_MM * MM).is_empty:
-            raise FieldError("holes" if self.holes else "outline",
-                             f"no room to land a die: no point of the board is {LANDING_MARGIN_MM:g} mm from every edge and hole")
+            raise FieldError(
+                "holes" if self.holes else "outline",
+                f"no room to land a die: no point of the board is {LANDING_MARGIN_MM:g} mm from every edge "
+                "and hole",
+            )
         return self
 
     # ---- geometry (metres) ----
@@ -150,8 +157,13 @@ class BoardSpec(Spec):
     @cached_property
     def _layers(self) -> list[tuple[BaseGeometry, Region]]:
         layers = [(s.shape.geometry(), Region("section", s.id, s.value, s.bullseye)) for s in self.sections]
-        layers += [(b.shape.geometry(), Region("bones", b.id or f"bones-{i}")) for i, b in enumerate(self.bones)]
-        layers += [(g, Region("hole", h.id or f"hole-{i}")) for i, (g, h) in enumerate(zip(self.hole_geoms, self.holes))]
+        layers += [
+            (b.shape.geometry(), Region("bones", b.id or f"bones-{i}")) for i, b in enumerate(self.bones)
+        ]
+        layers += [
+            (g, Region("hole", h.id or f"hole-{i}"))
+            for i, (g, h) in enumerate(zip(self.hole_geoms, self.holes))
+        ]
         return layers
 
     def regions_at(self, xy_m: np.ndarray, ignore: tuple[str, ...] = ()) -> list[Region]:

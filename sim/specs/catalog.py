@@ -48,9 +48,20 @@ class _SpecClasses(Mapping[str, Any]):
 
 SPEC_CLASSES: Mapping[str, Any] = _SpecClasses()
 
-_DIR_KIND = {"dice": "die", "materials": "material", "skills": "skill", "templates": "template", "props": "prop",
-             "boards": "board", "shots": "shot", "experiments": "experiment",
-             "monsters": "monster", "fights": "fight", "decks": "deck", "games": "game"}
+_DIR_KIND = {
+    "dice": "die",
+    "materials": "material",
+    "skills": "skill",
+    "templates": "template",
+    "props": "prop",
+    "boards": "board",
+    "shots": "shot",
+    "experiments": "experiment",
+    "monsters": "monster",
+    "fights": "fight",
+    "decks": "deck",
+    "games": "game",
+}
 
 
 def list_kind(kind: str) -> list[Any]:
@@ -63,7 +74,7 @@ def infer_kind(path: Path, data: dict) -> str:
     """The kind of a data file: its `kind` key, its folder, or its tell-tale keys."""
     k = data.get("kind")
     if k is not None and not isinstance(k, str):
-        raise SpecError(path, "kind", "must be text naming the kind of file, e.g. kind = \"board\"")
+        raise SpecError(path, "kind", 'must be text naming the kind of file, e.g. kind = "board"')
     if isinstance(k, str):
         if k not in KINDS and k not in USER_KINDS:
             raise SpecError(path, "kind", f"unknown kind '{k}' (one of {', '.join((*KINDS, *USER_KINDS))})")
@@ -95,7 +106,9 @@ def infer_kind(path: Path, data: dict) -> str:
         return "measurements"
     if "variants" in data or "throws" in data:
         return "experiment"
-    raise SpecError(path, "kind", "cannot tell what kind of file this is; add kind = \"board\" (or die, shot, ...)")
+    raise SpecError(
+        path, "kind", 'cannot tell what kind of file this is; add kind = "board" (or die, shot, ...)'
+    )
 
 
 def check_file(path: str | Path) -> tuple[str, Any]:
@@ -108,7 +121,9 @@ def check_file(path: str | Path) -> tuple[str, Any]:
         return kind, getattr(importlib.import_module(module), name).from_dict(data, p)
     cls = SPEC_CLASSES.get(kind)
     if cls is None:
-        raise SpecError(p, "kind", f"'{kind}' files are checked by `dfsim check` itself, not by the spec catalog")
+        raise SpecError(
+            p, "kind", f"'{kind}' files are checked by `dfsim check` itself, not by the spec catalog"
+        )
     if hasattr(cls, "check_file"):
         return kind, cls.check_file(p, data)
     spec = cls.from_dict(data, p)
@@ -123,8 +138,12 @@ def check_file(path: str | Path) -> tuple[str, Any]:
     return kind, spec
 
 
-MATERIAL_KEYS = {"die": ("material",), "board": ("material", "table_material"), "prop": ("material",),
-                 "shot": ("table_material",)}
+MATERIAL_KEYS = {
+    "die": ("material",),
+    "board": ("material", "table_material"),
+    "prop": ("material",),
+    "shot": ("table_material",),
+}
 
 
 def _check_materials(kind: str, spec: Any, path: Path) -> None:

@@ -11,7 +11,8 @@ the throw (its `role`, sim/specs/shot.py):
   die must pass or bounce on; **plain** (standard, and the board modifiers volcano, slow-tokens,
   fire-token: props lying on the board change where the die lands, not the throw); **stance** (far):
   where the thrower stands.
-- The shots are put in canonical order (by role in that order, then by name, scenes as below; a shot named twice
+- The shots are put in canonical order (by role in that order, then by name, scenes as below; a shot named
+  twice
   counts once, and so does a shot another one `covers`: the Thumb and Flip Shots have one rule text,
   "flips the die with their thumb, as if they were flipping a coin", and either throw meets both),
   and the first is the **technique**: its `[release]`, `[limits]` and `[noise]` are the
@@ -57,8 +58,10 @@ from sim.specs.requirements import REQUIRED_PROP
 from sim.specs.shot import LIMIT_PAIRS, SHOT_ROLES, NoiseMultipliers, ReleaseLimits, ShotSpec
 
 # at most one shot of these roles in a throw, and why
-ONE_ONLY = {"grip": "say where the die starts, and a die starts in one place",
-            "hand": "say whose hand throws, and one hand throws the die"}
+ONE_ONLY = {
+    "grip": "say where the die starts, and a die starts in one place",
+    "hand": "say whose hand throws, and one hand throws the die",
+}
 UNITS = dict(LIMIT_PAIRS)
 
 
@@ -96,8 +99,12 @@ def combine_shots(shots: Sequence[ShotSpec], source: str = "<scenario>") -> tupl
     both = " + ".join(s.name for s in ordered)
     for s in rest:
         if s.role == base.role and base.role in ONE_ONLY:
-            raise SpecError(source, "shots", f"{both} cannot be combined: {base.name} and {s.name} both "
-                                             f"{ONE_ONLY[base.role]} ({_what(base)}; {_what(s)})")
+            raise SpecError(
+                source,
+                "shots",
+                f"{both} cannot be combined: {base.name} and {s.name} both "
+                f"{ONE_ONLY[base.role]} ({_what(base)}; {_what(s)})",
+            )
     rel = base.release.model_dump()
     noise = base.noise.model_dump()
     lim = base.limits.model_dump()
@@ -130,17 +137,25 @@ def combine_shots(shots: Sequence[ShotSpec], source: str = "<scenario>") -> tupl
             lo = slo if lo is None else lo if slo is None else max(lo, slo)
             hi = shi if hi is None else hi if shi is None else min(hi, shi)
             if lo is not None and hi is not None and lo > hi:
-                raise SpecError(source, "shots", f"{both} cannot be combined: {base.name} allows {stem} "
-                                                 f"{_range(base.limits.bounds(stem), unit)}, {s.name} demands "
-                                                 f"{_range((slo, shi), unit)}")
+                raise SpecError(
+                    source,
+                    "shots",
+                    f"{both} cannot be combined: {base.name} allows {stem} "
+                    f"{_range(base.limits.bounds(stem), unit)}, {s.name} demands "
+                    f"{_range((slo, shi), unit)}",
+                )
             lim[f"{stem}_min_{unit}"], lim[f"{stem}_max_{unit}"] = lo, hi
     if cap is not None:
         top, capper = cap
         low = lim["height_min_mm"]
         if low is not None and low > top:
             with_raise = f" (with {', '.join(raised)})" if raised else ""
-            raise SpecError(source, "shots", f"{both} cannot be combined: {capper.name} holds the release at most "
-                                             f"{top:g} mm above the table, {base.name}'s release{with_raise} is at least {low:g} mm up")
+            raise SpecError(
+                source,
+                "shots",
+                f"{both} cannot be combined: {capper.name} holds the release at most "
+                f"{top:g} mm above the table, {base.name}'s release{with_raise} is at least {low:g} mm up",
+            )
         lim["height_max_mm"] = top if lim["height_max_mm"] is None else min(lim["height_max_mm"], top)
     limits = validated(ReleaseLimits, lim, f"{base.source} (combined: {both})", "limits")
     # the nominal release inside what the combination allows
@@ -152,9 +167,13 @@ def combine_shots(shots: Sequence[ShotSpec], source: str = "<scenario>") -> tupl
     if rel["distance_mm"] <= 0 or rel["height_mm"] <= 0:
         raise SpecError(source, "shots", f"{both} give a non-positive release distance or height")
     where = f"{base.source} (combined: {both})"
-    merged = base.model_copy(update={"release": validated(type(base.release), rel, where, "release"),
-                                     "noise": validated(NoiseMultipliers, noise, where, "noise"),
-                                     "limits": limits})
+    merged = base.model_copy(
+        update={
+            "release": validated(type(base.release), rel, where, "release"),
+            "noise": validated(NoiseMultipliers, noise, where, "noise"),
+            "limits": limits,
+        }
+    )
     return (merged.with_source(base.source), *rest)
 
 
@@ -178,10 +197,13 @@ def pair_table(names: Sequence[str]) -> list[str]:
     from sim.specs.shot import load_shot
 
     specs = {n: load_shot(n) for n in names}
-    rows = ["| shots | thrown as | from: distance, height, lateral (mm) | bounce gap (mm) | limits the other shot changes |",
-            "| --- | --- | --- | --- | --- |"]
+    rows = [
+        "| shots | thrown as | from: distance, height, lateral (mm) | bounce gap (mm) | limits the other "
+        "shot changes |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             try:
                 shots = combine_shots((specs[a], specs[b]))
             except SpecError as exc:
@@ -190,11 +212,16 @@ def pair_table(names: Sequence[str]) -> list[str]:
             t = shots[0]
             r = t.release
             alone = specs[t.name]
-            changed = [f"{stem} {_range(t.limits.bounds(stem), UNITS[stem])}" for stem, _ in LIMIT_PAIRS
-                       if t.limits.bounds(stem) != alone.limits.bounds(stem)]
+            changed = [
+                f"{stem} {_range(t.limits.bounds(stem), UNITS[stem])}"
+                for stem, _ in LIMIT_PAIRS
+                if t.limits.bounds(stem) != alone.limits.bounds(stem)
+            ]
             gap = "unaimed" if r.aim == "none" else f"{r.bounce_gap_mm:g}"
-            rows.append(f"| {a} + {b} | {t.name} | {r.distance_mm:g}, {r.height_mm:g}, {r.lateral_mm:g} | {gap} | "
-                        f"{'; '.join(changed) or '-'} |")
+            rows.append(
+                f"| {a} + {b} | {t.name} | {r.distance_mm:g}, {r.height_mm:g}, {r.lateral_mm:g} | {gap} | "
+                f"{'; '.join(changed) or '-'} |"
+            )
     return rows
 
 
@@ -206,17 +233,29 @@ def check_requirements(shots: tuple[ShotSpec, ...], props: tuple) -> None:
         for i, r in enumerate(s.requirements):
             need = REQUIRED_PROP.get(r)
             if need is not None and need not in prop_types:
-                raise SpecError(s.source, f"requirements.{i}", f"'{r}' needs a '{need}' prop; add one to the shot's props")
+                raise SpecError(
+                    s.source, f"requirements.{i}", f"'{r}' needs a '{need}' prop; add one to the shot's props"
+                )
     if shots and not any(s.board for s in shots):
         for p in props:
             if p.placement.anchor in ("board", "board-edge") or p.shape.traits.fills_holes:
-                what = f"{p.shape.type.replace('-', ' ')} need" if p.shape.traits.fills_holes else f"anchor '{p.placement.anchor}' needs"
-                raise SpecError(p.source, "placement.anchor" if "anchor" in what else "shape",
-                                f"{what} a board (the shot has board = false)")
+                what = (
+                    f"{p.shape.type.replace('-', ' ')} need"
+                    if p.shape.traits.fills_holes
+                    else f"anchor '{p.placement.anchor}' needs"
+                )
+                raise SpecError(
+                    p.source,
+                    "placement.anchor" if "anchor" in what else "shape",
+                    f"{what} a board (the shot has board = false)",
+                )
 
 
-def load_shot_props(shots: tuple[ShotSpec, ...], overrides: list[tuple[list[str], Any, str]] | tuple = (),
-                    source: str = "<scenario>") -> tuple[tuple, dict]:
+def load_shot_props(
+    shots: tuple[ShotSpec, ...],
+    overrides: list[tuple[list[str], Any, str]] | tuple = (),
+    source: str = "<scenario>",
+) -> tuple[tuple, dict]:
     """The props of all shots, each once: (PropSpecs, {name: raw file data} for the scenario key).
 
     `overrides` are `--set prop.NAME.FIELD=VALUE` settings as (path after "prop", value, full key):
@@ -241,7 +280,11 @@ def load_shot_props(shots: tuple[ShotSpec, ...], overrides: list[tuple[list[str]
     changed: dict[int, list[str]] = {}
     for parts, value, key in overrides:
         if parts[0] not in names:
-            raise SpecError(source, f"overrides.{key}", f"the scene has no prop '{parts[0]}' (props: {', '.join(names) or 'none'})")
+            raise SpecError(
+                source,
+                f"overrides.{key}",
+                f"the scene has no prop '{parts[0]}' (props: {', '.join(names) or 'none'})",
+            )
         k = names.index(parts[0])
         _set_prop_field(loaded[k][0], parts[1:], value, source, key, PropSpec)
         changed.setdefault(k, []).append(key)
@@ -264,9 +307,17 @@ def _set_prop_field(data: dict, path: list[str], value: Any, source: str, key: s
     if path[0] not in top and path[0] in shape:
         path = ["shape", *path]
     if path[0] not in top:
-        sizes = ", ".join(k for k, v in shape.items() if k != "type" and isinstance(v, (int, float)) and not isinstance(v, bool))
-        raise SpecError(source, f"overrides.{key}", f"prop '{data.get('name')}' has no field '{path[0]}' (its sizes: {sizes or 'none'}; "
-                        f"or one of {', '.join(k for k in top if k != 'name')})")
+        sizes = ", ".join(
+            k
+            for k, v in shape.items()
+            if k != "type" and isinstance(v, (int, float)) and not isinstance(v, bool)
+        )
+        raise SpecError(
+            source,
+            f"overrides.{key}",
+            f"prop '{data.get('name')}' has no field '{path[0]}' (its sizes: {sizes or 'none'}; "
+            f"or one of {', '.join(k for k in top if k != 'name')})",
+        )
     cur = data
     for p in path[:-1]:
         nxt = cur.setdefault(p, {})

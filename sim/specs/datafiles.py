@@ -81,7 +81,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise SpecError(path, "", f"cannot read ({exc.strerror or exc})") from None
     if len(raw) > MAX_FILE_BYTES:
-        raise SpecError(path, "", f"file is larger than {MAX_FILE_BYTES // 1000} kB (data files are small TOML files)")
+        raise SpecError(
+            path, "", f"file is larger than {MAX_FILE_BYTES // 1000} kB (data files are small TOML files)"
+        )
     key = hashlib.blake2b(raw, digest_size=20).digest()
     if key not in _PARSED:
         if len(_PARSED) >= 256:
@@ -100,7 +102,9 @@ def _parse(raw: bytes, path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(path, "", f"not valid TOML ({exc})") from None
     except RecursionError:
-        raise SpecError(path, "", f"tables or arrays nested too deeply (at most {MAX_DEPTH} levels)") from None
+        raise SpecError(
+            path, "", f"tables or arrays nested too deeply (at most {MAX_DEPTH} levels)"
+        ) from None
     if _depth(data) > MAX_DEPTH:
         raise SpecError(path, "", f"tables or arrays nested too deeply (at most {MAX_DEPTH} levels)")
     return data
@@ -143,7 +147,9 @@ def resolve(kind: str, name_or_path: str | Path) -> Path:
     p = Path(s)
     if s.endswith(".toml") or p.parent != Path(".") or _is_file(p):
         if not _is_file(p):
-            raise SpecError(p, "", "file not found" + _builtin_hint(kind, p.stem if s.endswith(".toml") else p.name))
+            raise SpecError(
+                p, "", "file not found" + _builtin_hint(kind, p.stem if s.endswith(".toml") else p.name)
+            )
         return p
     candidate = builtin_dir(kind) / f"{s}.toml"
     if _is_file(candidate):
@@ -151,7 +157,9 @@ def resolve(kind: str, name_or_path: str | Path) -> Path:
     names = builtin_names(kind)
     guess = nearest(s, names)
     hint = f"did you mean '{guess}'? " if guess else ""
-    raise SpecError(f"<{kind} name>", kind, f"unknown {kind} '{s}' ({hint}built-in: {', '.join(names) or 'none'})")
+    raise SpecError(
+        f"<{kind} name>", kind, f"unknown {kind} '{s}' ({hint}built-in: {', '.join(names) or 'none'})"
+    )
 
 
 MAX_NAME = 4096  # characters of a name or path (the usual PATH_MAX)

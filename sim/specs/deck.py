@@ -100,8 +100,13 @@ class DungeonCard(RoomSpec):
     def room(self) -> RoomSpec:
         """The card as the fight engine's room, its immediate effects left to the game (they happen
         once, when the card is revealed, not again for the next monster after backing down)."""
-        return RoomSpec(name=self.name, life_bonus=self.life_bonus, requirements=list(self.requirements),
-                        templates=list(self.templates), special_dice=list(self.special_dice))
+        return RoomSpec(
+            name=self.name,
+            life_bonus=self.life_bonus,
+            requirements=list(self.requirements),
+            templates=list(self.templates),
+            special_dice=list(self.special_dice),
+        )
 
 
 EquipmentKind = Literal["weapon", "armor", "spendable", "template", "relic"]
@@ -138,11 +143,18 @@ class EquipmentCard(Spec):
         if self.kind != "template" and self.template is not None:
             out.append(("template", f"only a template card flips a template (this is a {self.kind})"))
         if self.kind != "weapon" and (self.bonus or self.requirements):
-            out.append(("bonus" if self.bonus else "requirements", f"only a weapon has a bonus or requirements (this is a {self.kind})"))
+            out.append(
+                (
+                    "bonus" if self.bonus else "requirements",
+                    f"only a weapon has a bonus or requirements (this is a {self.kind})",
+                )
+            )
         if self.kind == "relic" and not (self.heal_at_rest or self.white_dice):
             out.append(("kind", "a relic needs an effect: heal_at_rest or white_dice"))
         if self.kind != "relic" and (self.heal_at_rest or self.white_dice):
-            out.append(("heal_at_rest" if self.heal_at_rest else "white_dice", "only a relic has this effect"))
+            out.append(
+                ("heal_at_rest" if self.heal_at_rest else "white_dice", "only a relic has this effect")
+            )
         if self.kind == "spendable" and not self.damage:
             out.append(("damage", "a spendable is modelled as extra damage on one hit: give damage"))
         return out
@@ -150,7 +162,9 @@ class EquipmentCard(Spec):
     def equipment(self) -> WeaponSpec | ArmorSpec | SpendableSpec | TemplateCardSpec:
         """The card as the fight engine's equipment of the hero who carries it (not for relics)."""
         if self.kind == "weapon":
-            return WeaponSpec(kind="weapon", name=self.name, bonus=self.bonus, requirements=list(self.requirements))
+            return WeaponSpec(
+                kind="weapon", name=self.name, bonus=self.bonus, requirements=list(self.requirements)
+            )
         if self.kind == "armor":
             return ArmorSpec(kind="armor", name=self.name, reduce=self.reduce)
         if self.kind == "spendable":
@@ -216,7 +230,9 @@ class DeckSpec(Spec):
             seen: set[str] = set()
             for i, card in enumerate(getattr(self, group)):
                 if card.name in seen:
-                    out.append((f"{group}.{i}.name", f"two {group} cards are called '{card.name}' (use count)"))
+                    out.append(
+                        (f"{group}.{i}.name", f"two {group} cards are called '{card.name}' (use count)")
+                    )
                 seen.add(card.name)
                 out += [(f"{group}.{i}.{f}", p) for f, p in card.problems()]
         return out
@@ -248,11 +264,17 @@ def deck_from_dict(data: dict[str, Any], source: str | Path) -> DeckSpec:
             if isinstance(card, dict) and "monster" in card:
                 extra = sorted(set(card) - {"monster", *CARD_KEYS})
                 if extra:
-                    raise SpecError(source, f"{group}.{i}.{extra[0]}", "a card naming a monster file takes only "
-                                    "count and estimated (edit the monster file for the rest)")
+                    raise SpecError(
+                        source,
+                        f"{group}.{i}.{extra[0]}",
+                        "a card naming a monster file takes only "
+                        "count and estimated (edit the monster file for the rest)",
+                    )
                 ref = card["monster"]
                 if not isinstance(ref, str):
-                    raise SpecError(source, f"{group}.{i}.monster", "must be a monster name or a monster file path")
+                    raise SpecError(
+                        source, f"{group}.{i}.monster", "must be a monster name or a monster file path"
+                    )
                 try:
                     m = load_monster(beside(ref, source))
                 except SpecError as exc:

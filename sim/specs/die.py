@@ -60,8 +60,11 @@ class Face:
 
 
 # the keys that give each shape's size; any other size key on a die of that shape is refused
-SIZE_KEYS: dict[str, tuple[str, ...]] = {"cuboid": ("dims_mm",), "cylinder": ("radius_mm", "height_mm"),
-                                         "polyhedron": ("vertices_mm",)}  # d4, d6, d8, d12: size_mm
+SIZE_KEYS: dict[str, tuple[str, ...]] = {
+    "cuboid": ("dims_mm",),
+    "cylinder": ("radius_mm", "height_mm"),
+    "polyhedron": ("vertices_mm",),
+}  # d4, d6, d8, d12: size_mm
 SIZE_KEYS_ALL = ("size_mm", "dims_mm", "radius_mm", "height_mm", "vertices_mm")
 
 
@@ -77,7 +80,9 @@ class DieSpec(Spec):
     dims_mm: tuple[DieLength, DieLength, DieLength] | None = None
     radius_mm: float | None = Field(default=None, gt=0, le=MAX_DIE_MM / 2)
     height_mm: float | None = Field(default=None, gt=0, le=MAX_DIE_MM)
-    vertices_mm: list[tuple[DieCoord, DieCoord, DieCoord]] | None = Field(default=None, max_length=MAX_VERTICES)
+    vertices_mm: list[tuple[DieCoord, DieCoord, DieCoord]] | None = Field(
+        default=None, max_length=MAX_VERTICES
+    )
     mass_g: float = Field(gt=0, le=2000)
     edge_radius_mm: float = Field(default=0.0, ge=0, le=MAX_DIE_MM / 2)
     material: str = Field(default="plastic", min_length=1, max_length=200)
@@ -94,20 +99,29 @@ class DieSpec(Spec):
         if s == "cuboid" and self.dims_mm is None:
             raise FieldError("dims_mm", "dims_mm = [x, y, z] with positive lengths is required for a cuboid")
         if s == "cylinder" and (self.radius_mm is None or self.height_mm is None):
-            raise FieldError("radius_mm" if self.radius_mm is None else "height_mm",
-                             "radius_mm and height_mm are required for a cylinder")
+            raise FieldError(
+                "radius_mm" if self.radius_mm is None else "height_mm",
+                "radius_mm and height_mm are required for a cylinder",
+            )
         needs = SIZE_KEYS.get(s, ("size_mm",))
         for key in SIZE_KEYS_ALL:  # a key of another shape is a mistake (a d8 with dims_mm), not ignored
             if key not in needs and getattr(self, key) is not None:
                 raise FieldError(key, f"does not apply to a {s} (its size is given by {' and '.join(needs)})")
-        if "icon_labels" in self.model_fields_set:  # the default ("icon") only means something if a face has it
+        if (
+            "icon_labels" in self.model_fields_set
+        ):  # the default ("icon") only means something if a face has it
             for i, label in enumerate(self.icon_labels):
                 if label not in self.faces:
-                    raise FieldError(f"icon_labels.{i}", f"'{label}' names no face of this die (faces: "
-                                     f"{', '.join(dict.fromkeys(self.faces))})")
+                    raise FieldError(
+                        f"icon_labels.{i}",
+                        f"'{label}' names no face of this die (faces: "
+                        f"{', '.join(dict.fromkeys(self.faces))})",
+                    )
         if s == "polyhedron":
             if not self.vertices_mm or len(self.vertices_mm) < 4:
-                raise FieldError("vertices_mm", "vertices_mm with at least 4 points is required for a polyhedron")
+                raise FieldError(
+                    "vertices_mm", "vertices_mm with at least 4 points is required for a polyhedron"
+                )
             _check_solid(np.array(self.vertices_mm, float) * MM)
         # the regular shapes' face counts are known; only a free polyhedron needs its hull (scipy) here,
         # so listing and checking the built-in dice never imports scipy
@@ -116,17 +130,26 @@ class DieSpec(Spec):
             raise FieldError("faces", f"a {s} has {n} faces but {len(self.faces)} labels were given")
         lo, hi = DIE_EXTENT_MM
         if not lo <= self.min_extent_mm or self.max_extent_mm > hi:
-            raise FieldError(_size_key(s), f"a die {self.min_extent_mm:.3g}-{self.max_extent_mm:.3g} mm across is not "
-                                           f"plausible (dice are {lo:g} to {hi:g} mm across)")
+            raise FieldError(
+                _size_key(s),
+                f"a die {self.min_extent_mm:.3g}-{self.max_extent_mm:.3g} mm across is not "
+                f"plausible (dice are {lo:g} to {hi:g} mm across)",
+            )
         if not DIE_MASS_G[0] <= self.mass_g <= DIE_MASS_G[1]:
-            raise FieldError("mass_g", f"{self.mass_g:.3g} g is not a plausible die mass ({DIE_MASS_G[0]:g} to {DIE_MASS_G[1]:g} g)")
+            raise FieldError(
+                "mass_g",
+                f"{self.mass_g:.3g} g is not a plausible die mass ({DIE_MASS_G[0]:g} to {DIE_MASS_G[1]:g} g)",
+            )
         if self.edge_radius_mm > 0.3 * self.min_extent_mm:
             raise FieldError("edge_radius_mm", "edge_radius_mm is too large for the die size")
         if s == "polyhedron":
             inertia = self._inertia_tensor_unit()
             off = np.abs(inertia - np.diag(np.diag(inertia))).max()
             if off > 0.01 * np.abs(np.diag(inertia)).max():
-                raise FieldError("vertices_mm", "give the polyhedron in its principal axes (products of inertia are not zero)")
+                raise FieldError(
+                    "vertices_mm",
+                    "give the polyhedron in its principal axes (products of inertia are not zero)",
+                )
         return self
 
     # ---- geometry ----
@@ -168,7 +191,9 @@ class DieSpec(Spec):
         elif s == "d12":
             k = self.size_mm * MM / (2 / PHI)
             b = 1 / PHI
-            pts: list[list[float]] = [[x, y, z] for x in (1.0, -1.0) for y in (1.0, -1.0) for z in (1.0, -1.0)]
+            pts: list[list[float]] = [
+                [x, y, z] for x in (1.0, -1.0) for y in (1.0, -1.0) for z in (1.0, -1.0)
+            ]
             for sa in (1, -1):
                 for sb in (1, -1):
                     pts += [[0, sa * b, sb * PHI], [sa * b, sb * PHI, 0], [sa * PHI, 0, sb * b]]
@@ -177,7 +202,9 @@ class DieSpec(Spec):
             r, h = self.radius_mm * MM, self.height_mm * MM / 2
             t = np.linspace(0, 2 * math.pi, CYLINDER_FACETS, endpoint=False)
             ring = np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
-            v = np.vstack([np.c_[ring, np.full(CYLINDER_FACETS, h)], np.c_[ring, np.full(CYLINDER_FACETS, -h)]])
+            v = np.vstack(
+                [np.c_[ring, np.full(CYLINDER_FACETS, h)], np.c_[ring, np.full(CYLINDER_FACETS, -h)]]
+            )
         else:
             v = np.array(self.vertices_mm, float) * MM
             v = v - _polyhedron_centroid(v)
@@ -190,7 +217,9 @@ class DieSpec(Spec):
         if s == "d4":
             return -np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], float) / math.sqrt(3)
         if s == "d8":
-            return np.array([[x, y, z] for x in (1, -1) for y in (1, -1) for z in (1, -1)], float) / math.sqrt(3)
+            return np.array(
+                [[x, y, z] for x in (1, -1) for y in (1, -1) for z in (1, -1)], float
+            ) / math.sqrt(3)
         if s == "d12":
             n = []
             for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
@@ -234,7 +263,12 @@ class DieSpec(Spec):
                 best = max(faces, key=lambda f: dot(f.normal, cn))
                 ordered.append(best)
             return ordered
-        faces.sort(key=lambda f: (-round(f.normal[2], 9), round(math.atan2(f.normal[1], f.normal[0]) % (2 * math.pi), 9)))
+        faces.sort(
+            key=lambda f: (
+                -round(f.normal[2], 9),
+                round(math.atan2(f.normal[1], f.normal[0]) % (2 * math.pi), 9),
+            )
+        )
         return faces
 
     @cached_property
@@ -348,9 +382,14 @@ def _check_solid(v: np.ndarray) -> None:
     try:
         hull = ConvexHull(v)
     except (QhullError, ValueError):
-        raise FieldError("vertices_mm", "the points do not span a solid (all in one plane, on one line, or repeated)") from None
+        raise FieldError(
+            "vertices_mm", "the points do not span a solid (all in one plane, on one line, or repeated)"
+        ) from None
     if hull.volume < MIN_DIE_VOLUME_MM3 * MM**3:
-        raise FieldError("vertices_mm", f"the solid is thinner than {MIN_DIE_VOLUME_MM3:g} mm^3 (points nearly in one plane)")
+        raise FieldError(
+            "vertices_mm",
+            f"the solid is thinner than {MIN_DIE_VOLUME_MM3:g} mm^3 (points nearly in one plane)",
+        )
 
 
 def _order_polygon(pts: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -415,9 +454,17 @@ def quat_rows(q) -> tuple[float, ...]:
     x, y, z, w = (float(t) for t in q)
     n = math.sqrt(x * x + y * y + z * z + w * w)
     x, y, z, w = x / n, y / n, z / n, w / n
-    return (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-            2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-            2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y))
+    return (
+        1 - 2 * (y * y + z * z),
+        2 * (x * y - z * w),
+        2 * (x * z + y * w),
+        2 * (x * y + z * w),
+        1 - 2 * (x * x + z * z),
+        2 * (y * z - x * w),
+        2 * (x * z - y * w),
+        2 * (y * z + x * w),
+        1 - 2 * (x * x + y * y),
+    )
 
 
 def quat_to_matrix(q) -> np.ndarray:
@@ -470,8 +517,10 @@ def die_name_problem(name: str) -> str | None:
     if not name.endswith(".toml"):
         guess = nearest(name, builtin_names("die"))
         hint = f"did you mean '{guess}'? " if guess else ""
-        return (f"'{name}' is neither a built-in die name nor a path to a .toml die file "
-                f"({hint}built-in: {', '.join(builtin_names('die'))})")
+        return (
+            f"'{name}' is neither a built-in die name nor a path to a .toml die file "
+            f"({hint}built-in: {', '.join(builtin_names('die'))})"
+        )
     try:
         load_die(resolve("die", name))
     except SpecError as exc:

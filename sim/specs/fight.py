@@ -116,14 +116,23 @@ class FightSpec(Spec):
         names: set[str] = set()
         sources = [(f"monster.templates.{i}", t) for i, t in enumerate(self.monster.templates)]
         sources += [(f"room.templates.{i}", t) for i, t in enumerate(self.room.templates)]
-        sources += [(f"party.heroes.{i}.equipment.{j}.template", e.template) for i, h in enumerate(self.party.heroes)
-                    for j, e in enumerate(h.equipment) if e.kind == "template"]
+        sources += [
+            (f"party.heroes.{i}.equipment.{j}.template", e.template)
+            for i, h in enumerate(self.party.heroes)
+            for j, e in enumerate(h.equipment)
+            if e.kind == "template"
+        ]
         for field, name in sources:
             names.add(name)
             if len(names) > MAX_TEMPLATES:
-                return [(field, f"template '{name}' would be template {len(names)} on the board in this fight "
-                                f"(monster, room and template cards together); at most {MAX_TEMPLATES} templates "
-                                "in one scenario")]
+                return [
+                    (
+                        field,
+                        f"template '{name}' would be template {len(names)} on the board in this fight "
+                        f"(monster, room and template cards together); at most {MAX_TEMPLATES} templates "
+                        "in one scenario",
+                    )
+                ]
         return []
 
     def _shot_problems(self) -> list[tuple[str, str]]:
@@ -149,11 +158,14 @@ class FightSpec(Spec):
 
     @classmethod
     def check_file(cls, path: Path, data: dict[str, Any]) -> FightSpec:
-        """Validate a fight file for `dfsim check` (a named monster is read, and blamed, from its own file)."""
+        """Validate a fight file for `dfsim check` (a named monster is read, and blamed, from its own
+        file)."""
         return fight_from_dict(data, path)
 
 
-def fight_from_dict(data: dict[str, Any], source: str | Path, overrides: dict[str, Any] | None = None) -> FightSpec:
+def fight_from_dict(
+    data: dict[str, Any], source: str | Path, overrides: dict[str, Any] | None = None
+) -> FightSpec:
     """Validate a fight; `monster` may name a monster (resolved now, its errors name its own file)."""
     data = dict(data)
     for key, value in (overrides or {}).items():

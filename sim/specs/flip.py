@@ -29,16 +29,42 @@ class FlipSkill(Spec):
 # 350,757 flips), which a normal wobble of sd 4.5 deg gives (`dfsim validate`, coin-flips): the casual
 # flip's, the novice's and the expert's in the same proportion as before (20 : 12 : 6 deg, estimated).
 FLIP_SKILLS = {
-    "novice": FlipSkill(name="novice", speed_sd_frac=0.35, up_sd_frac=0.3, azimuth_sd_deg=12, spin_sd_frac=0.35, wobble_sd_deg=7.5, height_sd_mm=40),
-    "casual": FlipSkill(name="casual", speed_sd_frac=0.22, up_sd_frac=0.2, azimuth_sd_deg=8, spin_sd_frac=0.25, wobble_sd_deg=4.5, height_sd_mm=25),
-    "expert": FlipSkill(name="expert", speed_sd_frac=0.1, up_sd_frac=0.1, azimuth_sd_deg=4, spin_sd_frac=0.15, wobble_sd_deg=2.25, height_sd_mm=10),
+    "novice": FlipSkill(
+        name="novice",
+        speed_sd_frac=0.35,
+        up_sd_frac=0.3,
+        azimuth_sd_deg=12,
+        spin_sd_frac=0.35,
+        wobble_sd_deg=7.5,
+        height_sd_mm=40,
+    ),
+    "casual": FlipSkill(
+        name="casual",
+        speed_sd_frac=0.22,
+        up_sd_frac=0.2,
+        azimuth_sd_deg=8,
+        spin_sd_frac=0.25,
+        wobble_sd_deg=4.5,
+        height_sd_mm=25,
+    ),
+    "expert": FlipSkill(
+        name="expert",
+        speed_sd_frac=0.1,
+        up_sd_frac=0.1,
+        azimuth_sd_deg=4,
+        spin_sd_frac=0.15,
+        wobble_sd_deg=2.25,
+        height_sd_mm=10,
+    ),
 }
 
 
 class FlipProfile(Spec):
     """The nominal thumb flip (estimated): from the edge of the table, toward an aim point."""
 
-    distance_mm: float = Field(default=380.0, gt=0, le=MAX_BOARD_MM)  # hand from the board centre, on the -x side
+    distance_mm: float = Field(
+        default=380.0, gt=0, le=MAX_BOARD_MM
+    )  # hand from the board centre, on the -x side
     lateral_mm: float = Field(default=0.0, ge=-MAX_BOARD_MM, le=MAX_BOARD_MM)
     height_mm: float = Field(default=150.0, gt=0, le=1000)  # thumb above the table
     aim_mm: tuple[Place, Place] = (0.0, 0.0)
@@ -81,5 +107,8 @@ class FlipProfile(Spec):
         # the work of one flip is bounded like a throw's: flight and contact steps together
         steps = self.max_time_s * (self.flight_hz + self.step_hz)
         if steps > MAX_FLIP_STEPS:
-            raise FieldError("max_time_s", f"max_time_s x (flight_hz + step_hz) is {steps:.0f} steps; at most {MAX_FLIP_STEPS}")
+            raise FieldError(
+                "max_time_s",
+                f"max_time_s x (flight_hz + step_hz) is {steps:.0f} steps; at most {MAX_FLIP_STEPS}",
+            )
         return self

@@ -1,26 +1,26 @@
 """Game files (`games/*.toml`): a whole game of Dungeon Fighter, from Setup to the Final Boss. Schema::
 
-    kind = "game"
-    name = "base"
-    decks = ["base"]                 # deck files (decks/): several = boxes mixed ("Mixing Dungeon Fighter Boxes!")
-    difficulty = "normal"            # normal | hard (+3 monster life every combat) | inferno (+5)
-    policy = "default"               # a game policy (sim.rules.game_policy.GAME_POLICIES)
-    seed = 1
-    games = 1
-    [party]
-    size = 3                         # heroes playing: the first `size` of the roster (2-6; 1 player plays 2)
-    white_dice = 2                   # Setup: "place on it 2 white Bonus dice"
-    # gold = 1                       # default: "a number of Gold coins equal to the number of players minus 2"
-    [[party.heroes]]                 # the roster in seating order; the last seated hero is the first Leader
-    name = "Torm"
-    green = "piercing"
-    [throws]                         # as in a fight file (board, skill, shot, colored_die, white_die)
-    [house_rules]                    # as in a fight file; extra_white_dice adds to the starting loot
-    [options]                        # rulebook variants
-    level_up = false                 # Variant: Level Up (a Shop at 11 Shop icons)
-    relics = true                    # Relic cards in the Shop deck
-    xp = false                       # the expansions' XP and Power cards
-"""
+kind = "game"
+name = "base"
+decks = ["base"]                 # deck files (decks/): several = boxes mixed ("Mixing Dungeon Fighter Boxes!")
+difficulty = "normal"            # normal | hard (+3 monster life every combat) | inferno (+5)
+policy = "default"               # a game policy (sim.rules.game_policy.GAME_POLICIES)
+seed = 1
+games = 1
+[party]
+size = 3                         # heroes playing: the first `size` of the roster (2-6; 1 player plays 2)
+white_dice = 2                   # Setup: "place on it 2 white Bonus dice"
+# gold = 1                       # default: "a number of Gold coins equal to the number of players minus 2"
+[[party.heroes]]                 # the roster in seating order; the last seated hero is the first Leader
+name = "Torm"
+green = "piercing"
+[throws]                         # as in a fight file (board, skill, shot, colored_die, white_die)
+[house_rules]                    # as in a fight file; extra_white_dice adds to the starting loot
+[options]                        # rulebook variants
+level_up = false                 # Variant: Level Up (a Shop at 11 Shop icons)
+relics = true                    # Relic cards in the Shop deck
+xp = false                       # the expansions' XP and Power cards
+"""  # noqa: E501 - the schema example keeps its aligned comments
 
 from __future__ import annotations
 
@@ -114,15 +114,24 @@ class GameSpec(Spec):
     games: int = Field(default=1, ge=1, le=10_000_000)
 
     def problems(self) -> list[tuple[str, str]]:
-        """The party's, house rules' and throws' problems and the seats the boxes allow, as (field, problem)."""
+        """The party's, house rules' and throws' problems and the seats the boxes allow, as (field,
+        problem)."""
         out = [(f"party.{f}", p) for f, p in _party_problems(self.party)]
         out += [(f"house_rules.{f}", p) for f, p in self.house_rules.problems()]
         out += [(f"throws.{f}", p) for f, p in self.throws.problems()]
         if self.party.size is not None and self.party.size > len(self.party.heroes):
-            out.append(("party.size", f"{self.party.size} heroes but the roster has {len(self.party.heroes)}"))
+            out.append(
+                ("party.size", f"{self.party.size} heroes but the roster has {len(self.party.heroes)}")
+            )
         if self.party.players > BASE_HEROES and len(self.decks) < 2:
-            out.append(("party.size", f"{self.party.players} heroes need more than one box (\"If playing with more than "
-                                      f"one Box of Dungeon Fighter, players may use up to 6 Heroes\"); one box seats {BASE_HEROES}"))
+            out.append(
+                (
+                    "party.size",
+                    f'{self.party.players} heroes need more than one box ("If playing with more than '
+                    'one Box of Dungeon Fighter, players may use up to 6 Heroes"); one box seats '
+                    f"{BASE_HEROES}",
+                )
+            )
         return out  # the policy name is checked where it is resolved (sim.rules.game_policy)
 
     def with_seed(self, seed: int) -> GameSpec:
@@ -151,7 +160,11 @@ class GameSpec(Spec):
                 if exc.field == "deck":
                     raise SpecError(self.source, f"decks.{i}", exc.problem) from None
                 raise
-        if not any(d.monsters for d in out) or not any(d.bosses for d in out) or not any(d.dungeon for d in out):
+        if (
+            not any(d.monsters for d in out)
+            or not any(d.bosses for d in out)
+            or not any(d.dungeon for d in out)
+        ):
             raise SpecError(self.source, "decks", "the decks need Monster, Final Boss and Dungeon cards")
         return out
 
@@ -160,7 +173,9 @@ def _party_problems(p: GamePartySpec) -> list[tuple[str, str]]:
     return roster_problems(p.heroes) + skill_problems(p.heroes)
 
 
-def game_from_dict(data: dict[str, Any], source: str | Path, overrides: dict[str, Any] | None = None) -> GameSpec:
+def game_from_dict(
+    data: dict[str, Any], source: str | Path, overrides: dict[str, Any] | None = None
+) -> GameSpec:
     """Validate a game; `overrides` sets dotted keys first (`{"party.size": 4}`)."""
     data = dict(data)
     for key, value in (overrides or {}).items():

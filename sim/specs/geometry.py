@@ -15,7 +15,9 @@ from sim.errors import FieldError
 from sim.specs.base import MAX_LENGTH_MM, Angle, Length, Spec
 
 MM = 1e-3
-ARC_SEGMENTS = 96  # segments on a full circle; fine enough that corner tests differ from a true circle by < 0.05 mm
+ARC_SEGMENTS = (
+    96  # segments on a full circle; fine enough that corner tests differ from a true circle by < 0.05 mm
+)
 MAX_POINTS = 1000  # corners of one polygon
 
 
@@ -81,7 +83,9 @@ class PolygonShape(_Shape):
     def _simple(self) -> PolygonShape:
         poly = Polygon(self.points_mm)
         if not poly.is_valid or not poly.exterior.is_simple:
-            raise FieldError("points_mm", "polygon edges cross each other (points_mm must trace a simple outline)")
+            raise FieldError(
+                "points_mm", "polygon edges cross each other (points_mm must trace a simple outline)"
+            )
         if poly.area <= 0:
             raise FieldError("points_mm", "polygon has zero area")
         return self

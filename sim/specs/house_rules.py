@@ -22,44 +22,54 @@ from sim.specs.base import Spec
 # option -> (the rulebook text it changes, what the house rule does instead)
 RULEBOOK: dict[str, tuple[str, str]] = {
     "holes_inactive": (
-        "Miss: \"If the die falls into one of the holes of the Target board (and remains there).\"",
+        'Miss: "If the die falls into one of the holes of the Target board (and remains there)."',
         "a die in a hole is not a miss: it counts as the section the hole is cut into "
-        "(`RuleSet.holes = \"section\"`)."),
+        '(`RuleSet.holes = "section"`).',
+    ),
     "bones_outer_section": (
-        "Miss: \"If the die lands on one of the bones at the edge of the Target board.\"",
+        'Miss: "If the die lands on one of the bones at the edge of the Target board."',
         "a die on the bones counts as the outer section they are printed on "
-        "(`RuleSet.bones = \"outer-section\"`)."),
+        '(`RuleSet.bones = "outer-section"`).',
+    ),
     "no_bounce": (
-        "2.2: \"In order for the throw to be valid, the die must bounce at least once on the table outside "
-        "of the Target board before touching the board and landing on it.\"",
-        "no bounce is required (`RuleSet.min_bounces = 0`)."),
+        '2.2: "In order for the throw to be valid, the die must bounce at least once on the table outside '
+        'of the Target board before touching the board and landing on it."',
+        "no bounce is required (`RuleSet.min_bounces = 0`).",
+    ),
     "two_bounces": (
-        "2.2 (as above): \"the die must bounce at least once on the table\"",
+        '2.2 (as above): "the die must bounce at least once on the table"',
         "two bounces are required (`RuleSet.min_bounces = 2`; a bounce as `RuleSet.bounce_min_airborne_s` "
-        "and `bounce_min_height_mm` define it)."),
+        "and `bounce_min_height_mm` define it).",
+    ),
     "partial_templates_hit": (
-        "Templates: \"If a die lands partially on a Template while also touching anything below the Template "
+        'Templates: "If a die lands partially on a Template while also touching anything below the Template '
         "(the table, Target, or another Template), resolve the die as if it wasn't touching the Template at "
-        "all\"; expansions, case b: \"If the die is touching the table, the throw counts as a miss.\"",
+        'all"; expansions, case b: "If the die is touching the table, the throw counts as a miss."',
         "every partial landing on a template counts as a hit on that template "
-        "(`RuleSet.partial_template = \"c\"`)."),
+        '(`RuleSet.partial_template = "c"`).',
+    ),
     "eyes_closed": (
-        "2.2: \"They can throw the die from whatever position they find comfortable\"",
-        "the thrower keeps their eyes closed: the release noise is multiplied by `eyes_closed_noise`."),
+        '2.2: "They can throw the die from whatever position they find comfortable"',
+        "the thrower keeps their eyes closed: the release noise is multiplied by `eyes_closed_noise`.",
+    ),
     "off_hand": (
         "2.2 (as above)",
-        "the thrower uses their other hand: the release noise is multiplied by `off_hand_noise`."),
+        "the thrower uses their other hand: the release noise is multiplied by `off_hand_noise`.",
+    ),
     "monster_life_bonus": (
-        "1.2: \"add up the life points on the Monster card with any special effects from the current Dungeon "
-        "card and the Difficulty Mode token.\"",
-        "the monster gets this many more (or, negative, fewer; at least 1 remains) life points."),
+        '1.2: "add up the life points on the Monster card with any special effects from the current Dungeon '
+        'card and the Difficulty Mode token."',
+        "the monster gets this many more (or, negative, fewer; at least 1 remains) life points.",
+    ),
     "extra_white_dice": (
-        "Setup: \"place on it 2 white Bonus dice\" (the party's chest)",
-        "the party has this many more white Bonus dice for the fight."),
+        'Setup: "place on it 2 white Bonus dice" (the party\'s chest)',
+        "the party has this many more white Bonus dice for the fight.",
+    ),
     "retrieval_half_damage": (
         "Running Out of Colored Dice: \"make the entire party of Heroes suffer damage equal to the Monster's "
-        "level.\"",
-        "retrieving the colored dice costs half the monster's level, rounded up."),
+        'level."',
+        "retrieving the colored dice costs half the monster's level, rounded up.",
+    ),
 }
 
 

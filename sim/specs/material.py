@@ -62,7 +62,9 @@ class MaterialTable(Spec):
         for i, p in enumerate(self.pairs):
             for side in ("a", "b"):
                 if getattr(p, side) not in known:
-                    raise FieldError(f"pairs.{i}.{side}", f"material '{getattr(p, side)}' is not in materials")
+                    raise FieldError(
+                        f"pairs.{i}.{side}", f"material '{getattr(p, side)}' is not in materials"
+                    )
         seen: dict[frozenset[str], int] = {}  # a second entry for a pair would be silently ignored by pair()
         for i, p in enumerate(self.pairs):
             key = frozenset((p.a, p.b))
@@ -85,7 +87,9 @@ class MaterialTable(Spec):
         if p is None:
             from sim.errors import SpecError
 
-            raise SpecError(self.source, "pairs", f"no pair for materials '{a}' and '{b}' (needed by {where})")
+            raise SpecError(
+                self.source, "pairs", f"no pair for materials '{a}' and '{b}' (needed by {where})"
+            )
         return p
 
     @classmethod
@@ -99,11 +103,11 @@ def _default_table() -> MaterialTable:
     return MaterialTable.load("default", "material")
 
 
-
 def solve_coefficients(
     pairs: dict[tuple[str, str], float], weights: dict[tuple[str, str], float] | None = None
 ) -> tuple[dict[str, float], float]:
-    """Per-material factors c with c_a * c_b ~= value for every pair; returns (factors, worst relative error)."""
+    """Per-material factors c with c_a * c_b ~= value for every pair; returns (factors, worst relative
+    error)."""
     mats = sorted({m for ab in pairs for m in ab})
     idx = {m: i for i, m in enumerate(mats)}
     rows, rhs, w = [], [], []

@@ -66,7 +66,8 @@ class MeasuredHole(Spec):
 
 
 class MeasuredPolygon(Spec):
-    """Printed bones (or a free-shaped section, with a value) traced as corner points in the measuring frame."""
+    """Printed bones (or a free-shaped section, with a value) traced as corner points in the measuring
+    frame."""
 
     id: str = Field(default="", max_length=200)
     value: int | None = Field(default=None, ge=-1000, le=1000)  # sections only
@@ -87,14 +88,18 @@ class MeasuredBoard(Spec):
     outline_radius_mm: float | None = Field(default=None, gt=0, le=MAX_BOARD_MM)
     outline_points_mm: list[Point] | None = Field(default=None, min_length=3, max_length=MAX_POINTS)
     rings: list[Ring] = Field(default_factory=list, max_length=MAX_REGIONS)
-    sections: list[MeasuredPolygon] = Field(default_factory=list, max_length=MAX_REGIONS)  # painted over rings
+    sections: list[MeasuredPolygon] = Field(
+        default_factory=list, max_length=MAX_REGIONS
+    )  # painted over rings
     holes: list[MeasuredHole] = Field(default_factory=list, max_length=MAX_REGIONS)
     bones: list[MeasuredPolygon] = Field(default_factory=list, max_length=MAX_REGIONS)
 
     @model_validator(mode="after")
     def _check(self) -> MeasuredBoard:
         if (self.outline_radius_mm is None) == (self.outline_points_mm is None):
-            raise FieldError("outline_radius_mm", "give one of outline_radius_mm (a round board) and outline_points_mm")
+            raise FieldError(
+                "outline_radius_mm", "give one of outline_radius_mm (a round board) and outline_points_mm"
+            )
         if not self.rings and not self.sections:
             raise FieldError("rings", "a board needs at least one ring or section")
         for i, s in enumerate(self.sections):
@@ -130,25 +135,52 @@ def board_table(m: MeasuredBoard) -> dict[str, Any]:
         rid = r.id or f"r{r.r_outer_mm:g}"
         n = len(r.values)
         for k, v in enumerate(r.values):
-            shape: dict[str, Any] = ({"kind": "circle", "radius_mm": r.r_outer_mm} if r.r_inner_mm == 0
-                                     else {"kind": "annulus", "r_inner_mm": r.r_inner_mm, "r_outer_mm": r.r_outer_mm})
+            shape: dict[str, Any] = (
+                {"kind": "circle", "radius_mm": r.r_outer_mm}
+                if r.r_inner_mm == 0
+                else {"kind": "annulus", "r_inner_mm": r.r_inner_mm, "r_outer_mm": r.r_outer_mm}
+            )
             if n > 1:
-                shape |= {"start_deg": round(r.start_deg + 360.0 * k / n, 4),
-                          "end_deg": round(r.start_deg + 360.0 * (k + 1) / n, 4)}
+                shape |= {
+                    "start_deg": round(r.start_deg + 360.0 * k / n, 4),
+                    "end_deg": round(r.start_deg + 360.0 * (k + 1) / n, 4),
+                }
             sid = rid if n == 1 else f"{rid}-{k}"
-            sections.append({"id": sid, "value": v, **({"bullseye": True} if r.bullseye else {}), "shape": shape})
+            sections.append(
+                {"id": sid, "value": v, **({"bullseye": True} if r.bullseye else {}), "shape": shape}
+            )
     for i, s in enumerate(m.sections):
-        sections.append({"id": s.id or f"section-{i}", "value": s.value,
-                         "shape": {"kind": "polygon", "points_mm": [list(m.to_board(p)) for p in s.points_mm]}})
-    holes = [{"id": h.id or f"hole-{i + 1}", "shape": {"kind": "circle", "center_mm": list(m.to_board(h.center_mm)),
-                                                        "radius_mm": h.radius}} for i, h in enumerate(m.holes)]
-    bones = [{"id": b.id or f"bones-{i + 1}", "shape": {"kind": "polygon",
-                                                        "points_mm": [list(m.to_board(p)) for p in b.points_mm]}}
-             for i, b in enumerate(m.bones)]
-    table: dict[str, Any] = {"name": m.name, "estimated": False,
-                             "notes": m.notes or "Written from measurements (dfsim board-from-measurements).",
-                             "thickness_mm": m.thickness_mm, "material": m.material, "table_material": m.table_material,
-                             "outline": outline, "sections": sections}
+        sections.append(
+            {
+                "id": s.id or f"section-{i}",
+                "value": s.value,
+                "shape": {"kind": "polygon", "points_mm": [list(m.to_board(p)) for p in s.points_mm]},
+            }
+        )
+    holes = [
+        {
+            "id": h.id or f"hole-{i + 1}",
+            "shape": {"kind": "circle", "center_mm": list(m.to_board(h.center_mm)), "radius_mm": h.radius},
+        }
+        for i, h in enumerate(m.holes)
+    ]
+    bones = [
+        {
+            "id": b.id or f"bones-{i + 1}",
+            "shape": {"kind": "polygon", "points_mm": [list(m.to_board(p)) for p in b.points_mm]},
+        }
+        for i, b in enumerate(m.bones)
+    ]
+    table: dict[str, Any] = {
+        "name": m.name,
+        "estimated": False,
+        "notes": m.notes or "Written from measurements (dfsim board-from-measurements).",
+        "thickness_mm": m.thickness_mm,
+        "material": m.material,
+        "table_material": m.table_material,
+        "outline": outline,
+        "sections": sections,
+    }
     if holes:
         table["holes"] = holes
     if bones:
@@ -156,7 +188,9 @@ def board_table(m: MeasuredBoard) -> dict[str, Any]:
     return table
 
 
-def board_from_measurements(data: dict[str, Any], source: str = "<measurements>") -> tuple[BoardSpec, dict[str, Any]]:
+def board_from_measurements(
+    data: dict[str, Any], source: str = "<measurements>"
+) -> tuple[BoardSpec, dict[str, Any]]:
     """Validate a measurement table and build its board: (the validated BoardSpec, the board file's table).
     A problem in the measurements raises SpecError naming their field; a board they describe that is not
     a valid board (a hole outside the outline, no room to land) names the board field and says so."""
@@ -166,7 +200,9 @@ def board_from_measurements(data: dict[str, Any], source: str = "<measurements>"
     try:
         board = BoardSpec.from_dict(table, source)
     except SpecError as exc:
-        raise SpecError(source, "", f"the board these measurements describe is not valid: {exc.field}: {exc.problem}") from None
+        raise SpecError(
+            source, "", f"the board these measurements describe is not valid: {exc.field}: {exc.problem}"
+        ) from None
     return board, table
 
 

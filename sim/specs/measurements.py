@@ -74,8 +74,11 @@ class MeasurementsSpec(Spec):
     def _rebounds(cls, v: list[DropRow]) -> list[DropRow]:
         for i, row in enumerate(v):
             if row.rebound_mm >= row.drop_mm:
-                raise FieldError(f"{i}.rebound_mm", f"a die cannot rebound higher than it fell ({row.rebound_mm:g} mm "
-                                                    f"after a {row.drop_mm:g} mm drop): were the two swapped?")
+                raise FieldError(
+                    f"{i}.rebound_mm",
+                    f"a die cannot rebound higher than it fell ({row.rebound_mm:g} mm "
+                    f"after a {row.drop_mm:g} mm drop): were the two swapped?",
+                )
         return v
 
 

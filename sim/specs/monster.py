@@ -32,6 +32,7 @@ from sim.specs.datafiles import builtin_names, read_toml, resolve
 
 NAME = r"^[a-z0-9][a-z0-9-]*$"
 
+
 def shot_problem(name: str) -> str | None:
     """None if `name` is a built-in shot or a shot file; otherwise what is wrong."""
     try:
@@ -139,7 +140,7 @@ class MonsterSpec(Spec):
             if f not in fields:
                 out.append((f"estimated_fields.{i}", f"'{f}' is not a monster field"))
         if self.final_boss and self.reward_gold:
-            out.append(("reward_gold", "a Final Boss provides no reward (\"the reward is victory!\")"))
+            out.append(("reward_gold", 'a Final Boss provides no reward ("the reward is victory!")'))
         out += reference_problems(self.requirements, self.templates)
         out += special_dice_problems(self.special_dice)
         return out
@@ -173,15 +174,20 @@ class RoomSpec(Spec):
     white_dice: int = Field(default=0, ge=0, le=9)  # Gain 1 Die
     requirements: list[str] = Field(default_factory=list, max_length=8)
     templates: list[str] = Field(default_factory=list, max_length=4)
-    special_dice: list[str] = Field(default_factory=list, max_length=MAX_SPECIAL_DICE)  # Fire Altar, Water Shrine
+    special_dice: list[str] = Field(
+        default_factory=list, max_length=MAX_SPECIAL_DICE
+    )  # Fire Altar, Water Shrine
 
     @model_serializer(mode="wrap")
     def _dump(self, handler):
         return without_empty_special_dice(self, handler(self))
 
     def problems(self) -> list[tuple[str, str]]:
-        """Requirements, templates and special dice that name no shot, template or die, as (field, problem)."""
-        return reference_problems(self.requirements, self.templates) + special_dice_problems(self.special_dice)
+        """Requirements, templates and special dice that name no shot, template or die, as (field,
+        problem)."""
+        return reference_problems(self.requirements, self.templates) + special_dice_problems(
+            self.special_dice
+        )
 
 
 def checked(cls, data: dict[str, Any], source: str | Path, prefix: str = ""):

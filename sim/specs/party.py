@@ -150,8 +150,12 @@ class PartySpec(Spec):
 
     model_config = ConfigDict(strict=True)
 
-    heroes: list[HeroSpec] = Field(min_length=1, max_length=6)  # in turn order: the first is the first Active Hero
-    white_dice: int = Field(default=2, ge=0, le=CHEST_DICE)  # on the Chest ("You cannot have more than 9 Bonus dice")
+    heroes: list[HeroSpec] = Field(
+        min_length=1, max_length=6
+    )  # in turn order: the first is the first Active Hero
+    white_dice: int = Field(
+        default=2, ge=0, le=CHEST_DICE
+    )  # on the Chest ("You cannot have more than 9 Bonus dice")
     gold: int = Field(default=0, ge=0, le=999)
 
     def problems(self) -> list[tuple[str, str]]:

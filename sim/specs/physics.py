@@ -53,8 +53,11 @@ class PhysicsSettings(Spec):
     @model_validator(mode="after")
     def _budget(self) -> PhysicsSettings:
         if self.max_time_s * self.step_hz > MAX_STEPS_PER_THROW:
-            raise FieldError("max_time_s", f"max_time_s x step_hz is {self.max_time_s * self.step_hz:.0f} steps; "
-                                           f"a throw may take at most {MAX_STEPS_PER_THROW} (lower one of them)")
+            raise FieldError(
+                "max_time_s",
+                f"max_time_s x step_hz is {self.max_time_s * self.step_hz:.0f} steps; "
+                f"a throw may take at most {MAX_STEPS_PER_THROW} (lower one of them)",
+            )
         return self
 
     @property
@@ -62,11 +65,17 @@ class PhysicsSettings(Spec):
         """The step budget of one throw: its simulated time in steps, never above MAX_STEPS_PER_THROW
         (also for settings that were never validated, e.g. made with model_copy)."""
         steps = self.max_time_s * self.step_hz
-        return int(round(steps)) if math.isfinite(steps) and steps <= MAX_STEPS_PER_THROW else MAX_STEPS_PER_THROW
+        return (
+            int(round(steps))
+            if math.isfinite(steps) and steps <= MAX_STEPS_PER_THROW
+            else MAX_STEPS_PER_THROW
+        )
 
     @property
     def out_of_steps(self) -> Literal["not-settled", "step-budget"]:
         """Why a throw that used all its steps is void: its simulated time ran out ("not-settled"), or
         the step budget cut it shorter than max_time_s ("step-budget")."""
         steps = self.max_time_s * self.step_hz
-        return "not-settled" if math.isfinite(steps) and self.max_steps == int(round(steps)) else "step-budget"
+        return (
+            "not-settled" if math.isfinite(steps) and self.max_steps == int(round(steps)) else "step-budget"
+        )

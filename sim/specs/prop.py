@@ -131,7 +131,9 @@ class MatShape(PropShape):
                 outline = box(-L / 2, -W / 2, L / 2, W / 2)
             else:
                 outline = affinity.scale(Point(0, 0).buffer(1.0, quad_segs=16), L / 2, W / 2)
-            hole = affinity.translate(affinity.scale(Point(0, 0).buffer(1.0, quad_segs=16), h.rx_mm, h.ry_mm), h.x_mm, h.y_mm)
+            hole = affinity.translate(
+                affinity.scale(Point(0, 0).buffer(1.0, quad_segs=16), h.rx_mm, h.ry_mm), h.x_mm, h.y_mm
+            )
             if not outline.buffer(-1.0).contains(hole):
                 raise FieldError("hole", "the hole must lie inside the mat")
         return self
@@ -195,7 +197,10 @@ class VolcanoShape(PropShape):
 
     @model_validator(mode="after")
     def _profile(self) -> VolcanoShape:
-        if not (self.crater_radius_mm < self.top_radius_mm <= self.base_radius_mm and self.crater_depth_mm < self.height_mm):
+        if not (
+            self.crater_radius_mm < self.top_radius_mm <= self.base_radius_mm
+            and self.crater_depth_mm < self.height_mm
+        ):
             raise FieldError("", "need crater_radius < top_radius <= base_radius and crater_depth < height")
         return self
 
@@ -227,7 +232,9 @@ class CupShape(PropShape):
     inner_radius_mm: float = Field(gt=0, le=200)
     inner_height_mm: float = Field(gt=0, le=300)
     wall_mm: float = Field(gt=0, le=20)
-    mass_g: float = Field(default=1000.0, gt=0, le=100_000)  # the hand drives it: effectively unmovable by a die
+    mass_g: float = Field(
+        default=1000.0, gt=0, le=100_000
+    )  # the hand drives it: effectively unmovable by a die
     wall_segments: int = Field(default=16, ge=6, le=64)
     # the cast: after `delay_s` (the die settles in the cup), the cup moves forward with a
     # half-sine speed profile peaking at `cast_speed_mps` over `cast_time_s`, rising at
@@ -241,7 +248,16 @@ class CupShape(PropShape):
 
 
 Shape = Annotated[
-    WallShape | RingShape | MatShape | GateShape | SplitWallShape | RampShape | VolcanoShape | SlowTokensShape | FireTokenShape | CupShape,
+    WallShape
+    | RingShape
+    | MatShape
+    | GateShape
+    | SplitWallShape
+    | RampShape
+    | VolcanoShape
+    | SlowTokensShape
+    | FireTokenShape
+    | CupShape,
     Field(discriminator="type"),
 ]
 SHAPES: tuple[type[PropShape], ...] = get_args(get_args(Shape)[0])
@@ -295,8 +311,6 @@ class PropSpec(Spec):
     @property
     def type(self) -> str:
         return self.shape.type
-
-
 
 
 def load_prop(name_or_path) -> PropSpec:

@@ -87,6 +87,13 @@ class RuleSet(Spec):
 
 
 # options added after scenario keys were first recorded (see RuleSet.describe)
-LATER_OPTIONS: tuple[str, ...] = ("holes", "bones", "bounce_min_airborne_s", "bounce_min_height_mm", "bones_corners",
-                                  "firewall_touch", "firewall_touch_damage", "template_already_on_board")
-
+LATER_OPTIONS: tuple[str, ...] = (
+    "holes",
+    "bones",
+    "bounce_min_airborne_s",
+    "bounce_min_height_mm",
+    "bones_corners",
+    "firewall_touch",
+    "firewall_touch_damage",
+    "template_already_on_board",
+)

@@ -38,7 +38,11 @@ def _check_slow_tokens(props: tuple, board: BoardSpec | None) -> None:
         holes = getattr(p.shape, "holes", "all") if p.shape.traits.fills_holes else "all"
         for i, hid in enumerate([] if holes == "all" else holes):
             if hid not in ids:
-                raise SpecError(p.source, f"shape.holes.{i}", f"board '{board.name}' has no hole '{hid}' (holes: {', '.join(ids) or 'none'})")
+                raise SpecError(
+                    p.source,
+                    f"shape.holes.{i}",
+                    f"board '{board.name}' has no hole '{hid}' (holes: {', '.join(ids) or 'none'})",
+                )
 
 
 def _check_material_pairs(sc: Scenario, template_specs: list) -> None:
@@ -50,7 +54,10 @@ def _check_material_pairs(sc: Scenario, template_specs: list) -> None:
     users += [(d.material, d.source, "material") for d in sc.dice]
     users += [(t.material, t.source, "material") for t in template_specs]
     if board is not None:
-        users += [(board.material, board.source, "material"), (board.table_material, board.source, "table_material")]
+        users += [
+            (board.material, board.source, "material"),
+            (board.table_material, board.source, "table_material"),
+        ]
     else:
         users.append((sc.shots[0].table_material, sc.shots[0].source, "table_material"))
     users += [(p.material, p.source, "material") for p in sc.props]
@@ -58,7 +65,11 @@ def _check_material_pairs(sc: Scenario, template_specs: list) -> None:
     for m, where, fld in users:
         for a in sorted(moving):
             if sc.materials.pair(a, m) is None:
-                raise SpecError(where, fld, f"material '{m}' has no pair with '{a}' in the material table {sc.materials.source}")
+                raise SpecError(
+                    where,
+                    fld,
+                    f"material '{m}' has no pair with '{a}' in the material table {sc.materials.source}",
+                )
 
 
 def _load_raw(kind: str, name: str | Path) -> tuple[dict, str]:
@@ -92,7 +103,11 @@ def _set_path(data: dict, path: list[str], value: Any, source: str, full: str) -
 def _list_index(items: list, part: str, source: str, full: str) -> int:
     """The list index a path part names: a whole number below the list's length."""
     if not part.isdigit() or int(part) >= len(items):
-        raise SpecError(source, full, f"'{part}' is not an index of a list of {len(items)} entries (0 to {len(items) - 1})")
+        raise SpecError(
+            source,
+            full,
+            f"'{part}' is not an index of a list of {len(items)} entries (0 to {len(items) - 1})",
+        )
     return int(part)
 
 
@@ -157,10 +172,14 @@ class Scenario:
             parts = key.split(".")
             head = parts[0]
             if len(parts) < 2:
-                raise SpecError(source, f"overrides.{key}", "must be a dotted path like shot.release.distance_mm")
+                raise SpecError(
+                    source, f"overrides.{key}", "must be a dotted path like shot.release.distance_mm"
+                )
             if head == "prop":
                 if len(parts) < 3:
-                    raise SpecError(source, f"overrides.{key}", "must be prop.NAME.FIELD, e.g. prop.firewall.height_mm")
+                    raise SpecError(
+                        source, f"overrides.{key}", "must be prop.NAME.FIELD, e.g. prop.firewall.height_mm"
+                    )
                 prop_overrides.append((parts[1:], value, key))
             elif head == "shot":
                 _set_path(shot_d[0], parts[1:], value, source, key)
@@ -169,18 +188,25 @@ class Scenario:
             elif head in ("board", "skill", "rules", "physics", "materials"):
                 _set_path(raw[head], parts[1:], value, source, key)
             else:
-                raise SpecError(source, f"overrides.{key}", f"unknown component '{head}' (board, die, shot, skill, rules, physics, prop)")
+                raise SpecError(
+                    source,
+                    f"overrides.{key}",
+                    f"unknown component '{head}' (board, die, shot, skill, rules, physics, prop)",
+                )
         shot_specs = tuple(ShotSpec.from_dict(s, src) for s, (_, src) in zip(shot_d, shot_raw))
         from sim.specs.combine import canonical_indices, check_requirements, combine_shots, load_shot_props
 
         # combined shots in canonical order, each once: the order they are named in changes nothing
         order = canonical_indices(shot_specs)
-        # a shot's role and covers decide only how it combines, and a combination's description records what it
+        # a shot's role and covers decide only how it combines, and a combination's description records what
+        # it
         # throws ("combined"): left out, so that adding roles kept every single shot's key and cache
         shot_d = [{k: v for k, v in shot_d[i].items() if k not in ("role", "covers")} for i in order]
         shot_specs = combine_shots(shot_specs, source)
         prop_specs, props_raw = load_shot_props(shot_specs, prop_overrides, source)
-        board_spec = BoardSpec.from_dict(raw["board"], srcs["board"]) if any(s.board for s in shot_specs) else None
+        board_spec = (
+            BoardSpec.from_dict(raw["board"], srcs["board"]) if any(s.board for s in shot_specs) else None
+        )
         sc = cls(
             board=board_spec,
             dice=tuple(DieSpec.from_dict(d, src) for d, (_, src) in zip(dice_d, dice_raw)),
@@ -202,8 +228,12 @@ class Scenario:
         }
         if props_raw:
             sc.description["props"] = props_raw
-        if len(shot_specs) > 1:  # what the combination throws (sim/specs/combine.py), so caches follow its rules
-            sc.description["combined"] = shot_specs[0].model_dump(mode="json", include={"release", "limits", "noise"})
+        if (
+            len(shot_specs) > 1
+        ):  # what the combination throws (sim/specs/combine.py), so caches follow its rules
+            sc.description["combined"] = shot_specs[0].model_dump(
+                mode="json", include={"release", "limits", "noise"}
+            )
         template_specs: list = []
         if templates:
             from sim.specs.template_setup import parse_setups
@@ -213,7 +243,8 @@ class Scenario:
 
             template_specs = [load_template(t.name) for t in sc.templates]
             sc.description["templates"] = [
-                t.model_dump(mode="json") | {"spec": spec.describe()} for t, spec in zip(sc.templates, template_specs)
+                t.model_dump(mode="json") | {"spec": spec.describe()}
+                for t, spec in zip(sc.templates, template_specs)
             ]
         check_requirements(sc.shots, prop_specs)
         _check_slow_tokens(prop_specs, board_spec)
@@ -271,6 +302,10 @@ def _check_dice_fit(sc: Scenario) -> None:
     reach_mm = sc.board.radius_m / 1e-3
     for d in sc.dice:
         if d.max_extent_mm > reach_mm:
-            raise SpecError(d.source, "size_mm", f"a die {d.max_extent_mm:.3g} mm across does not fit on board "
-                                                 f"'{sc.board.name}' ({reach_mm:.3g} mm from centre to edge): dice must "
-                                                 "be at most as wide as the board's radius")
+            raise SpecError(
+                d.source,
+                "size_mm",
+                f"a die {d.max_extent_mm:.3g} mm across does not fit on board "
+                f"'{sc.board.name}' ({reach_mm:.3g} mm from centre to edge): dice must "
+                "be at most as wide as the board's radius",
+            )

@@ -23,11 +23,15 @@ class ReleaseProfile(Spec):
     lateral_mm: float = Field(default=0.0, ge=-MAX_BOARD_MM, le=MAX_BOARD_MM)
     aim: Literal["bullseye", "center", "point", "none"] = "bullseye"
     aim_mm: tuple[Place, Place] | None = None  # with aim = "point"
-    bounce_gap_mm: float = Field(default=120.0, ge=0, le=MAX_BOARD_MM)  # nominal first table bounce, before the board edge
+    bounce_gap_mm: float = Field(
+        default=120.0, ge=0, le=MAX_BOARD_MM
+    )  # nominal first table bounce, before the board edge
     elevation_deg: float = Field(default=15.0, ge=-80, le=80)  # used when aim = "none"
     speed_mps: float = Field(default=2.5, gt=0, le=20)  # used when aim = "none"
     azimuth_deg: float = Field(default=0.0, ge=-180, le=180)
-    spin_rps: float = Field(default=3.0, ge=-60, le=60)  # nominal tumble about the lateral axis; negative = backspin
+    spin_rps: float = Field(
+        default=3.0, ge=-60, le=60
+    )  # nominal tumble about the lateral axis; negative = backspin
     spin_axis: Literal["lateral", "random"] = "lateral"
 
     @model_validator(mode="after")
@@ -95,7 +99,8 @@ class ReleaseLimits(Spec):
 
 
 class NoiseMultipliers(Spec):
-    """Per-component factors on the skill's spreads (a friendly shot is sloppier, a jump adds height noise)."""
+    """Per-component factors on the skill's spreads (a friendly shot is sloppier, a jump adds height
+    noise)."""
 
     speed: float = Field(default=1.0, ge=0, le=MAX_NOISE_FACTOR)
     elevation: float = Field(default=1.0, ge=0, le=MAX_NOISE_FACTOR)
@@ -144,7 +149,9 @@ class ShotSpec(Spec):
     limits: ReleaseLimits = ReleaseLimits()  # what the body allows (docs/shots-and-props.md)
     noise: NoiseMultipliers = NoiseMultipliers()
     requirements: list[str] = Field(default_factory=lambda: ["bounce-before-board"], max_length=MAX_LISTED)
-    props: list[Name] = Field(default_factory=list, max_length=MAX_LISTED)  # prop names or paths (boards/props/)
+    props: list[Name] = Field(
+        default_factory=list, max_length=MAX_LISTED
+    )  # prop names or paths (boards/props/)
     combine: CombineRules = CombineRules()
     # shots whose rule a throw of this one also fulfils (the Thumb and Flip Shots have one rule text):
     # combined with them, this one is thrown and they add nothing (sim/specs/combine.py)
@@ -158,9 +165,16 @@ class ShotSpec(Spec):
             nominal |= {"speed": rel.speed_mps, "elevation": rel.elevation_deg}
         for stem, value in nominal.items():
             if not lim.allows(stem, value):
-                field = dict(zip(("height", "distance", "spin", "speed", "elevation"),
-                                 ("height_mm", "distance_mm", "spin_rps", "speed_mps", "elevation_deg")))[stem]
-                raise FieldError(f"release.{field}", f"{value:g} lies outside the shot's limits ({stem}: {lim.bounds(stem)})")
+                field = dict(
+                    zip(
+                        ("height", "distance", "spin", "speed", "elevation"),
+                        ("height_mm", "distance_mm", "spin_rps", "speed_mps", "elevation_deg"),
+                    )
+                )[stem]
+                raise FieldError(
+                    f"release.{field}",
+                    f"{value:g} lies outside the shot's limits ({stem}: {lim.bounds(stem)})",
+                )
         return self
 
     @field_validator("requirements")
@@ -168,7 +182,9 @@ class ShotSpec(Spec):
     def _known(cls, v: list[str]) -> list[str]:
         for i, r in enumerate(v):
             if r not in REQUIREMENT_NAMES:
-                raise FieldError(str(i), f"unknown requirement '{r[:40]}' (known: {', '.join(sorted(REQUIREMENT_NAMES))})")
+                raise FieldError(
+                    str(i), f"unknown requirement '{r[:40]}' (known: {', '.join(sorted(REQUIREMENT_NAMES))})"
+                )
         return v
 
 

@@ -9,8 +9,15 @@ from pydantic import Field
 from sim.specs.base import Name, Spec
 
 # the spreads of a skill (scaled together by `dfsim fit-skill`)
-SPREADS = ("speed_sd_frac", "elevation_sd_deg", "azimuth_sd_deg", "height_sd_mm", "lateral_sd_mm",
-           "distance_sd_mm", "spin_sd_rps")
+SPREADS = (
+    "speed_sd_frac",
+    "elevation_sd_deg",
+    "azimuth_sd_deg",
+    "height_sd_mm",
+    "lateral_sd_mm",
+    "distance_sd_mm",
+    "spin_sd_rps",
+)
 
 
 class SkillSpec(Spec):

@@ -44,20 +44,29 @@ class TallySpec(Spec):
 
     @model_validator(mode="after")
     def _adds_up(self) -> TallySpec:
-        """Hits and misses make the throws; hits by value make the hits; directions fit the off-board misses."""
+        """Hits and misses make the throws; hits by value make the hits; directions fit the off-board
+        misses."""
         missed = sum(self.misses.values())
         if self.hits + missed != self.throws:
-            raise FieldError("misses", f"hits ({self.hits}) and misses ({missed}) add up to {self.hits + missed}, "
-                                       f"not throws = {self.throws}")
+            raise FieldError(
+                "misses",
+                f"hits ({self.hits}) and misses ({missed}) add up to {self.hits + missed}, "
+                f"not throws = {self.throws}",
+            )
         if self.hits_by_value:
             for k in self.hits_by_value:
                 if not k.strip().lstrip("-").isdigit():
-                    raise FieldError(f"hits_by_value.{k}", "keys are section values, e.g. \"2\" = 5")
+                    raise FieldError(f"hits_by_value.{k}", 'keys are section values, e.g. "2" = 5')
             if sum(self.hits_by_value.values()) != self.hits:
-                raise FieldError("hits_by_value", f"adds up to {sum(self.hits_by_value.values())}, not hits = {self.hits}")
+                raise FieldError(
+                    "hits_by_value", f"adds up to {sum(self.hits_by_value.values())}, not hits = {self.hits}"
+                )
         if sum(self.miss_directions.values()) > self.misses.get("off-board", 0):
-            raise FieldError("miss_directions", f"{sum(self.miss_directions.values())} directions for "
-                                                f"{self.misses.get('off-board', 0)} off-board misses")
+            raise FieldError(
+                "miss_directions",
+                f"{sum(self.miss_directions.values())} directions for "
+                f"{self.misses.get('off-board', 0)} off-board misses",
+            )
         return self
 
 

@@ -65,15 +65,19 @@ MAX_SCORE = 100  # damage, healing, gold of one template
 BonusRule = Literal["section", "equipment", "none"]
 BONUS_RULES: dict[str, str] = {
     "section": "its damage is a section value: abilities and equipment add as on the board, but for what "
-               "names a Target board section (Focused Damage)",
-    "equipment": "the die deals nothing itself, only equipment bonuses count (Major Healing: \"the monster "
-                 "only suffers damage from bonuses from equipment\")",
-    "none": "a hit for exactly its damage, nothing added (Explosion: \"Hits the Monster for 0 damage\"; "
-            "Armor: \"a Hit worth 0 damage\")",
+    "names a Target board section (Focused Damage)",
+    "equipment": 'the die deals nothing itself, only equipment bonuses count (Major Healing: "the monster '
+    'only suffers damage from bonuses from equipment")',
+    "none": 'a hit for exactly its damage, nothing added (Explosion: "Hits the Monster for 0 damage"; '
+    'Armor: "a Hit worth 0 damage")',
 }
 # the rule of a template file that names none (a file naming one enters scenario keys; none does not)
-DEFAULT_BONUSES: dict[str, BonusRule] = {"damage": "section", "armor": "none", "healing": "equipment",
-                                         "slime": "section"}
+DEFAULT_BONUSES: dict[str, BonusRule] = {
+    "damage": "section",
+    "armor": "none",
+    "healing": "equipment",
+    "slime": "section",
+}
 
 
 class TemplateRegion(Spec):
@@ -124,16 +128,24 @@ class TemplateSpec(Spec):
         if max(x1 - x0, y1 - y0) > MAX_TEMPLATE_MM * MM:
             raise FieldError("outline", f"a template is at most {MAX_TEMPLATE_MM:g} mm across")
         if not _is_convex(out) and len(out.exterior.coords) - 1 > MAX_TEMPLATE_CORNERS:
-            raise FieldError("outline", f"a non-convex outline has at most {MAX_TEMPLATE_CORNERS} corners "
-                                        f"(this one has {len(out.exterior.coords) - 1})")
+            raise FieldError(
+                "outline",
+                f"a non-convex outline has at most {MAX_TEMPLATE_CORNERS} corners "
+                f"(this one has {len(out.exterior.coords) - 1})",
+            )
         for i, r in enumerate(self.regions):
             if not out.intersects(r.shape.geometry()):
                 raise FieldError(f"regions.{i}.shape", f"region '{r.id}' lies entirely outside the outline")
         if self.effect == "slime" and self.slime is None:
-            raise FieldError("slime", "a slime template needs [slime] curve_mm (the curve its arrow points to)")
+            raise FieldError(
+                "slime", "a slime template needs [slime] curve_mm (the curve its arrow points to)"
+            )
         if self.slime is not None:
             line = LineString([(x * MM, y * MM) for x, y in self.slime.curve_mm])
-            if line.distance(out.exterior) > 2 * MM or line.hausdorff_distance(out.exterior) > 0.5 * line.length + 1:
+            if (
+                line.distance(out.exterior) > 2 * MM
+                or line.hausdorff_distance(out.exterior) > 0.5 * line.length + 1
+            ):
                 raise FieldError("slime.curve_mm", "the curve must run along the outline")
         return self
 
@@ -216,8 +228,6 @@ class TemplateSpec(Spec):
         if self.slime is None:
             return None
         return np.array([(x * MM, y * MM) for x, y in self.slime.curve_mm]) - self.centroid_m
-
-
 
 
 def second_moments(poly: Polygon) -> tuple[float, ...]:
@@ -336,7 +346,9 @@ class PlacedTemplate:
         return min((r for r, c in counts.items() if c == best), key=lambda r: r[1])
 
 
-def flat_pose(spec: TemplateSpec, x_mm: float, y_mm: float, yaw_deg: float, base_z_m: float) -> tuple[tuple, tuple]:
+def flat_pose(
+    spec: TemplateSpec, x_mm: float, y_mm: float, yaw_deg: float, base_z_m: float
+) -> tuple[tuple, tuple]:
     """Centroid position and orientation of a template lying face up, (x, y) = its outline centroid."""
     h = math.radians(yaw_deg) / 2
     q = (0.0, 0.0, math.sin(h), math.cos(h))
@@ -372,6 +384,10 @@ def parse_template_arg(text: str) -> tuple[str, float, float, float]:
     if not all(math.isfinite(v) for v in vals):
         raise SpecError("--template", text, "X, Y and YAW must be finite")
     if max(abs(vals[0]), abs(vals[1])) > MAX_BOARD_MM or (len(vals) == 3 and abs(vals[2]) > MAX_ANGLE_DEG):
-        raise SpecError("--template", text, f"X and Y must lie within {MAX_BOARD_MM:g} mm of the board centre, "
-                                            f"YAW within {MAX_ANGLE_DEG:g} deg")
+        raise SpecError(
+            "--template",
+            text,
+            f"X and Y must lie within {MAX_BOARD_MM:g} mm of the board centre, "
+            f"YAW within {MAX_ANGLE_DEG:g} deg",
+        )
     return name, vals[0], vals[1], vals[2] if len(vals) == 3 else 0.0

@@ -40,7 +40,9 @@ class TemplateSetup(Spec):
             if self.x_mm is not None or self.y_mm is not None:
                 raise ValueError("give either flip = true or x_mm/y_mm, not both")
             if self.skill not in FLIP_SKILLS:
-                raise ValueError(f"skill: unknown flip skill '{self.skill}' (one of {', '.join(FLIP_SKILLS)})")
+                raise ValueError(
+                    f"skill: unknown flip skill '{self.skill}' (one of {', '.join(FLIP_SKILLS)})"
+                )
             if self.aim:
                 raise ValueError("aim = true is for laid templates (a flipped one is aimed with aim_mm)")
         elif self.x_mm is None or self.y_mm is None:
@@ -51,11 +53,15 @@ class TemplateSetup(Spec):
 def parse_setups(items: list[Any], source: str) -> tuple[TemplateSetup, ...]:
     """Validate a scenario's `templates` list (each name must be a known template)."""
     if len(items) > MAX_TEMPLATES:
-        raise SpecError(source, "templates", f"at most {MAX_TEMPLATES} templates on the board ({len(items)} given)")
+        raise SpecError(
+            source, "templates", f"at most {MAX_TEMPLATES} templates on the board ({len(items)} given)"
+        )
     out = []
     for i, it in enumerate(items):
         if not isinstance(it, dict):
-            raise SpecError(source, f"templates.{i}", "expected a table like { name = \"fireball\", x_mm = 0, y_mm = 0 }")
+            raise SpecError(
+                source, f"templates.{i}", 'expected a table like { name = "fireball", x_mm = 0, y_mm = 0 }'
+            )
         setup = TemplateSetup.from_dict(it, f"{source} (templates.{i})")
         try:
             load_template(setup.name)

@@ -132,7 +132,10 @@ class CalibrationResult:
     def report(self) -> str:
         """A plain-text report: fitted values with intervals, kept values, residuals per row."""
         a, b = self.pair
-        lines = [f"{self.spec.name}: pair {a} on {b}, fitted from {self.spec.source} ({self.simulations} simulations)"]
+        lines = [
+            f"{self.spec.name}: pair {a} on {b}, fitted from {self.spec.source} ({self.simulations} "
+            "simulations)"
+        ]
         for e in self.estimates.values():
             lines.append(f"  {e.name:<16} {e.value:.3f}   {e.interval_text()}")
         for k, v in self.kept.items():
@@ -141,11 +144,13 @@ class CalibrationResult:
             rows = [r for r in self.residuals if r.kind == kind]
             if not rows:
                 continue
-            rms = math.sqrt(sum(r.residual ** 2 for r in rows) / len(rows))
+            rms = math.sqrt(sum(r.residual**2 for r in rows) / len(rows))
             lines.append(f"  {kind}: rms residual {rms:.2f} {rows[0].unit} over {len(rows)} rows")
             for r in rows:
-                lines.append(f"    {kind[:-1]} {r.row:>3}: measured {r.measured:8.2f}  engine {r.predicted:8.2f}  "
-                             f"residual {r.residual:+7.2f} {r.unit}")
+                lines.append(
+                    f"    {kind[:-1]} {r.row:>3}: measured {r.measured:8.2f}  engine {r.predicted:8.2f}  "
+                    f"residual {r.residual:+7.2f} {r.unit}"
+                )
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -179,19 +184,27 @@ def interval(xs: np.ndarray, dev: np.ndarray, threshold: float = CHI2_95) -> tup
     return lo, hi, i0 == 0, i1 == len(xs) - 1
 
 
-def _not_identified(spec: MeasurementsSpec, name: str, lo: float, hi: float, rng: tuple[float, float]) -> SpecError:
+def _not_identified(
+    spec: MeasurementsSpec, name: str, lo: float, hi: float, rng: tuple[float, float]
+) -> SpecError:
     kind = {"restitution": "drops", "friction": "tilts", "contact_damping": "ramps"}[name]
     side = "up to" if hi >= rng[1] else "down to"
-    return SpecError(spec.source, kind, f"{name} is not identifiable from these rows: the fit is as good {side} the end "
-                                        f"of its search range ({lo:.3g} - {hi:.3g}, a flat profile); add or vary "
-                                        f"{WHAT_IDENTIFIES[name]}")
+    return SpecError(
+        spec.source,
+        kind,
+        f"{name} is not identifiable from these rows: the fit is as good {side} the end "
+        f"of its search range ({lo:.3g} - {hi:.3g}, a flat profile); add or vary "
+        f"{WHAT_IDENTIFIES[name]}",
+    )
 
 
 # ---------------------------------------------------------------- the fit
 class _Model:
     """The rig with a simulation counter and the rows grouped by the configuration each needs."""
 
-    def __init__(self, spec: MeasurementsSpec, die: DieSpec, base: MaterialTable, bar: WorkBar | None = None) -> None:
+    def __init__(
+        self, spec: MeasurementsSpec, die: DieSpec, base: MaterialTable, bar: WorkBar | None = None
+    ) -> None:
         self.spec = spec
         self.rig = MaterialRig(die, spec.surface, base)
         self.runs = 0
@@ -250,7 +263,9 @@ class _Model:
         return out
 
 
-def _fit_restitution(model: _Model, friction: float, damping: float) -> tuple[float, float, float, bool, bool]:
+def _fit_restitution(
+    model: _Model, friction: float, damping: float
+) -> tuple[float, float, float, bool, bool]:
     """(factor, low, high, reaches low end, reaches high end) of the surface's restitution factor."""
     cache: dict[float, float] = {}
 
@@ -280,8 +295,13 @@ def _damping(k: float) -> float:
     return 1.0 - math.exp(-k)
 
 
-def _motion_grid(model: _Model, factor: float, mus: np.ndarray, ks: np.ndarray,
-                 cache: dict[tuple[float, float], float] | None = None) -> np.ndarray:
+def _motion_grid(
+    model: _Model,
+    factor: float,
+    mus: np.ndarray,
+    ks: np.ndarray,
+    cache: dict[tuple[float, float], float] | None = None,
+) -> np.ndarray:
     """Deviance of the tilt and ramp rows over a grid of friction x damping rate (points in `cache`
     are not simulated again)."""
     cache = {} if cache is None else cache
@@ -296,17 +316,23 @@ def _motion_grid(model: _Model, factor: float, mus: np.ndarray, ks: np.ndarray,
     return out
 
 
-def _extend(xs: np.ndarray, low: bool, high: bool, rng: tuple[float, float], steps: int = EXTEND_STEPS) -> np.ndarray:
+def _extend(
+    xs: np.ndarray, low: bool, high: bool, rng: tuple[float, float], steps: int = EXTEND_STEPS
+) -> np.ndarray:
     """The grid with `steps` more points of its own spacing below and/or above it, within `rng`."""
     if len(xs) < 2:
         return xs
     h = float(xs[1] - xs[0])
-    more = [float(xs[0] - h * s) for s in range(1, steps + 1) if low] + [float(xs[-1] + h * s) for s in range(1, steps + 1) if high]
+    more = [float(xs[0] - h * s) for s in range(1, steps + 1) if low] + [
+        float(xs[-1] + h * s) for s in range(1, steps + 1) if high
+    ]
     more = [min(rng[1], max(rng[0], m)) for m in more]
     return np.unique(np.concatenate([xs, more]))
 
 
-def _axis(fitted: bool, rng: tuple[float, float], n: int, current: float, geometric: bool = False) -> np.ndarray:
+def _axis(
+    fitted: bool, rng: tuple[float, float], n: int, current: float, geometric: bool = False
+) -> np.ndarray:
     if not fitted:
         return np.array([current])
     return np.geomspace(*rng, n) if geometric else np.linspace(*rng, n)
@@ -339,12 +365,19 @@ def measured_pair(spec: MeasurementsSpec):
     except SpecError as exc:
         raise SpecError(spec.source, "materials", exc.problem) from None
     if spec.surface not in base.materials:
-        raise SpecError(spec.source, "surface", f"unknown material '{spec.surface}' (materials of {spec.materials}: "
-                                                f"{', '.join(base.materials)})")
+        raise SpecError(
+            spec.source,
+            "surface",
+            f"unknown material '{spec.surface}' (materials of {spec.materials}: {', '.join(base.materials)})",
+        )
     pair = base.pair(die.material, spec.surface)
     if pair is None:
-        raise SpecError(spec.source, "surface", f"the base table {spec.materials} has no pair for '{die.material}' "
-                                                f"and '{spec.surface}' to start from")
+        raise SpecError(
+            spec.source,
+            "surface",
+            f"the base table {spec.materials} has no pair for '{die.material}' "
+            f"and '{spec.surface}' to start from",
+        )
     return die, base, pair
 
 
@@ -354,12 +387,20 @@ def calibrate(spec: MeasurementsSpec, progress: bool = False) -> CalibrationResu
     rig simulations on stderr (the adaptive search decides how many, so it has no total)."""
     die, base, pair = measured_pair(spec)
     fit: set[str] = set(spec.fit)
-    need = {"restitution": bool(spec.drops), "friction": bool(spec.tilts or spec.ramps), "contact_damping": bool(spec.ramps)}
+    need = {
+        "restitution": bool(spec.drops),
+        "friction": bool(spec.tilts or spec.ramps),
+        "contact_damping": bool(spec.ramps),
+    }
     for name in ("restitution", "friction", "contact_damping"):
         if name in fit and not need[name]:
             kind = {"restitution": "drops", "friction": "tilts", "contact_damping": "ramps"}[name]
-            raise SpecError(spec.source, kind, f"{name} is not identifiable without {WHAT_IDENTIFIES[name]}; measure them "
-                                               f"or leave {name} out of `fit`")
+            raise SpecError(
+                spec.source,
+                kind,
+                f"{name} is not identifiable without {WHAT_IDENTIFIES[name]}; measure them "
+                f"or leave {name} out of `fit`",
+            )
     bar = WorkBar(None, "simulation", "calibrating (rig simulations)", enabled=progress, after_s=0, lazy=True)
     model = _Model(spec, die, base, bar)
     try:
@@ -369,7 +410,9 @@ def calibrate(spec: MeasurementsSpec, progress: bool = False) -> CalibrationResu
         model.rig.close()
 
 
-def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair: PairSpec, fit: set[str]) -> CalibrationResult:
+def _calibrate(
+    spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair: PairSpec, fit: set[str]
+) -> CalibrationResult:
     estimates: dict[str, Estimate] = {}
     kept: dict[str, float] = {}
     notes: list[str] = []
@@ -380,8 +423,13 @@ def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair:
         factor, lo, hi, at_lo, at_hi = _fit_restitution(model, mu0, d0)
         e, e_lo, e_hi = (model.pair_restitution(x) for x in (factor, lo, hi))
         if at_lo or at_hi:
-            raise _not_identified(spec, "restitution", e_lo, e_hi, (model.pair_restitution(FACTOR_RANGE[0]),
-                                                                      model.pair_restitution(FACTOR_RANGE[1])))
+            raise _not_identified(
+                spec,
+                "restitution",
+                e_lo,
+                e_hi,
+                (model.pair_restitution(FACTOR_RANGE[0]), model.pair_restitution(FACTOR_RANGE[1])),
+            )
         estimates["restitution"] = Estimate("restitution", e, min(e_lo, e), max(e_hi, e))
     else:
         factor = model.rig.factor_for(pair.restitution, *FACTOR_RANGE)
@@ -395,7 +443,10 @@ def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair:
         mus = _axis(fit_mu, FRICTION_RANGE, COARSE[0], mu0, geometric=True)
         ks = _axis(fit_k, RATE_RANGE, COARSE[1], _rate(d0))
         dev = _motion_grid(model, factor, mus, ks)
-        for name, axis, rng, ok in (("friction", 0, FRICTION_RANGE, fit_mu), ("contact_damping", 1, RATE_RANGE, fit_k)):
+        for name, axis, rng, ok in (
+            ("friction", 0, FRICTION_RANGE, fit_mu),
+            ("contact_damping", 1, RATE_RANGE, fit_k),
+        ):
             if not ok:
                 continue
             prof = dev.min(axis=1 - axis)
@@ -434,7 +485,9 @@ def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair:
                 if "friction" in open_ends:
                     mus2 = _extend(mus2, open_ends["friction"][2], open_ends["friction"][3], FRICTION_RANGE)
                 if "contact_damping" in open_ends:
-                    ks2 = _extend(ks2, open_ends["contact_damping"][2], open_ends["contact_damping"][3], RATE_RANGE)
+                    ks2 = _extend(
+                        ks2, open_ends["contact_damping"][2], open_ends["contact_damping"][3], RATE_RANGE
+                    )
                 continue
             # a grid coarser than the interval it draws: the interpolated profile places the minimum and
             # the interval ends between nodes it never simulated, so zoom in on the interval
@@ -464,9 +517,11 @@ def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair:
             if bounded != "both":
                 # a saturating effect (a damping past which a run-out no longer shortens, a friction past
                 # which the die tips before it slides): the rows give a bound, which is still a result
-                notes.append(f"{name}: the rows bound it {bounded} only ({'at least' if at_hi else 'at most'} "
-                             f"{conv(lo if at_hi else hi):.3g}); the value written is the best fit on the grid. "
-                             f"To pin it, add or vary {WHAT_IDENTIFIES[name]}")
+                notes.append(
+                    f"{name}: the rows bound it {bounded} only ({'at least' if at_hi else 'at most'} "
+                    f"{conv(lo if at_hi else hi):.3g}); the value written is the best fit on the grid. "
+                    f"To pin it, add or vary {WHAT_IDENTIFIES[name]}"
+                )
             estimates[name] = Estimate(name, conv(value), conv(min(lo, value)), conv(max(hi, value)), bounded)
     if not fit_mu:
         kept["friction"] = mu0
@@ -483,7 +538,9 @@ def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair:
     for kind, unit in (("tilts", "deg"), ("ramps", "mm")):
         if kind in groups:
             y, pred = groups[kind]
-            residuals += [Residual(kind, i, float(a), float(b), unit) for i, (a, b) in enumerate(zip(y, pred))]
+            residuals += [
+                Residual(kind, i, float(a), float(b), unit) for i, (a, b) in enumerate(zip(y, pred))
+            ]
     values = {
         "friction": estimates["friction"].value if fit_mu else mu0,
         "restitution": estimates["restitution"].value if "restitution" in estimates else pair.restitution,
@@ -493,29 +550,58 @@ def _calibrate(spec: MeasurementsSpec, model: _Model, base: MaterialTable, pair:
     return CalibrationResult(spec, (pair.a, pair.b), estimates, kept, residuals, table, model.runs, notes)
 
 
-def fitted_table(base: MaterialTable, spec: MeasurementsSpec, pair: PairSpec, values: dict[str, float],
-                 estimates: dict[str, Estimate]) -> MaterialTable:
+def fitted_table(
+    base: MaterialTable,
+    spec: MeasurementsSpec,
+    pair: PairSpec,
+    values: dict[str, float],
+    estimates: dict[str, Estimate],
+) -> MaterialTable:
     """The base table with the fitted pair's values replaced (rounded to 3 decimals), named after the
     measurements."""
-    new = {"a": pair.a, "b": pair.b, "friction": round(min(2.0, max(0.001, values["friction"])), 3),
-           "restitution": round(min(1.0, max(0.0, values["restitution"])), 3),
-           "contact_damping": round(min(1.0, max(0.0, values["contact_damping"])), 3)}
+    new = {
+        "a": pair.a,
+        "b": pair.b,
+        "friction": round(min(2.0, max(0.001, values["friction"])), 3),
+        "restitution": round(min(1.0, max(0.0, values["restitution"])), 3),
+        "contact_damping": round(min(1.0, max(0.0, values["contact_damping"])), 3),
+    }
     pairs = [new if p is pair else p.model_dump() for p in base.pairs]
     fitted = ", ".join(f"{e.name} {e.value:.3f} [{e.low:.3f}, {e.high:.3f}]" for e in estimates.values())
-    notes = (f"{pair.a} on {pair.b} fitted by dfsim calibrate from {spec.source} (95 % intervals): {fitted}; "
-             f"the other pairs are {base.name}'s.")
-    return MaterialTable.from_dict({"name": spec.name, "estimated": False, "notes": notes,
-                                    "materials": list(base.materials), "pairs": pairs}, source=spec.source)
+    notes = (
+        f"{pair.a} on {pair.b} fitted by dfsim calibrate from {spec.source} (95 % intervals): {fitted}; "
+        f"the other pairs are {base.name}'s."
+    )
+    return MaterialTable.from_dict(
+        {
+            "name": spec.name,
+            "estimated": False,
+            "notes": notes,
+            "materials": list(base.materials),
+            "pairs": pairs,
+        },
+        source=spec.source,
+    )
 
 
 def material_toml(table: MaterialTable) -> str:
     """A material table as a TOML file in the shipped format (loadable with `materials = PATH`)."""
     out = [f"# {line}" for line in _wrap(table.notes)] if table.notes else []
-    out += [f"name = {_q(table.name)}", f"estimated = {'true' if table.estimated else 'false'}",
-            f"notes = {_q(table.notes)}", "materials = [" + ", ".join(_q(m) for m in table.materials) + "]"]
+    out += [
+        f"name = {_q(table.name)}",
+        f"estimated = {'true' if table.estimated else 'false'}",
+        f"notes = {_q(table.notes)}",
+        "materials = [" + ", ".join(_q(m) for m in table.materials) + "]",
+    ]
     for p in table.pairs:
-        out += ["", "[[pairs]]", f"a = {_q(p.a)}", f"b = {_q(p.b)}", f"friction = {p.friction!r}",
-                f"restitution = {p.restitution!r}"]
+        out += [
+            "",
+            "[[pairs]]",
+            f"a = {_q(p.a)}",
+            f"b = {_q(p.b)}",
+            f"friction = {p.friction!r}",
+            f"restitution = {p.restitution!r}",
+        ]
         if p.contact_damping:
             out.append(f"contact_damping = {p.contact_damping!r}")
     return "\n".join(out) + "\n"

@@ -6,7 +6,8 @@ its rest test) and a reference at `factor` x step_hz with the plain windowed res
 reference's flight is exact by default (`reference_flight="analytic"`), so the check isolates the
 contact step. With `reference_flight="step"` the reference steps the flight too; semi-implicit
 Euler then lags the parabola by g*dt*t/2, and on tuned aimed releases that lag alone moved the hit
-rate by several points even at 1920 Hz (docs/physics.md), so such a reference is not converged. For every outcome category (hit, each miss reason, void; each face for free rolls) it gives the
+rate by several points even at 1920 Hz (docs/physics.md), so such a reference is not converged. For every
+outcome category (hit, each miss reason, void; each face for free rolls) it gives the
 paired difference of shares with a Newcombe interval. A row passes when its interval holds 0; the
 intervals are Bonferroni-widened over the rows so that a converged engine passes the whole table
 with probability >= `confidence`. `paired_check` is the same comparison for any two physics
@@ -77,22 +78,32 @@ class PairedTable:
     def as_dict(self) -> dict:
         """JSON form: settings, pass/fail, speeds and every row."""
         return {
-            "n": self.n, "a": self.a, "b": self.b, "passed": self.passed, "confidence": self.confidence,
+            "n": self.n,
+            "a": self.a,
+            "b": self.b,
+            "passed": self.passed,
+            "confidence": self.confidence,
             "changed_throws": self.changed,
-            "a_steps_per_throw": round(self.a_steps_per_throw, 1), "b_steps_per_throw": round(self.b_steps_per_throw, 1),
+            "a_steps_per_throw": round(self.a_steps_per_throw, 1),
+            "b_steps_per_throw": round(self.b_steps_per_throw, 1),
             "a_throws_per_s": round(self.n / self.a_s, 1) if self.a_s else None,
             "b_throws_per_s": round(self.n / self.b_s, 1) if self.b_s else None,
-            "rows": [r.as_dict() for r in self.rows], **self.extra,
+            "rows": [r.as_dict() for r in self.rows],
+            **self.extra,
         }
 
     def format(self) -> str:
         """A readable table, one line per category."""
-        lines = [f"n={self.n}  a={self.a}  b={self.b}  changed throws={self.changed}  "
-                 f"steps/throw a={self.a_steps_per_throw:.0f} b={self.b_steps_per_throw:.0f}  "
-                 f"{'PASS' if self.passed else 'FAIL'}"]
+        lines = [
+            f"n={self.n}  a={self.a}  b={self.b}  changed throws={self.changed}  "
+            f"steps/throw a={self.a_steps_per_throw:.0f} b={self.b_steps_per_throw:.0f}  "
+            f"{'PASS' if self.passed else 'FAIL'}"
+        ]
         for r in self.rows:
-            lines.append(f"  {r.category:28s} a={r.a_share:6.3f} b={r.b_share:6.3f} diff={r.diff:+.3f} "
-                         f"[{r.lo:+.3f}, {r.hi:+.3f}] {'ok' if r.passed else 'FAIL'}")
+            lines.append(
+                f"  {r.category:28s} a={r.a_share:6.3f} b={r.b_share:6.3f} diff={r.diff:+.3f} "
+                f"[{r.lo:+.3f}, {r.hi:+.3f}] {'ok' if r.passed else 'FAIL'}"
+            )
         return "\n".join(lines)
 
 
@@ -101,8 +112,14 @@ def with_physics(scenario: Scenario, **physics) -> Scenario:
     return scenario.with_physics(**physics)
 
 
-def paired_check(scenario_a: Scenario, scenario_b: Scenario, n: int, seed: int = 2024,
-                 confidence: float = 0.95, tick: Callable[[], None] | None = None) -> PairedTable:
+def paired_check(
+    scenario_a: Scenario,
+    scenario_b: Scenario,
+    n: int,
+    seed: int = 2024,
+    confidence: float = 0.95,
+    tick: Callable[[], None] | None = None,
+) -> PairedTable:
     """Throw n identical releases (those of scenario_a's thrower) in both scenarios' worlds and compare;
     `tick` (a progress bar's) is called after each pair."""
     ta, tb = build_thrower(scenario_a), build_thrower(scenario_b)
@@ -141,12 +158,20 @@ def paired_check(scenario_a: Scenario, scenario_b: Scenario, n: int, seed: int =
     keys = ("step_hz", "coarse_step_hz", "fine_speed_mps", "flight", "rest")
     a_desc = {k: v for k, v in scenario_a.physics.model_dump().items() if k in keys}
     b_desc = {k: v for k, v in scenario_b.physics.model_dump().items() if k in keys}
-    return PairedTable(n, a_desc, b_desc, rows, sum(x != y for x, y in zip(la, lb)), sa / n, sb / n, ta_s, tb_s, confidence)
+    return PairedTable(
+        n, a_desc, b_desc, rows, sum(x != y for x, y in zip(la, lb)), sa / n, sb / n, ta_s, tb_s, confidence
+    )
 
 
-def convergence_check(scenario: Scenario, n: int, seed: int = 2024, factor: float = 4.0,
-                      confidence: float = 0.95, reference_flight: str = "analytic",
-                      tick: Callable[[], None] | None = None) -> PairedTable:
+def convergence_check(
+    scenario: Scenario,
+    n: int,
+    seed: int = 2024,
+    factor: float = 4.0,
+    confidence: float = 0.95,
+    reference_flight: str = "analytic",
+    tick: Callable[[], None] | None = None,
+) -> PairedTable:
     """The scenario's physics against a `factor` x finer contact step (windowed rest test; flight exact
     unless reference_flight = "step")."""
     hz = scenario.physics.step_hz * factor
@@ -157,14 +182,21 @@ def convergence_check(scenario: Scenario, n: int, seed: int = 2024, factor: floa
 QUICK_SCENES: dict[str, dict[str, Any]] = {
     "reference": dict(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual"),
     "firewall": dict(board="magma", dice=["hero-d8"], shots=["firewall"], skill="casual"),
-    "template": dict(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual",
-                     templates=[{"name": "weak-point", "x_mm": 120, "y_mm": 0}]),
+    "template": dict(
+        board="magma",
+        dice=["hero-d8"],
+        shots=["standard"],
+        skill="casual",
+        templates=[{"name": "weak-point", "x_mm": 120, "y_mm": 0}],
+    ),
     "roll-d6": dict(dice=["d6"], shots=["roll"]),
     "roll-d8": dict(dice=["d8"], shots=["roll"]),
 }
 
 
-def quick_check(scene: str = "reference", n: int = 40, seed: int = 11, confidence: float = 0.95, **physics) -> PairedTable:
+def quick_check(
+    scene: str = "reference", n: int = 40, seed: int = 11, confidence: float = 0.95, **physics
+) -> PairedTable:
     """The small-N form for CI: one of QUICK_SCENES (default physics unless overridden) against 4x finer."""
     sc = Scenario.build(**QUICK_SCENES[scene])
     if physics:

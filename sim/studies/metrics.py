@@ -9,7 +9,9 @@ from typing import Any
 
 # what counts as a success of one throw, by metric name
 SHOT_METRICS: dict[str, Callable[[Any], bool]] = {
-    "hit": lambda outcome: outcome.result == "hit",  # void throws (not settled) count as not hit, as in summary.json
+    "hit": lambda outcome: (
+        outcome.result == "hit"
+    ),  # void throws (not settled) count as not hit, as in summary.json
 }
 
 # what counts as a success of one fight, by metric name

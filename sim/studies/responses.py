@@ -25,7 +25,10 @@ from sim.studies.metrics import FIGHT_METRICS, SHOT_METRICS
 
 
 def shot_response(
-    recipe: dict[str, Any], path: str, metric: str = "hit", max_worlds: int = 6,
+    recipe: dict[str, Any],
+    path: str,
+    metric: str = "hit",
+    max_worlds: int = 6,
     tick: Callable[[], None] | None = None,
 ) -> Callable[[Any, int, int], tuple[int, int]]:
     """The rate of `metric` over physical throws of a scenario, as a function of one override.
@@ -37,7 +40,8 @@ def shot_response(
 
     Memory: each value needs its own physics world (about 36 MB). `thrower_for` keeps every world
     for the life of the thread, so this builds its own (`build_thrower`) and keeps at most
-    `max_worlds` most recently used ones, closing the others; a value that comes back gets a freshly built world, which
+    `max_worlds` most recently used ones, closing the others; a value that comes back gets a freshly built
+    world, which
     throws bit-identically (the determinism checker tests exactly that).
 
     Cost: a new world takes about half a second; a setting the aimed release depends on (anything
@@ -45,9 +49,13 @@ def shot_response(
     `tick` (a progress bar's) is called after every throw.
     """
     if metric not in SHOT_METRICS:
-        raise SpecError("tune", "metric", f"unknown metric '{metric}' for shots (known: {', '.join(SHOT_METRICS)})")
+        raise SpecError(
+            "tune", "metric", f"unknown metric '{metric}' for shots (known: {', '.join(SHOT_METRICS)})"
+        )
     if not isinstance(path, str) or "." not in path:
-        raise SpecError("tune", "setting", f"must be a dotted override path like shot.release.distance_mm, got {path!r}")
+        raise SpecError(
+            "tune", "setting", f"must be a dotted override path like shot.release.distance_mm, got {path!r}"
+        )
     success = SHOT_METRICS[metric]
     base = dict(recipe)
     fixed = dict(base.pop("overrides", None) or {})
@@ -74,8 +82,6 @@ def shot_response(
     return evaluate
 
 
-
-
 class FightResponse:
     """The rate of `metric` over fights played with resampled recorded throws, as a function of one
     fight setting: `FightResponse("reference", "house_rules.monster_life_bonus", "results/fight-throws")`.
@@ -91,23 +97,43 @@ class FightResponse:
     fight spec is validated once and kept.
     """
 
-    def __init__(self, fight: str | Path, path: str, records: str | Path, *, overrides: dict[str, Any] | None = None,
-                 metric: str = "won", variant: str | None = None, policy: str | None = None) -> None:
+    def __init__(
+        self,
+        fight: str | Path,
+        path: str,
+        records: str | Path,
+        *,
+        overrides: dict[str, Any] | None = None,
+        metric: str = "won",
+        variant: str | None = None,
+        policy: str | None = None,
+    ) -> None:
         if metric not in FIGHT_METRICS:
-            raise SpecError("tune", "metric", f"unknown metric '{metric}' for fights (known: {', '.join(FIGHT_METRICS)})")
+            raise SpecError(
+                "tune", "metric", f"unknown metric '{metric}' for fights (known: {', '.join(FIGHT_METRICS)})"
+            )
         if not isinstance(path, str) or not path or path.startswith(".") or path.endswith("."):
-            raise SpecError("tune", "setting", f"must be a dotted fight setting like house_rules.monster_life_bonus, got {path!r}")
+            raise SpecError(
+                "tune",
+                "setting",
+                f"must be a dotted fight setting like house_rules.monster_life_bonus, got {path!r}",
+            )
         self.fight, self.path, self.records, self.metric = fight, path, str(records), metric
         self.overrides = dict(overrides or {})
         self.base = load_fight(fight, self.overrides)
         self.current = _read_path(self.base, path)
-        load_fight(fight, {**self.overrides, path: self.current})  # a path the fight file cannot take fails here
+        load_fight(
+            fight, {**self.overrides, path: self.current}
+        )  # a path the fight file cannot take fails here
         # an int field (not a bool) takes integers only: the CLI asks for --integer
         self.integer_setting = isinstance(self.current, int) and not isinstance(self.current, bool)
-        self.policy = resolve_policy(policy or self.base.policy, "command line" if policy else self.base.source)
+        self.policy = resolve_policy(
+            policy or self.base.policy, "command line" if policy else self.base.source
+        )
         throws = self.base.throws
-        self.tables, self.notes = tables_from_results(records, variant or throws.variant,
-                                                      white_die=throws.white_die, colored_die=throws.colored_die)
+        self.tables, self.notes = tables_from_results(
+            records, variant or throws.variant, white_die=throws.white_die, colored_die=throws.colored_die
+        )
         self._success = FIGHT_METRICS[metric]
         self._specs: dict[Any, FightSpec] = {}
         self.used: dict[str, Any] = {}  # label -> table, of every table a fight has drawn from
@@ -117,7 +143,11 @@ class FightResponse:
         spec = self._specs.get(value)
         if spec is None:
             if self.integer_setting and not float(value).is_integer():
-                raise SpecError("tune", self.path, f"takes integers (now {self.current!r}), got {value!r}: tune it with --integer")
+                raise SpecError(
+                    "tune",
+                    self.path,
+                    f"takes integers (now {self.current!r}), got {value!r}: tune it with --integer",
+                )
             v = int(value) if self.integer_setting else value
             spec = self._specs[value] = load_fight(self.fight, {**self.overrides, self.path: v})
         return spec
@@ -129,7 +159,9 @@ class FightResponse:
         try:
             results = run_fights(spec, source, range(int(n)), self.policy)
         except UncoveredThrow as exc:
-            raise SpecError(self.records, "records", f"{exc} (record these throws with `dfsim run`)") from None
+            raise SpecError(
+                self.records, "records", f"{exc} (record these throws with `dfsim run`)"
+            ) from None
         except FightError as exc:
             raise SpecError(spec.source, "policy", str(exc)) from None
         self.used.update(source.used)

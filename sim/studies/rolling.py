@@ -64,9 +64,15 @@ def flat_landing(th, phases: int, yaws: int) -> dict:
             spin.append(math.sqrt(dot(w, w)))
             rebound.append(v[2] / v0)
     ph.park("die:0")
-    return {"die": spec.name if spec.shape != "cylinder" else f"cylinder d={2 * spec.radius_mm:g} h={spec.height_mm:g}",
-            "drops": len(side), "side_mps": float(max(side)), "spin_radps": float(max(spin)),
-            "rebound": float(np.mean(rebound))}
+    return {
+        "die": spec.name
+        if spec.shape != "cylinder"
+        else f"cylinder d={2 * spec.radius_mm:g} h={spec.height_mm:g}",
+        "drops": len(side),
+        "side_mps": float(max(side)),
+        "spin_radps": float(max(spin)),
+        "rebound": float(np.mean(rebound)),
+    }
 
 
 def check_flat_landing(ctx) -> Any:
@@ -95,11 +101,15 @@ def judge_flat_landing(rows: list[dict], kick: float = FLAT_KICK_MPS, spin: floa
 
     ok = all(r["side_mps"] <= kick and r["spin_radps"] <= spin for r in rows)
     txt = ", ".join(f"{r['die']}: {r['side_mps']:.3f} m/s, {r['spin_radps']:.1f} rad/s" for r in rows)
-    return Check("flat-landing", "Flat landings rebound straight", ok,
-                 f"largest sideways speed and spin gained by a flat, still 10 cm drop: {txt} "
-                 f"(allowed {kick} m/s, {spin} rad/s)",
-                 "Newton: a face landing squarely on a face takes its impulse through the centre",
-                 {"rows": rows, "kick_mps": kick, "spin_radps": spin})
+    return Check(
+        "flat-landing",
+        "Flat landings rebound straight",
+        ok,
+        f"largest sideways speed and spin gained by a flat, still 10 cm drop: {txt} "
+        f"(allowed {kick} m/s, {spin} rad/s)",
+        "Newton: a face landing squarely on a face takes its impulse through the centre",
+        {"rows": rows, "kick_mps": kick, "spin_radps": spin},
+    )
 
 
 # ---------------------------------------------------------------- end landings on two glass panes
@@ -121,8 +131,14 @@ def end_landings(surface: str, ratio: float, n: int, seed: int, physics: dict | 
     from sim.specs.scenario import Scenario
 
     case = cylinder_case(SURFACE_DIAMETER_MM / 2, round(ratio * SURFACE_DIAMETER_MM, 4))
-    th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"], physics=physics,
-                                      overrides=dict(case.overrides) | {"shot.table_material": surface}))
+    th = build_thrower(
+        Scenario.build(
+            dice=[case.base],
+            shots=["roll"],
+            physics=physics,
+            overrides=dict(case.overrides) | {"shot.table_material": surface},
+        )
+    )
     flags: list[int | None] = []
     for k in range(n):
         o = th.throw(seed, k).outcome
@@ -130,8 +146,16 @@ def end_landings(surface: str, ratio: float, n: int, seed: int, physics: dict | 
     th.physics.close()
     seen = [f for f in flags if f is not None]
     lo, hi = wilson_interval(sum(seen), len(seen))
-    return {"surface": surface, "ratio": ratio, "n": n, "void": n - len(seen), "end": sum(seen),
-            "p_end": sum(seen) / max(1, len(seen)), "ci95": [lo, hi], "flags": flags}
+    return {
+        "surface": surface,
+        "ratio": ratio,
+        "n": n,
+        "void": n - len(seen),
+        "end": sum(seen),
+        "p_end": sum(seen) / max(1, len(seen)),
+        "ci95": [lo, hi],
+        "flags": flags,
+    }
 
 
 def check_surface_ends(ctx) -> Any:
@@ -149,9 +173,15 @@ def check_surface_ends(ctx) -> Any:
     fig, ax = plt.subplots(figsize=(5.6, 3.5))
     for s, color in zip(PUBLISHED_ENDS, ("C0", "C1")):
         rs = [r for r in rows if r["surface"] == s]
-        ax.errorbar([r["ratio"] for r in rs], [r["p_end"] for r in rs],
-                    yerr=[[r["p_end"] - r["ci95"][0] for r in rs], [r["ci95"][1] - r["p_end"] for r in rs]],
-                    fmt="o-", color=color, capsize=3, label=f"engine, {s}")
+        ax.errorbar(
+            [r["ratio"] for r in rs],
+            [r["p_end"] for r in rs],
+            yerr=[[r["p_end"] - r["ci95"][0] for r in rs], [r["ci95"][1] - r["p_end"] for r in rs]],
+            fmt="o-",
+            color=color,
+            capsize=3,
+            label=f"engine, {s}",
+        )
         ax.plot([1.0], [PUBLISHED_ENDS[s]], "*", color=color, ms=12, label=f"published, {s}")
     ax.set(xlabel="height / diameter", ylabel="P(rests on an end)", title="cylinders rolled onto glass")
     _save(plt, fig, ax, ctx.figure("surface_ends.png"))
@@ -177,7 +207,8 @@ def paired_difference(a: list, b: list) -> tuple[float, float, float]:
 
 def judge_surface_ends(rows: list[dict], finer: list[dict] | None = None) -> Any:
     """Pass when, at h = d, each pane's end share (its 95 % interval) comes within half the published
-    thick-thin gap of its published share (the band that tells the two panes apart), and at every ratio the thick pane's share
+    thick-thin gap of its published share (the band that tells the two panes apart), and at every ratio the
+    thick pane's share
     is not below the thin one's (paired 95 % interval of the difference above 0 at h = d, not below 0
     elsewhere). `finer`, the h = d rolls stepped 4x finer, is reported, not judged: the end shares are
     not converged in the step (docs/physics.md, "Rolling bodies")."""
@@ -197,19 +228,31 @@ def judge_surface_ends(rows: list[dict], finer: list[dict] | None = None) -> Any
                 r["published"] = PUBLISHED_ENDS[r["surface"]]
                 ok = ok and r["ci95"][0] - tol <= r["published"] <= r["ci95"][1] + tol
     at1 = [r for r in rows if r["ratio"] == 1.0]
-    txt = ", ".join(f"{r['surface']} {r['p_end']:.3f} (published {PUBLISHED_ENDS[r['surface']]:.2f})" for r in at1)
-    txt += "; thick - thin: " + ", ".join(f"h/d {d['ratio']:g}: {d['difference']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]"
-                                           for d in diffs)
+    txt = ", ".join(
+        f"{r['surface']} {r['p_end']:.3f} (published {PUBLISHED_ENDS[r['surface']]:.2f})" for r in at1
+    )
+    txt += "; thick - thin: " + ", ".join(
+        f"h/d {d['ratio']:g}: {d['difference']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]"
+        for d in diffs
+    )
     slim = [{k: v for k, v in r.items() if k != "flags"} for r in rows]
     fine = [{k: v for k, v in r.items() if k != "flags"} for r in finer or []]
     if fine:
-        txt += "; NOT converged in the step: stepped 4x finer throughout, " + ", ".join(
-            f"{r['surface']} {r['p_end']:.3f} of {r['n'] - r['void']}" for r in fine) + " (reported, not judged)"
-    return Check("surface-ends", "Cylinders ending on an end: thick against thin glass", ok,
-                 f"h = d: {txt} (the 95 % interval within +-{tol:.2f} of each published share)",
-                 "Dice physics: the three-sided die (geocities.ws/dicephysics, 2002): h = d cylinders rolled "
-                 "by machine end on an end 38 % on 15.50 mm glass, 24 % on 2.40 mm glass",
-                 {"rows": slim, "differences": diffs, "tolerance": tol, "finer_step": fine}, ["surface_ends.png"])
+        txt += (
+            "; NOT converged in the step: stepped 4x finer throughout, "
+            + ", ".join(f"{r['surface']} {r['p_end']:.3f} of {r['n'] - r['void']}" for r in fine)
+            + " (reported, not judged)"
+        )
+    return Check(
+        "surface-ends",
+        "Cylinders ending on an end: thick against thin glass",
+        ok,
+        f"h = d: {txt} (the 95 % interval within +-{tol:.2f} of each published share)",
+        "Dice physics: the three-sided die (geocities.ws/dicephysics, 2002): h = d cylinders rolled "
+        "by machine end on an end 38 % on 15.50 mm glass, 24 % on 2.40 mm glass",
+        {"rows": slim, "differences": diffs, "tolerance": tol, "finer_step": fine},
+        ["surface_ends.png"],
+    )
 
 
 # ---------------------------------------------------------------- rolling run-out against a closed form
@@ -245,7 +288,13 @@ def runout(th, v0: float) -> float:
     radius = spec.radius_mm * 1e-3
     ph.set_damping("die:0", 0.0)
     q = (math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4))  # body z (the axis) along world -y
-    ph.set_state("die:0", (0.0, 0.0, radius * math.cos(math.pi / facets) + 1e-5), q, (v0, 0.0, 0.0), (0.0, v0 / radius, 0.0))
+    ph.set_state(
+        "die:0",
+        (0.0, 0.0, radius * math.cos(math.pi / facets) + 1e-5),
+        q,
+        (v0, 0.0, 0.0),
+        (0.0, v0 / radius, 0.0),
+    )
     hz = ph.settings.step_hz
     for k in range(int(10 * hz)):
         ph.tick()
@@ -271,23 +320,49 @@ def check_runout(ctx) -> Any:
     speeds = RUNOUT_SPEEDS_MPS if not ctx.quick else RUNOUT_SPEEDS_MPS[::3]
     rows = []
     for surface in ("felt", "wood"):
-        th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"],
-                                          overrides=dict(case.overrides) | {"shot.table_material": surface}))
+        th = build_thrower(
+            Scenario.build(
+                dice=[case.base],
+                shots=["roll"],
+                overrides=dict(case.overrides) | {"shot.table_material": surface},
+            )
+        )
         arm = th.physics.rolling_resistance.get("table", 0.0)
         spec = th.scenario.dice[0]
         facets = len(spec.face_geometry[0].corners)
         for v0 in speeds:
-            rows.append({"surface": surface, "v0_mps": v0, "arm_mm": arm * 1e3, "facets": facets,
-                         "engine_mm": 1e3 * runout(th, v0),
-                         "closed_mm": 1e3 * rimless_runout_m(facets, v0, RUNOUT_RADIUS_MM * 1e-3, arm),
-                         "round_mm": 1e3 * 1.5 * RUNOUT_RADIUS_MM * 1e-3 * v0 * v0 / (2 * arm * GRAVITY) if arm else None})
+            rows.append(
+                {
+                    "surface": surface,
+                    "v0_mps": v0,
+                    "arm_mm": arm * 1e3,
+                    "facets": facets,
+                    "engine_mm": 1e3 * runout(th, v0),
+                    "closed_mm": 1e3 * rimless_runout_m(facets, v0, RUNOUT_RADIUS_MM * 1e-3, arm),
+                    "round_mm": 1e3 * 1.5 * RUNOUT_RADIUS_MM * 1e-3 * v0 * v0 / (2 * arm * GRAVITY)
+                    if arm
+                    else None,
+                }
+            )
         th.physics.close()
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.6, 3.5))
     for surface, color in (("felt", "C0"), ("wood", "C1")):
         rs = [r for r in rows if r["surface"] == surface]
-        ax.plot([r["v0_mps"] for r in rs], [r["engine_mm"] for r in rs], "o", color=color, label=f"engine, {surface}")
-        ax.plot([r["v0_mps"] for r in rs], [r["closed_mm"] for r in rs], "--", color=color, label=f"rimless wheel, {surface}")
+        ax.plot(
+            [r["v0_mps"] for r in rs],
+            [r["engine_mm"] for r in rs],
+            "o",
+            color=color,
+            label=f"engine, {surface}",
+        )
+        ax.plot(
+            [r["v0_mps"] for r in rs],
+            [r["closed_mm"] for r in rs],
+            "--",
+            color=color,
+            label=f"rimless wheel, {surface}",
+        )
     ax.set(xlabel="rolling speed (m/s)", ylabel="run-out (mm)", title="h = d cylinder rolled on its side")
     _save(plt, fig, ax, ctx.figure("runout.png"))
     return judge_runout(rows)
@@ -304,12 +379,20 @@ def judge_runout(rows: list[dict], tol: float = RUNOUT_TOLERANCE) -> Any:
     for r in rows:
         r["ratio"] = r["engine_mm"] / r["closed_mm"] if r["closed_mm"] > 0 else math.inf
     ok = bool(judged) and all(abs(r["ratio"] - 1) <= tol for r in judged)
-    txt = "; ".join(f"{r['surface']} {r['v0_mps']:g} m/s: {r['engine_mm']:.0f} mm vs {r['closed_mm']:.0f} mm"
-                    + (f" (round roller {r['round_mm']:.0f} mm)" if r["round_mm"] else "") for r in rows)
-    return Check("run-out", "Rolling run-out against the closed form", ok,
-                 f"{txt} (allowed {tol:.0%} where the surface resists rolling)",
-                 "rimless wheel (McGeer 1990, Int. J. Robot. Res. 9(2) 62) with rolling resistance arm x normal force",
-                 {"rows": rows, "tolerance": tol}, ["runout.png"])
+    txt = "; ".join(
+        f"{r['surface']} {r['v0_mps']:g} m/s: {r['engine_mm']:.0f} mm vs {r['closed_mm']:.0f} mm"
+        + (f" (round roller {r['round_mm']:.0f} mm)" if r["round_mm"] else "")
+        for r in rows
+    )
+    return Check(
+        "run-out",
+        "Rolling run-out against the closed form",
+        ok,
+        f"{txt} (allowed {tol:.0%} where the surface resists rolling)",
+        "rimless wheel (McGeer 1990, Int. J. Robot. Res. 9(2) 62) with rolling resistance arm x normal force",
+        {"rows": rows, "tolerance": tol},
+        ["runout.png"],
+    )
 
 
 # ---------------------------------------------------------------- coins flipped by people
@@ -340,8 +423,15 @@ def check_coin_flips(ctx) -> Any:
     from sim.specs.flip import FLIP_SKILLS
 
     n = ctx.size("coin_flips")
-    rows = [{"skill": s, "wobble_sd_deg": k.wobble_sd_deg, "n": n,
-             **dict(zip(("same_side", "se"), flip_same_side(k.wobble_sd_deg, n, ctx.seed)))} for s, k in FLIP_SKILLS.items()]
+    rows = [
+        {
+            "skill": s,
+            "wobble_sd_deg": k.wobble_sd_deg,
+            "n": n,
+            **dict(zip(("same_side", "se"), flip_same_side(k.wobble_sd_deg, n, ctx.seed))),
+        }
+        for s, k in FLIP_SKILLS.items()
+    ]
     return judge_coin_flips(rows)
 
 
@@ -354,8 +444,12 @@ def judge_coin_flips(rows: list[dict]) -> Any:
     casual = next(r for r in rows if r["skill"] == "casual")
     ok = lo - 2 * casual["se"] <= casual["same_side"] <= hi + 2 * casual["se"]
     txt = ", ".join(f"{r['skill']} (wobble sd {r['wobble_sd_deg']:g} deg) {r['same_side']:.4f}" for r in rows)
-    return Check("coin-flips", "Flipped and caught coins: same side as people's flips", ok,
-                 f"{txt}; published {p} [{lo}, {hi}] (casual judged)",
-                 "Bartos et al. (2023), Fair coins tend to land on the same side they started, arXiv:2310.04153 "
-                 "(350,757 flips): 0.508; Diaconis, Holmes & Montgomery (2007) for each flip",
-                 {"rows": rows, "published": list(BARTOS_SAME_SIDE)})
+    return Check(
+        "coin-flips",
+        "Flipped and caught coins: same side as people's flips",
+        ok,
+        f"{txt}; published {p} [{lo}, {hi}] (casual judged)",
+        "Bartos et al. (2023), Fair coins tend to land on the same side they started, arXiv:2310.04153 "
+        "(350,757 flips): 0.508; Diaconis, Holmes & Montgomery (2007) for each flip",
+        {"rows": rows, "published": list(BARTOS_SAME_SIDE)},
+    )

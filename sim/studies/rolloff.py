@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 
-SDA_SCENARIOS = {"blank": "Destruction", "star": "King of the Hill", "2-star": "Crystal Capture", "heart": "Crystal Capture"}
+SDA_SCENARIOS = {
+    "blank": "Destruction",
+    "star": "King of the Hill",
+    "2-star": "Crystal Capture",
+    "heart": "Crystal Capture",
+}
 
 
 def roll_faces(rec: dict) -> list[str] | None:
@@ -17,8 +22,12 @@ def roll_faces(rec: dict) -> list[str] | None:
     return [rec["face"], *(rec[f"die{i}_face"] for i in range(1, n))]
 
 
-def sda_rolloff(out_dir, stars: dict[str, int] | None = None, variant: str = "blue-die",
-                rolloff_variant: str = "three-blue-dice") -> dict:
+def sda_rolloff(
+    out_dir,
+    stars: dict[str, int] | None = None,
+    variant: str = "blue-die",
+    rolloff_variant: str = "three-blue-dice",
+) -> dict:
     """Super Dungeon Arena from a free-roll run (experiments/sda-rolloff.toml). The scenario roll ("player
     one rolls a single blue die") from `variant`'s one-die throws; the player-one roll-off ("each player
     rolls three blue dice ... Reroll in the case of a tie") from `rolloff_variant`'s throws, each one
@@ -53,21 +62,35 @@ def sda_rolloff(out_dir, stars: dict[str, int] | None = None, variant: str = "bl
     scenario = {k: wilson(c, n, conf).as_dict() for k, c in scen.items()}
     rolls_df = df[df["variant"] == rolloff_variant].sort_values("index")
     if rolls_df.empty:
-        raise SpecError(out, "variant", f"no throws of the roll-off variant '{rolloff_variant}' (three blue dice thrown together)")
+        raise SpecError(
+            out,
+            "variant",
+            f"no throws of the roll-off variant '{rolloff_variant}' (three blue dice thrown together)",
+        )
     n_dice = int(rolls_df["n_dice"].iloc[0])
     if n_dice < 2 or (rolls_df["n_dice"] != n_dice).any():
-        raise SpecError(out, "variant", f"the roll-off variant '{rolloff_variant}' must throw the same several dice every throw "
-                        f"(it has {sorted(set(rolls_df['n_dice']))} dice)")
+        raise SpecError(
+            out,
+            "variant",
+            f"the roll-off variant '{rolloff_variant}' must throw the same several dice every throw "
+            f"(it has {sorted(set(rolls_df['n_dice']))} dice)",
+        )
     rolls = [r for r in (roll_faces(rec) for rec in rolls_df.to_dict("records")) if r is not None]
     report = {
-        "variant": variant, "n_faces": n, "stars": stars, "faces": face_rates, "scenario_roll": scenario,
+        "variant": variant,
+        "n_faces": n,
+        "stars": stars,
+        "faces": face_rates,
+        "scenario_roll": scenario,
         "rolloff": _rolloff(rolls, stars, conf, n_dice, rolloff_variant, len(rolls_df)),
     }
     write_atomic(out / "sda-rolloff.json", json.dumps(report, indent=1, default=float))
     return report
 
 
-def _rolloff(rolls: list[list[str]], stars: dict[str, int], conf: float, n_dice: int, variant: str, thrown: int) -> dict:
+def _rolloff(
+    rolls: list[list[str]], stars: dict[str, int], conf: float, n_dice: int, variant: str, thrown: int
+) -> dict:
     """The roll-off played through the recorded rolls, and the exact odds for independent dice."""
     import numpy as np
 
@@ -96,11 +119,16 @@ def _rolloff(rolls: list[list[str]], stars: dict[str, int], conf: float, n_dice:
         dist = np.convolve(dist, one)
     p_tie = float(np.sum(dist**2))
     return {
-        "variant": variant, "dice_per_roll": n_dice, "rolls": len(rolls), "rerolled_unsettled": thrown - len(rolls),
+        "variant": variant,
+        "dice_per_roll": n_dice,
+        "rolls": len(rolls),
+        "rerolled_unsettled": thrown - len(rolls),
         "faces": {f: wilson(dice_faces.count(f), m, conf).as_dict() for f in sorted(set(dice_faces))},
         "attempts": attempts,
         "tie_rate": wilson(ties, attempts, conf).as_dict() if attempts else None,
-        "rolls_per_rolloff": mean_interval(np.array(rolls_needed, float), conf, "t").as_dict() if len(rolls_needed) > 1 else None,
+        "rolls_per_rolloff": mean_interval(np.array(rolls_needed, float), conf, "t").as_dict()
+        if len(rolls_needed) > 1
+        else None,
         "exact_tie_probability": p_tie,
         "exact_rolls_per_rolloff": 1.0 / (1.0 - p_tie) if p_tie < 1 else float("inf"),
         "star_total_distribution": {str(i): float(x) for i, x in enumerate(dist)},

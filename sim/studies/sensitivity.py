@@ -57,7 +57,9 @@ class Parameter(Spec):
     @field_validator("setting")
     @classmethod
     def _path(cls, v: str) -> str:
-        if v != DUMMY and (len(v.split(".")) < 2 or not all(p.replace("_", "a").isalnum() for p in v.split("."))):
+        if v != DUMMY and (
+            len(v.split(".")) < 2 or not all(p.replace("_", "a").isalnum() for p in v.split("."))
+        ):
             raise ValueError(f"'{v}' is not a dotted path like 'skill.speed_sd_frac' (or \"{DUMMY}\")")
         return v
 
@@ -120,7 +122,9 @@ class SensitivitySpec(Spec):
                 raise FieldError(f"parameters.{i}.setting", f"'{s}' is also fixed in scene.overrides")
         if self.points > MAX_POINTS:
             what = "trajectories" if self.method == "morris" else "samples"
-            raise FieldError(what, f"{self.points} design points; at most {MAX_POINTS} (fewer {what} or parameters)")
+            raise FieldError(
+                what, f"{self.points} design points; at most {MAX_POINTS} (fewer {what} or parameters)"
+            )
         return self
 
     @property
@@ -211,7 +215,9 @@ def plan_sensitivity(spec: SensitivitySpec, source: str = "<sensitivity>") -> Pl
     try:
         sc = Scenario.build(**base, overrides=fixed, source=source)
     except SpecError as exc:
-        raise SpecError(exc.source, f"scene.{exc.field}" if exc.source == source else exc.field, exc.problem) from None
+        raise SpecError(
+            exc.source, f"scene.{exc.field}" if exc.source == source else exc.field, exc.problem
+        ) from None
     for i, p in enumerate(spec.parameters):
         if p.setting == DUMMY:
             continue
@@ -219,10 +225,16 @@ def plan_sensitivity(spec: SensitivitySpec, source: str = "<sensitivity>") -> Pl
             try:
                 Scenario.build(**base, overrides={**fixed, p.setting: getattr(p, end)}, source=source)
             except SpecError as exc:
-                raise SpecError(source, f"parameters.{i}.{'setting' if _bad_path(exc) else end}",
-                                f"{p.setting} = {getattr(p, end):g}: {exc.problem}") from None
-    problem = {"num_vars": len(spec.parameters), "names": [p.name for p in spec.parameters],
-               "bounds": [[p.low, p.high] for p in spec.parameters]}
+                raise SpecError(
+                    source,
+                    f"parameters.{i}.{'setting' if _bad_path(exc) else end}",
+                    f"{p.setting} = {getattr(p, end):g}: {exc.problem}",
+                ) from None
+    problem = {
+        "num_vars": len(spec.parameters),
+        "names": [p.name for p in spec.parameters],
+        "bounds": [[p.low, p.high] for p in spec.parameters],
+    }
     X = _design(spec, problem)
     values = sorted({s.value for s in sc.board.sections}) if sc.board is not None else []
     parts: list[dict[str, Any]] = []
@@ -231,15 +243,25 @@ def plan_sensitivity(spec: SensitivitySpec, source: str = "<sensitivity>") -> Pl
         for i in range(start, min(start + MAX_CELLS, len(X))):
             over = {p.setting: float(x) for p, x in zip(spec.parameters, X[i]) if p.setting != DUMMY}
             variants.append({"name": f"p{i:04d}", **({"overrides": over} if over else {})})
-        parts.append({"name": f"{spec.name}-{spec.method}-part{len(parts)}", "seed": spec.seed,
-                      "throws": spec.throws, "chunk_throws": spec.chunk_throws or min(spec.throws, 100_000), "confidence": spec.confidence,
-                      "defaults": scene, "variants": variants})
+        parts.append(
+            {
+                "name": f"{spec.name}-{spec.method}-part{len(parts)}",
+                "seed": spec.seed,
+                "throws": spec.throws,
+                "chunk_throws": spec.chunk_throws or min(spec.throws, 100_000),
+                "confidence": spec.confidence,
+                "defaults": scene,
+                "variants": variants,
+            }
+        )
     return Plan(spec, source, problem, X, parts, values)
 
 
 def _bad_path(exc: SpecError) -> bool:
-    return any(w in exc.problem for w in ("unknown key", "unknown component", "is not a table", "is not an index",
-                                           "dotted path"))
+    return any(
+        w in exc.problem
+        for w in ("unknown key", "unknown component", "is not a table", "is not an index", "dotted path")
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -258,10 +280,18 @@ class SensitivityResult:
     throws_run: int
 
 
-def run_sensitivity(path_or_spec: str | Path | SensitivitySpec, out: str | Path | None = None,
-                    workers: int | None = None, force: bool = False, quiet: bool = False,
-                    method: str | None = None, figure: bool = True, source: str | None = None,
-                    throws: int | None = None, trajectories: int | None = None) -> SensitivityResult:
+def run_sensitivity(
+    path_or_spec: str | Path | SensitivitySpec,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    quiet: bool = False,
+    method: str | None = None,
+    figure: bool = True,
+    source: str | None = None,
+    throws: int | None = None,
+    trajectories: int | None = None,
+) -> SensitivityResult:
     """Run (or resume) a sensitivity analysis and write its table, figure and samples.
 
     The design points run as the cells of ordinary experiments in OUT/runs/part-K (resumable: run the
@@ -273,11 +303,15 @@ def run_sensitivity(path_or_spec: str | Path | SensitivitySpec, out: str | Path 
     if isinstance(path_or_spec, SensitivitySpec):
         spec, src = path_or_spec, source or "<sensitivity>"
         if method is not None:
-            spec = parse_sensitivity({**spec.model_dump(mode="json", exclude_none=True), "method": method}, src)
+            spec = parse_sensitivity(
+                {**spec.model_dump(mode="json", exclude_none=True), "method": method}, src
+            )
     else:
         spec, src = load_sensitivity(path_or_spec, method)
     changes = {k: v for k, v in (("throws", throws), ("trajectories", trajectories)) if v is not None}
-    if changes:  # a smaller (or larger) analysis of the same file: another analysis hash, validated as the file
+    if (
+        changes
+    ):  # a smaller (or larger) analysis of the same file: another analysis hash, validated as the file
         spec = parse_sensitivity({**spec.model_dump(mode="json", exclude_none=True), **changes}, src)
     plan = plan_sensitivity(spec, src)
     out = Path(out) if out is not None else Path("results") / f"{spec.name}-{spec.method}"
@@ -326,12 +360,26 @@ def analyse(plan: Plan, Y: pd.DataFrame) -> pd.DataFrame:
         if spec.method == "morris":
             from SALib.analyze import morris
 
-            r = morris.analyze(plan.problem, plan.X, y, num_resamples=BOOTSTRAP, conf_level=spec.confidence,
-                               num_levels=spec.levels, seed=spec.seed)
+            r = morris.analyze(
+                plan.problem,
+                plan.X,
+                y,
+                num_resamples=BOOTSTRAP,
+                conf_level=spec.confidence,
+                num_levels=spec.levels,
+                seed=spec.seed,
+            )
             for j, name in enumerate(plan.problem["names"]):
-                rows.append({"output": output, "parameter": name, "mu": float(r["mu"][j]),
-                             "mu_star": float(r["mu_star"][j]), "mu_star_conf": float(r["mu_star_conf"][j]),
-                             "sigma": float(r["sigma"][j])})
+                rows.append(
+                    {
+                        "output": output,
+                        "parameter": name,
+                        "mu": float(r["mu"][j]),
+                        "mu_star": float(r["mu_star"][j]),
+                        "mu_star_conf": float(r["mu_star_conf"][j]),
+                        "sigma": float(r["sigma"][j]),
+                    }
+                )
         else:
             rows += _sobol_rows(plan, output, y)
     return pd.DataFrame(rows)
@@ -340,15 +388,39 @@ def analyse(plan: Plan, Y: pd.DataFrame) -> pd.DataFrame:
 def _sobol_rows(plan: Plan, output: str, y: np.ndarray) -> list[dict[str, Any]]:
     names = plan.problem["names"]
     if float(np.var(y)) == 0.0:  # no variance to share out: every index is undefined
-        return [{"output": output, "parameter": n, "S1": math.nan, "S1_conf": math.nan, "ST": math.nan,
-                 "ST_conf": math.nan} for n in names]
+        return [
+            {
+                "output": output,
+                "parameter": n,
+                "S1": math.nan,
+                "S1_conf": math.nan,
+                "ST": math.nan,
+                "ST_conf": math.nan,
+            }
+            for n in names
+        ]
     from SALib.analyze import sobol
 
     with np.errstate(all="ignore"):
-        r = sobol.analyze(plan.problem, y, calc_second_order=False, num_resamples=BOOTSTRAP,
-                          conf_level=plan.spec.confidence, seed=plan.spec.seed)
-    return [{"output": output, "parameter": n, "S1": float(r["S1"][j]), "S1_conf": float(r["S1_conf"][j]),
-             "ST": float(r["ST"][j]), "ST_conf": float(r["ST_conf"][j])} for j, n in enumerate(names)]
+        r = sobol.analyze(
+            plan.problem,
+            y,
+            calc_second_order=False,
+            num_resamples=BOOTSTRAP,
+            conf_level=plan.spec.confidence,
+            seed=plan.spec.seed,
+        )
+    return [
+        {
+            "output": output,
+            "parameter": n,
+            "S1": float(r["S1"][j]),
+            "S1_conf": float(r["S1_conf"][j]),
+            "ST": float(r["ST"][j]),
+            "ST_conf": float(r["ST_conf"][j]),
+        }
+        for j, n in enumerate(names)
+    ]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -381,35 +453,62 @@ def table_markdown(plan: Plan, Y: pd.DataFrame, table: pd.DataFrame) -> str:
     if spec.description:
         lines += [spec.description, ""]
     scene = ", ".join(f"{k} {v}" for k, v in spec.scene.model_dump(exclude_none=True).items())
-    lines += [f"Scene: {scene or 'the built-in defaults'}. {len(spec.parameters)} parameters, {n_pts} design points "
-              f"x {spec.throws} throws = {n_pts * spec.throws} throws (seed {spec.seed}; throw k of every point uses "
-              f"draw k). Hit rate over the design: mean {Y['hit'].mean():.3f}, range {Y['hit'].min():.3f} to "
-              f"{Y['hit'].max():.3f}; one point's binomial standard error is up to "
-              f"{0.5 / math.sqrt(spec.throws):.3f}.", ""]
+    lines += [
+        f"Scene: {scene or 'the built-in defaults'}. {len(spec.parameters)} parameters, {n_pts} design "
+        "points "
+        f"x {spec.throws} throws = {n_pts * spec.throws} throws (seed {spec.seed}; throw k of every point "
+        "uses "
+        f"draw k). Hit rate over the design: mean {Y['hit'].mean():.3f}, range {Y['hit'].min():.3f} to "
+        f"{Y['hit'].max():.3f}; one point's binomial standard error is up to "
+        f"{0.5 / math.sqrt(spec.throws):.3f}.",
+        "",
+    ]
     hit = table[table["output"] == "hit"]
     ranges = {p.name: f"{p.setting} in [{p.low:g}, {p.high:g}]" for p in spec.parameters}
     if spec.method == "morris":
-        lines += [f"Morris: {spec.trajectories} trajectories, {spec.levels} levels. mu* = mean |elementary effect| "
-                  "(change of the output over the whole range, in rate units), sigma = their spread "
-                  f"(non-linearity, interactions); +- is the {100 * spec.confidence:g} % bootstrap half-width of mu*.",
-                  "", "| parameter | range | mu* (hit) | +- | mu | sigma |", "|---|---|---|---|---|---|"]
+        lines += [
+            f"Morris: {spec.trajectories} trajectories, {spec.levels} levels. mu* = mean |elementary effect| "
+            "(change of the output over the whole range, in rate units), sigma = their spread "
+            f"(non-linearity, interactions); +- is the {100 * spec.confidence:g} % bootstrap half-width of "
+            "mu*.",
+            "",
+            "| parameter | range | mu* (hit) | +- | mu | sigma |",
+            "|---|---|---|---|---|---|",
+        ]
         for r in hit.sort_values("mu_star", ascending=False).itertuples():
-            lines.append(f"| {r.parameter} | {ranges[r.parameter]} | {_fmt(r.mu_star, 3)} | {_fmt(r.mu_star_conf, 2)} | "
-                         f"{_fmt(r.mu, 3)} | {_fmt(r.sigma, 3)} |")
+            lines.append(
+                f"| {r.parameter} | {ranges[r.parameter]} | {_fmt(r.mu_star, 3)} | {_fmt(r.mu_star_conf, 2)} "
+                "| "
+                f"{_fmt(r.mu, 3)} | {_fmt(r.sigma, 3)} |"
+            )
         key = "mu_star"
     else:
-        lines += [f"Sobol': {spec.samples} base samples. S1 = first-order share of the output's variance, "
-                  f"ST = total share (with interactions); +- is the {100 * spec.confidence:g} % bootstrap half-width.",
-                  "", "| parameter | range | S1 (hit) | +- | ST (hit) | +- |", "|---|---|---|---|---|---|"]
+        lines += [
+            f"Sobol': {spec.samples} base samples. S1 = first-order share of the output's variance, "
+            f"ST = total share (with interactions); +- is the {100 * spec.confidence:g} % bootstrap "
+            "half-width.",
+            "",
+            "| parameter | range | S1 (hit) | +- | ST (hit) | +- |",
+            "|---|---|---|---|---|---|",
+        ]
         for r in hit.sort_values("ST", ascending=False).itertuples():
-            lines.append(f"| {r.parameter} | {ranges[r.parameter]} | {_fmt(r.S1, 3)} | {_fmt(r.S1_conf, 2)} | "
-                         f"{_fmt(r.ST, 3)} | {_fmt(r.ST_conf, 2)} |")
+            lines.append(
+                f"| {r.parameter} | {ranges[r.parameter]} | {_fmt(r.S1, 3)} | {_fmt(r.S1_conf, 2)} | "
+                f"{_fmt(r.ST, 3)} | {_fmt(r.ST_conf, 2)} |"
+            )
         key = "ST"
-    lines += ["", f"{key} for every output (value=V: the share of throws that hit a section of value V):", "",
-              "| parameter | " + " | ".join(plan.outputs) + " |", "|---" * (len(plan.outputs) + 1) + "|"]
+    lines += [
+        "",
+        f"{key} for every output (value=V: the share of throws that hit a section of value V):",
+        "",
+        "| parameter | " + " | ".join(plan.outputs) + " |",
+        "|---" * (len(plan.outputs) + 1) + "|",
+    ]
     wide = table.pivot(index="parameter", columns="output", values=key)
     for name in plan.problem["names"]:
-        lines.append(f"| {name} | " + " | ".join(_fmt(float(wide.loc[name, o]), 3) for o in plan.outputs) + " |")
+        lines.append(
+            f"| {name} | " + " | ".join(_fmt(float(wide.loc[name, o]), 3) for o in plan.outputs) + " |"
+        )
     lines.append("")
     return "\n".join(lines)
 
@@ -427,14 +526,27 @@ def figure(plan: Plan, table: pd.DataFrame):
         ax = fig.add_subplot(nrow, ncol, i + 1)
         t = table[table["output"] == output].set_index("parameter").loc[names]
         if plan.spec.method == "morris":
-            ax.errorbar(t["mu_star"], t["sigma"], xerr=t["mu_star_conf"], fmt="o", ms=4, color="#7570b3",
-                        ecolor="0.6", lw=0.8)
+            ax.errorbar(
+                t["mu_star"],
+                t["sigma"],
+                xerr=t["mu_star_conf"],
+                fmt="o",
+                ms=4,
+                color="#7570b3",
+                ecolor="0.6",
+                lw=0.8,
+            )
             top = max(float(np.nanmax(t["mu_star"].to_numpy())), 1e-9)
             ax.plot([0, top], [0, top], color="0.8", lw=0.8, ls="--")  # sigma = mu*: strongly non-linear
             for name, r in t.iterrows():
                 if r["mu_star"] >= 0.15 * top:
-                    ax.annotate(str(name), (r["mu_star"], r["sigma"]), fontsize=6, xytext=(3, 2),
-                                textcoords="offset points")
+                    ax.annotate(
+                        str(name),
+                        (r["mu_star"], r["sigma"]),
+                        fontsize=6,
+                        xytext=(3, 2),
+                        textcoords="offset points",
+                    )
             ax.set_xlabel("mu* (mean |elementary effect|)", fontsize=8)
             ax.set_ylabel("sigma", fontsize=8)
         else:
@@ -447,26 +559,40 @@ def figure(plan: Plan, table: pd.DataFrame):
                 ax.legend(fontsize=7)
         ax.set_title(output if output != "hit" else "hit rate", fontsize=9)
         ax.tick_params(labelsize=7)
-    fig.suptitle(f"{plan.spec.name}: {plan.spec.method}, {len(plan.X)} points x {plan.spec.throws} throws", fontsize=10)
+    fig.suptitle(
+        f"{plan.spec.name}: {plan.spec.method}, {len(plan.X)} points x {plan.spec.throws} throws", fontsize=10
+    )
     fig.tight_layout()
     return fig
 
 
-def write_outputs(out: Path, plan: Plan, Y: pd.DataFrame, table: pd.DataFrame, with_figure: bool = True) -> list[Path]:
+def write_outputs(
+    out: Path, plan: Plan, Y: pd.DataFrame, table: pd.DataFrame, with_figure: bool = True
+) -> list[Path]:
     """Write the report, the CSV table, the samples (design points and their outputs), the JSON and the
     figure; each goes to a temporary file first and is renamed into place."""
     out.mkdir(parents=True, exist_ok=True)
     samples = pd.DataFrame(plan.X, columns=plan.problem["names"])
     samples.insert(0, "point", np.arange(len(plan.X)))
     samples = pd.concat([samples, Y.reset_index(drop=True)], axis=1)
-    doc = {"name": plan.spec.name, "method": plan.spec.method, "source": plan.source, "hash": plan.hash,
-           "spec": plan.spec.model_dump(mode="json"), "problem": plan.problem, "outputs": plan.outputs,
-           "points": len(plan.X), "parts": [f"{RUNS_DIR}/part-{i}" for i in range(len(plan.parts))],
-           "indices": [{k: _num(v) for k, v in row.items()} for row in table.to_dict(orient="records")]}
-    texts = {"sensitivity.json": json.dumps(doc, indent=1, allow_nan=False) + "\n",
-             "sensitivity.csv": table_csv(table),
-             "sensitivity.md": table_markdown(plan, Y, table),
-             "samples.csv": samples.to_csv(index=False, float_format="%.10g")}
+    doc = {
+        "name": plan.spec.name,
+        "method": plan.spec.method,
+        "source": plan.source,
+        "hash": plan.hash,
+        "spec": plan.spec.model_dump(mode="json"),
+        "problem": plan.problem,
+        "outputs": plan.outputs,
+        "points": len(plan.X),
+        "parts": [f"{RUNS_DIR}/part-{i}" for i in range(len(plan.parts))],
+        "indices": [{k: _num(v) for k, v in row.items()} for row in table.to_dict(orient="records")],
+    }
+    texts = {
+        "sensitivity.json": json.dumps(doc, indent=1, allow_nan=False) + "\n",
+        "sensitivity.csv": table_csv(table),
+        "sensitivity.md": table_markdown(plan, Y, table),
+        "samples.csv": samples.to_csv(index=False, float_format="%.10g"),
+    }
     files = []
     for name, text in texts.items():
         files.append(write_atomic(out / name, text.encode()))
@@ -475,5 +601,3 @@ def write_outputs(out: Path, plan: Plan, Y: pd.DataFrame, table: pd.DataFrame, w
         figure(plan, table).savefig(buf, format="png", dpi=110)
         files.append(write_atomic(out / "sensitivity.png", buf.getvalue()))
     return files
-
-

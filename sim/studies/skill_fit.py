@@ -46,16 +46,26 @@ AZIMUTH_BIAS_GRID = tuple(np.linspace(-6.0, 6.0, 7))  # azimuth_bias_deg candida
 MIN_DIRECTIONS = 6  # tallied misses on an axis (short + long, left + right) before its bias is fitted
 
 
-def scaled_skill(base: SkillSpec, scale: float, speed_bias: float = 0.0, azimuth_bias: float = 0.0,
-                 name: str | None = None, notes: str = "") -> SkillSpec:
+def scaled_skill(
+    base: SkillSpec,
+    scale: float,
+    speed_bias: float = 0.0,
+    azimuth_bias: float = 0.0,
+    name: str | None = None,
+    notes: str = "",
+) -> SkillSpec:
     """The base skill with every spread times `scale` (each held within its bound) and the given biases."""
     data = base.model_dump()
     for f in SPREADS:
         hi = SkillSpec.model_fields[f].metadata
         bound = next((m.le for m in hi if hasattr(m, "le")), float("inf"))
         data[f] = float(min(bound, round(data[f] * scale, 4)))
-    data.update(name=name or base.name, speed_bias_frac=round(float(speed_bias), 4),
-                azimuth_bias_deg=round(float(azimuth_bias), 3), notes=notes or base.notes)
+    data.update(
+        name=name or base.name,
+        speed_bias_frac=round(float(speed_bias), 4),
+        azimuth_bias_deg=round(float(azimuth_bias), 3),
+        notes=notes or base.notes,
+    )
     return SkillSpec.from_dict(data, source=base.source)
 
 
@@ -107,21 +117,33 @@ class SkillFit:
 
     def to_json(self) -> dict[str, Any]:
         """The fit as plain JSON types."""
-        return {"tally": self.tally.source, "base_skill": self.tally.base_skill, "scale": self.scale,
-                "interval": [self.low, self.high],
-                "biases": [b.__dict__ for b in self.biases], "skill": self.skill.model_dump(),
-                "simulated_throws": self.simulated, "throws_per_candidate": self.throws_per_candidate,
-                "categories": _table(self.tally, self.best), "notes": self.notes}
+        return {
+            "tally": self.tally.source,
+            "base_skill": self.tally.base_skill,
+            "scale": self.scale,
+            "interval": [self.low, self.high],
+            "biases": [b.__dict__ for b in self.biases],
+            "skill": self.skill.model_dump(),
+            "simulated_throws": self.simulated,
+            "throws_per_candidate": self.throws_per_candidate,
+            "categories": _table(self.tally, self.best),
+            "notes": self.notes,
+        }
 
     def report(self) -> str:
         """Plain text: the scale with its interval, biases, and tallied against simulated shares."""
         t = self.tally
-        lines = [f"{t.name}: {t.throws} throws of {t.shot} on {t.board} with {t.die} "
-                 f"({self.simulated} simulated throws, {self.throws_per_candidate} per candidate)",
-                 f"  spread scale of {t.base_skill}: {self.scale:.3f}   95 % interval {self.low:.3f} - {self.high:.3f}"]
+        lines = [
+            f"{t.name}: {t.throws} throws of {t.shot} on {t.board} with {t.die} "
+            f"({self.simulated} simulated throws, {self.throws_per_candidate} per candidate)",
+            f"  spread scale of {t.base_skill}: {self.scale:.3f}   95 % interval {self.low:.3f} - "
+            f"{self.high:.3f}",
+        ]
         for b in self.biases:
             state = "used" if b.used else "not supported by the tally (interval holds 0): written as 0"
-            lines.append(f"  {b.name}: {b.value:+.3f}   95 % interval {b.low:+.3f} - {b.high:+.3f}   ({state})")
+            lines.append(
+                f"  {b.name}: {b.value:+.3f}   95 % interval {b.low:+.3f} - {b.high:+.3f}   ({state})"
+            )
         lines.append(f"  {'category':<16} {'tally':>7} {'engine':>8}")
         for row in _table(t, self.best):
             lines.append(f"  {row['category']:<16} {row['tally']:>7.1%} {row['engine']:>8.1%}")
@@ -150,7 +172,10 @@ def _table(t: TallySpec, c: Candidate) -> list[dict[str, Any]]:
     cats, _ = _tally_counts(t)
     n_sim = sum(c.counts.values())
     keys = sorted(set(cats) | set(c.counts), key=lambda k: (not k.startswith("hit"), k))
-    return [{"category": k, "tally": cats.get(k, 0) / t.throws, "engine": c.counts.get(k, 0) / max(1, n_sim)} for k in keys]
+    return [
+        {"category": k, "tally": cats.get(k, 0) / t.throws, "engine": c.counts.get(k, 0) / max(1, n_sim)}
+        for k in keys
+    ]
 
 
 def deviance(t: TallySpec, counts: dict[str, int], directions: dict[str, int]) -> float:
@@ -167,8 +192,14 @@ def deviance(t: TallySpec, counts: dict[str, int], directions: dict[str, int]) -
 def tally_scenario(t: TallySpec) -> Scenario:
     """The scene a tally was thrown in (what `dfsim fit-skill` and `dfsim check` both build)."""
     try:
-        return Scenario.build(board=t.board, dice=[t.die], shots=[t.shot], skill=t.base_skill,
-                              materials=t.materials, source=t.source)
+        return Scenario.build(
+            board=t.board,
+            dice=[t.die],
+            shots=[t.shot],
+            skill=t.base_skill,
+            materials=t.materials,
+            source=t.source,
+        )
     except SpecError as exc:
         raise SpecError(t.source, exc.field or "", exc.problem) from None
 
@@ -202,7 +233,9 @@ class _Simulator:
             if self.bar is not None:
                 self.bar.update()
         self.simulated += self.n
-        c = Candidate(scale, speed_bias, azimuth_bias, dict(counts), dict(dirs), deviance(self.tally, counts, dirs))
+        c = Candidate(
+            scale, speed_bias, azimuth_bias, dict(counts), dict(dirs), deviance(self.tally, counts, dirs)
+        )
         self._cache[key] = c
         return c
 
@@ -247,14 +280,23 @@ def _scale_curve(sim: _Simulator, grid: np.ndarray, sb: float, ab: float, thresh
     return best, math.exp(lo), math.exp(hi), at_lo, at_hi
 
 
-def fit_skill(t: TallySpec, throws: int | None = None, seed: int | None = None, grid: int = SCALE_GRID,
-              fine: int = FINE_GRID, progress: bool = False) -> SkillFit:
+def fit_skill(
+    t: TallySpec,
+    throws: int | None = None,
+    seed: int | None = None,
+    grid: int = SCALE_GRID,
+    fine: int = FINE_GRID,
+    progress: bool = False,
+) -> SkillFit:
     """Fit the spread scale of the tally's base skill (and aim biases its directions support);
     `progress`: a bar of the simulated throws on stderr, the first pass's candidates as its total."""
     n = int(throws or t.simulated_throws)
     d = {str(k): v for k, v in t.miss_directions.items()}
-    biased = sum(len(g) for axis, g in ((("short", "long"), SPEED_BIAS_GRID), (("right", "left"), AZIMUTH_BIAS_GRID))
-                 if d.get(axis[0], 0) + d.get(axis[1], 0) >= MIN_DIRECTIONS)
+    biased = sum(
+        len(g)
+        for axis, g in ((("short", "long"), SPEED_BIAS_GRID), (("right", "left"), AZIMUTH_BIAS_GRID))
+        if d.get(axis[0], 0) + d.get(axis[1], 0) >= MIN_DIRECTIONS
+    )
     bar = WorkBar((grid + fine + biased + 1) * n, "throw", "fitting the skill", enabled=progress)
     sim = _Simulator(t, n, t.seed if seed is None else int(seed), bar)
     try:
@@ -273,18 +315,30 @@ def _fit(t: TallySpec, sim: _Simulator, n: int, grid_n: int, fine: int) -> Skill
     biases: list[Bias] = []
     sb = ab = 0.0
     d: dict[str, int] = {str(k): v for k, v in t.miss_directions.items()}
-    for name, axis, values in (("speed_bias_frac", ("short", "long"), SPEED_BIAS_GRID),
-                               ("azimuth_bias_deg", ("right", "left"), AZIMUTH_BIAS_GRID)):
+    for name, axis, values in (
+        ("speed_bias_frac", ("short", "long"), SPEED_BIAS_GRID),
+        ("azimuth_bias_deg", ("right", "left"), AZIMUTH_BIAS_GRID),
+    ):
         if d.get(axis[0], 0) + d.get(axis[1], 0) < MIN_DIRECTIONS:
             continue
         xs = np.array(values)
-        devs = np.array([sim.candidate(scale, float(x) if name.startswith("speed") else sb,
-                                       float(x) if name.startswith("azimuth") else 0.0).deviance for x in xs])
+        devs = np.array(
+            [
+                sim.candidate(
+                    scale,
+                    float(x) if name.startswith("speed") else sb,
+                    float(x) if name.startswith("azimuth") else 0.0,
+                ).deviance
+                for x in xs
+            ]
+        )
         v = _parabola_min(xs, devs)
         b_lo, b_hi, e_lo, e_hi = interval(xs, devs, threshold)
         used = not (b_lo <= 0.0 <= b_hi)
         if e_lo or e_hi:
-            notes.append(f"{name}: the interval reaches the end of the searched range ({xs[0]:g} - {xs[-1]:g})")
+            notes.append(
+                f"{name}: the interval reaches the end of the searched range ({xs[0]:g} - {xs[-1]:g})"
+            )
         biases.append(Bias(name, v, b_lo, b_hi, used))
         if used and name.startswith("speed"):
             sb = v
@@ -297,8 +351,10 @@ def _fit(t: TallySpec, sim: _Simulator, n: int, grid_n: int, fine: int) -> Skill
         _refuse_scale(t, lo, hi, at_lo, at_hi)
     best = sim.candidate(scale, sb, ab)
     base = sim.scenario.skill
-    text = (f"fitted by dfsim fit-skill to {t.throws} throws of {t.shot} ({t.source}): {base.name}'s spreads x "
-            f"{scale:.3f} (95 % interval {lo:.3f} - {hi:.3f}), {n} simulated throws per candidate")
+    text = (
+        f"fitted by dfsim fit-skill to {t.throws} throws of {t.shot} ({t.source}): {base.name}'s spreads x "
+        f"{scale:.3f} (95 % interval {lo:.3f} - {hi:.3f}), {n} simulated throws per candidate"
+    )
     skill = scaled_skill(base, scale, sb, ab, name=t.name, notes=text)
     skill = SkillSpec.from_dict({**skill.model_dump(), "estimated": False}, source=t.source)
     return SkillFit(t, skill, scale, min(lo, scale), max(hi, scale), biases, best, sim.simulated, n, notes)
@@ -306,13 +362,21 @@ def _fit(t: TallySpec, sim: _Simulator, n: int, grid_n: int, fine: int) -> Skill
 
 def _refuse_scale(t: TallySpec, lo: float, hi: float, at_lo: bool, at_hi: bool) -> None:
     if at_lo and at_hi:
-        raise SpecError(t.source, "throws", f"the spread is not identifiable from this tally: every scale from "
-                                            f"{lo:.2f} to {hi:.2f} explains it as well (tally more throws)")
+        raise SpecError(
+            t.source,
+            "throws",
+            f"the spread is not identifiable from this tally: every scale from "
+            f"{lo:.2f} to {hi:.2f} explains it as well (tally more throws)",
+        )
     if at_lo or at_hi:
         side = "tighter" if at_lo else "wider"
-        raise SpecError(t.source, "hits", f"the tally needs a thrower {side} than {t.base_skill} scaled "
-                                          f"{SCALE_RANGE[0] if at_lo else SCALE_RANGE[1]}x (interval {lo:.2f} - {hi:.2f}); "
-                                          f"pick another base_skill")
+        raise SpecError(
+            t.source,
+            "hits",
+            f"the tally needs a thrower {side} than {t.base_skill} scaled "
+            f"{SCALE_RANGE[0] if at_lo else SCALE_RANGE[1]}x (interval {lo:.2f} - {hi:.2f}); "
+            f"pick another base_skill",
+        )
 
 
 def skill_toml(skill: SkillSpec) -> str:
@@ -321,8 +385,11 @@ def skill_toml(skill: SkillSpec) -> str:
     import textwrap
 
     out = [f"# {line}" for line in textwrap.wrap(skill.notes, 100)]
-    out += [f"name = {json.dumps(skill.name)}", f"estimated = {'true' if skill.estimated else 'false'}",
-            f"notes = {json.dumps(skill.notes, ensure_ascii=False)}"]
+    out += [
+        f"name = {json.dumps(skill.name)}",
+        f"estimated = {'true' if skill.estimated else 'false'}",
+        f"notes = {json.dumps(skill.notes, ensure_ascii=False)}",
+    ]
     for f in (*SPREADS, "speed_bias_frac", "azimuth_bias_deg"):
         out.append(f"{f} = {getattr(skill, f)!r}")
     return "\n".join(out) + "\n"

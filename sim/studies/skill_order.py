@@ -29,7 +29,11 @@ FAMILY_CONFIDENCE = 0.95
 # combinations of specific throws the rulebooks name (Malevolent Magma's combat examples: the Floor is
 # Lava with Bear Trap's Elbow Shot and with the Sword of Friendship's Friendly Shot), and the Far Shot
 # with a prop shot
-RULEBOOK_COMBINATIONS: tuple[tuple[str, ...], ...] = (("lava", "elbow"), ("lava", "friendly"), ("firewall", "far"))
+RULEBOOK_COMBINATIONS: tuple[tuple[str, ...], ...] = (
+    ("lava", "elbow"),
+    ("lava", "friendly"),
+    ("firewall", "far"),
+)
 
 
 @dataclass(frozen=True)
@@ -52,18 +56,29 @@ class SkillStep:
         """One line: the two rates and the paired difference with its interval."""
         d = self.difference
         flag = "  OUT OF ORDER" if self.out_of_order else ""
-        return (f"{'+'.join(self.shots):<22} {self.worse:>7} {self.worse_rate:6.1%} -> {self.better:<7} {self.better_rate:6.1%}"
-                f"  diff {d.value:+6.1%} [{d.lo:+6.1%}, {d.hi:+6.1%}]{flag}")
+        return (
+            f"{'+'.join(self.shots):<22} {self.worse:>7} {self.worse_rate:6.1%} -> {self.better:<7} "
+            f"{self.better_rate:6.1%}"
+            f"  diff {d.value:+6.1%} [{d.lo:+6.1%}, {d.hi:+6.1%}]{flag}"
+        )
 
 
-def hits_on_common_throws(shots: tuple[str, ...], n: int, seed: int, skills: tuple[str, ...] = SKILLS,
-                          board: str = "magma", die: str = "hero-d8",
-                          overrides: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
+def hits_on_common_throws(
+    shots: tuple[str, ...],
+    n: int,
+    seed: int,
+    skills: tuple[str, ...] = SKILLS,
+    board: str = "magma",
+    die: str = "hero-d8",
+    overrides: dict[str, Any] | None = None,
+) -> dict[str, np.ndarray]:
     """Per skill, whether each of throws 0..n-1 of `seed` hit, every skill throwing the same draws in
     one world with its own technique (`overrides`: dotted-path settings, as `--set` takes them)."""
     from sim.engine.worlds import thrower_for  # the engine is only needed to throw
 
-    th = thrower_for(Scenario.build(board=board, dice=[die], shots=list(shots), skill=skills[0], overrides=overrides))
+    th = thrower_for(
+        Scenario.build(board=board, dice=[die], shots=list(shots), skill=skills[0], overrides=overrides)
+    )
     out: dict[str, np.ndarray] = {}
     for name in skills:
         skill = load_skill(name)
@@ -75,14 +90,23 @@ def hits_on_common_throws(shots: tuple[str, ...], n: int, seed: int, skills: tup
     return out
 
 
-def skill_steps(shots: tuple[str, ...], hits: dict[str, np.ndarray], comparisons: int,
-                skills: tuple[str, ...] = SKILLS) -> list[SkillStep]:
+def skill_steps(
+    shots: tuple[str, ...], hits: dict[str, np.ndarray], comparisons: int, skills: tuple[str, ...] = SKILLS
+) -> list[SkillStep]:
     """Each neighbouring pair of `skills` (worst first) compared on the same throws, at the confidence
     that keeps `comparisons` such comparisons together at `FAMILY_CONFIDENCE`."""
     confidence = 1.0 - (1.0 - FAMILY_CONFIDENCE) / max(1, comparisons)
     steps = []
     for worse, better in zip(skills, skills[1:]):
         a, b = hits[worse], hits[better]
-        steps.append(SkillStep(tuple(shots), worse, better, float(a.mean()), float(b.mean()),
-                               paired_rate_difference(b, a, confidence)))
+        steps.append(
+            SkillStep(
+                tuple(shots),
+                worse,
+                better,
+                float(a.mean()),
+                float(b.mean()),
+                paired_rate_difference(b, a, confidence),
+            )
+        )
     return steps

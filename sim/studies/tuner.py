@@ -76,8 +76,16 @@ class TunePoint:
     def to_json(self) -> dict:
         """One row of `points` in tune.json."""
         r = self.rate.as_dict()
-        return {"value": self.value, "n": r["n"], "successes": r["count"], "rate": r["rate"],
-                "lo": r["lo"], "hi": r["hi"], "side": self.side, "fit": self.fit}
+        return {
+            "value": self.value,
+            "n": r["n"],
+            "successes": r["count"],
+            "rate": r["rate"],
+            "lo": r["lo"],
+            "hi": r["hi"],
+            "side": self.side,
+            "fit": self.fit,
+        }
 
 
 @dataclass
@@ -106,7 +114,9 @@ class TuneResult:
     points: list[TunePoint]
     batch_seeds: list[int]
     notes: list[str] = field(default_factory=list)
-    context: dict[str, Any] = field(default_factory=dict)  # what the caller tuned (e.g. the fight), for tune.json
+    context: dict[str, Any] = field(
+        default_factory=dict
+    )  # what the caller tuned (e.g. the fight), for tune.json
 
     @property
     def half_width(self) -> float:
@@ -119,14 +129,29 @@ class TuneResult:
             return None if isinstance(v, float) and not math.isfinite(v) else v
 
         return {
-            "setting": self.setting, "metric": self.metric, "target": self.target,
-            "answer": self.answer, "interval": list(self.interval), "interval_at_edge": list(self.interval_at_edge),
-            "half_width": num(self.half_width), "answer_rate": num(self.answer_rate),
-            "direction": self.direction, "integer": self.integer, "range": list(self.range),
-            "tolerance": self.tolerance, "confidence": self.confidence, "budget": self.budget,
-            "trials": self.trials, "final_n": self.final_n, "initial_n": self.initial_n, "seed": self.seed,
-            "stop": self.stop, "method": self.method, "notes": list(self.notes),
-            "points": [p.to_json() for p in self.points], "batch_seeds": list(self.batch_seeds),
+            "setting": self.setting,
+            "metric": self.metric,
+            "target": self.target,
+            "answer": self.answer,
+            "interval": list(self.interval),
+            "interval_at_edge": list(self.interval_at_edge),
+            "half_width": num(self.half_width),
+            "answer_rate": num(self.answer_rate),
+            "direction": self.direction,
+            "integer": self.integer,
+            "range": list(self.range),
+            "tolerance": self.tolerance,
+            "confidence": self.confidence,
+            "budget": self.budget,
+            "trials": self.trials,
+            "final_n": self.final_n,
+            "initial_n": self.initial_n,
+            "seed": self.seed,
+            "stop": self.stop,
+            "method": self.method,
+            "notes": list(self.notes),
+            "points": [p.to_json() for p in self.points],
+            "batch_seeds": list(self.batch_seeds),
         } | ({"context": dict(self.context)} if self.context else {})
 
     def summary_line(self) -> str:
@@ -134,9 +159,11 @@ class TuneResult:
         lo, hi = self.interval
         edge = ", reaching the range edge" if any(self.interval_at_edge) else ""
         fmt = "{:d}" if self.integer else "{:.6g}"
-        return (f"{self.setting} = {fmt.format(self.answer)} [{fmt.format(lo)}, {fmt.format(hi)}] "
-                f"for {self.metric} {self.target:g} ({100 * self.confidence:g} % interval{edge}); "
-                f"stopped on {self.stop} after {self.trials} of {self.budget} trials")
+        return (
+            f"{self.setting} = {fmt.format(self.answer)} [{fmt.format(lo)}, {fmt.format(hi)}] "
+            f"for {self.metric} {self.target:g} ({100 * self.confidence:g} % interval{edge}); "
+            f"stopped on {self.stop} after {self.trials} of {self.budget} trials"
+        )
 
 
 @dataclass
@@ -181,14 +208,41 @@ def tune(
     `increasing` fixes the direction (default: read from the range ends). Raises NotBracketedError
     when both ends of the range are clearly on the same side of the target.
     """
-    return _Search(evaluate, lo, hi, target, integer=integer, tolerance=tolerance, budget=budget,
-                   initial_n=initial_n, seed=seed, confidence=confidence, increasing=increasing,
-                   setting=setting, metric=metric).run()
+    return _Search(
+        evaluate,
+        lo,
+        hi,
+        target,
+        integer=integer,
+        tolerance=tolerance,
+        budget=budget,
+        initial_n=initial_n,
+        seed=seed,
+        confidence=confidence,
+        increasing=increasing,
+        setting=setting,
+        metric=metric,
+    ).run()
 
 
 class _Search:
-    def __init__(self, evaluate, lo, hi, target, *, integer, tolerance, budget, initial_n, seed, confidence,
-                 increasing, setting, metric) -> None:
+    def __init__(
+        self,
+        evaluate,
+        lo,
+        hi,
+        target,
+        *,
+        integer,
+        tolerance,
+        budget,
+        initial_n,
+        seed,
+        confidence,
+        increasing,
+        setting,
+        metric,
+    ) -> None:
         src = f"tune {setting}"
         if not (isinstance(target, (int, float)) and 0.0 < target < 1.0):
             raise SpecError(src, "target", f"must be a rate strictly between 0 and 1, got {target}")
@@ -205,7 +259,9 @@ class _Search:
         if int(initial_n) < 1:
             raise SpecError(src, "initial_n", f"must be at least 1, got {initial_n}")
         if int(budget) < 2 * int(initial_n):
-            raise SpecError(src, "budget", f"must allow both range ends at {initial_n} trials (at least {2 * initial_n})")
+            raise SpecError(
+                src, "budget", f"must allow both range ends at {initial_n} trials (at least {2 * initial_n})"
+            )
         if not 0.0 < confidence < 1.0:
             raise SpecError(src, "confidence", f"must lie in (0, 1), got {confidence}")
         self.evaluate = evaluate
@@ -251,7 +307,11 @@ class _Search:
             k, t = self.evaluate(value, self.batch_size(b), self.batch_seed(b))
             k, t = int(k), int(t)
             if t < 1 or not 0 <= k <= t:
-                raise SpecError(self.src, "evaluate", f"returned ({k}, {t}) at {value}: need 0 <= successes <= trials, trials >= 1")
+                raise SpecError(
+                    self.src,
+                    "evaluate",
+                    f"returned ({k}, {t}) at {value}: need 0 <= successes <= trials, trials >= 1",
+                )
             p.successes.append(k)
             p.trials.append(t)
             self.used += t
@@ -283,8 +343,12 @@ class _Search:
             r = self.rate(v)
             return f"{r.rate:.3f} [{r.lo:.3f}, {r.hi:.3f}] at {v} (n={r.n})"
 
-        raise NotBracketedError(self.src, "", f"target {self.metric} {self.target:g} is not inside the response over "
-                                f"[{self.lo}, {self.hi}]: {why}; {fmt(self.lo)}, {fmt(self.hi)}")
+        raise NotBracketedError(
+            self.src,
+            "",
+            f"target {self.metric} {self.target:g} is not inside the response over "
+            f"[{self.lo}, {self.hi}]: {why}; {fmt(self.lo)}, {fmt(self.hi)}",
+        )
 
     def settle_direction(self) -> bool:
         if self.increasing is not None:
@@ -367,7 +431,11 @@ class _Search:
                 a = self.lo if low is None else low
                 b = self.hi if high is None else high
                 ans, _ = self.answer(a, b)
-                behind = [x for x in self.key_values(low, high, inside, ans) if len(self.points[x].trials) <= self.stage]
+                behind = [
+                    x
+                    for x in self.key_values(low, high, inside, ans)
+                    if len(self.points[x].trials) <= self.stage
+                ]
                 if max(ans - a, b - ans) <= self.tol and not any(x in behind for x in (low, high)):
                     stop = STOP_TOLERANCE
                     break
@@ -448,14 +516,32 @@ class _Search:
             notes.append(f"the range end {self.hi} is not excluded: the crossing may lie at or beyond it")
         xs, f = self.fit()
         pts = [TunePoint(x, self.rate(x), _LABEL[self.raw_side(x)], float(fx)) for x, fx in zip(xs, f)]
-        direction = "unknown" if self.increasing is None else "increasing" if self.increasing else "decreasing"
+        direction = (
+            "unknown" if self.increasing is None else "increasing" if self.increasing else "decreasing"
+        )
         return TuneResult(
-            setting=self.setting, metric=self.metric, target=self.target, answer=ans, interval=(a, b),
-            interval_at_edge=(low is None, high is None), answer_rate=ans_rate, direction=direction,
-            integer=self.integer, range=(self.lo, self.hi), tolerance=self.tol, confidence=self.conf,
-            budget=self.budget, trials=self.used, final_n=max(p.n for p in self.points.values()),
-            initial_n=self.n0, seed=self.seed, stop=stop, method=METHOD, points=pts,
-            batch_seeds=list(self._seeds), notes=notes,
+            setting=self.setting,
+            metric=self.metric,
+            target=self.target,
+            answer=ans,
+            interval=(a, b),
+            interval_at_edge=(low is None, high is None),
+            answer_rate=ans_rate,
+            direction=direction,
+            integer=self.integer,
+            range=(self.lo, self.hi),
+            tolerance=self.tol,
+            confidence=self.conf,
+            budget=self.budget,
+            trials=self.used,
+            final_n=max(p.n for p in self.points.values()),
+            initial_n=self.n0,
+            seed=self.seed,
+            stop=stop,
+            method=METHOD,
+            points=pts,
+            batch_seeds=list(self._seeds),
+            notes=notes,
         )
 
 
@@ -496,21 +582,32 @@ def tune_figure(result: TuneResult, ax=None):
     err = np.array([[p.rate.rate - p.rate.lo for p in pts], [p.rate.hi - p.rate.rate for p in pts]])
     n = np.array([p.rate.n for p in pts], dtype=float)
     lo, hi = result.interval
-    ax.axvspan(lo, hi, color="#1b9e77", alpha=0.15, lw=0,
-               label=f"{100 * result.confidence:g} % interval [{lo:.4g}, {hi:.4g}]")
+    ax.axvspan(
+        lo,
+        hi,
+        color="#1b9e77",
+        alpha=0.15,
+        lw=0,
+        label=f"{100 * result.confidence:g} % interval [{lo:.4g}, {hi:.4g}]",
+    )
     ax.axhline(result.target, color="#d95f02", ls="--", lw=1, label=f"target {result.target:g}")
     ax.errorbar(x, y, yerr=err, fmt="none", ecolor="0.35", lw=1, capsize=2)
     ax.plot(x, [p.fit for p in pts], color="#7570b3", lw=1, alpha=0.6, label="isotonic fit")
     sizes = 12 + 60 * np.sqrt(n / n.max())
     ax.scatter(x, y, s=sizes, color="#7570b3", zorder=3, label="explored (size ~ trials)")
     ax.axvline(result.answer, color="#1b9e77", lw=1.5, label=f"answer {result.answer:.4g}")
-    ax.set_xlim(result.range[0] - 0.02 * (result.range[1] - result.range[0]),
-                result.range[1] + 0.02 * (result.range[1] - result.range[0]))
+    ax.set_xlim(
+        result.range[0] - 0.02 * (result.range[1] - result.range[0]),
+        result.range[1] + 0.02 * (result.range[1] - result.range[0]),
+    )
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel(result.setting)
     ax.set_ylabel(f"{result.metric} ({100 * result.confidence:g} % Wilson bars)")
-    ax.set_title(f"{result.setting} for {result.metric} {result.target:g}: {result.trials} trials, stop: {result.stop}",
-                 fontsize=9)
+    ax.set_title(
+        f"{result.setting} for {result.metric} {result.target:g}: {result.trials} trials, stop: "
+        f"{result.stop}",
+        fontsize=9,
+    )
     ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
     return fig

@@ -88,11 +88,16 @@ def check_ballistic(ctx: Context, world=None) -> Check:
 def judge_ballistic(err, bound, dt: float) -> Check:
     """Pass when every sample lies within the Euler bound."""
     ok = bool(np.all(np.asarray(err) <= np.asarray(bound)))
-    return Check("ballistic", "Ballistic flight", ok,
-                 f"max error {max(err) * 1e3:.3f} mm over 0.5 s (allowed: the Euler term g dt t/2, {max(bound) * 1e3:.3f} mm)",
-                 "closed-form parabola x0 + v0 t - g t^2/2", {"max_error_mm": float(max(err) * 1e3),
-                                                              "allowed_mm": float(max(bound) * 1e3), "dt_s": dt},
-                 ["ballistic.png"])
+    return Check(
+        "ballistic",
+        "Ballistic flight",
+        ok,
+        f"max error {max(err) * 1e3:.3f} mm over 0.5 s (allowed: the Euler term g dt t/2, "
+        f"{max(bound) * 1e3:.3f} mm)",
+        "closed-form parabola x0 + v0 t - g t^2/2",
+        {"max_error_mm": float(max(err) * 1e3), "allowed_mm": float(max(bound) * 1e3), "dt_s": dt},
+        ["ballistic.png"],
+    )
 
 
 # ---------------------------------------------------------------- 2. rebound over drop heights
@@ -128,15 +133,23 @@ def check_rebound(ctx: Context, world=None) -> Check:
     k = ctx.size("rebound_points")
     board = sc.board
     surfaces = {
-        "table": (sc.materials.pair(spec.material, board.table_material).restitution,
-                  calibration_points(_ring(board), k, seed=ctx.seed), 0.0),
-        "board": (sc.materials.pair(spec.material, board.material).restitution,
-                  calibration_points(board.surface.buffer(-0.015), k, seed=ctx.seed), board.thickness_m),
+        "table": (
+            sc.materials.pair(spec.material, board.table_material).restitution,
+            calibration_points(_ring(board), k, seed=ctx.seed),
+            0.0,
+        ),
+        "board": (
+            sc.materials.pair(spec.material, board.material).restitution,
+            calibration_points(board.surface.buffer(-0.015), k, seed=ctx.seed),
+            board.thickness_m,
+        ),
     }
     heights = REBOUND_HEIGHTS_M if not ctx.quick else (0.02, 0.1, 0.4)
     measured = {}
     for sname, (_e, pts, top) in surfaces.items():
-        measured[sname] = [float(np.mean([drop_rebound_at(ph, "die:0", spec, xy, top, h) for xy in pts])) for h in heights]
+        measured[sname] = [
+            float(np.mean([drop_rebound_at(ph, "die:0", spec, xy, top, h) for xy in pts])) for h in heights
+        ]
     ph.park("die:0")
     expected = {s: v[0] for s, v in surfaces.items()}
     plt = _plt()
@@ -144,7 +157,12 @@ def check_rebound(ctx: Context, world=None) -> Check:
     for s, color in (("table", "C0"), ("board", "C1")):
         ax.plot(np.array(heights) * 100, measured[s], "o-", color=color, label=f"{s} (engine)")
         ax.axhline(expected[s], color=color, ls="--", lw=1, label=f"{s} pair restitution")
-    ax.set(xscale="log", xlabel="drop height (cm)", ylabel="rebound / impact speed", title=f"flat drops of {spec.name}")
+    ax.set(
+        xscale="log",
+        xlabel="drop height (cm)",
+        ylabel="rebound / impact speed",
+        title=f"flat drops of {spec.name}",
+    )
     ax.legend(fontsize=7)
     fig.tight_layout()
     save_figure(fig, ctx.figure("rebound.png"), dpi=110)
@@ -157,11 +175,15 @@ def judge_rebound(heights, measured: dict, expected: dict, tol: float = REBOUND_
     worst = max(abs(e - expected[s]) for s, row in measured.items() for e in row)
     ok = worst <= tol
     rows = "; ".join(f"{s}: " + ", ".join(f"{e:.3f}" for e in row) for s, row in measured.items())
-    return Check("rebound", "Rebound over drop heights", ok,
-                 f"worst |rebound - restitution| {worst:.3f} (allowed {tol}) over {len(heights)} heights; {rows}",
-                 "material table restitution of the pair (observed rebound of a flat drop)",
-                 {"heights_m": list(heights), "rebound": measured, "restitution": expected, "tolerance": tol},
-                 ["rebound.png"])
+    return Check(
+        "rebound",
+        "Rebound over drop heights",
+        ok,
+        f"worst |rebound - restitution| {worst:.3f} (allowed {tol}) over {len(heights)} heights; {rows}",
+        "material table restitution of the pair (observed rebound of a flat drop)",
+        {"heights_m": list(heights), "rebound": measured, "restitution": expected, "tolerance": tol},
+        ["rebound.png"],
+    )
 
 
 def _ring(board):
@@ -199,7 +221,9 @@ def check_energy(ctx: Context, world=None) -> Check:
         speed = rng.uniform(0.5, 4.0)
         el = math.radians(rng.uniform(20, 90))
         az = rng.uniform(0, 2 * math.pi)
-        v = np.array([speed * math.cos(el) * math.cos(az), speed * math.cos(el) * math.sin(az), -speed * math.sin(el)])
+        v = np.array(
+            [speed * math.cos(el) * math.cos(az), speed * math.cos(el) * math.sin(az), -speed * math.sin(el)]
+        )
         w = rng.normal(0, 25, 3)
         q = random_quaternion(rng)
         ph.set_state("die:0", (x, y, top + 0.03), q, v, w)
@@ -242,12 +266,23 @@ def judge_energy(ratios, stayed: int, tol: float = ENERGY_TOLERANCE) -> Check:
     """Pass when some bounces were measured and none gained more than `tol` of the energy."""
     worst = max(ratios) if ratios else float("nan")
     ok = bool(ratios) and worst <= 1 + tol
-    return Check("energy", "No energy gain across a bounce", ok,
-                 f"{len(ratios)} bounces: energy after / before at most {worst:.4f} (allowed {1 + tol}); "
-                 f"median {float(np.median(ratios)) if ratios else float('nan'):.3f}; {stayed} stayed in contact (not counted)",
-                 "energy conservation: a passive contact cannot add energy",
-                 {"ratios_max": worst, "ratios_median": float(np.median(ratios)) if ratios else None,
-                  "bounces": len(ratios), "stayed_in_contact": stayed, "tolerance": tol}, ["energy.png"])
+    return Check(
+        "energy",
+        "No energy gain across a bounce",
+        ok,
+        f"{len(ratios)} bounces: energy after / before at most {worst:.4f} (allowed {1 + tol}); "
+        f"median {float(np.median(ratios)) if ratios else float('nan'):.3f}; {stayed} stayed in contact "
+        "(not counted)",
+        "energy conservation: a passive contact cannot add energy",
+        {
+            "ratios_max": worst,
+            "ratios_median": float(np.median(ratios)) if ratios else None,
+            "bounces": len(ratios),
+            "stayed_in_contact": stayed,
+            "tolerance": tol,
+        },
+        ["energy.png"],
+    )
 
 
 def _point_in(region, rng) -> tuple[float, float]:
@@ -291,7 +326,9 @@ def check_precession(ctx: Context, integrator: Callable | None = None) -> Check:
     fly_fn = integrator or fly
     _, _, _, samples = fly_fn(spec, st, Aero(spec, prof), 1.0 / prof.flight_hz, lambda s: False, max_t=1.0)
     t = np.array([s[0] for s in samples])
-    ang = np.array([math.degrees(math.acos(min(1.0, abs(dot(n, L)) / float(norm(L))))) for _, n, L in samples])
+    ang = np.array(
+        [math.degrees(math.acos(min(1.0, abs(dot(n, L)) / float(norm(L))))) for _, n, L in samples]
+    )
     tb, angb = _bullet_precession(spec, st, prof)
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
@@ -336,12 +373,20 @@ def judge_precession(ang, ang_bullet=None, tol: float = PRECESSION_TOLERANCE_DEG
     spread = float(np.ptp(ang))
     ok = spread <= tol
     extra = f"; PyBullet alone drifts {float(np.ptp(ang_bullet)):.1f} deg" if ang_bullet is not None else ""
-    return Check("precession", "Torque-free precession of a flat disk", ok,
-                 f"angle between normal and L varies by {spread:.2e} deg over 1 s (allowed {tol}){extra}",
-                 "Euler's equations: for a torque-free symmetric top the angle between axis and L is constant",
-                 {"angle_spread_deg": spread, "angle_mean_deg": float(np.mean(ang)),
-                  "bullet_spread_deg": None if ang_bullet is None else float(np.ptp(ang_bullet)), "tolerance_deg": tol},
-                 ["precession.png"])
+    return Check(
+        "precession",
+        "Torque-free precession of a flat disk",
+        ok,
+        f"angle between normal and L varies by {spread:.2e} deg over 1 s (allowed {tol}){extra}",
+        "Euler's equations: for a torque-free symmetric top the angle between axis and L is constant",
+        {
+            "angle_spread_deg": spread,
+            "angle_mean_deg": float(np.mean(ang)),
+            "bullet_spread_deg": None if ang_bullet is None else float(np.ptp(ang_bullet)),
+            "tolerance_deg": tol,
+        },
+        ["precession.png"],
+    )
 
 
 # ---------------------------------------------------------------- 5. same side, Diaconis-Holmes-Montgomery
@@ -364,7 +409,9 @@ def check_same_side(ctx: Context, integrator: Callable | None = None) -> Check:
     rows = []
     for psi in SAME_SIDE_ANGLES_DEG:
         st = _disk_state(spec, psi, 7.0)
-        _, _, _, samples = fly_fn(spec, st, Aero(spec, prof), 1.0 / prof.flight_hz, lambda s: False, max_t=2.0)
+        _, _, _, samples = fly_fn(
+            spec, st, Aero(spec, prof), 1.0 / prof.flight_hz, lambda s: False, max_t=2.0
+        )
         t = np.array([s[0] for s in samples])
         nz = np.array([s[1][2] for s in samples])
         catches = rng.uniform(0.2, 2.0, n)
@@ -374,13 +421,23 @@ def check_same_side(ctx: Context, integrator: Callable | None = None) -> Check:
         # period's share of the window from where the window cuts the last period
         lmag = norm(st.L)
         period = 2 * math.pi * spec.inertia_diagonal[0] / lmag
-        rows.append({"psi_deg": psi, "simulated": p_sim, "formula": dhm_same_side(psi), "catches": n,
-                     "period_s": period, "window_s": 1.8})
+        rows.append(
+            {
+                "psi_deg": psi,
+                "simulated": p_sim,
+                "formula": dhm_same_side(psi),
+                "catches": n,
+                "period_s": period,
+                "window_s": 1.8,
+            }
+        )
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
     grid = np.linspace(45.5, 89.9, 200)
     ax.plot(grid, [dhm_same_side(g) for g in grid], "k-", label="Diaconis-Holmes-Montgomery")
-    ax.plot([r["psi_deg"] for r in rows], [r["simulated"] for r in rows], "o", label="flight integrator, caught")
+    ax.plot(
+        [r["psi_deg"] for r in rows], [r["simulated"] for r in rows], "o", label="flight integrator, caught"
+    )
     ax.set(xlabel="angle between normal and L (deg)", ylabel="P(same side)", title="flipped and caught disks")
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -400,10 +457,16 @@ def judge_same_side(rows: list[dict]) -> Check:
         worst = max(worst, dev / allowed)
         ok = ok and dev <= allowed
     txt = ", ".join(f"{r['psi_deg']:g} deg: {r['simulated']:.3f} vs {r['formula']:.3f}" for r in rows)
-    return Check("same-side", "Same-side probability of flipped-and-caught disks", ok,
-                 f"{txt} (worst deviation {worst:.2f} of allowed)",
-                 "Diaconis, Holmes & Montgomery (2007), Dynamical bias in the coin toss, SIAM Review 49: "
-                 "p = 1/2 + arcsin(cot^2 psi)/pi", {"rows": rows}, ["same_side.png"])
+    return Check(
+        "same-side",
+        "Same-side probability of flipped-and-caught disks",
+        ok,
+        f"{txt} (worst deviation {worst:.2f} of allowed)",
+        "Diaconis, Holmes & Montgomery (2007), Dynamical bias in the coin toss, SIAM Review 49: "
+        "p = 1/2 + arcsin(cot^2 psi)/pi",
+        {"rows": rows},
+        ["same_side.png"],
+    )
 
 
 # ---------------------------------------------------------------- 6. fair dice, chi-square
@@ -433,7 +496,17 @@ def check_faces(ctx: Context) -> Check:
             cocked += bool(o.cocked)
         obs = [counts[f] for f in faces]
         stat, p = chisquare(obs)
-        rows.append({"die": name, "n": n, "void": void, "cocked": cocked, "counts": obs, "chi2": float(stat), "p": float(p)})
+        rows.append(
+            {
+                "die": name,
+                "n": n,
+                "void": void,
+                "cocked": cocked,
+                "counts": obs,
+                "chi2": float(stat),
+                "p": float(p),
+            }
+        )
     plt = _plt()
     fig, axes = plt.subplots(1, len(rows), figsize=(3 * len(rows), 2.8))
     for ax, r in zip(axes, rows):
@@ -451,8 +524,15 @@ def judge_faces(rows: list[dict], level: float = CHI2_LEVEL) -> Check:
     """Pass when every die passes the chi-square test at `level` and none rests cocked."""
     ok = all(r["p"] > level and r["cocked"] == 0 for r in rows)
     txt = ", ".join(f"{r['die']} p={r['p']:.3f} (void {r['void']}, cocked {r['cocked']})" for r in rows)
-    return Check("faces", "Fair dice: chi-square of free rolls", ok, f"N={rows[0]['n']} each: {txt}",
-                 f"uniform faces, chi-square test at the {level:.0%} level", {"rows": rows, "level": level}, ["faces.png"])
+    return Check(
+        "faces",
+        "Fair dice: chi-square of free rolls",
+        ok,
+        f"N={rows[0]['n']} each: {txt}",
+        f"uniform faces, chi-square test at the {level:.0%} level",
+        {"rows": rows, "level": level},
+        ["faces.png"],
+    )
 
 
 # ---------------------------------------------------------------- 7. thick coins on their side
@@ -500,7 +580,11 @@ def check_coin_edge(ctx: Context) -> Check:
         materials = _materials_with_damping(damping, ctx.out_dir) if damping != 0.99 else "default"
         for ratio in COIN_RATIOS:
             case = cylinder_case(COIN_DIAMETER_MM / 2, round(ratio * COIN_DIAMETER_MM, 4))
-            th = thrower_for(Scenario.build(dice=[case.base], shots=["roll"], overrides=dict(case.overrides), materials=materials))
+            th = thrower_for(
+                Scenario.build(
+                    dice=[case.base], shots=["roll"], overrides=dict(case.overrides), materials=materials
+                )
+            )
             side = void = 0
             for k in range(n):
                 o = th.throw(ctx.seed, k).outcome
@@ -510,19 +594,46 @@ def check_coin_edge(ctx: Context) -> Check:
                 side += abs(quat_to_matrix(o.orientation_xyzw)[2, 2]) < 0.5
             m = n - void
             lo, hi = wilson_interval(side, m)
-            rows.append({"contact_damping": damping, "ratio": ratio, "n": n, "void": void, "side": side,
-                         "p_side": side / m, "ci95": [lo, hi], "no_bounce_random": yong_mahadevan_side(ratio)[0],
-                         "no_bounce_flip": yong_mahadevan_side(ratio)[1]})
+            rows.append(
+                {
+                    "contact_damping": damping,
+                    "ratio": ratio,
+                    "n": n,
+                    "void": void,
+                    "side": side,
+                    "p_side": side / m,
+                    "ci95": [lo, hi],
+                    "no_bounce_random": yong_mahadevan_side(ratio)[0],
+                    "no_bounce_flip": yong_mahadevan_side(ratio)[1],
+                }
+            )
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.8, 3.6))
     grid = np.linspace(0.05, 1.0, 100)
-    ax.plot(grid, [yong_mahadevan_side(g)[0] for g in grid], "k--", lw=1, label="no bounce, random landing (YM 2011)")
-    ax.plot(grid, [yong_mahadevan_side(g)[1] for g in grid], "k:", lw=1, label="no bounce, end-over-end flip (YM 2011)")
+    ax.plot(
+        grid,
+        [yong_mahadevan_side(g)[0] for g in grid],
+        "k--",
+        lw=1,
+        label="no bounce, random landing (YM 2011)",
+    )
+    ax.plot(
+        grid,
+        [yong_mahadevan_side(g)[1] for g in grid],
+        "k:",
+        lw=1,
+        label="no bounce, end-over-end flip (YM 2011)",
+    )
     for damping, marker in zip(dampings, ("o", "s")):
         rs = [r for r in rows if r["contact_damping"] == damping]
-        ax.errorbar([r["ratio"] for r in rs], [r["p_side"] for r in rs],
-                    yerr=[[r["p_side"] - r["ci95"][0] for r in rs], [r["ci95"][1] - r["p_side"] for r in rs]],
-                    fmt=marker, capsize=3, label=f"engine, contact damping {damping:g}")
+        ax.errorbar(
+            [r["ratio"] for r in rs],
+            [r["p_side"] for r in rs],
+            yerr=[[r["p_side"] - r["ci95"][0] for r in rs], [r["ci95"][1] - r["p_side"] for r in rs]],
+            fmt=marker,
+            capsize=3,
+            label=f"engine, contact damping {damping:g}",
+        )
     ax.axhline(1 / 3, color="grey", lw=0.8)
     ax.set(xlabel="height / diameter", ylabel="P(rests on its side)", title="thick coins, free rolls")
     ax.legend(fontsize=7)
@@ -552,12 +663,19 @@ def judge_coin_edge(rows: list[dict]) -> Check:
     txt = ", ".join(f"h/d {r['ratio']:.3f}: {r['p_side']:.3f}" for r in main)
     other = [r for r in rows if r["contact_damping"] != 0.99]
     if other:
-        txt += "; damping off: " + ", ".join(f"{r['p_side']:.3f}" for r in sorted(other, key=lambda r: r["ratio"]))
+        txt += "; damping off: " + ", ".join(
+            f"{r['p_side']:.3f}" for r in sorted(other, key=lambda r: r["ratio"])
+        )
     fair_txt = f"{fair:.3f}" if fair is not None else "not bracketed"
-    return Check("coin-edge", "Thick coins landing on their side", ok,
-                 f"{txt}; fair ratio {fair_txt} (published no-bounce limits {lo:.3f}-{hi:.3f})",
-                 "Murray & Teare (1993) Phys. Rev. E 48, 2547; Yong & Mahadevan (2011) Am. J. Phys. 79, 1195",
-                 {"rows": rows, "fair_ratio": fair, "limits": [lo, hi], "rising": rising}, ["coin_edge.png"])
+    return Check(
+        "coin-edge",
+        "Thick coins landing on their side",
+        ok,
+        f"{txt}; fair ratio {fair_txt} (published no-bounce limits {lo:.3f}-{hi:.3f})",
+        "Murray & Teare (1993) Phys. Rev. E 48, 2547; Yong & Mahadevan (2011) Am. J. Phys. 79, 1195",
+        {"rows": rows, "fair_ratio": fair, "limits": [lo, hi], "rising": rising},
+        ["coin_edge.png"],
+    )
 
 
 # ---------------------------------------------------------------- 8. the not-settled matrix
@@ -574,19 +692,31 @@ def check_settling(ctx: Context) -> Check:
 
     cases = die_matrix()
     if ctx.quick:
-        cases = [c for c in cases if c.label in ("d4", "d8", "cuboid x/y=0.5", "cuboid x/y=2.5", "cylinder d=20 h=6")]
+        cases = [
+            c
+            for c in cases
+            if c.label in ("d4", "d8", "cuboid x/y=0.5", "cuboid x/y=2.5", "cylinder d=20 h=6")
+        ]
     cells = []
     nominal = None
     for shot, key in (("roll", "settle_roll"), ("standard", "settle_board")):
         for case in cases:
             if ctx.quick and shot == "standard" and nominal is None:
                 nominal = _world("d8").nominal()
-            cells.append(settle_cell(case, shot, ctx.size(key), ctx.seed, nominal if ctx.quick and shot == "standard" else None))
+            cells.append(
+                settle_cell(
+                    case, shot, ctx.size(key), ctx.seed, nominal if ctx.quick and shot == "standard" else None
+                )
+            )
     write_atomic(os.path.join(ctx.out_dir, "not_settled.md"), markdown_table(cells))
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 3.4))
     labels = [f"{c.die}\n{c.shot}" for c in cells]
-    ax.bar(range(len(cells)), [100 * c.void / c.n for c in cells], color=["C0" if c.shot == "roll" else "C1" for c in cells])
+    ax.bar(
+        range(len(cells)),
+        [100 * c.void / c.n for c in cells],
+        color=["C0" if c.shot == "roll" else "C1" for c in cells],
+    )
     ax.axhline(100 * SETTLE_MAX_VOID_FRACTION, color="r", ls="--", lw=1)
     ax.set_xticks(range(len(cells)), labels, rotation=90, fontsize=6)
     ax.set(ylabel="void (%)", title="throws not settled or diverged")
@@ -596,18 +726,31 @@ def check_settling(ctx: Context) -> Check:
     return judge_settling([c.to_json() for c in cells])
 
 
-def judge_settling(cells: list[dict], max_void: float = SETTLE_MAX_VOID_FRACTION, max_sink: float = SETTLE_MAX_SINK_MM) -> Check:
+def judge_settling(
+    cells: list[dict], max_void: float = SETTLE_MAX_VOID_FRACTION, max_sink: float = SETTLE_MAX_SINK_MM
+) -> Check:
     """Pass when no cell has more than `max_void` voids or a rest deeper than `max_sink` mm."""
     bad = [c for c in cells if c["void"] > max_void * c["n"] or c["max_sink_mm"] > max_sink]
     total = sum(c["n"] for c in cells)
     voids = sum(c["void"] for c in cells)
     worst_sink = max(c["max_sink_mm"] for c in cells)
-    txt = f"{voids} void of {total} throws in {len(cells)} cells; deepest rest {worst_sink:.2f} mm below true height"
+    txt = (
+        f"{voids} void of {total} throws in {len(cells)} cells; deepest rest {worst_sink:.2f} mm below "
+        "true height"
+    )
     if bad:
-        txt += "; failing: " + ", ".join(f"{c['die']}/{c['shot']} ({c['void']} void, {c['max_sink_mm']:.2f} mm)" for c in bad)
-    return Check("not-settled", "Not-settled matrix", not bad, txt,
-                 f"at most {max_void:.1%} void per cell, no rest deeper than {max_sink} mm",
-                 {"cells": cells, "max_void_fraction": max_void, "max_sink_mm": max_sink}, ["not_settled.png"])
+        txt += "; failing: " + ", ".join(
+            f"{c['die']}/{c['shot']} ({c['void']} void, {c['max_sink_mm']:.2f} mm)" for c in bad
+        )
+    return Check(
+        "not-settled",
+        "Not-settled matrix",
+        not bad,
+        txt,
+        f"at most {max_void:.1%} void per cell, no rest deeper than {max_sink} mm",
+        {"cells": cells, "max_void_fraction": max_void, "max_sink_mm": max_sink},
+        ["not_settled.png"],
+    )
 
 
 # ---------------------------------------------------------------- 9. no tunnelling through the board
@@ -691,10 +834,20 @@ def check_tunnelling(ctx: Context) -> Check:
 def judge_tunnelling(rows: list[dict], fast: dict) -> Check:
     """Pass when no die centre passed below the board's top."""
     ok = all(r["below_top"] == 0 for r in rows)
-    txt = ", ".join(f"{r['die']}: {r['below_top']} of {r['throws']} below the top (closest centre {r['min_centre_gap_mm']:.2f} mm above)" for r in rows)
-    return Check("tunnelling", "No tunnelling through the 2 mm board", ok,
-                 f"impact {fast['speed_mps']:.2f} m/s ({fast.get('shot', '?')} shot, 3 sd fast); {txt}",
-                 "a rigid 2 mm board stops every die", {"rows": rows, "fastest": fast}, [])
+    txt = ", ".join(
+        f"{r['die']}: {r['below_top']} of {r['throws']} below the top (closest centre "
+        f"{r['min_centre_gap_mm']:.2f} mm above)"
+        for r in rows
+    )
+    return Check(
+        "tunnelling",
+        "No tunnelling through the 2 mm board",
+        ok,
+        f"impact {fast['speed_mps']:.2f} m/s ({fast.get('shot', '?')} shot, 3 sd fast); {txt}",
+        "a rigid 2 mm board stops every die",
+        {"rows": rows, "fastest": fast},
+        [],
+    )
 
 
 # ---------------------------------------------------------------- 10. numerical convergence
@@ -715,7 +868,10 @@ def check_convergence(ctx: Context) -> Check:
     else:
         from sim.specs.scenario import Scenario
 
-        tables = {s: conv.convergence_check(Scenario.build(**kw), CONVERGENCE_FULL_N) for s, kw in conv.QUICK_SCENES.items()}
+        tables = {
+            s: conv.convergence_check(Scenario.build(**kw), CONVERGENCE_FULL_N)
+            for s, kw in conv.QUICK_SCENES.items()
+        }
     details = {s: t.as_dict() for s, t in tables.items()}
     return judge_convergence(details)
 
@@ -723,10 +879,18 @@ def check_convergence(ctx: Context) -> Check:
 def judge_convergence(details: dict) -> Check:
     """Pass when every scene's table passes (every category's interval holds 0)."""
     ok = all(d["passed"] for d in details.values())
-    txt = ", ".join(f"{s}: {'pass' if d['passed'] else 'FAIL'} (n={d['n']}, {d['changed_throws']} throws changed)"
-                    for s, d in details.items())
-    return Check("convergence", "Numerical convergence (step size)", ok, txt,
-                 "the same releases at a 4x finer contact step (sim/studies/convergence.py)", details)
+    txt = ", ".join(
+        f"{s}: {'pass' if d['passed'] else 'FAIL'} (n={d['n']}, {d['changed_throws']} throws changed)"
+        for s, d in details.items()
+    )
+    return Check(
+        "convergence",
+        "Numerical convergence (step size)",
+        ok,
+        txt,
+        "the same releases at a 4x finer contact step (sim/studies/convergence.py)",
+        details,
+    )
 
 
 # ---------------------------------------------------------------- running and reporting
@@ -748,15 +912,20 @@ def _rolling_checks() -> dict[str, Callable[[Context], Check]]:
     """The checks of rolling and tumbling bodies against the world (sim/studies/rolling.py)."""
     from sim.studies import rolling
 
-    return {"flat-landing": rolling.check_flat_landing, "surface-ends": rolling.check_surface_ends,
-            "run-out": rolling.check_runout, "coin-flips": rolling.check_coin_flips}
+    return {
+        "flat-landing": rolling.check_flat_landing,
+        "surface-ends": rolling.check_surface_ends,
+        "run-out": rolling.check_runout,
+        "coin-flips": rolling.check_coin_flips,
+    }
 
 
 CHECKS.update(_rolling_checks())
 
 
-def run_validation(out_dir: str, quick: bool = False, only: list[str] | None = None, progress=None,
-                   starting=None) -> list[Check]:
+def run_validation(
+    out_dir: str, quick: bool = False, only: list[str] | None = None, progress=None, starting=None
+) -> list[Check]:
     """Run the checks (all, or `only`), write the report folder, return the verdicts; `starting(name, k,
     total)` is called as check k of total begins, `progress(check)` as it ends."""
     os.makedirs(out_dir, exist_ok=True)
@@ -781,14 +950,32 @@ def run_validation(out_dir: str, quick: bool = False, only: list[str] | None = N
 def write_report(out_dir: str, checks: list[Check], quick: bool) -> None:
     """results.json (every number), report.md (one row per check, then the figures)."""
     mode = "quick" if quick else "full"
-    meta: dict[str, Any] = {"mode": mode, "seed": SEED, "sizes": {k: v[0 if quick else 1] for k, v in SIZES.items()},
-            "python": platform.python_version(), "passed": all(c.passed is not False for c in checks)}
-    write_atomic(os.path.join(out_dir, "results.json"),
-                 json.dumps({"meta": meta, "checks": [asdict(c) | {"status": c.status} for c in checks]}, indent=1, default=float))
-    lines = [f"# Physics validation ({mode})", "",
-             f"Overall: **{'pass' if meta['passed'] else 'FAIL'}**. Seed {SEED}; sample sizes: "
-             + ", ".join(f"{k} {v}" for k, v in meta["sizes"].items()) + ".", "",
-             "| check | result | measured | compared with | s |", "|---|---|---|---|---:|"]
+    meta: dict[str, Any] = {
+        "mode": mode,
+        "seed": SEED,
+        "sizes": {k: v[0 if quick else 1] for k, v in SIZES.items()},
+        "python": platform.python_version(),
+        "passed": all(c.passed is not False for c in checks),
+    }
+    write_atomic(
+        os.path.join(out_dir, "results.json"),
+        json.dumps(
+            {"meta": meta, "checks": [asdict(c) | {"status": c.status} for c in checks]},
+            indent=1,
+            default=float,
+        ),
+    )
+    lines = [
+        f"# Physics validation ({mode})",
+        "",
+        f"Overall: **{'pass' if meta['passed'] else 'FAIL'}**. Seed {SEED}; sample sizes: "
+        + ", ".join(f"{k} {v}" for k, v in meta["sizes"].items())
+        + ".",
+        "",
+        "| check | result | measured | compared with | s |",
+        "|---|---|---|---|---:|",
+    ]
+
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 

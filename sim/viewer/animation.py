@@ -37,7 +37,8 @@ DPI = 80
 
 
 def _triangles(polys: list[dict[str, Any]], z: float) -> list[np.ndarray]:
-    """Flat triangles (mm) covering page polygons with holes (matplotlib cannot fill holed polygons in 3-D)."""
+    """Flat triangles (mm) covering page polygons with holes (matplotlib cannot fill holed polygons in
+    3-D)."""
     out = []
     for p in polys:
         poly = Polygon(p["ext"], p["holes"])
@@ -69,7 +70,9 @@ class _Frame:
         ax.set_axis_off()
         ax.set_facecolor("#dfe6ec")
         self.fig.patch.set_facecolor("#dfe6ec")
-        die_xy = np.concatenate([traj.poses[d][:, :2] * 1e3 for d in traj.dice]) if traj.dice else np.zeros((1, 2))
+        die_xy = (
+            np.concatenate([traj.poses[d][:, :2] * 1e3 for d in traj.dice]) if traj.dice else np.zeros((1, 2))
+        )
         r = (self.scene["board"] or {}).get("radius_mm", 300.0)
         x0, x1 = min(die_xy[:, 0].min(), -r) - 40, max(die_xy[:, 0].max(), r) + 40
         y0, y1 = min(die_xy[:, 1].min(), -r) - 40, max(die_xy[:, 1].max(), r) + 40
@@ -78,7 +81,9 @@ class _Frame:
         self.lim = (cx - span / 2, cx + span / 2, cy - span / 2, cy + span / 2)
         ax.set_xlim(self.lim[0], self.lim[1])
         ax.set_ylim(self.lim[2], self.lim[3])
-        ztop = max(span * 0.3, max(float(traj.poses[d][:, 2].max()) * 1e3 for d in traj.dice) if traj.dice else 0.0)
+        ztop = max(
+            span * 0.3, max(float(traj.poses[d][:, 2].max()) * 1e3 for d in traj.dice) if traj.dice else 0.0
+        )
         ax.set_zlim(0, ztop)
         self.ztop = ztop
         ax.set_box_aspect((1, 1, ztop / span), zoom=1.45)
@@ -105,23 +110,44 @@ class _Frame:
     def _static(self) -> None:
         ax, sc = self.ax, self.scene
         x0, x1, y0, y1 = self.lim
-        table = Poly3DCollection([np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]])],
-                                 facecolor=sc["table"]["colour"], edgecolor="none", zorder=0)
+        table = Poly3DCollection(
+            [np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]])],
+            facecolor=sc["table"]["colour"],
+            edgecolor="none",
+            zorder=0,
+        )
         ax.add_collection3d(table)
         b = sc["board"]
         if b is not None:
             t = b["thickness_mm"]
-            ax.add_collection3d(Poly3DCollection(_triangles(b["surface"], t), facecolor="#f4efe6", edgecolor="none", zorder=1))
+            ax.add_collection3d(
+                Poly3DCollection(_triangles(b["surface"], t), facecolor="#f4efe6", edgecolor="none", zorder=1)
+            )
             for reg in b["regions"]:
                 tris = _triangles(reg["polys"], t)
                 if tris:
-                    ax.add_collection3d(Poly3DCollection(tris, facecolor=reg["colour"], edgecolor="none", zorder=1))
-                segs = [np.c_[np.asarray(p["ext"] + p["ext"][:1]), np.full(len(p["ext"]) + 1, t)] for p in reg["polys"]]
+                    ax.add_collection3d(
+                        Poly3DCollection(tris, facecolor=reg["colour"], edgecolor="none", zorder=1)
+                    )
+                segs = [
+                    np.c_[np.asarray(p["ext"] + p["ext"][:1]), np.full(len(p["ext"]) + 1, t)]
+                    for p in reg["polys"]
+                ]
                 ax.add_collection3d(Line3DCollection(segs, colors="#7a5c3e", linewidths=0.4, zorder=1.1))
                 text = str(reg["value"]) if reg["kind"] == "section" else ""
                 for x, y, s in reg["labels"] if text else []:
-                    ax.text(x, y, t, text, fontsize=max(5, min(11, s / 4)), ha="center", va="center",
-                            color="#3b2a1a", fontweight="bold", zorder=1.2)
+                    ax.text(
+                        x,
+                        y,
+                        t,
+                        text,
+                        fontsize=max(5, min(11, s / 4)),
+                        ha="center",
+                        va="center",
+                        color="#3b2a1a",
+                        fontweight="bold",
+                        zorder=1.2,
+                    )
         for name, spec in sc["bodies"].items():
             if spec["kind"] == "prop" and name in self.traj.static_poses and self.traj.visible(name):
                 pos, rot = _pose(self.traj.static_poses[name])
@@ -149,23 +175,35 @@ class _Frame:
                     self.follow(pos)
                 faces = [np.asarray(f["corners"]) @ rot.T + pos for f in spec["faces"]]
                 colours = ["#ffd54f" if f["icon"] else spec["colour"] for f in spec["faces"]]
-                art = Poly3DCollection(faces, facecolors=colours, edgecolor="#1b1b1b", linewidths=0.4, zorder=4)
+                art = Poly3DCollection(
+                    faces, facecolors=colours, edgecolor="#1b1b1b", linewidths=0.4, zorder=4
+                )
                 path = arr[: k + 1, :3] * 1e3
                 (line,) = ax.plot(path[:, 0], path[:, 1], path[:, 2], color="#f1c40f", lw=1.4, zorder=3)
                 self.moving.append(line)
             elif spec["kind"] == "template":
                 ring = np.asarray(spec["outline"][0]["ext"], float)
                 top = np.c_[ring, np.full(len(ring), spec["thickness_mm"] / 2)] @ rot.T + pos
-                art = Poly3DCollection([top], facecolor="#e67e22", edgecolor="#4a2b0f", linewidths=0.4, zorder=2)
+                art = Poly3DCollection(
+                    [top], facecolor="#e67e22", edgecolor="#4a2b0f", linewidths=0.4, zorder=2
+                )
             else:
                 art = self._mesh(spec, pos, rot, zorder=2.5)
             ax.add_collection3d(art)
             self.moving.append(art)
         o = self.result.outcome
         done = t >= traj.duration_s - 1e-9
-        title = f"{o.result.upper()} ({o.reason})" + (f", section {o.value}" if o.section else "") + (f", face {o.face}" if o.face else "")
-        self.fig.suptitle(f"{t:4.2f} s   " + (title if done else ""), fontsize=11, y=0.985,
-                          color={"hit": "#1e8449", "miss": "#b03a2e"}.get(o.result, "#333333") if done else "#333333")
+        title = (
+            f"{o.result.upper()} ({o.reason})"
+            + (f", section {o.value}" if o.section else "")
+            + (f", face {o.face}" if o.face else "")
+        )
+        self.fig.suptitle(
+            f"{t:4.2f} s   " + (title if done else ""),
+            fontsize=11,
+            y=0.985,
+            color={"hit": "#1e8449", "miss": "#b03a2e"}.get(o.result, "#333333") if done else "#333333",
+        )
         for artist in (*ax.collections, *ax.lines):  # the picture fills the frame, not only the 3-D box
             artist.set_clip_on(False)
         self.fig.canvas.draw()
@@ -182,7 +220,9 @@ def frame_times(duration_s: float, fps: float = GIF_FPS, max_s: float = MAX_S) -
     return np.linspace(0.0, duration_s, n)
 
 
-def render_frames(thrower, result, traj: Trajectory, size_px=SIZE_PX, fps: float = GIF_FPS, max_s: float = MAX_S) -> list[np.ndarray]:
+def render_frames(
+    thrower, result, traj: Trajectory, size_px=SIZE_PX, fps: float = GIF_FPS, max_s: float = MAX_S
+) -> list[np.ndarray]:
     """RGB frames (size_px: width, height) of a recorded throw at `fps`, real time up to `max_s` seconds
     and sped up beyond."""
     fr = _Frame(thrower, traj, result, size_px)
@@ -192,7 +232,9 @@ def render_frames(thrower, result, traj: Trajectory, size_px=SIZE_PX, fps: float
         fr.close()
 
 
-def write_gif(path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, hold_s: float = HOLD_S) -> Path:
+def write_gif(
+    path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, hold_s: float = HOLD_S
+) -> Path:
     """Write frames as a looping GIF at `fps`, the last frame (the resting die) held for `hold_s` seconds."""
     import imageio.v3 as iio
 
@@ -214,7 +256,9 @@ def mp4_available() -> bool:
     return True
 
 
-def write_mp4(path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, hold_s: float = HOLD_S) -> Path:
+def write_mp4(
+    path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, hold_s: float = HOLD_S
+) -> Path:
     """Write frames as an H.264 MP4 at `fps`, the last frame held for `hold_s` seconds; SpecError when
     imageio-ffmpeg is missing."""
     if not mp4_available():
@@ -225,6 +269,15 @@ def write_mp4(path: str | Path, frames: list[np.ndarray], fps: float = GIF_FPS, 
     from sim.files import writing
 
     with writing(path) as tmp:
-        iio.imwrite(tmp, np.stack(frames), extension=".mp4", plugin="FFMPEG", fps=fps, codec="libx264",
-                    quality=6, pixelformat="yuv420p", macro_block_size=16)
+        iio.imwrite(
+            tmp,
+            np.stack(frames),
+            extension=".mp4",
+            plugin="FFMPEG",
+            fps=fps,
+            codec="libx264",
+            quality=6,
+            pixelformat="yuv420p",
+            macro_block_size=16,
+        )
     return Path(path)

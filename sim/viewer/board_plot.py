@@ -34,7 +34,9 @@ class PhotoFrame:
         a = math.radians(self.rotate_deg)
         x, y = xy_mm[:, 0], xy_mm[:, 1]
         xr, yr = x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a)
-        return np.column_stack([self.centre_px[0] + self.scale_px_per_mm * xr, self.centre_px[1] - self.scale_px_per_mm * yr])
+        return np.column_stack(
+            [self.centre_px[0] + self.scale_px_per_mm * xr, self.centre_px[1] - self.scale_px_per_mm * yr]
+        )
 
 
 def _rings(geom: BaseGeometry) -> list[np.ndarray]:
@@ -49,8 +51,12 @@ def _rings(geom: BaseGeometry) -> list[np.ndarray]:
     return out
 
 
-def board_figure(board: BoardSpec, photo: np.ndarray | None = None, frame: PhotoFrame | None = None,
-                 title: str | None = None):
+def board_figure(
+    board: BoardSpec,
+    photo: np.ndarray | None = None,
+    frame: PhotoFrame | None = None,
+    title: str | None = None,
+):
     """The board drawn with matplotlib's object API (no pyplot): filled sections shaded by value with
     their values written in, holes and bones hatched, the bullseye outlined; over `photo` (an image
     array) the drawing is outlines only, placed by `frame`. Returns the Figure."""
@@ -89,15 +95,31 @@ def board_figure(board: BoardSpec, photo: np.ndarray | None = None, frame: Photo
             continue
         c = (g.difference(covered) if not g.difference(covered).is_empty else g).representative_point()
         px = to(np.array([[c.x / MM, c.y / MM]]))[0]
-        ax.text(px[0], px[1], str(s.value), ha="center", va="center", fontsize=7,
-                color="cyan" if over else "black", fontweight="bold" if s.bullseye else "normal")
+        ax.text(
+            px[0],
+            px[1],
+            str(s.value),
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="cyan" if over else "black",
+            fontweight="bold" if s.bullseye else "normal",
+        )
         if s.bullseye:
             draw(g, fill=False, edgecolor="magenta" if over else "darkred", lw=2.0)
     for b in board.bones:
-        draw(b.shape.geometry(), fill=not over, facecolor="0.85", edgecolor="saddlebrown" if not over else "yellow",
-             hatch="xx", lw=1.0)
+        draw(
+            b.shape.geometry(),
+            fill=not over,
+            facecolor="0.85",
+            edgecolor="saddlebrown" if not over else "yellow",
+            hatch="xx",
+            lw=1.0,
+        )
     for h in board.holes:
-        draw(h.shape.geometry(), fill=not over, facecolor="0.1", edgecolor="lime" if over else "black", lw=1.2)
+        draw(
+            h.shape.geometry(), fill=not over, facecolor="0.1", edgecolor="lime" if over else "black", lw=1.2
+        )
     if over:
         ax.set_xlim(0, photo.shape[1])
         ax.set_ylim(photo.shape[0], 0)
@@ -109,13 +131,24 @@ def board_figure(board: BoardSpec, photo: np.ndarray | None = None, frame: Photo
         ax.set_aspect("equal")
         ax.set_xlabel("x (mm, toward the far side)")
         ax.set_ylabel("y (mm)")
-        ax.annotate("", xy=(-0.6 * r, -0.95 * r), xytext=(-0.95 * r, -0.95 * r),
-                    arrowprops={"arrowstyle": "->", "color": "0.4"})
+        ax.annotate(
+            "",
+            xy=(-0.6 * r, -0.95 * r),
+            xytext=(-0.95 * r, -0.95 * r),
+            arrowprops={"arrowstyle": "->", "color": "0.4"},
+        )
         ax.text(-0.95 * r, -0.9 * r, "throw", fontsize=7, color="0.4")
-    legend = "holes black, bones hatched, bullseye dark red" if not over else \
-        "sections cyan, holes green, bones yellow, bullseye magenta"
-    fig.suptitle(title or f"{board.name}: {len(board.sections)} sections, {len(board.holes)} holes, "
-                 f"{len(board.bones)} bones ({legend})", fontsize=9)
+    legend = (
+        "holes black, bones hatched, bullseye dark red"
+        if not over
+        else "sections cyan, holes green, bones yellow, bullseye magenta"
+    )
+    fig.suptitle(
+        title
+        or f"{board.name}: {len(board.sections)} sections, {len(board.holes)} holes, "
+        f"{len(board.bones)} bones ({legend})",
+        fontsize=9,
+    )
     return fig
 
 

@@ -31,7 +31,9 @@ def check_mp4(path: str | Path | None, flag: str = "--mp4") -> None:
         raise SpecError("command line", flag, "needs imageio-ffmpeg: pip install 'dfsim[video]'")
 
 
-def write_clips(thrower, result, traj: Trajectory, gif: str | Path | None = None, mp4: str | Path | None = None) -> list[Path]:
+def write_clips(
+    thrower, result, traj: Trajectory, gif: str | Path | None = None, mp4: str | Path | None = None
+) -> list[Path]:
     """Write the GIF and/or MP4 of a recorded throw; returns the files written."""
     out: list[Path] = []
     if gif is None and mp4 is None:
@@ -50,8 +52,13 @@ class ThrowOutputs:
     """A replay page, GIF and MP4 of one throw: paths checked on construction (nothing thrown when one
     is bad), the throw recorded inside `recording()`, the files written by `write(result)`."""
 
-    def __init__(self, thrower, replay: str | Path | None = None, gif: str | Path | None = None,
-                 mp4: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        thrower,
+        replay: str | Path | None = None,
+        gif: str | Path | None = None,
+        mp4: str | Path | None = None,
+    ) -> None:
         self.thrower = thrower
         self.replay, self.gif, self.mp4 = replay, gif, mp4
         for path, flag in ((replay, "--replay"), (gif, "--gif"), (mp4, "--mp4")):

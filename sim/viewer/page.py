@@ -30,7 +30,11 @@ def pack(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _vendor() -> tuple[str, str, str]:
-    return pack(_read("vendor", "three.module.min.js")), pack(_read("vendor", "OrbitControls.js")), pack(_read("static", "viewer.js"))
+    return (
+        pack(_read("vendor", "three.module.min.js")),
+        pack(_read("vendor", "OrbitControls.js")),
+        pack(_read("static", "viewer.js")),
+    )
 
 
 BOOT = r"""
@@ -65,7 +69,7 @@ BOOT = r"""
     mod.main(data);
   })().catch((e) => fail(`error: ${e && e.stack || e}`));
 })();
-"""
+"""  # noqa: E501 - the boot script as the browser reads it
 
 
 def page_html(title: str, body: str, data: dict[str, Any], subtitle: str = "") -> str:
@@ -97,4 +101,4 @@ Drag to orbit, right-drag to pan, wheel to zoom; the page works offline. Add <co
 <script type="application/gzip-base64" id="dfsim-data">{blob}</script>
 <script>{BOOT}</script>
 </body></html>
-"""
+"""  # noqa: E501 - the page as the browser reads it

@@ -52,7 +52,8 @@ class Trajectory:
 
 
 class TrajectoryRecorder:
-    """The hook object the throw loop (sim/world/stepper.py) calls: `start` before the first step, `sample` after every step,
+    """The hook object the throw loop (sim/world/stepper.py) calls: `start` before the first step, `sample`
+    after every step,
     `finish` after the last. Keeps the most recent throw in `trajectory`."""
 
     def __init__(self, fps: float = DEFAULT_FPS) -> None:
@@ -113,8 +114,10 @@ class TrajectoryRecorder:
         if self._t[-1] < t:
             self._take(t)  # the resting pose itself, even between frames
         arr = np.asarray(self._rows, dtype=float).reshape(len(self._rows), -1)
-        poses = {n: arr[:, 7 * k: 7 * k + 7].copy() for k, n in enumerate(self._bodies)}
-        self.trajectory = Trajectory(self.fps, np.asarray(self._t), poses, dict(self._static), list(trace.events), list(self._dice))
+        poses = {n: arr[:, 7 * k : 7 * k + 7].copy() for k, n in enumerate(self._bodies)}
+        self.trajectory = Trajectory(
+            self.fps, np.asarray(self._t), poses, dict(self._static), list(trace.events), list(self._dice)
+        )
 
 
 @contextlib.contextmanager

@@ -23,8 +23,9 @@ from sim.viewer.recorder import DEFAULT_FPS, Trajectory, recording
 from sim.viewer.scene import scene_json, throw_json
 
 
-def record_throw(thrower, seed: int | None = None, index: int | None = None, releases=None,
-                 fps: float = DEFAULT_FPS):
+def record_throw(
+    thrower, seed: int | None = None, index: int | None = None, releases=None, fps: float = DEFAULT_FPS
+):
     """Throw (seed, index) - or exact `releases` - with a recorder attached: (ThrowResult, Trajectory).
     The result is the very result of the same throw without the recorder."""
     with recording(thrower, fps) as rec:
@@ -62,7 +63,9 @@ def replay_data(entries: Sequence[tuple[Any, Any, Trajectory]], warning: str = "
     return {"kind": "replay", "scenes": scenes, "throws": throws}
 
 
-def replay_html(entries: Sequence[tuple[Any, Any, Trajectory]], title: str | None = None, warning: str = "") -> str:
+def replay_html(
+    entries: Sequence[tuple[Any, Any, Trajectory]], title: str | None = None, warning: str = ""
+) -> str:
     """A self-contained replay page of one or more recorded throws of one scenario (ValueError if none)."""
     if not entries:
         raise ValueError("no throws to replay")
@@ -73,14 +76,21 @@ def replay_html(entries: Sequence[tuple[Any, Any, Trajectory]], title: str | Non
     dice = ", ".join(d.name for d in sc.dice)
     title = title or f"dfsim replay: {shots} on {board}"
     subtitle = f"{dice}; skill {sc.skill.name}; scenario {sc.key}. " + (
-        "Every board, die and prop is an estimate (see the data files)." if sc.board is not None else "")
-    body = ('<select id="throw-pick" hidden aria-label="throw"></select>\n'
-            f'<div id="viewer" aria-label="{html.escape(title)}"></div>')
+        "Every board, die and prop is an estimate (see the data files)." if sc.board is not None else ""
+    )
+    body = (
+        '<select id="throw-pick" hidden aria-label="throw"></select>\n'
+        f'<div id="viewer" aria-label="{html.escape(title)}"></div>'
+    )
     return page_html(title, body, data, subtitle)
 
 
-def write_replay(path: str | Path, entries: Sequence[tuple[Any, Any, Trajectory]], title: str | None = None,
-                 warning: str = "") -> Path:
+def write_replay(
+    path: str | Path,
+    entries: Sequence[tuple[Any, Any, Trajectory]],
+    title: str | None = None,
+    warning: str = "",
+) -> Path:
     """Write the replay page of (thrower, ThrowResult, Trajectory) triples to `path` (`warning`: shown
     with the outcome, e.g. that a replay ended differently from its record)."""
     from sim.files import write_atomic

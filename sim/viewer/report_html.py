@@ -66,35 +66,56 @@ def _tables(summary: dict[str, Any]) -> str:
     parts = []
     if exp.get("description"):
         parts.append(f"<p>{_esc(exp['description'].strip())}</p>")
-    parts.append(f"<p>Experiment hash <code>{_esc(exp['hash'])}</code>, root seed {_esc(exp['seed'])}, "
-                 f"{summary['total_throws']} throws in {len(summary['variants'])} cell(s). Intervals are {pc}: Wilson "
-                 "for rates, percentile bootstrap for mean damage (never below 0), Newcombe (paired) and paired t for differences. Every cell uses the "
-                 "same random draws for throw k (common random numbers), so differences are paired.</p>")
+    parts.append(
+        f"<p>Experiment hash <code>{_esc(exp['hash'])}</code>, root seed {_esc(exp['seed'])}, "
+        f"{summary['total_throws']} throws in {len(summary['variants'])} cell(s). Intervals are {pc}: Wilson "
+        "for rates, percentile bootstrap for mean damage (never below 0), Newcombe (paired) and paired t for "
+        "differences. Every cell uses the "
+        "same random draws for throw k (common random numbers), so differences are paired.</p>"
+    )
     rows = []
     for v in summary["variants"]:
         reasons = sorted(v["reasons"].items(), key=lambda kv: -kv[1]["count"])[:3]
         top = ", ".join(f"{k} {100 * r['rate']:.0f} %" for k, r in reasons)
         stop = "" if v["stopped_by"] == "throws" else f" ({v['stopped_by']})"
-        rows.append(f"<tr><td>{_esc(v['name'])}</td><td class=num>{v['n']}{_esc(stop)}</td><td>{_pct(v['hit_rate'])}</td>"
-                    f"<td>{_num(v['damage'])}</td><td>{_pct(v['insta_kill'])}</td><td>{_esc(top)}</td></tr>")
-    parts.append("<h2>Summary</h2><table class=summary><tr><th>cell</th><th>n</th><th>hit rate</th><th>mean damage</th>"
-                 "<th>insta-kill</th><th>top reasons</th></tr>" + "".join(rows) + "</table>")
+        rows.append(
+            f"<tr><td>{_esc(v['name'])}</td><td "
+            f"class=num>{v['n']}{_esc(stop)}</td><td>{_pct(v['hit_rate'])}</td>"
+            f"<td>{_num(v['damage'])}</td><td>{_pct(v['insta_kill'])}</td><td>{_esc(top)}</td></tr>"
+        )
+    parts.append(
+        "<h2>Summary</h2><table class=summary><tr><th>cell</th><th>n</th><th>hit rate</th><th>mean "
+        "damage</th>"
+        "<th>insta-kill</th><th>top reasons</th></tr>" + "".join(rows) + "</table>"
+    )
     if summary.get("differences"):
         base = summary["differences"][0]["baseline"].split("@")[0]
-        rows = [f"<tr><td>{_esc(d['name'])}</td><td class=num>{d['n_pairs']}</td><td>{_num(d['hit_rate'], 100, True)}</td>"
-                f"<td>{_num(d['damage'], 1, True)}</td></tr>" for d in summary["differences"]]
-        parts.append(f"<h2>Paired differences against <code>{_esc(base)}</code></h2><table class=summary><tr><th>cell</th>"
-                     "<th>pairs</th><th>hit rate (points)</th><th>mean damage</th></tr>" + "".join(rows) + "</table>")
+        rows = [
+            f"<tr><td>{_esc(d['name'])}</td><td "
+            f"class=num>{d['n_pairs']}</td><td>{_num(d['hit_rate'], 100, True)}</td>"
+            f"<td>{_num(d['damage'], 1, True)}</td></tr>"
+            for d in summary["differences"]
+        ]
+        parts.append(
+            f"<h2>Paired differences against <code>{_esc(base)}</code></h2><table "
+            "class=summary><tr><th>cell</th>"
+            "<th>pairs</th><th>hit rate (points)</th><th>mean damage</th></tr>" + "".join(rows) + "</table>"
+        )
     if summary.get("sweep"):
         sw = summary["sweep"]
         rows = []
         for r in sw["table"]:
             hr = {"rate": r["hit_rate"], "lo": r["hit_lo"], "hi": r["hit_hi"]}
             dm = {"value": r["damage_mean"], "lo": r["damage_lo"], "hi": r["damage_hi"]}
-            rows.append(f"<tr><td>{_esc(r['variant'])}</td><td class=num>{r['value']:g}</td><td class=num>{r['n']}</td>"
-                        f"<td>{_pct(hr)}</td><td>{_num(dm)}</td></tr>")
-        parts.append(f"<h2>Sweep of <code>{_esc(sw['setting'])}</code></h2><table class=summary><tr><th>variant</th>"
-                     "<th>value</th><th>n</th><th>hit rate</th><th>mean damage</th></tr>" + "".join(rows) + "</table>")
+            rows.append(
+                f"<tr><td>{_esc(r['variant'])}</td><td class=num>{r['value']:g}</td><td "
+                f"class=num>{r['n']}</td>"
+                f"<td>{_pct(hr)}</td><td>{_num(dm)}</td></tr>"
+            )
+        parts.append(
+            f"<h2>Sweep of <code>{_esc(sw['setting'])}</code></h2><table class=summary><tr><th>variant</th>"
+            "<th>value</th><th>n</th><th>hit rate</th><th>mean damage</th></tr>" + "".join(rows) + "</table>"
+        )
     return "\n".join(parts)
 
 
@@ -108,31 +129,54 @@ def _svg_path(polys: list[dict[str, Any]]) -> str:
     return " ".join(d)
 
 
-def landing_svg(board: dict[str, Any] | None, xy_mm: np.ndarray, samples: list[dict[str, Any]], extent: float) -> str:
+def landing_svg(
+    board: dict[str, Any] | None, xy_mm: np.ndarray, samples: list[dict[str, Any]], extent: float
+) -> str:
     """A top view of the board (thrower on the left, as in figures/landing.png) with every rest position
     and the sample's dots."""
     e = extent
-    parts = [f'<svg viewBox="{-e:.0f} {-e:.0f} {2 * e:.0f} {2 * e:.0f}" xmlns="http://www.w3.org/2000/svg" role="img">',
-             f'<rect x="{-e:.0f}" y="{-e:.0f}" width="{2 * e:.0f}" height="{2 * e:.0f}" fill="#8d6e63" opacity="0.35"/>']
+    parts = [
+        f'<svg viewBox="{-e:.0f} {-e:.0f} {2 * e:.0f} {2 * e:.0f}" xmlns="http://www.w3.org/2000/svg" '
+        'role="img">',
+        f'<rect x="{-e:.0f}" y="{-e:.0f}" width="{2 * e:.0f}" height="{2 * e:.0f}" fill="#8d6e63" '
+        'opacity="0.35"/>',
+    ]
     if board is not None:
-        parts.append(f'<path d="{_svg_path(board["surface"])}" fill="#f4efe6" fill-rule="evenodd" stroke="#222" stroke-width="1.5"/>')
+        parts.append(
+            f'<path d="{_svg_path(board["surface"])}" fill="#f4efe6" fill-rule="evenodd" stroke="#222" '
+            'stroke-width="1.5"/>'
+        )
         for r in board["regions"]:
-            parts.append(f'<path d="{_svg_path(r["polys"])}" fill="{r["colour"]}" fill-rule="evenodd" stroke="#7a5c3e" stroke-width="0.8"/>')
+            parts.append(
+                f'<path d="{_svg_path(r["polys"])}" fill="{r["colour"]}" fill-rule="evenodd" '
+                'stroke="#7a5c3e" stroke-width="0.8"/>'
+            )
             if r["kind"] == "section":
                 for x, y, s in r["labels"]:
-                    parts.append(f'<text x="{x:.1f}" y="{-y:.1f}" font-size="{max(10, min(s, 30)):.0f}" text-anchor="middle" '
-                                 f'dominant-baseline="central" fill="#3b2a1a" font-weight="bold" font-family="sans-serif">{r["value"]}</text>')
+                    parts.append(
+                        f'<text x="{x:.1f}" y="{-y:.1f}" font-size="{max(10, min(s, 30)):.0f}" '
+                        'text-anchor="middle" '
+                        'dominant-baseline="central" fill="#3b2a1a" font-weight="bold" '
+                        f'font-family="sans-serif">{r["value"]}</text>'
+                    )
         for h in board["holes"]:
             parts.append(f'<path d="{_svg_path(h["polys"])}" fill="#6b4f35" stroke="#111" stroke-width="1"/>')
     if len(xy_mm):
         xy = np.clip(np.asarray(xy_mm, float), -e * 0.99, e * 0.99)
-        parts.append('<g class="bg">' + "".join(f'<circle cx="{x:.0f}" cy="{-y:.0f}" r="3"/>' for x, y in xy) + "</g>")
+        parts.append(
+            '<g class="bg">' + "".join(f'<circle cx="{x:.0f}" cy="{-y:.0f}" r="3"/>' for x, y in xy) + "</g>"
+        )
     for s in samples:
         x, y = np.clip([s["x_mm"], s["y_mm"]], -e * 0.99, e * 0.99)
-        parts.append(f'<circle class="sample {_esc(s["result"])}" data-throw="{_esc(s["id"])}" cx="{x:.1f}" cy="{-y:.1f}" r="9">'
-                     f'<title>{_esc(s["title"])}</title></circle>')
-    parts.append(f'<text x="{-e + 10:.0f}" y="{-e + 30:.0f}" font-size="22" text-anchor="start" fill="#1d2731" '
-                 'font-family="sans-serif">← thrower</text></svg>')
+        parts.append(
+            f'<circle class="sample {_esc(s["result"])}" data-throw="{_esc(s["id"])}" cx="{x:.1f}" '
+            f'cy="{-y:.1f}" r="9">'
+            f"<title>{_esc(s['title'])}</title></circle>"
+        )
+    parts.append(
+        f'<text x="{-e + 10:.0f}" y="{-e + 30:.0f}" font-size="22" text-anchor="start" fill="#1d2731" '
+        'font-family="sans-serif">← thrower</text></svg>'
+    )
     return "".join(parts)
 
 
@@ -143,11 +187,17 @@ def _figure_order(path: Path) -> tuple[str, int]:
 
 
 def _figures(root: Path) -> str:
-    figs = sorted((root / FIGURE_DIR).glob("*.png"), key=_figure_order) if (root / FIGURE_DIR).is_dir() else []
+    figs = (
+        sorted((root / FIGURE_DIR).glob("*.png"), key=_figure_order) if (root / FIGURE_DIR).is_dir() else []
+    )
     if not figs:
         return ""
-    imgs = [f'<figure><img alt="{_esc(f.stem)}" src="data:image/png;base64,{base64.b64encode(f.read_bytes()).decode()}">'
-            f"<figcaption>{_esc(f.name)}</figcaption></figure>" for f in figs]
+    imgs = [
+        f'<figure><img alt="{_esc(f.stem)}" '
+        f'src="data:image/png;base64,{base64.b64encode(f.read_bytes()).decode()}">'
+        f"<figcaption>{_esc(f.name)}</figcaption></figure>"
+        for f in figs
+    ]
     return '<h2>Figures</h2><div class="figures">' + "".join(imgs) + "</div>"
 
 
@@ -197,40 +247,69 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, 
                             replayed.update()
                     except ReplayMismatch as exc:
                         cols_ = ", ".join(line.split(":")[0].strip() for line in str(exc).splitlines()[1:])
-                        notes.append(f"cell {cell['name']}: throw {k} replayed differently from its record ({cols_}); "
-                                     "not shown (see docs/viewer.md, 'When a replay differs')")
+                        notes.append(
+                            f"cell {cell['name']}: throw {k} replayed differently from its record ({cols_}); "
+                            "not shown (see docs/viewer.md, 'When a replay differs')"
+                        )
                         continue
                     tid = f"c{cell['index']}-{k}"
                     t = throw_json(traj, res, label=f"{cell['name']} throw {k}")
                     t["id"] = tid
                     throws.append(t)
                     o = res.outcome
-                    samples.append({"id": tid, "x_mm": o.position_mm[0], "y_mm": o.position_mm[1], "result": o.result,
-                                    "title": f"throw {k}: {o.result} ({o.reason})" + (f", section {o.value}" if o.section else "")})
+                    samples.append(
+                        {
+                            "id": tid,
+                            "x_mm": o.position_mm[0],
+                            "y_mm": o.position_mm[1],
+                            "result": o.result,
+                            "title": f"throw {k}: {o.result} ({o.reason})"
+                            + (f", section {o.value}" if o.section else ""),
+                        }
+                    )
                 cells_data.append({"name": cell["name"], "scene": scene["key"], "throws": throws})
-        xy = df[["x_mm", "y_mm"]].to_numpy(float) if len(df) and {"x_mm", "y_mm"} <= set(df) else np.zeros((0, 2))
+        xy = (
+            df[["x_mm", "y_mm"]].to_numpy(float)
+            if len(df) and {"x_mm", "y_mm"} <= set(df)
+            else np.zeros((0, 2))
+        )
         xy = xy[np.all(np.isfinite(xy), axis=1)]
         if len(xy) > MAX_DOTS:
             xy = xy[np.linspace(0, len(xy) - 1, MAX_DOTS).astype(int)]
         extent = (board or {}).get("radius_mm", 300.0) * 1.35
         hidden = "" if ci == 0 else " hidden"
-        caption = (f"{len(df)} throws; {len(throws)} replayable (large dots: click to watch)" if throws
-                   else f"{len(df)} throws; no replays in this page" + ("" if n_replay else " (cells beyond the first "
-                                                                             f"{MAX_CELLS_REPLAYED} are not replayed)"))
-        maps.append(f'<div class="landing" data-cell="{_esc(cell["name"])}"{hidden}>'
-                    f"{landing_svg(board, xy, samples, extent)}<p>{_esc(caption)}</p></div>")
-        tabs.append(f'<button data-cell="{_esc(cell["name"])}"{" class=on" if ci == 0 else ""}>{_esc(cell["name"])}</button>')
+        caption = (
+            f"{len(df)} throws; {len(throws)} replayable (large dots: click to watch)"
+            if throws
+            else f"{len(df)} throws; no replays in this page"
+            + ("" if n_replay else f" (cells beyond the first {MAX_CELLS_REPLAYED} are not replayed)")
+        )
+        maps.append(
+            f'<div class="landing" data-cell="{_esc(cell["name"])}"{hidden}>'
+            f"{landing_svg(board, xy, samples, extent)}<p>{_esc(caption)}</p></div>"
+        )
+        tabs.append(
+            "<button "
+            f'data-cell="{_esc(cell["name"])}"{" class=on" if ci == 0 else ""}>{_esc(cell["name"])}</button>'
+        )
         if log is not None:
             log(f"report.html: cell {cell['name']}: {len(throws)} throws replayed")
-    how = (f"Up to {sample} throws per cell are replayed into this page (their releases are in records.parquet; "
-           "each replay is checked against its record), chosen round-robin over outcome reasons, lowest throw index "
-           "first. Replay any other throw with <code>dfsim replay RUN --cell NAME --index K</code>."
-           if sample > 0 else "No throws were replayed into this page (run <code>dfsim report-html RUN</code> to add them).")
+    how = (
+        f"Up to {sample} throws per cell are replayed into this page (their releases are in records.parquet; "
+        "each replay is checked against its record), chosen round-robin over outcome reasons, lowest throw "
+        "index "
+        "first. Replay any other throw with <code>dfsim replay RUN --cell NAME --index K</code>."
+        if sample > 0
+        else "No throws were replayed into this page (run <code>dfsim report-html RUN</code> to add them)."
+    )
     note_html = "".join(f"<p class=note>{_esc(n)}</p>" for n in notes)
-    body = (_tables(summary)
-            + f'<h2>Throws</h2><p>{how}</p>{note_html}<div class="throws"><div><div class="cell-tabs">{"".join(tabs)}</div>'
-            + "".join(maps) + '</div><div><h3 id="viewer-title"></h3><div id="viewer"></div></div></div>'
-            + _figures(root))
+    body = (
+        _tables(summary) + f'<h2>Throws</h2><p>{how}</p>{note_html}<div class="throws"><div><div '
+        f'class="cell-tabs">{"".join(tabs)}</div>'
+        + "".join(maps)
+        + '</div><div><h3 id="viewer-title"></h3><div id="viewer"></div></div></div>'
+        + _figures(root)
+    )
     data = {"kind": "report", "scenes": scenes, "cells": cells_data}
     title = f"dfsim report: {summary['experiment']['name']}"
     return page_html(title, body, data, subtitle=f"{summary['total_throws']} simulated throws")

@@ -39,7 +39,11 @@ def compare_outcome(replayed: dict[str, Any], rec: dict[str, Any]) -> list[str]:
     """Outcome columns that differ, as 'column: recorded X, replayed Y' lines (empty: identical). Besides
     OUTCOME_COLUMNS, every further column of the replayed record (templates' tpl_*, partial_as_*) counts."""
     out = []
-    more = sorted(k for k in replayed if k not in OUTCOME_COLUMNS and k not in RELEASE_COLUMNS and k not in ("seed", "index"))
+    more = sorted(
+        k
+        for k in replayed
+        if k not in OUTCOME_COLUMNS and k not in RELEASE_COLUMNS and k not in ("seed", "index")
+    )
     for c in (*OUTCOME_COLUMNS, *more):
         if c not in rec:
             continue
@@ -59,19 +63,24 @@ def replay_record(thrower, rec: dict[str, Any], fps: float = DEFAULT_FPS, check:
         # only die 0's release is stored; the others follow from the same draw (checked against die 0)
         drawn = thrower.release_for(Draw.for_throw(seed, index))
         if drawn[0] != releases[0]:
-            raise ReplayMismatch(f"throw {index}: the draw of seed {seed} no longer gives the stored release of die 0")
+            raise ReplayMismatch(
+                f"throw {index}: the draw of seed {seed} no longer gives the stored release of die 0"
+            )
         releases = [releases[0], *drawn[1:n_dice]]
     with recording(thrower, fps) as rec_hook:
         res = thrower.replay(releases, seed, index)  # in the throw's own state, as `throw` would
     if check:
         diff = compare_outcome(res.record(), rec)
         if diff:
-            raise ReplayMismatch(f"throw {index} (seed {seed}) replayed differently from its record:\n  " + "\n  ".join(diff))
+            raise ReplayMismatch(
+                f"throw {index} (seed {seed}) replayed differently from its record:\n  " + "\n  ".join(diff)
+            )
     return res, rec_hook.trajectory
 
 
-def replay_throw(run: RunFolder, cell_name: str | int, index: int, fps: float = DEFAULT_FPS,
-                 check: bool = True) -> tuple[Any, Any, Trajectory]:
+def replay_throw(
+    run: RunFolder, cell_name: str | int, index: int, fps: float = DEFAULT_FPS, check: bool = True
+) -> tuple[Any, Any, Trajectory]:
     """(thrower, ThrowResult, Trajectory) of throw `index` of a cell of a run folder, checked against its
     record (ReplayMismatch) unless `check` is False."""
     cell = run.cell(cell_name)

@@ -47,10 +47,12 @@ def _rings(geom: BaseGeometry, scale: float = 1e3) -> list[dict[str, Any]]:
             if p.area <= 0:
                 continue
             p = shapely.geometry.polygon.orient(p)
-            out.append({
-                "ext": [[_r(x), _r(y)] for x, y in list(p.exterior.coords)[:-1]],
-                "holes": [[[_r(x), _r(y)] for x, y in list(r.coords)[:-1]] for r in p.interiors],
-            })
+            out.append(
+                {
+                    "ext": [[_r(x), _r(y)] for x, y in list(p.exterior.coords)[:-1]],
+                    "holes": [[[_r(x), _r(y)] for x, y in list(r.coords)[:-1]] for r in p.interiors],
+                }
+            )
     return out
 
 
@@ -62,7 +64,11 @@ def _labels(geom: BaseGeometry, scale: float = 1e3) -> list[list[float]]:
         if p.area < MIN_LABEL_AREA_MM2:
             continue
         pt = polylabel(p, tolerance=0.5)
-        room = p.exterior.distance(pt) if not p.interiors else min(p.boundary.distance(pt), p.exterior.distance(pt))
+        room = (
+            p.exterior.distance(pt)
+            if not p.interiors
+            else min(p.boundary.distance(pt), p.exterior.distance(pt))
+        )
         out.append([_r(pt.x, 1), _r(pt.y, 1), _r(min(40.0, max(6.0, 1.3 * room)), 1)])
     return out
 
@@ -85,10 +91,22 @@ def board_json(board) -> dict[str, Any] | None:
     vmin, vmax = min(values), max(values)
     for s in board.sections:
         t = 0.15 + 0.6 * ((s.value - vmin) / (vmax - vmin) if vmax > vmin else 0.5)
-        layers.append((s.shape.geometry(), {"kind": "section", "id": s.id, "value": s.value, "bullseye": s.bullseye,
-                                            "colour": "#c0392b" if s.bullseye else _section_colour(t)}))
+        layers.append(
+            (
+                s.shape.geometry(),
+                {
+                    "kind": "section",
+                    "id": s.id,
+                    "value": s.value,
+                    "bullseye": s.bullseye,
+                    "colour": "#c0392b" if s.bullseye else _section_colour(t),
+                },
+            )
+        )
     for i, b in enumerate(board.bones):
-        layers.append((b.shape.geometry(), {"kind": "bones", "id": b.id or f"bones-{i}", "colour": "#e8e2d0"}))
+        layers.append(
+            (b.shape.geometry(), {"kind": "bones", "id": b.id or f"bones-{i}", "colour": "#e8e2d0"})
+        )
     regions = []
     covered = None
     for geom, info in reversed(layers):
@@ -100,7 +118,10 @@ def board_json(board) -> dict[str, Any] | None:
             continue
         regions.append(info | {"polys": _rings(vis), "labels": _labels(vis)})
     regions.reverse()
-    holes = [{"id": h.id or f"hole-{i}", "polys": _rings(g)} for i, (h, g) in enumerate(zip(board.holes, board.hole_geoms))]
+    holes = [
+        {"id": h.id or f"hole-{i}", "polys": _rings(g)}
+        for i, (h, g) in enumerate(zip(board.holes, board.hole_geoms))
+    ]
     return {
         "name": board.name,
         "thickness_mm": _r(board.thickness_mm),
@@ -115,14 +136,22 @@ def die_json(die) -> dict[str, Any]:
     """A die as its flat faces (body frame, mm), each with its label: what the classifier reads."""
     faces = []
     for label, f in zip(die.faces, die.face_geometry):
-        faces.append({
-            "label": label,
-            "icon": bool(die.is_icon(label)),
-            "normal": [_r(v, 5) for v in f.normal],
-            "corners": [[_r(v * 1e3, 3) for v in c] for c in f.corners],
-        })
-    return {"kind": "die", "name": die.name, "colour": die.color, "shape": die.shape, "reading": die.reading_rule,
-            "faces": faces}
+        faces.append(
+            {
+                "label": label,
+                "icon": bool(die.is_icon(label)),
+                "normal": [_r(v, 5) for v in f.normal],
+                "corners": [[_r(v * 1e3, 3) for v in c] for c in f.corners],
+            }
+        )
+    return {
+        "kind": "die",
+        "name": die.name,
+        "colour": die.color,
+        "shape": die.shape,
+        "reading": die.reading_rule,
+        "faces": faces,
+    }
 
 
 def _mesh_json(verts: np.ndarray, idx: np.ndarray, scale: float = 1e3) -> dict[str, Any]:
@@ -184,8 +213,13 @@ def props_json(thrower) -> dict[str, Any]:
                 verts, idx = g.mesh
             else:
                 verts, idx = _box_mesh(g.boxes) if g.boxes else _hulls_mesh(g.hulls)
-            out[name] = {"kind": "prop", "prop": pp.name, "type": pp.type,
-                         "colour": pp.traits.colour, "mesh": _mesh_json(verts, idx)}
+            out[name] = {
+                "kind": "prop",
+                "prop": pp.name,
+                "type": pp.type,
+                "colour": pp.traits.colour,
+                "mesh": _mesh_json(verts, idx),
+            }
     return out
 
 
@@ -199,9 +233,15 @@ def templates_json(thrower) -> dict[str, Any]:
             g = shapely.affinity.translate(r.shape.geometry(), -cx, -cy).intersection(spec.local_outline)
             regions.append({"id": r.id, "value": r.damage, "polys": _rings(g), "labels": _labels(g)})
         out[f"template:{tid}"] = {
-            "kind": "template", "name": spec.name, "title": spec.title or spec.name, "effect": spec.effect,
-            "value": spec.damage, "thickness_mm": _r(spec.thickness_mm), "outline": _rings(spec.local_outline),
-            "labels": _labels(spec.local_outline), "regions": regions,
+            "kind": "template",
+            "name": spec.name,
+            "title": spec.title or spec.name,
+            "effect": spec.effect,
+            "value": spec.damage,
+            "thickness_mm": _r(spec.thickness_mm),
+            "outline": _rings(spec.local_outline),
+            "labels": _labels(spec.local_outline),
+            "regions": regions,
         }
     return out
 
@@ -224,7 +264,13 @@ def scene_json(thrower) -> dict[str, Any]:
     return scene
 
 
-EVENT_KINDS = (("table", "table"), ("board", "board"), ("prop:", "prop"), ("template:", "template"), ("die:", "die"))
+EVENT_KINDS = (
+    ("table", "table"),
+    ("board", "board"),
+    ("prop:", "prop"),
+    ("template:", "template"),
+    ("die:", "die"),
+)
 
 
 def event_kind(other: str) -> str:
@@ -245,15 +291,26 @@ def _pose_rows(arr: np.ndarray) -> list[float]:
     return [_r(v, 5) for v in out.ravel()]
 
 
-def throw_json(traj: Trajectory, result, label: str = "", extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def throw_json(
+    traj: Trajectory, result, label: str = "", extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """One throw for the page: frames of every body that was in play, events, outcome and release."""
     bodies = {}
     for name, arr in traj.poses.items():
         if traj.visible(name):
             bodies[name] = _pose_rows(arr)
     static = {n: _pose_rows(p)[:7] for n, p in traj.static_poses.items() if traj.visible(n)}
-    events = [{"t": _r(e.time_s, 4), "die": e.die, "other": e.other, "kind": event_kind(e.other),
-               "at": [_r(v * 1e3, 1) for v in e.point_m], "speed": _r(e.speed_mps, 3)} for e in traj.events]
+    events = [
+        {
+            "t": _r(e.time_s, 4),
+            "die": e.die,
+            "other": e.other,
+            "kind": event_kind(e.other),
+            "at": [_r(v * 1e3, 1) for v in e.point_m],
+            "speed": _r(e.speed_mps, 3),
+        }
+        for e in traj.events
+    ]
     outs = [o.to_json() for o in result.outcomes]
     for o in outs:
         o.pop("orientation_xyzw", None)

@@ -38,10 +38,12 @@ def quat_after(q0: Sequence[float], w: Sequence[float], t: float) -> tuple[float
     ax, ay, az, aw = wx * s, wy * s, wz * s, math.cos(half)
     bx, by, bz, bw = q0
     # r = a (x) q0: the turn applied in the world frame
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
 
 
 def _linear(p: float, v: float, lo: float, hi: float, t_max: float) -> Interval | None:
@@ -83,7 +85,9 @@ def _vertical(p: float, v: float, g: float, lo: float, hi: float, t_max: float) 
     return out
 
 
-def box_intervals(p0: Sequence[float], v0: Sequence[float], g: float, radius: float, box: Box, t_max: float) -> list[Interval]:
+def box_intervals(
+    p0: Sequence[float], v0: Sequence[float], g: float, radius: float, box: Box, t_max: float
+) -> list[Interval]:
     """Times in [0, t_max] where a sphere of `radius` centred on the parabola overlaps `box`
     (conservatively: the box grown by the radius on every side)."""
     (x0, y0, z0), (x1, y1, z1) = box
@@ -133,8 +137,13 @@ def merge(intervals: list[Interval]) -> list[Interval]:
     return [(s, e) for s, e in out]
 
 
-def contact_windows(states: list[tuple[Sequence[float], Sequence[float]]], radii: list[float], boxes: list[Box],
-                    g: float, t_max: float) -> list[Interval]:
+def contact_windows(
+    states: list[tuple[Sequence[float], Sequence[float]]],
+    radii: list[float],
+    boxes: list[Box],
+    g: float,
+    t_max: float,
+) -> list[Interval]:
     """Times in [0, t_max] (sorted, merged) where any of these free dice could touch a box or another
     die; outside them every die is surely in free flight."""
     spans: list[Interval] = []
@@ -143,7 +152,9 @@ def contact_windows(states: list[tuple[Sequence[float], Sequence[float]]], radii
             spans += box_intervals(p, v, g, r, box, t_max)
     for i in range(len(states)):
         for j in range(i + 1, len(states)):
-            iv = pair_interval(states[i][0], states[i][1], states[j][0], states[j][1], radii[i] + radii[j], t_max)
+            iv = pair_interval(
+                states[i][0], states[i][1], states[j][0], states[j][1], radii[i] + radii[j], t_max
+            )
             if iv is not None:
                 spans.append(iv)
     return merge(spans)

@@ -74,33 +74,95 @@ class _Loop(ctypes.Structure):
     """Mirror of the C struct `dfsim_loop` (sim/world/native/throwloop.c), field for field."""
 
     _fields_ = [
-        ("n_dice", _I), ("body", _I * MAX_DICE), ("reach", _D * MAX_DICE),
-        ("max_steps", _I), ("ratio", _I), ("win", _I), ("skip", _I), ("free_before_plan", _I),
-        ("dt", _D), ("fine_speed", _D), ("radius2", _D), ("floor_z", _D), ("touch", _D),
-        ("max_disp", _D), ("max_turn", _D), ("spike_v2", _D), ("spike_w2", _D),
-        ("use_support", _I), ("disp_band", _D),
-        ("n_ids", _I), ("name_of_id", _PI), ("n_names", _I), ("damping", _PD),
-        ("n_boxes", _I), ("boxes", _PD), ("radius", _D * MAX_DICE), ("r_max", _D), ("gravity", _D), ("min_jump", _I),
+        ("n_dice", _I),
+        ("body", _I * MAX_DICE),
+        ("reach", _D * MAX_DICE),
+        ("max_steps", _I),
+        ("ratio", _I),
+        ("win", _I),
+        ("skip", _I),
+        ("free_before_plan", _I),
+        ("dt", _D),
+        ("fine_speed", _D),
+        ("radius2", _D),
+        ("floor_z", _D),
+        ("touch", _D),
+        ("max_disp", _D),
+        ("max_turn", _D),
+        ("spike_v2", _D),
+        ("spike_w2", _D),
+        ("use_support", _I),
+        ("disp_band", _D),
+        ("n_ids", _I),
+        ("name_of_id", _PI),
+        ("n_names", _I),
+        ("damping", _PD),
+        ("n_boxes", _I),
+        ("boxes", _PD),
+        ("radius", _D * MAX_DICE),
+        ("r_max", _D),
+        ("gravity", _D),
+        ("min_jump", _I),
         ("resets", _PD),
-        ("cap", _I), ("paths", _PD), ("ks", _PI), ("stepped_ks", _PI), ("lift_k", _PI),
-        ("sched_kind", _PI), ("sched_val", _PD),
-        ("k", _I), ("n_ks", _I), ("n_stepped", _I), ("n_sched", _I), ("n_resets", _I),
-        ("n_path", _I * MAX_DICE), ("n_lift", _I * MAX_DICE),
-        ("free_run", _I), ("plan_after", _I), ("run_steps", _I), ("coarse_now", _I),
-        ("n_flight", _I), ("n_contact", _I), ("n_coarse", _I), ("n_rest", _I), ("skipped", _I), ("jumps", _I),
+        ("cap", _I),
+        ("paths", _PD),
+        ("ks", _PI),
+        ("stepped_ks", _PI),
+        ("lift_k", _PI),
+        ("sched_kind", _PI),
+        ("sched_val", _PD),
+        ("k", _I),
+        ("n_ks", _I),
+        ("n_stepped", _I),
+        ("n_sched", _I),
+        ("n_resets", _I),
+        ("n_path", _I * MAX_DICE),
+        ("n_lift", _I * MAX_DICE),
+        ("free_run", _I),
+        ("plan_after", _I),
+        ("run_steps", _I),
+        ("coarse_now", _I),
+        ("n_flight", _I),
+        ("n_contact", _I),
+        ("n_coarse", _I),
+        ("n_rest", _I),
+        ("skipped", _I),
+        ("jumps", _I),
         ("updates", _I),
-        ("status", _I * MAX_DICE), ("at", _I), ("die", _I),
-        ("check", _I), ("all_still", _I), ("touching", _I), ("diverged", _I), ("fresh", _I),
-        ("pos", (_D * 3) * MAX_DICE), ("q", (_D * 4) * MAX_DICE), ("v", (_D * 3) * MAX_DICE), ("w", (_D * 3) * MAX_DICE),
-        ("prev_ids_n", _I * MAX_DICE), ("prev_ids", (_I * MAX_NAMES) * MAX_DICE),
-        ("prev_n", _I * MAX_DICE), ("prev_names", (_I * MAX_NAMES) * MAX_DICE),
-        ("damp_now", _D * MAX_DICE), ("has_anchor", _I * MAX_DICE),
-        ("anchor_p", (_D * 3) * MAX_DICE), ("anchor_q", (_D * 4) * MAX_DICE),
-        ("quiet_windows", _I * MAX_DICE), ("need", _I * MAX_DICE),
-        ("ids_n", _I), ("now_n", _I), ("ids", _I * MAX_NAMES), ("now_names", _I * MAX_NAMES),
-        ("n_cp", _I), ("cp_body", _I * MAX_POINTS), ("cp_pos", (_D * 3) * MAX_POINTS),
-        ("cp_normal", (_D * 3) * MAX_POINTS), ("cp_dist", _D * MAX_POINTS),
-        ("jump", _I), ("still", _I), ("error", _I),
+        ("status", _I * MAX_DICE),
+        ("at", _I),
+        ("die", _I),
+        ("check", _I),
+        ("all_still", _I),
+        ("touching", _I),
+        ("diverged", _I),
+        ("fresh", _I),
+        ("pos", (_D * 3) * MAX_DICE),
+        ("q", (_D * 4) * MAX_DICE),
+        ("v", (_D * 3) * MAX_DICE),
+        ("w", (_D * 3) * MAX_DICE),
+        ("prev_ids_n", _I * MAX_DICE),
+        ("prev_ids", (_I * MAX_NAMES) * MAX_DICE),
+        ("prev_n", _I * MAX_DICE),
+        ("prev_names", (_I * MAX_NAMES) * MAX_DICE),
+        ("damp_now", _D * MAX_DICE),
+        ("has_anchor", _I * MAX_DICE),
+        ("anchor_p", (_D * 3) * MAX_DICE),
+        ("anchor_q", (_D * 4) * MAX_DICE),
+        ("quiet_windows", _I * MAX_DICE),
+        ("need", _I * MAX_DICE),
+        ("ids_n", _I),
+        ("now_n", _I),
+        ("ids", _I * MAX_NAMES),
+        ("now_names", _I * MAX_NAMES),
+        ("n_cp", _I),
+        ("cp_body", _I * MAX_POINTS),
+        ("cp_pos", (_D * 3) * MAX_POINTS),
+        ("cp_normal", (_D * 3) * MAX_POINTS),
+        ("cp_dist", _D * MAX_POINTS),
+        ("jump", _I),
+        ("still", _I),
+        ("error", _I),
     ]
 
 
@@ -131,7 +193,10 @@ class _Library:
             self.error = f"{self.path.name} does not load ({str(exc).splitlines()[0]})"
             return
         if size != ctypes.sizeof(_Loop):
-            self.error = f"{self.path.name} is from another version of dfsim (state size {size}, expected {ctypes.sizeof(_Loop)}; reinstall)"
+            self.error = (
+                f"{self.path.name} is from another version of dfsim (state size {size}, "
+                f"expected {ctypes.sizeof(_Loop)}; reinstall)"
+            )
             return
         self.dll = dll
         self.state = _Loop.in_dll(dll, "dfsim_loop_state")
@@ -179,7 +244,10 @@ def active() -> bool:
         return True
     if not _warned:
         _warned = True
-        print(f"dfsim: the compiled throw loop is not available: {why}; running the Python loop", file=sys.stderr)
+        print(
+            f"dfsim: the compiled throw loop is not available: {why}; running the Python loop",
+            file=sys.stderr,
+        )
     return False
 
 
@@ -218,7 +286,9 @@ class _World:
             if b >= 0:
                 ids[b] = index[n]
         self.ids = ids
-        self.damping = np.array([[ph.contact_damping(d, (n,)) for n in order] for d in active], dtype=float).reshape(-1)
+        self.damping = np.array(
+            [[ph.contact_damping(d, (n,)) for n in order] for d in active], dtype=float
+        ).reshape(-1)
 
     def name(self, j: int) -> str:
         """The name of a name index (an unregistered body: 'body:<id>', as the reference names it)."""
@@ -255,11 +325,14 @@ def eligible(before_step, recorder, active: list[str]) -> bool:
 
 
 def _resets(rows: list[list[float]], bodies: list[int]) -> list[tuple]:
-    """A flight's resets as the reference's schedule keeps them: (body, position, orientation, velocity, spin)."""
+    """A flight's resets as the reference's schedule keeps them: (body, position, orientation, velocity,
+    spin)."""
     return [(b, tuple(r[0:3]), tuple(r[3:7]), tuple(r[7:10]), tuple(r[10:13])) for b, r in zip(bodies, rows)]
 
 
-def _given(vw: tuple[Sequence[float], Sequence[float]]) -> Callable[[], tuple[Sequence[float], Sequence[float]]]:
+def _given(
+    vw: tuple[Sequence[float], Sequence[float]],
+) -> Callable[[], tuple[Sequence[float], Sequence[float]]]:
     """A velocity already read, as the rest detector asks for one."""
     return lambda: vw
 
@@ -273,8 +346,11 @@ def _points(lib: _Library, n: int) -> list[tuple]:
     return [(0, -1, bodies[c], -1, -1, None, tuple(pos[c]), tuple(normal[c]), dist[c], 0.0) for c in range(n)]
 
 
-def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[list[DieRest], EventTrace, StepStats]:
-    """The throw loop of sim/world/stepper.py (`run`), its per-step work in the plugin: rests, trace, stats."""
+def run(
+    ph: Physics, st: PhysicsSettings, props, active: list[str]
+) -> tuple[list[DieRest], EventTrace, StepStats]:
+    """The throw loop of sim/world/stepper.py (`run`), its per-step work in the plugin: rests, trace,
+    stats."""
     wall0, cpu0 = time.perf_counter(), time.process_time()
     lib = _library()
     L = lib.state
@@ -307,12 +383,26 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     L.max_steps, L.ratio, L.win = max_steps, rate.ratio, test.window_steps
     L.skip, L.free_before_plan = int(skip), FREE_STEPS_BEFORE_PLAN
     L.dt, L.fine_speed, L.radius2, L.floor_z, L.touch = dt, st.fine_speed_mps, r_max * r_max, FLOOR_Z_M, touch
-    L.max_disp, L.max_turn, L.spike_v2, L.spike_w2 = test.max_disp_m, test.max_turn_rad, test.spike_v2, test.spike_w2
+    L.max_disp, L.max_turn, L.spike_v2, L.spike_w2 = (
+        test.max_disp_m,
+        test.max_turn_rad,
+        test.spike_v2,
+        test.spike_w2,
+    )
     L.use_support, L.disp_band = int(test.use_support), DISP_BAND
     L.n_ids, L.name_of_id = len(world.ids), world.ids.ctypes.data_as(_PI)
     L.n_names, L.damping = len(world.order), world.damping.ctypes.data_as(_PD)
-    L.cap, L.paths, L.ks, L.stepped_ks = cap, paths.ctypes.data_as(_PD), ks.ctypes.data_as(_PI), stepped.ctypes.data_as(_PI)
-    L.lift_k, L.sched_kind, L.sched_val = lift.ctypes.data_as(_PI), kind.ctypes.data_as(_PI), val.ctypes.data_as(_PD)
+    L.cap, L.paths, L.ks, L.stepped_ks = (
+        cap,
+        paths.ctypes.data_as(_PD),
+        ks.ctypes.data_as(_PI),
+        stepped.ctypes.data_as(_PI),
+    )
+    L.lift_k, L.sched_kind, L.sched_val = (
+        lift.ctypes.data_as(_PI),
+        kind.ctypes.data_as(_PI),
+        val.ctypes.data_as(_PD),
+    )
     box_array = np.array([[*lo, *hi] for lo, hi in boxes], dtype=float).reshape(-1, 6)
     L.n_boxes, L.boxes, L.resets = len(box_array), box_array.ctypes.data_as(_PD), flights.ctypes.data_as(_PD)
     for i, r in enumerate(radii):
@@ -325,17 +415,37 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
         if code == EV_TOUCH:
             i = L.die
             v = lib.v[i].tolist()
-            before = {world.name(j) for j in lib.prev_names[i, :L.prev_n[i]].tolist()}
-            start_events(events, L.k * dt, active[i], _points(lib, L.n_cp), touch, names, before,
-                         math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))
+            before = {world.name(j) for j in lib.prev_names[i, : L.prev_n[i]].tolist()}
+            start_events(
+                events,
+                L.k * dt,
+                active[i],
+                _points(lib, L.n_cp),
+                touch,
+                names,
+                before,
+                math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]),
+            )
         elif code == EV_WINDOW:
             i = L.die
-            rest.anchor[i] = (tuple(lib.anchor_p[i].tolist()), tuple(lib.anchor_q[i].tolist())) if L.has_anchor[i] else None
+            rest.anchor[i] = (
+                (tuple(lib.anchor_p[i].tolist()), tuple(lib.anchor_q[i].tolist()))
+                if L.has_anchor[i]
+                else None
+            )
             rest.quiet_windows[i], rest.need[i] = L.quiet_windows[i], L.need[i]
             vw = (tuple(lib.v[i].tolist()), tuple(lib.w[i].tolist()))
             cps = _points(lib, L.n_cp)
-            L.still = int(rest.window(i, tuple(lib.pos[i].tolist()), tuple(lib.q[i].tolist()), L.now_n > 0,
-                                      _given(vw), functools.partial(touching_normals, cps, touch)))
+            L.still = int(
+                rest.window(
+                    i,
+                    tuple(lib.pos[i].tolist()),
+                    tuple(lib.q[i].tolist()),
+                    L.now_n > 0,
+                    _given(vw),
+                    functools.partial(touching_normals, cps, touch),
+                )
+            )
             L.quiet_windows[i], L.need[i] = rest.quiet_windows[i], rest.need[i]
         else:
             raise RuntimeError(f"the compiled throw loop failed at step {L.k} (code {code})")
@@ -346,14 +456,19 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str]) -> tuple[lis
     ph.time_s = k * dt
     if L.coarse_now:  # back to the contact step, as StepRate.restore
         ph.set_step(dt)
-    trace.path_t = (ks[:L.n_ks].astype(float) * dt).tolist()
+    trace.path_t = (ks[: L.n_ks].astype(float) * dt).tolist()
     for i, n in enumerate(active):
-        trace.paths[n].extend(map(tuple, paths[i, :L.n_path[i]].tolist()))
+        trace.paths[n].extend(map(tuple, paths[i, : L.n_path[i]].tolist()))
         if trace.lift_offs is not None:
-            trace.lift_offs[n].extend(t * dt for t in lift[i, :L.n_lift[i]].tolist())
-    for kd, value in zip(kind[:L.n_sched].tolist(), val[:L.n_sched].tolist()):
-        stats.schedule.append(("steps", int(value)) if kd == SCHED_STEPS else ("dt", value) if kd == SCHED_DT
-                              else ("reset", _resets(flights[int(value), :nd].tolist(), bodies)))
+            trace.lift_offs[n].extend(t * dt for t in lift[i, : L.n_lift[i]].tolist())
+    for kd, value in zip(kind[: L.n_sched].tolist(), val[: L.n_sched].tolist()):
+        stats.schedule.append(
+            ("steps", int(value))
+            if kd == SCHED_STEPS
+            else ("dt", value)
+            if kd == SCHED_DT
+            else ("reset", _resets(flights[int(value), :nd].tolist(), bodies))
+        )
     stats.flight, stats.contact, stats.rest, stats.coarse = L.n_flight, L.n_contact, L.n_rest, L.n_coarse
     stats.skipped, stats.jumps = L.skipped, L.jumps
     status: list[Status] = [STATUS[L.status[i]] if L.status[i] else st.out_of_steps for i in range(nd)]  # type: ignore[misc]

@@ -41,8 +41,11 @@ class Contact:
 
 def contacts_of(points: Sequence[RawPoint], name_of) -> list[Contact]:
     """The touching points of a body as named records (`name_of`: body id -> name)."""
-    return [Contact(name_of(cp[BODY_B]), tuple(cp[POSITION_ON_B]), float(cp[NORMAL_FORCE]))
-            for cp in points if cp[DISTANCE] <= TOUCH_DISTANCE_M]
+    return [
+        Contact(name_of(cp[BODY_B]), tuple(cp[POSITION_ON_B]), float(cp[NORMAL_FORCE]))
+        for cp in points
+        if cp[DISTANCE] <= TOUCH_DISTANCE_M
+    ]
 
 
 def touches(points: Sequence[RawPoint], touch: float = TOUCH_DISTANCE_M) -> bool:
@@ -73,8 +76,16 @@ def body_name(names: Mapping[int, str], body: int) -> str:
     return names.get(body) or f"body:{body}"
 
 
-def start_events(events: list[ContactEvent], t: float, die: str, points: Sequence[RawPoint], touch: float,
-                 names: Mapping[int, str], before: AbstractSet[str], speed_mps: float) -> None:
+def start_events(
+    events: list[ContactEvent],
+    t: float,
+    die: str,
+    points: Sequence[RawPoint],
+    touch: float,
+    names: Mapping[int, str],
+    before: AbstractSet[str],
+    speed_mps: float,
+) -> None:
     """Append the contact events of the bodies a die touches now and did not the step before: one per
     body, in name order, at the mean of the die's touching points on it (sorted first), with the die's
     speed now.

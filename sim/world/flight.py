@@ -53,12 +53,14 @@ def _qdot(q: np.ndarray, w: np.ndarray) -> np.ndarray:
     """dq/dt for a world-frame angular velocity: ½ (ω, 0) ⊗ q (xyzw)."""
     x, y, z, s = q
     wx, wy, wz = w
-    return 0.5 * np.array([
-        s * wx + wy * z - wz * y,
-        s * wy + wz * x - wx * z,
-        s * wz + wx * y - wy * x,
-        -x * wx - y * wy - z * wz,
-    ])
+    return 0.5 * np.array(
+        [
+            s * wx + wy * z - wz * y,
+            s * wy + wz * x - wx * z,
+            s * wz + wx * y - wy * x,
+            -x * wx - y * wy - z * wz,
+        ]
+    )
 
 
 class Aero:
@@ -82,13 +84,23 @@ class Aero:
         c = abs(nx * vx + ny * vy + nz * vz) / s
         return -(self.k_face * c + self.k_edge * math.sqrt(max(0.0, 1 - c * c))) * s
 
-    def force_xyz(self, vx: float, vy: float, vz: float, nx: float, ny: float, nz: float) -> tuple[float, float, float]:
+    def force_xyz(
+        self, vx: float, vy: float, vz: float, nx: float, ny: float, nz: float
+    ) -> tuple[float, float, float]:
         """The drag force (N) at velocity v on a plate with unit normal n (`per_velocity`)."""
         k = self.per_velocity(vx, vy, vz, nx, ny, nz)
         return k * vx, k * vy, k * vz
 
 
-def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, max_t: float = 5.0, record: bool = True):
+def fly(
+    spec: TemplateSpec,
+    state: FlightState,
+    aero: Aero,
+    dt: float,
+    until,
+    max_t: float = 5.0,
+    record: bool = True,
+):
     """RK4 free flight until `until(state)` is true; returns (state, t, turned_rad, samples).
 
     samples: list of (t, normal, L) every step (for the precession check; empty unless `record`).
@@ -116,9 +128,15 @@ def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, ma
         k = drag(vx, vy, vz, r02, r12, r22) / m
         ax, ay, az = k * vx, k * vy, k * vz - g
         # dq/dt = 1/2 (w, 0) x q (xyzw)
-        return (ax, ay, az,
-                0.5 * (qw * wx + wy * qz - wz * qy), 0.5 * (qw * wy + wz * qx - wx * qz),
-                0.5 * (qw * wz + wx * qy - wy * qx), 0.5 * (-qx * wx - qy * wy - qz * wz))
+        return (
+            ax,
+            ay,
+            az,
+            0.5 * (qw * wx + wy * qz - wz * qy),
+            0.5 * (qw * wy + wz * qx - wx * qz),
+            0.5 * (qw * wz + wx * qy - wy * qx),
+            0.5 * (-qx * wx - qy * wy - qz * wz),
+        )
 
     x0, x1, x2 = (float(c) for c in state.x)
     v0, v1, v2 = (float(c) for c in state.v)
@@ -158,4 +176,9 @@ def fly(spec: TemplateSpec, state: FlightState, aero: Aero, dt: float, until, ma
         n_prev = n
         if record:
             samples.append((t, np.array(n), L.copy()))
-    return FlightState(np.array((x0, x1, x2)), np.array((v0, v1, v2)), np.array((q0, q1, q2, q3)), L), t, turned, samples
+    return (
+        FlightState(np.array((x0, x1, x2)), np.array((v0, v1, v2)), np.array((q0, q1, q2, q3)), L),
+        t,
+        turned,
+        samples,
+    )

@@ -95,11 +95,22 @@ def add_template_body(ph: Physics, spec: TemplateSpec, name: str, welded: bool =
     if welded and len(hulls) > 1:
         jx, jy, jz = spec.inertia_diagonal
         anchor = (ANCHOR_SHARE * spec.mass_kg, (ANCHOR_SHARE * jx, ANCHOR_SHARE * jy, ANCHOR_SHARE * jz))
-        return ph.add_welded_hulls(name, _welded_pieces(spec, outlines, hulls), anchor, spec.material,
-                                   ccd_radius_m=ccd, rolling_friction=ROLLING_FRICTION)
+        return ph.add_welded_hulls(
+            name,
+            _welded_pieces(spec, outlines, hulls),
+            anchor,
+            spec.material,
+            ccd_radius_m=ccd,
+            rolling_friction=ROLLING_FRICTION,
+        )
     return ph.add_dynamic_hulls(
-        name, hulls, spec.mass_kg, spec.inertia_diagonal, spec.material,
-        ccd_radius_m=ccd, rolling_friction=ROLLING_FRICTION,
+        name,
+        hulls,
+        spec.mass_kg,
+        spec.inertia_diagonal,
+        spec.material,
+        ccd_radius_m=ccd,
+        rolling_friction=ROLLING_FRICTION,
     )
 
 
@@ -119,8 +130,14 @@ def _welded_pieces(spec: TemplateSpec, outlines, hulls) -> list[WeldedPiece]:
         m, a = (1.0 - ANCHOR_SHARE) * spec.mass_kg * poly.area / total, poly.area
         cx, cy = poly.centroid.x, poly.centroid.y
         ixx, iyy, _ixy = second_moments(shapely.affinity.translate(poly, -cx, -cy))
-        out.append(WeldedPiece(hull, m, (float(cx), float(cy), 0.0),
-                               (m * (ixx / a + t * t / 12), m * (iyy / a + t * t / 12), m * (ixx + iyy) / a)))
+        out.append(
+            WeldedPiece(
+                hull,
+                m,
+                (float(cx), float(cy), 0.0),
+                (m * (ixx / a + t * t / 12), m * (iyy / a + t * t / 12), m * (ixx + iyy) / a),
+            )
+        )
     return out
 
 
@@ -136,7 +153,9 @@ def add_flip_board(ph: Physics, board: BoardSpec, name: str = "board") -> int:
     from sim.specs.template import convex_decomposition
 
     pieces = convex_decomposition(Polygon(board.outline_geom.exterior.coords).simplify(0.00015))
-    hulls = [_prism_vertices(np.asarray(poly.exterior.coords)[:-1], 0.0, board.thickness_m) for poly in pieces]
+    hulls = [
+        _prism_vertices(np.asarray(poly.exterior.coords)[:-1], 0.0, board.thickness_m) for poly in pieces
+    ]
     return ph.add_static_solid(name, hulls, board.material)
 
 
@@ -264,9 +283,16 @@ class FlipWorld:
     or flipped before, dice, props) stay and are met as they are. Templates are dynamic bodies: a
     template landing on another may shove it (`placed` holds every template's pose as it lies now)."""
 
-    def __init__(self, board: BoardSpec, templates: list[tuple[str, TemplateSpec]], profile: FlipProfile | None = None,
-                 materials=None, dice: Sequence[tuple[str, DieSpec]] = (), scenario=None,
-                 prop_draw: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self,
+        board: BoardSpec,
+        templates: list[tuple[str, TemplateSpec]],
+        profile: FlipProfile | None = None,
+        materials=None,
+        dice: Sequence[tuple[str, DieSpec]] = (),
+        scenario=None,
+        prop_draw: tuple[int, int] | None = None,
+    ) -> None:
         self.board = board
         self.profile = profile or FlipProfile()
         settings = PhysicsSettings(step_hz=self.profile.step_hz, ccd=True)
@@ -356,8 +382,9 @@ class FlipWorld:
         self.physics.set_state(placed.body_name, placed.position_m, placed.orientation_xyzw)
         # lossy card on card once it lies there, as a landed template (`land`)
         self.physics.set_angular_damping(placed.body_name, self.profile.settle_angular_damping)
-        self.placed[placed.id] = PlacedTemplate(placed.id, self.specs[placed.id], tuple(placed.position_m),
-                                                tuple(placed.orientation_xyzw))
+        self.placed[placed.id] = PlacedTemplate(
+            placed.id, self.specs[placed.id], tuple(placed.position_m), tuple(placed.orientation_xyzw)
+        )
 
     def _read_back(self, moved_by: str) -> None:
         """Let templates the last landing shoved come to rest, then take every template's pose as it
@@ -371,7 +398,10 @@ class FlipWorld:
         def moving() -> bool:
             for b in bodies:
                 v, w = get_vel(b)
-                if v[0] ** 2 + v[1] ** 2 + v[2] ** 2 > p.rest_speed_mps ** 2 or w[0] ** 2 + w[1] ** 2 + w[2] ** 2 > p.rest_spin_radps ** 2:
+                if (
+                    v[0] ** 2 + v[1] ** 2 + v[2] ** 2 > p.rest_speed_mps**2
+                    or w[0] ** 2 + w[1] ** 2 + w[2] ** 2 > p.rest_spin_radps**2
+                ):
                     return True
             return False
 
@@ -390,7 +420,9 @@ class FlipWorld:
         # template's resting pose up to 2.6 mm inside it in five-template stacks)
         for t in self.placed:
             pos, q = ph.die_pose(f"template:{t}")
-            self.placed[t] = PlacedTemplate(t, self.specs[t], tuple(float(v) for v in pos), tuple(float(v) for v in q))
+            self.placed[t] = PlacedTemplate(
+                t, self.specs[t], tuple(float(v) for v in pos), tuple(float(v) for v in q)
+            )
 
     def nominal_speed(self, spec: TemplateSpec) -> float:
         """Horizontal speed that lands the nominal flip (with drag) on the aim point."""
@@ -399,7 +431,12 @@ class FlipWorld:
             return _NOMINAL[key]
         from sim import diskcache  # solved once per machine (sim/diskcache.py)
 
-        disk_key = ["flip-speed", {k: v for k, v in spec.describe().items() if k != "bonuses"}, self.profile.model_dump(mode="json"), self.board.thickness_m]
+        disk_key = [
+            "flip-speed",
+            {k: v for k, v in spec.describe().items() if k != "bonuses"},
+            self.profile.model_dump(mode="json"),
+            self.board.thickness_m,
+        ]
         cached = diskcache.load("flip", disk_key, valid=lambda v: isinstance(v, float) and 0.05 <= v <= 6.0)
         if isinstance(cached, float) and math.isfinite(cached):
             _NOMINAL[key] = cached
@@ -412,7 +449,15 @@ class FlipWorld:
 
         def reach(vh: float) -> float:
             st = self._state(spec, vh, p.up_speed_mps, 0.0, p.spin_rps, 0.0, p.height_mm * 1e-3, 0.0)
-            end, *_ = fly(spec, st, Aero(spec, p), 1.0 / 500.0, lambda s: s.v[2] < 0 and s.x[2] <= top, max_t=4.0, record=False)
+            end, *_ = fly(
+                spec,
+                st,
+                Aero(spec, p),
+                1.0 / 500.0,
+                lambda s: s.v[2] < 0 and s.x[2] <= top,
+                max_t=4.0,
+                record=False,
+            )
             return float(norm(end.x[:2] - hand))
 
         lo, hi = 0.05, 6.0
@@ -423,7 +468,12 @@ class FlipWorld:
             else:
                 hi = mid
         _NOMINAL[key] = 0.5 * (lo + hi)
-        diskcache.store("flip", disk_key, _NOMINAL[key], "horizontal speed (m/s) of a template's nominal flip; safe to delete")
+        diskcache.store(
+            "flip",
+            disk_key,
+            _NOMINAL[key],
+            "horizontal speed (m/s) of a template's nominal flip; safe to delete",
+        )
         return _NOMINAL[key]
 
     def _state(self, spec, vh, vup, az, spin_rps, wobble, h, yaw) -> FlightState:
@@ -438,7 +488,9 @@ class FlipWorld:
         q = np.array([0.0, 0.0, math.sin(hq), math.cos(hq)])
         r = quat_to_matrix(q)
         # end-over-end spin about the horizontal axis across the flight, tilted out of plane by `wobble`
-        axis = np.array([-math.sin(a), math.cos(a), 0.0]) * math.cos(wobble) + np.array([0, 0, 1.0]) * math.sin(wobble)
+        axis = np.array([-math.sin(a), math.cos(a), 0.0]) * math.cos(wobble) + np.array(
+            [0, 0, 1.0]
+        ) * math.sin(wobble)
         w = axis * spin_rps * 2 * math.pi
         inertia = np.asarray(spec.inertia_diagonal)
         L = matmul(r, inertia * matmul(r.T, w))
@@ -459,8 +511,14 @@ class FlipWorld:
         return self._state(spec, vh, vup, az, spin, wobble, h, yaw)
 
     # -------- one flip (with re-flips)
-    def flip(self, tid: str, seed: int, index: int = 0, skill: str | FlipSkill = "casual",
-             profile: FlipProfile | None = None) -> FlipResult:
+    def flip(
+        self,
+        tid: str,
+        seed: int,
+        index: int = 0,
+        skill: str | FlipSkill = "casual",
+        profile: FlipProfile | None = None,
+    ) -> FlipResult:
         """Flip template `tid` until it stays (at most max_flips), drawing from the (seed, index) stream;
         the result is placed in this world. `profile`: this flip's own aim (the world's step rate and
         thresholds stay the world's)."""
@@ -501,15 +559,28 @@ class FlipWorld:
         r_out = float(np.max(row_norms(np.asarray(spec.local_outline.exterior.coords))))
         reach = r_out + spec.thickness_m / 2
         end, t_flight, turned, _ = fly(
-            spec, st, aero, 1.0 / p.flight_hz,
-            lambda s: s.v[2] < 0 and s.x[2] - reach < hand_z and lowest_z(spec, s.x, quat_to_matrix(s.q)) < hand_z,
-            max_t=p.max_time_s, record=False,
+            spec,
+            st,
+            aero,
+            1.0 / p.flight_hz,
+            lambda s: (
+                s.v[2] < 0 and s.x[2] - reach < hand_z and lowest_z(spec, s.x, quat_to_matrix(s.q)) < hand_z
+            ),
+            max_t=p.max_time_s,
+            record=False,
         )
         inertia = np.asarray(spec.inertia_diagonal)
         inv_i = 1.0 / inertia
         # PyBullet's functions bound to this world (BulletClient looks each call up again, ~1 us)
         fast = ph.fast_calls()
-        get_pose, get_vel, get_contacts, step, push, twist = fast.pose, fast.velocity, fast.contacts, fast.step, fast.push, fast.twist
+        get_pose, get_vel, get_contacts, step, push, twist = (
+            fast.pose,
+            fast.velocity,
+            fast.contacts,
+            fast.step,
+            fast.push,
+            fast.twist,
+        )
         body = ph.body(name)
         ph.set_angular_damping(name, 0.0)
         ph.set_state(name, end.x, end.q, end.v, end.omega(inv_i))
@@ -522,7 +593,7 @@ class FlipWorld:
         max_pen = 0.0
         removed: list[str] = []
         min_clear = math.inf  # lowest centroid height above the board top while over the board
-        inner_r2 = self._inner_r ** 2
+        inner_r2 = self._inner_r**2
         off_r = self.board.radius_m + r_out + 0.01
         t_end = p.max_time_s
         i0, i1, i2 = (float(x) for x in inertia)
@@ -536,7 +607,11 @@ class FlipWorld:
                 bx = (r00 * w[0] + r10 * w[1] + r20 * w[2]) * i0
                 by = (r01 * w[0] + r11 * w[1] + r21 * w[2]) * i1
                 bz = (r02 * w[0] + r12 * w[1] + r22 * w[2]) * i2
-                hx, hy, hz = r00 * bx + r01 * by + r02 * bz, r10 * bx + r11 * by + r12 * bz, r20 * bx + r21 * by + r22 * bz
+                hx, hy, hz = (
+                    r00 * bx + r01 * by + r02 * bz,
+                    r10 * bx + r11 * by + r12 * bz,
+                    r20 * bx + r21 * by + r22 * bz,
+                )
                 push(body, -1, aero.force_xyz(v[0], v[1], v[2], r02, r12, r22), pos, world)
                 twist(body, -1, (w[2] * hy - w[1] * hz, w[0] * hz - w[2] * hx, w[1] * hx - w[0] * hy), world)
             step()
@@ -548,7 +623,9 @@ class FlipWorld:
             if not touched_any:
                 rr = quat_rows(q)
                 n = (rr[2], rr[5], rr[8])
-                turned += math.acos(max(-1.0, min(1.0, n[0] * n_prev[0] + n[1] * n_prev[1] + n[2] * n_prev[2])))
+                turned += math.acos(
+                    max(-1.0, min(1.0, n[0] * n_prev[0] + n[1] * n_prev[1] + n[2] * n_prev[2]))
+                )
                 n_prev = n
                 if touches(cps):
                     touched_any = True
@@ -561,7 +638,7 @@ class FlipWorld:
                 rate.switch(fastest_point_speed(v, w, r_out) < p.fine_speed_mps)
             if pos[0] * pos[0] + pos[1] * pos[1] < inner_r2:
                 min_clear = min(min_clear, pos[2] - self.board.thickness_m)
-            if not all(map(math.isfinite, (*pos, *v))) or not inside_world(pos, FLIP_WORLD_RADIUS_M ** 2):
+            if not all(map(math.isfinite, (*pos, *v))) or not inside_world(pos, FLIP_WORLD_RADIUS_M**2):
                 status = "diverged"
                 break
             if touched_any and math.hypot(pos[0], pos[1]) > off_r and touches(cps):
@@ -572,9 +649,13 @@ class FlipWorld:
             # wobble_tilt_deg of flat (Euler's disk: Bullet has no loss to stop it) has settled.
             w2 = w[0] ** 2 + w[1] ** 2 + w[2] ** 2
             vxy2 = v[0] ** 2 + v[1] ** 2
-            if cps and vxy2 < p.rest_speed_mps ** 2 and (
-                (v[2] ** 2 < p.rest_speed_mps ** 2 and w2 < p.rest_spin_radps ** 2)
-                or (abs(v[2]) < 0.1 and w2 < p.wobble_spin_radps ** 2 and _flat(q, p.wobble_tilt_deg))
+            if (
+                cps
+                and vxy2 < p.rest_speed_mps**2
+                and (
+                    (v[2] ** 2 < p.rest_speed_mps**2 and w2 < p.rest_spin_radps**2)
+                    or (abs(v[2]) < 0.1 and w2 < p.wobble_spin_radps**2 and _flat(q, p.wobble_tilt_deg))
+                )
             ):
                 still += taken
                 if still >= p.rest_hold_s:
@@ -595,7 +676,9 @@ class FlipWorld:
         pos, q = get_pose(body)
         touching = sorted(self._touching(name))
         on_templates = [x for x in touching if x.startswith("template:")]
-        flat, tilt, rise = lies_flat(self.board, spec, pos, q, [self.specs[x.removeprefix("template:")] for x in on_templates], p)
+        flat, tilt, rise = lies_flat(
+            self.board, spec, pos, q, [self.specs[x.removeprefix("template:")] for x in on_templates], p
+        )
         if status == "off-board":
             st_out = "off-board"
             touching = sorted(set(touching) | {"table"})
@@ -611,8 +694,20 @@ class FlipWorld:
             st_out = "ok"
         if st_out in ("not-settled", "diverged"):
             st_out = "not-settled"
-        return FlipAttempt(math.degrees(turned), [x * 1e3 for x in pos], list(q), touching, st_out, removed, on_templates,
-                           max_pen * 1e3, t, min_clear * 1e3 if math.isfinite(min_clear) else None, tilt, rise * 1e3)
+        return FlipAttempt(
+            math.degrees(turned),
+            [x * 1e3 for x in pos],
+            list(q),
+            touching,
+            st_out,
+            removed,
+            on_templates,
+            max_pen * 1e3,
+            t,
+            min_clear * 1e3 if math.isfinite(min_clear) else None,
+            tilt,
+            rise * 1e3,
+        )
 
     def _touching(self, name: str) -> set[str]:
         return set(self.physics.touching(name)) - {name}
@@ -628,8 +723,14 @@ class FlipWorld:
         return top
 
 
-def lies_flat(board: BoardSpec, spec: TemplateSpec, position_m, orientation_xyzw, under: Sequence[TemplateSpec] = (),
-              profile: FlipProfile | None = None) -> tuple[bool, float, float]:
+def lies_flat(
+    board: BoardSpec,
+    spec: TemplateSpec,
+    position_m,
+    orientation_xyzw,
+    under: Sequence[TemplateSpec] = (),
+    profile: FlipProfile | None = None,
+) -> tuple[bool, float, float]:
     """Whether a resting template lies flat: (flat, tilt in degrees, rise in m).
 
     Flat means both: its normal (either face up) is within `flat_tilt_deg` of the board's normal
@@ -679,10 +780,18 @@ class FlipSession:
     placed: list[PlacedTemplate]
 
 
-def flip_onto(board: BoardSpec, requests: Sequence[FlipRequest], seed: int, *, laid: Sequence[PlacedTemplate] = (),
-              dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = (), scenario=None,
-              prop_draw: tuple[int, int] | None = None, profile: FlipProfile | None = None,
-              world: FlipWorld | None = None) -> FlipSession:
+def flip_onto(
+    board: BoardSpec,
+    requests: Sequence[FlipRequest],
+    seed: int,
+    *,
+    laid: Sequence[PlacedTemplate] = (),
+    dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = (),
+    scenario=None,
+    prop_draw: tuple[int, int] | None = None,
+    profile: FlipProfile | None = None,
+    world: FlipWorld | None = None,
+) -> FlipSession:
     """Flip templates one after the other onto a board that already holds `laid` templates, `dice`
     ((name, die spec, position m, orientation xyzw), resting) and the `scenario`'s props standing at
     a flip (`props_at_flip`, posed by the throw's prop stream `prop_draw`). Every body meets every
@@ -693,13 +802,30 @@ def flip_onto(board: BoardSpec, requests: Sequence[FlipRequest], seed: int, *, l
     (`FlipWorld.new_session`)."""
     specs = [(t.id, t.spec) for t in laid] + [(r.id, r.spec) for r in requests]
     own = world is None
-    w = world if world is not None else FlipWorld(board, specs, profile, dice=[(n, d) for n, d, _p, _q in dice],
-                                                  scenario=scenario, prop_draw=prop_draw)
-    if not own and (list(w.specs) != [tid for tid, _ in specs] or dice or laid or (profile is not None and profile != w.profile)):
+    w = (
+        world
+        if world is not None
+        else FlipWorld(
+            board,
+            specs,
+            profile,
+            dice=[(n, d) for n, d, _p, _q in dice],
+            scenario=scenario,
+            prop_draw=prop_draw,
+        )
+    )
+    if not own and (
+        list(w.specs) != [tid for tid, _ in specs]
+        or dice
+        or laid
+        or (profile is not None and profile != w.profile)
+    ):
         # with templates laid there first a reused world's session differed from a new world's in 3 of
         # 12 sessions (cause not found), so such sessions get a world of their own
-        raise ValueError("a reused flip world must hold exactly this session's templates, in order, its profile, "
-                         "and no dice nor laid templates")
+        raise ValueError(
+            "a reused flip world must hold exactly this session's templates, in order, its profile, "
+            "and no dice nor laid templates"
+        )
     try:
         w.new_session(prop_draw)
         for name, _die, pos, q in dice:
@@ -713,10 +839,16 @@ def flip_onto(board: BoardSpec, requests: Sequence[FlipRequest], seed: int, *, l
             w.physics.close()
 
 
-def flip_template(board: BoardSpec, spec: TemplateSpec, seed: int, index: int = 0, skill: str = "casual",
-                  profile: FlipProfile | None = None,
-                  dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = (),
-                  scenario=None) -> list[FlipResult]:
+def flip_template(
+    board: BoardSpec,
+    spec: TemplateSpec,
+    seed: int,
+    index: int = 0,
+    skill: str = "casual",
+    profile: FlipProfile | None = None,
+    dice: Sequence[tuple[str, DieSpec, Sequence[float], Sequence[float]]] = (),
+    scenario=None,
+) -> list[FlipResult]:
     """Flip every piece of a template (Explosion: both, one after the other) onto the board (with the
     `scenario`'s standing props at their nominal placement, if given).
 

@@ -15,9 +15,14 @@ from sim.world.physics import Physics
 from sim.world.stepper import StepStats
 
 
-def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
+def run(
+    ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None
+) -> tuple[list[DieRest], EventTrace, StepStats]:
     """Step the world until every active die rests (or diverges, or the time cap): rests, trace, stats
     (`stepper.run` says what each is, and what `recorder` sees)."""
-    if compiled.eligible(props.before_step if props.kinematic else None, recorder, active) and compiled.active():
+    if (
+        compiled.eligible(props.before_step if props.kinematic else None, recorder, active)
+        and compiled.active()
+    ):
         return compiled.run(ph, st, props, active)
     return stepper.run(ph, st, props, active, recorder)

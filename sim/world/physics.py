@@ -74,7 +74,8 @@ count as board, "prop" bodies are specific-throw obstacles; "body" names an unre
 BodyName = str
 """A body's name in this world: its role alone ("table", "board") or role:id ("die:0", "template:fireball",
 "prop:firewall", "prop:stone-wall:0", "board:under-templates"). Contacts, the event trace and outcomes report
-names; PyBullet ids never leave the world layer (its stepping loops read them through `fast_calls`, `body`)."""
+names; PyBullet ids never leave the world layer (its stepping loops read them through `fast_calls`,
+`body`)."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,9 @@ class BodyGeometry:
 class Physics:
     """A PyBullet world with named bodies."""
 
-    def __init__(self, settings: PhysicsSettings | None = None, materials: MaterialTable | None = None) -> None:
+    def __init__(
+        self, settings: PhysicsSettings | None = None, materials: MaterialTable | None = None
+    ) -> None:
         self.settings = settings or PhysicsSettings()
         self.materials = materials or MaterialTable.default()
         with _silenced_c_output():
@@ -126,7 +129,9 @@ class Physics:
         self._material_of: dict[str, str] = {}
         self._die_specs: dict[str, DieSpec] = {}
         self._apart: set[frozenset[str]] = set()  # pairs whose collisions are switched off
-        self._points: dict[str, np.ndarray] = {}  # collision points (body frame) of free bodies, for the rest test
+        self._points: dict[
+            str, np.ndarray
+        ] = {}  # collision points (body frame) of free bodies, for the rest test
         self._drop_points: dict[str, list[tuple[float, ...]]] = {}
         self._geometry: dict[str, BodyGeometry] = {}  # what each body was built from (read-out only)
         self._surface: dict[str, tuple[float, float]] = {}  # (friction, restitution) as set
@@ -144,7 +149,9 @@ class Physics:
         # compiled throw loop) builds it again when this moves
         self.damping_revision = 0
         self.table_material = "wood"
-        self.rebound: dict[str, tuple[float, float]] = {}  # surface -> (restitution set, mean rebound it gave)
+        self.rebound: dict[
+            str, tuple[float, float]
+        ] = {}  # surface -> (restitution set, mean rebound it gave)
         self._static_aabb: dict[str, tuple] = {}  # bounding boxes of static solids, until they are moved
 
     # ---------------- building ----------------
@@ -177,7 +184,9 @@ class Physics:
         below the table. RuntimeError if PyBullet does not keep the mass."""
         c = self.client
         inertia = list(die.inertia_diagonal)
-        body = solid_body(c, [die.collision_points_m], die.mass_kg, position=(0.0, 0.0, -10.0 - len(self._ids)))
+        body = solid_body(
+            c, [die.collision_points_m], die.mass_kg, position=(0.0, 0.0, -10.0 - len(self._ids))
+        )
         c.changeDynamics(
             body,
             -1,
@@ -190,14 +199,18 @@ class Physics:
         # changeDynamics(localInertiaDiagonal=...) zeroes a maximal-coordinate body's mass: set it again
         c.changeDynamics(body, -1, mass=die.mass_kg, localInertiaDiagonal=inertia)
         info = c.getDynamicsInfo(body, -1)
-        if abs(info[0] - die.mass_kg) > 1e-12 or max(abs(a - b) for a, b in zip(info[2], die.inertia_diagonal)) > 1e-15:
+        if (
+            abs(info[0] - die.mass_kg) > 1e-12
+            or max(abs(a - b) for a, b in zip(info[2], die.inertia_diagonal)) > 1e-15
+        ):
             raise RuntimeError(f"PyBullet did not take the mass/inertia of {name}: {info[0]}, {info[2]}")
         self._die_specs[name] = die
         self._points[name] = die.collision_points_m
         return self._register(name, body, die.material)
 
     def finalize_materials(self, cache_key: Any = None) -> float:
-        """Assign per-body friction/restitution so pair products match the material table; returns worst error.
+        """Assign per-body friction/restitution so pair products match the material table; returns worst
+        error.
 
         `cache_key` (JSON-able, naming everything the scene is built from) keeps the rebound calibration
         in the user's cache folder (sim/diskcache.py): the next world of the same scene on this machine
@@ -237,8 +250,12 @@ class Physics:
             if cache_key is not None:
                 from sim import diskcache
 
-                diskcache.store("rebound", self._rebound_key(cache_key), {n: list(v) for n, v in self.rebound.items()},
-                                "calibrated restitution per surface and the mean rebound it gave; safe to delete")
+                diskcache.store(
+                    "rebound",
+                    self._rebound_key(cache_key),
+                    {n: list(v) for n, v in self.rebound.items()},
+                    "calibrated restitution per surface and the mean rebound it gave; safe to delete",
+                )
         return self.material_error
 
     def _set_rolling_resistance(self, friction_factors: dict[str, float]) -> None:
@@ -258,19 +275,29 @@ class Physics:
                 continue
             arm = pair.rolling_resistance_mm * 1e-3
             for b in self._bodies(name):
-                self.client.changeDynamics(b, -1, rollingFriction=arm / friction_factors.get(die_material, 1.0))
+                self.client.changeDynamics(
+                    b, -1, rollingFriction=arm / friction_factors.get(die_material, 1.0)
+                )
             self.rolling_resistance[name] = arm
 
     def _rebound_key(self, cache_key: Any) -> list:
         dice = [n for n in self._ids if n in self._die_specs]
-        return [cache_key, "rebound", dice[:1], sorted(self._drop_points), self.settings.model_dump(mode="json")]
+        return [
+            cache_key,
+            "rebound",
+            dice[:1],
+            sorted(self._drop_points),
+            self.settings.model_dump(mode="json"),
+        ]
 
     def _cached_rebounds(self, cache_key: Any) -> bool:
         """Set the calibrated restitutions from the cache; False when there is no usable entry."""
         from sim import diskcache
 
         value = diskcache.load("rebound", self._rebound_key(cache_key), valid=_plausible_rebounds)
-        if not isinstance(value, dict) or set(value) != {n for n in self._drop_points if self._rebound_pair(n)}:
+        if not isinstance(value, dict) or set(value) != {
+            n for n in self._drop_points if self._rebound_pair(n)
+        }:
             return False
         try:
             rebound = {n: (float(v[0]), float(v[1])) for n, v in value.items()}
@@ -288,14 +315,19 @@ class Physics:
 
     def _rebound_pair(self, name: str) -> bool:
         dice = [n for n in self._ids if n in self._die_specs]
-        return bool(dice) and self.materials.pair(self._die_specs[dice[0]].material, self._material_of[name]) is not None
+        return (
+            bool(dice)
+            and self.materials.pair(self._die_specs[dice[0]].material, self._material_of[name]) is not None
+        )
 
     def set_drop_points(self, name: BodyName, xy_m: list[tuple[float, float]], top_m: float) -> None:
         """Points over a static body where a die is dropped to calibrate its rebound (averaged over points;
         on convex solids the rebound no longer depends on where the die lands). Point i of n meets the
         surface at step phase (i + 0.5) / n (see `drop_rebound`)."""
         n = len(xy_m)
-        self._drop_points[name] = [(float(x), float(y), float(top_m), (i + 0.5) / n) for i, (x, y) in enumerate(xy_m)]
+        self._drop_points[name] = [
+            (float(x), float(y), float(top_m), (i + 0.5) / n) for i, (x, y) in enumerate(xy_m)
+        ]
 
     def _calibrate_rebounds(self) -> None:
         """Make each die-on-surface rebound what the material table says (nominal restitution is not
@@ -345,7 +377,9 @@ class Physics:
         self.park(die)
 
     def _mean_rebound(self, die: BodyName, spec: DieSpec, points) -> float:
-        return float(np.mean([drop_rebound(self, die, spec, x, y, top, phase) for x, y, top, phase in points]))
+        return float(
+            np.mean([drop_rebound(self, die, spec, x, y, top, phase) for x, y, top, phase in points])
+        )
 
     def contact_damping(self, die: BodyName, touching) -> float:
         """Damping a die gets while touching these bodies (the largest of their pair values)."""
@@ -356,8 +390,14 @@ class Physics:
         self._change_dynamics(self._ids[die], -1, linearDamping=value, angularDamping=value)
 
     # ---------------- bodies from convex pieces (sim.world.solids) ----------------
-    def add_static_solid(self, name: BodyName, hulls: list[np.ndarray], material: str,
-                         position=(0.0, 0.0, 0.0), orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> int:
+    def add_static_solid(
+        self,
+        name: BodyName,
+        hulls: list[np.ndarray],
+        material: str,
+        position=(0.0, 0.0, 0.0),
+        orientation_xyzw=(0.0, 0.0, 0.0, 1.0),
+    ) -> int:
         """A static solid made of the convex hulls of vertex arrays (body frame, metres): one PyBullet body
         per hull (see `static_bodies`), all answering to `name`."""
         bodies = static_bodies(self.client, hulls, STATIC_MARGIN_M, position, orientation_xyzw)
@@ -379,38 +419,75 @@ class Physics:
         welded = self._welded.get(name)
         return welded.all_bodies if welded is not None else self._bodies(name)
 
-    def add_dynamic_hulls(self, name: BodyName, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal,
-                          material: str, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
+    def add_dynamic_hulls(
+        self,
+        name: BodyName,
+        hulls: list[np.ndarray],
+        mass_kg: float,
+        inertia_diagonal,
+        material: str,
+        ccd_radius_m: float,
+        rolling_friction: float = 0.0,
+    ) -> int:
         """A free maximal-coordinate body of convex hulls with its exact mass and inertia, parked below
         the table, never asleep (a sleeping body carries state across resets)."""
-        body = self._free_body(name, hulls, mass_kg, inertia_diagonal, ccd_radius_m, rolling_friction,
-                               (0.0, 0.0, -20.0 - len(self._ids)))
+        body = self._free_body(
+            name,
+            hulls,
+            mass_kg,
+            inertia_diagonal,
+            ccd_radius_m,
+            rolling_friction,
+            (0.0, 0.0, -20.0 - len(self._ids)),
+        )
         self._points[name] = np.vstack([np.asarray(h, dtype=float) for h in hulls])
         self._geometry[name] = BodyGeometry(hulls=tuple(np.asarray(h) for h in hulls))
         return self._register(name, body, material)
 
-    def _free_body(self, what: str, hulls: list[np.ndarray], mass_kg: float, inertia_diagonal, ccd_radius_m: float,
-                   rolling_friction: float, position) -> int:
+    def _free_body(
+        self,
+        what: str,
+        hulls: list[np.ndarray],
+        mass_kg: float,
+        inertia_diagonal,
+        ccd_radius_m: float,
+        rolling_friction: float,
+        position,
+    ) -> int:
         """A free maximal-coordinate body of convex hulls at `position` with exact mass and inertia, no
         damping, never asleep. RuntimeError naming `what` if PyBullet does not keep the mass."""
         c = self.client
         body = solid_body(c, hulls, mass_kg, position=position)
         inertia = list(inertia_diagonal)
         c.changeDynamics(
-            body, -1, linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=inertia,
+            body,
+            -1,
+            linearDamping=0.0,
+            angularDamping=0.0,
+            localInertiaDiagonal=inertia,
             ccdSweptSphereRadius=ccd_radius_m if self.settings.ccd else 0.0,
             contactProcessingThreshold=0.0,
-            rollingFriction=rolling_friction, spinningFriction=rolling_friction,
+            rollingFriction=rolling_friction,
+            spinningFriction=rolling_friction,
             activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
         )
-        c.changeDynamics(body, -1, mass=mass_kg, localInertiaDiagonal=inertia)  # the first call zeroes the mass
+        c.changeDynamics(
+            body, -1, mass=mass_kg, localInertiaDiagonal=inertia
+        )  # the first call zeroes the mass
         info = c.getDynamicsInfo(body, -1)
         if abs(info[0] - mass_kg) > 1e-12:
             raise RuntimeError(f"PyBullet did not take the mass of {what}: {info[0]}")
         return body
 
-    def add_welded_hulls(self, name: BodyName, pieces: list[WeldedPiece], anchor: tuple[float, tuple[float, float, float]],
-                         material: str, ccd_radius_m: float, rolling_friction: float = 0.0) -> int:
+    def add_welded_hulls(
+        self,
+        name: BodyName,
+        pieces: list[WeldedPiece],
+        anchor: tuple[float, tuple[float, float, float]],
+        material: str,
+        ccd_radius_m: float,
+        rolling_friction: float = 0.0,
+    ) -> int:
         """A free solid of several convex pieces, each its own maximal-coordinate body (`add_dynamic_hulls`)
         at its centre of mass with its own mass and inertia, held to the heaviest by fixed joints, the
         pieces never colliding with each other, and an anchor (`anchor`: its mass and moments of inertia,
@@ -421,21 +498,39 @@ class Physics:
         Why not one compound (`add_dynamic_hulls` with several hulls): see `sim.world.welded`. A piece's
         products of inertia about its own centre are left out (PyBullet takes a diagonal along the body
         axes, and the joint holds every piece at the solid's orientation); for the built-in templates the
-        solid's moments are still the cut body's to 9 digits, its products of inertia 0 (the pieces' cancel)."""
+        solid's moments are still the cut body's to 9 digits, its products of inertia 0 (the pieces'
+        cancel)."""
         c = self.client
         base = (0.0, 0.0, -20.0 - len(self._ids))
         # the heaviest piece first: every joint holds a piece to it (a star of joints on a light piece, a
         # point of the Explosion, let the solid give by up to 1 mm under a die's knock)
         pieces = sorted(pieces, key=lambda p: -p.mass_kg)
         solid = WeldedSolid([], [_on_grid(p.centre_m) for p in pieces])
-        for piece, centre, (at, _v) in zip(pieces, solid.centres, solid.piece_states(base, (0.0, 0.0, 0.0, 1.0))):
+        for piece, centre, (at, _v) in zip(
+            pieces, solid.centres, solid.piece_states(base, (0.0, 0.0, 0.0, 1.0))
+        ):
             hull = np.asarray(piece.hull, dtype=float) - np.asarray(centre)
-            solid.bodies.append(self._free_body(f"a piece of {name}", [hull], piece.mass_kg, piece.inertia_diagonal,
-                                                ccd_radius_m, rolling_friction, at))
+            solid.bodies.append(
+                self._free_body(
+                    f"a piece of {name}",
+                    [hull],
+                    piece.mass_kg,
+                    piece.inertia_diagonal,
+                    ccd_radius_m,
+                    rolling_friction,
+                    at,
+                )
+            )
         mass, inertia = float(anchor[0]), [float(t) for t in anchor[1]]
         solid.anchor = c.createMultiBody(mass, -1, basePosition=list(base), useMaximalCoordinates=True)
-        c.changeDynamics(solid.anchor, -1, linearDamping=0.0, angularDamping=0.0, localInertiaDiagonal=inertia,
-                         activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING)
+        c.changeDynamics(
+            solid.anchor,
+            -1,
+            linearDamping=0.0,
+            angularDamping=0.0,
+            localInertiaDiagonal=inertia,
+            activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
+        )
         c.changeDynamics(solid.anchor, -1, mass=mass, localInertiaDiagonal=inertia)
         c.setCollisionFilterGroupMask(solid.anchor, -1, 0, 0)  # in no broadphase pair, ever
         first, c0 = solid.bodies[0], solid.centres[0]
@@ -445,7 +540,9 @@ class Physics:
             if i:
                 at = solid.centres[i] if body != solid.anchor else (0.0, 0.0, 0.0)
                 offset = [at[k] - c0[k] for k in range(3)]
-                joint = c.createConstraint(first, -1, body, -1, pb.JOINT_FIXED, [0.0, 0.0, 0.0], offset, [0.0, 0.0, 0.0])
+                joint = c.createConstraint(
+                    first, -1, body, -1, pb.JOINT_FIXED, [0.0, 0.0, 0.0], offset, [0.0, 0.0, 0.0]
+                )
                 c.changeConstraint(joint, maxForce=WELD_MAX_FORCE_N)
                 solid.joints.append(joint)
             self._names[body] = name
@@ -483,8 +580,13 @@ class Physics:
         c = self.client
         hulls = [box_hull(p[0], p[1], p[2] if len(p) > 2 else 0.0) for p in parts]
         body = solid_body(c, hulls, mass_kg, position=(0.0, 0.0, -20.0 - len(self._ids)))
-        c.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0,
-                         activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING)
+        c.changeDynamics(
+            body,
+            -1,
+            linearDamping=0.0,
+            angularDamping=0.0,
+            activationState=pb.ACTIVATION_STATE_DISABLE_SLEEPING,
+        )
         self._geometry[name] = BodyGeometry(boxes=tuple(tuple(p) for p in parts))
         return self._register(name, body, material)
 
@@ -494,8 +596,16 @@ class Physics:
         each contact pair has one manifold (a compound's child manifolds tie in Bullet's solver order)."""
         c = self.client
         self.collide(parent, child, False)
-        cid = c.createConstraint(self._ids[parent], -1, self._ids[child], -1, pb.JOINT_FIXED, [0.0, 0.0, 0.0],
-                                 [float(x) for x in offset_m], [0.0, 0.0, 0.0])
+        cid = c.createConstraint(
+            self._ids[parent],
+            -1,
+            self._ids[child],
+            -1,
+            pb.JOINT_FIXED,
+            [0.0, 0.0, 0.0],
+            [float(x) for x in offset_m],
+            [0.0, 0.0, 0.0],
+        )
         c.changeConstraint(cid, maxForce=WELD_MAX_FORCE_N)
         self._welds[(parent, child)] = cid
 
@@ -621,7 +731,9 @@ class Physics:
                     pos, q = c.getBasePositionAndOrientation(b)
                     cps = c.getContactPoints(bodyA=b)
                     velocity = functools.partial(c.getBaseVelocity, b)
-                still &= detector.window(i, pos, q, touches(cps), velocity, functools.partial(touching_normals, cps))
+                still &= detector.window(
+                    i, pos, q, touches(cps), velocity, functools.partial(touching_normals, cps)
+                )
             if still:
                 return True
         return False
@@ -639,14 +751,18 @@ class Physics:
         """All registered body names, in registration order."""
         return list(self._ids)
 
-    def set_state(self, name, position_m, orientation_xyzw, velocity_mps=(0, 0, 0), spin_radps=(0, 0, 0)) -> None:
+    def set_state(
+        self, name, position_m, orientation_xyzw, velocity_mps=(0, 0, 0), spin_radps=(0, 0, 0)
+    ) -> None:
         """Put a body at a pose (m, xyzw) with a velocity (m/s) and spin (rad/s), world frame."""
         b = self._ids[name]
         self._static_aabb.pop(name, None)
         welded = self._welded.get(name)
         if welded is not None:
             q = list(orientation_xyzw)
-            for piece, (at, v) in zip(welded.all_bodies, welded.piece_states(position_m, q, velocity_mps, spin_radps)):
+            for piece, (at, v) in zip(
+                welded.all_bodies, welded.piece_states(position_m, q, velocity_mps, spin_radps)
+            ):
                 self.client.resetBasePositionAndOrientation(piece, list(at), q)
                 self.client.resetBaseVelocity(piece, list(v), list(spin_radps))
             return
@@ -693,7 +809,7 @@ class Physics:
         """Start a new throw's clock at 0 s (event times are relative to it)."""
         self.time_s = 0.0
 
-    # ---------------- adaptive stepping support (sim/world/stepper.py, sim/world/ballistic.py) ----------------
+    # -------- adaptive stepping support (sim/world/stepper.py, sim/world/ballistic.py) --------
     def aabbs(self, names) -> list[tuple[tuple[float, float, float], tuple[float, float, float]]]:
         """Bounding boxes (lo, hi) of these bodies as Bullet's broadphase has them now."""
         out = []
@@ -748,7 +864,8 @@ class Physics:
 
     def load_plugin(self, path: str, postfix: str) -> Callable[[list[int]], int]:
         """Load a PyBullet plugin into this world (its entry points end in `postfix`); its command call,
-        bound to this world (integer arguments in, its integer result out). RuntimeError if it does not load."""
+        bound to this world (integer arguments in, its integer result out). RuntimeError if it does not
+        load."""
         cid = self.client._client
         plugin = pb.loadPlugin(path, postfix, physicsClientId=cid)
         if plugin < 0:
@@ -780,7 +897,9 @@ class Physics:
         """A call returning a body's (position, xyzw) as PyBullet does, bound to it (for readers that
         poll poses every step: the viewer's recorder); a welded solid's is its frame's."""
         welded = self._welded.get(name)
-        get = functools.partial(pb.getBasePositionAndOrientation, self._ids[name], physicsClientId=self.client._client)
+        get = functools.partial(
+            pb.getBasePositionAndOrientation, self._ids[name], physicsClientId=self.client._client
+        )
         if welded is None:
             return get
 
@@ -869,7 +988,11 @@ WELD_MAX_FORCE_N = 1e4  # far beyond what a die's knock puts through a card join
 # The centres of a welded solid's pieces are multiples of this (m, ~0.23 nm): on it, the sums Bullet forms
 # for a joint of an unturned solid standing at `RENEW_AT_M` are exact (`Physics.renew_inertia`)
 WELD_GRID_M = 2.0**-32
-RENEW_AT_M = (50.0, 80.0, -5.0)  # where `renew_inertia` sets the welded solids down (the k-th 2 m further in y)
+RENEW_AT_M = (
+    50.0,
+    80.0,
+    -5.0,
+)  # where `renew_inertia` sets the welded solids down (the k-th 2 m further in y)
 DYNAMIC_FILTER_MASK = -1
 DROP_HEIGHT_M = 0.10
 DROP_GAP_M = 0.003  # a calibration drop starts this far above the surface, at its exact 10 cm speed
@@ -884,7 +1007,9 @@ def _on_grid(v) -> tuple[float, float, float]:
     return (x, y, z)
 
 
-def drop_rebound(ph: Physics, die: BodyName, spec: DieSpec, x: float, y: float, top: float, phase: float = 0.5) -> float:
+def drop_rebound(
+    ph: Physics, die: BodyName, spec: DieSpec, x: float, y: float, top: float, phase: float = 0.5
+) -> float:
     """Rebound speed / impact speed of a flat 10 cm drop of `die` at (x, y) onto a surface at height `top`.
 
     The flight is exact (the die starts `DROP_GAP_M` above the surface at the speed of a 10 cm fall) and
@@ -916,7 +1041,16 @@ def _plausible_rebounds(value: Any) -> bool:
     if not isinstance(value, dict):
         return False
     for v in value.values():
-        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                          and math.isfinite(x) and 0.0 <= x <= 4.0 for x in v)):
+        if not (
+            isinstance(v, list)
+            and len(v) == 2
+            and all(
+                isinstance(x, (int, float))
+                and not isinstance(x, bool)
+                and math.isfinite(x)
+                and 0.0 <= x <= 4.0
+                for x in v
+            )
+        ):
             return False
     return True

@@ -52,7 +52,9 @@ def anchor_point(spec: PropSpec, scenario) -> np.ndarray:
         return np.zeros(3)
     if a in ("board", "board-edge"):
         if board is None:
-            raise SpecError(spec.source, "placement.anchor", f"'{a}' needs a board (the shot has board = false)")
+            raise SpecError(
+                spec.source, "placement.anchor", f"'{a}' needs a board (the shot has board = false)"
+            )
         if a == "board":
             return np.array([0.0, 0.0, board.thickness_m])
         return np.array([board.outline_geom.bounds[0], 0.0, 0.0])
@@ -102,7 +104,9 @@ class PropWorld:
             z = rng.standard_normal(6) if rng is not None else np.zeros(6)
             if j.scale_with_skill:
                 z = z * (self.scenario.skill.speed_sd_frac / j.skill_reference_speed_sd_frac)
-            pp.position = pp.nominal_position + np.array([j.x_sd_mm * z[0], j.y_sd_mm * z[1], j.z_sd_mm * z[2]]) * MM
+            pp.position = (
+                pp.nominal_position + np.array([j.x_sd_mm * z[0], j.y_sd_mm * z[1], j.z_sd_mm * z[2]]) * MM
+            )
             pp.yaw_deg = pp.nominal_yaw_deg + j.yaw_sd_deg * z[3]
             pp.tilt_deg = pp.nominal_tilt_deg + j.tilt_sd_deg * z[4]
             pp.speed_factor = max(0.05, 1.0 + j.speed_sd_frac * z[5])
@@ -268,11 +272,18 @@ def _volcano(spec: PropSpec) -> list[np.ndarray]:
     s = spec.shape
     assert isinstance(s, VolcanoShape)
     if not (s.crater_radius_mm < s.top_radius_mm <= s.base_radius_mm and s.crater_depth_mm < s.height_mm):
-        raise SpecError(spec.source, "shape",
-                        "need crater_radius < top_radius <= base_radius and crater_depth < height")
+        raise SpecError(
+            spec.source, "shape", "need crater_radius < top_radius <= base_radius and crater_depth < height"
+        )
     h = s.height_mm
-    prof = [(0.0, 0.0), (s.base_radius_mm, 0.0), (s.top_radius_mm, h), (s.crater_radius_mm, h),
-            (s.crater_radius_mm, h - s.crater_depth_mm), (0.0, h - s.crater_depth_mm)]
+    prof = [
+        (0.0, 0.0),
+        (s.base_radius_mm, 0.0),
+        (s.top_radius_mm, h),
+        (s.crater_radius_mm, h),
+        (s.crater_radius_mm, h - s.crater_depth_mm),
+        (0.0, h - s.crater_depth_mm),
+    ]
     return _mm(revolved_pieces(prof, s.segments))
 
 
@@ -293,8 +304,15 @@ def static_solid(pieces: Callable[[PropSpec], list[np.ndarray]]) -> BuildFn:
     return build
 
 
-for _type, _pieces in (("wall", _wall), ("ring", _ring), ("mat", _mat), ("gate", _gate), ("ramp", _ramp),
-                       ("volcano", _volcano), ("fire-token", _fire_token)):
+for _type, _pieces in (
+    ("wall", _wall),
+    ("ring", _ring),
+    ("mat", _mat),
+    ("gate", _gate),
+    ("ramp", _ramp),
+    ("volcano", _volcano),
+    ("fire-token", _fire_token),
+):
     builds(_type)(static_solid(_pieces))
 
 
@@ -312,7 +330,9 @@ def _slow_tokens(world: PropWorld, spec: PropSpec, pp: PlacedProp) -> None:
     discs = []
     for hid in wanted:
         if hid not in ids:
-            raise SpecError(spec.source, "shape.holes", f"board has no hole '{hid}' (holes: {', '.join(ids)})")
+            raise SpecError(
+                spec.source, "shape.holes", f"board has no hole '{hid}' (holes: {', '.join(ids)})"
+            )
         g = board.hole_geoms[ids.index(hid)]
         r_in = math.sqrt(g.area / math.pi) * 1e3 - s.clearance_mm  # inscribed-ish radius in mm
         centre = np.array(g.centroid.coords[0]) * 1e3
@@ -344,8 +364,9 @@ def _split_wall(world: PropWorld, spec: PropSpec, pp: PlacedProp) -> None:
             foot = extrude(box(-fl / 2, yf0, fl / 2, yf1), 0.0, fh)
             for part, pieces in (("", panel), ("f", foot)):
                 name = f"{base}:{k}{part}"
-                world.add_static(name, [p * MM for p in pieces], pp.position, matrix_to_quat(rot),
-                                 spec.material)
+                world.add_static(
+                    name, [p * MM for p in pieces], pp.position, matrix_to_quat(rot), spec.material
+                )
                 pp.bodies.append(name)
         return
     # each loose piece is two convex bodies welded together, its panel and its foot (a compound
@@ -360,8 +381,10 @@ def _split_wall(world: PropWorld, spec: PropSpec, pp: PlacedProp) -> None:
         yc = side * (g2 + w / 2)
         panel_at = np.array([0.0, yc, h / 2])
         foot_at = np.array([0.0, yc + side * (w / 2 - t / 2), fh / 2])
-        for part, at, half, vol in (("", panel_at, (t / 2, w / 2, h / 2), vol_panel),
-                                    ("f", foot_at, (fl / 2, t / 2, fh / 2), vol_foot)):
+        for part, at, half, vol in (
+            ("", panel_at, (t / 2, w / 2, h / 2), vol_panel),
+            ("f", foot_at, (fl / 2, t / 2, fh / 2), vol_foot),
+        ):
             name = f"{base}:{k}{part}"
             parts: list[tuple] = [((0.0, 0.0, 0.0), half)]
             mass = s.mass_g * 1e-3 * vol / (vol_panel + vol_foot)
@@ -414,7 +437,9 @@ def prop_footprints(scenario) -> list[tuple[str, str, Any]]:
         return []
     ph = Physics(scenario.physics, scenario.materials)
     try:
-        ph.add_table(scenario.board.table_material if scenario.board is not None else scenario.shots[0].table_material)  # the cup needs one
+        ph.add_table(
+            scenario.board.table_material if scenario.board is not None else scenario.shots[0].table_material
+        )  # the cup needs one
         world = build_props(ph, scenario)
         out = []
         for pp in world.props.values():
@@ -433,7 +458,9 @@ def prop_footprints(scenario) -> list[tuple[str, str, Any]]:
                     # the convex hulls of their corners
                     pieces = [np.asarray(h, float).reshape(-1, 3) for h in g.hulls]
                     pieces += [box_hull(p[0], p[1], p[2] if len(p) > 2 else 0.0) for p in g.boxes]
-                    shape = unary_union([MultiPoint((matmul(h, rot.T) + pos)[:, :2]).convex_hull for h in pieces])
+                    shape = unary_union(
+                        [MultiPoint((matmul(h, rot.T) + pos)[:, :2]).convex_hull for h in pieces]
+                    )
                 if not shape.is_empty:
                     out.append((pp.name, pp.type, shape))
         return out

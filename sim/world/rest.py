@@ -41,7 +41,9 @@ from sim.specs.physics import PhysicsSettings
 from sim.vectors import matmul
 
 FLAT_STABLE, FLAT_UNSTABLE, OTHER = "flat-stable", "flat-unstable", "other"
-COS_FLAT = math.cos(math.radians(1.5))  # a die cocked in a hole leaned on the rim with normals 2-11 degrees off
+COS_FLAT = math.cos(
+    math.radians(1.5)
+)  # a die cocked in a hole leaned on the rim with normals 2-11 degrees off
 LOW_TOL_M = 1e-4  # a point this close to the lowest one is on the face the die lies on
 
 
@@ -83,21 +85,30 @@ def inside_margin(xy: tuple[float, float], points: list[tuple[float, float]]) ->
     return best
 
 
-def lowest_points(points_body: np.ndarray, position: Sequence[float], q: Sequence[float]) -> list[tuple[float, float]]:
+def lowest_points(
+    points_body: np.ndarray, position: Sequence[float], q: Sequence[float]
+) -> list[tuple[float, float]]:
     """World xy of the die's collision points within LOW_TOL_M of its lowest point, for pose (position, q)."""
     x, y, z, w = q
-    rot = np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    rot = np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
     world = matmul(points_body, rot.T)
     low = world[:, 2] <= world[:, 2].min() + LOW_TOL_M
     return [(float(a) + position[0], float(b) + position[1]) for a, b in world[low, :2]]
 
 
-def support(position: Sequence[float], q: Sequence[float], points_body: np.ndarray,
-            normals: list[Sequence[float]], margin_m: float) -> str:
+def support(
+    position: Sequence[float],
+    q: Sequence[float],
+    points_body: np.ndarray,
+    normals: list[Sequence[float]],
+    margin_m: float,
+) -> str:
     """Classify a die's support from its pose, its collision points (body frame) and the normals of its
     touching contacts (pushing on the die)."""
     if not normals:
@@ -133,9 +144,17 @@ class RestTest:
         else:
             win = max(1, int(round(st.rest_hold_s * st.step_hz)))
             need_other = need_balanced = 2
-        return cls(win, st.rest_speed_mps * win * dt, st.rest_spin_radps * win * dt,
-                   (5 * st.rest_speed_mps) ** 2, (5 * st.rest_spin_radps) ** 2, st.rest_margin_mm * 1e-3,
-                   st.rest == "support", need_other, need_balanced)
+        return cls(
+            win,
+            st.rest_speed_mps * win * dt,
+            st.rest_spin_radps * win * dt,
+            (5 * st.rest_speed_mps) ** 2,
+            (5 * st.rest_spin_radps) ** 2,
+            st.rest_margin_mm * 1e-3,
+            st.rest == "support",
+            need_other,
+            need_balanced,
+        )
 
 
 Velocity = Callable[[], tuple[Sequence[float], Sequence[float]]]
@@ -154,8 +173,15 @@ class RestDetector:
         self.quiet_windows = [0] * n
         self.need = [2] * n
 
-    def window(self, i: int, pos: Sequence[float], q: Sequence[float], touching: bool,
-               velocity: Velocity, normals: Normals) -> bool:
+    def window(
+        self,
+        i: int,
+        pos: Sequence[float],
+        q: Sequence[float],
+        touching: bool,
+        velocity: Velocity,
+        normals: Normals,
+    ) -> bool:
         """Body i's pose at a window's end; True when it has now been quiet for as many windows as its
         support asks."""
         t = self.test
@@ -168,13 +194,18 @@ class RestDetector:
             turn = 2 * math.acos(min(1.0, dot))
             if disp < t.max_disp_m and turn < t.max_turn_rad:
                 v, w = velocity()
-                quiet = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < t.spike_v2 and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < t.spike_w2
+                quiet = (
+                    v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < t.spike_v2
+                    and w[0] * w[0] + w[1] * w[1] + w[2] * w[2] < t.spike_w2
+                )
             # the support sets how many quiet windows this body needs (2 or more), so it is judged from
             # the second consecutive quiet window on: at the first, no count could reach any need yet
             if quiet and t.use_support and self.quiet_windows[i] >= 1:
                 shape = self.shapes[i]
                 sup = OTHER if shape is None else support(pos, q, shape, normals(), t.margin_m)
-                self.need[i] = 2 if sup == FLAT_STABLE else t.need_balanced if sup == FLAT_UNSTABLE else t.need_other
+                self.need[i] = (
+                    2 if sup == FLAT_STABLE else t.need_balanced if sup == FLAT_UNSTABLE else t.need_other
+                )
         self.quiet_windows[i] = self.quiet_windows[i] + 1 if quiet else 0
         self.anchor[i] = (pos, q)
         return self.quiet_windows[i] >= self.need[i]

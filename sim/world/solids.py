@@ -32,7 +32,9 @@ from shapely.geometry.polygon import orient
 
 from sim.vectors import dot, matmul, rowwise_dot
 
-SAT_FLAGS = 4096  # pybullet's (GEOM|URDF)_INITIALIZE_SAT_FEATURES (numbers, so this module needs no pybullet import)
+SAT_FLAGS = (
+    4096  # pybullet's (GEOM|URDF)_INITIALIZE_SAT_FEATURES (numbers, so this module needs no pybullet import)
+)
 SHAPE_MESH = 5  # pybullet.GEOM_MESH
 ASLEEP = 8  # pybullet.ACTIVATION_STATE_SLEEP
 
@@ -95,8 +97,10 @@ def _merge_triangles(poly: Polygon) -> list[np.ndarray]:
         return u[0] * v[1] - u[1] * v[0] >= -1e-15
 
     # longest interior diagonals first: fewer, rounder pieces
-    diagonals = sorted({(a, b) for (a, b) in edge_of if (b, a) in edge_of and a < b},
-                       key=lambda e: -float(np.hypot(*(xy[e[0]] - xy[e[1]]))))
+    diagonals = sorted(
+        {(a, b) for (a, b) in edge_of if (b, a) in edge_of and a < b},
+        key=lambda e: -float(np.hypot(*(xy[e[0]] - xy[e[1]]))),
+    )
     for a, b in diagonals:
         pa, pb = edge_of.get((a, b)), edge_of.get((b, a))
         if pa is None or pb is None or pa == pb:
@@ -104,8 +108,8 @@ def _merge_triangles(poly: Polygon) -> list[np.ndarray]:
         ra, rb = pieces[pa], pieces[pb]
         ia, ib = ra.index(a), rb.index(b)
         # walk A from b round to a, then B from a round to b (its edge b->a is the diagonal)
-        walk_a = ra[ia + 1:] + ra[:ia + 1]  # starts at b, ends at a
-        walk_b = rb[ib + 1:] + rb[:ib + 1]  # starts at a, ends at b
+        walk_a = ra[ia + 1 :] + ra[: ia + 1]  # starts at b, ends at a
+        walk_b = rb[ib + 1 :] + rb[: ib + 1]  # starts at a, ends at b
         merged = walk_a + walk_b[1:-1]
         n = len(merged)
         ok = True
@@ -168,8 +172,13 @@ def revolved_pieces(profile_rz: list[tuple[float, float]], segments: int) -> lis
 
 
 # ---------------------------------------------------------------- loading
-def static_bodies(client, hulls: list[np.ndarray], margin_m: float, position=(0.0, 0.0, 0.0),
-                  orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> list[int]:
+def static_bodies(
+    client,
+    hulls: list[np.ndarray],
+    margin_m: float,
+    position=(0.0, 0.0, 0.0),
+    orientation_xyzw=(0.0, 0.0, 0.0, 1.0),
+) -> list[int]:
     """One static body per convex hull, all at the same pose, each with collision margin `margin_m`.
 
     Why not one compound: the collision margin of a compound's children cannot be set (PyBullet leaves
@@ -184,9 +193,16 @@ def static_bodies(client, hulls: list[np.ndarray], margin_m: float, position=(0.
         for k, h in enumerate(hulls):
             path = os.path.join(d, f"piece{k}.obj")
             write_hull_obj(path, np.asarray(h, dtype=float))
-            shape = client.createCollisionShape(SHAPE_MESH, fileName=path, meshScale=[1, 1, 1], flags=SAT_FLAGS)
-            body = client.createMultiBody(0.0, shape, basePosition=list(position), baseOrientation=list(orientation_xyzw),
-                                          useMaximalCoordinates=True)
+            shape = client.createCollisionShape(
+                SHAPE_MESH, fileName=path, meshScale=[1, 1, 1], flags=SAT_FLAGS
+            )
+            body = client.createMultiBody(
+                0.0,
+                shape,
+                basePosition=list(position),
+                baseOrientation=list(orientation_xyzw),
+                useMaximalCoordinates=True,
+            )
             client.changeDynamics(body, -1, collisionMargin=margin_m)
             asleep(client, body)
             out.append(body)
@@ -203,8 +219,13 @@ def asleep(client, body: int) -> None:
     client.changeDynamics(body, -1, activationState=ASLEEP)
 
 
-def solid_body(client, hulls: list[np.ndarray], mass_kg: float = 0.0, position=(0.0, 0.0, 0.0),
-               orientation_xyzw=(0.0, 0.0, 0.0, 1.0)) -> int:
+def solid_body(
+    client,
+    hulls: list[np.ndarray],
+    mass_kg: float = 0.0,
+    position=(0.0, 0.0, 0.0),
+    orientation_xyzw=(0.0, 0.0, 0.0, 1.0),
+) -> int:
     """A maximal-coordinate body (static when `mass_kg` is 0) whose shape is the convex hulls of vertex
     arrays (body frame, metres) with polyhedral features. Returns the body id.
 
@@ -221,23 +242,38 @@ def solid_body(client, hulls: list[np.ndarray], mass_kg: float = 0.0, position=(
             write_hull_obj(path, np.asarray(h, dtype=float))
             files.append(path)
         if len(files) == 1:
-            shape = client.createCollisionShape(SHAPE_MESH, fileName=files[0], meshScale=[1, 1, 1], flags=SAT_FLAGS)
-            return client.createMultiBody(mass_kg, shape, basePosition=list(position),
-                                          baseOrientation=list(orientation_xyzw), useMaximalCoordinates=True)
+            shape = client.createCollisionShape(
+                SHAPE_MESH, fileName=files[0], meshScale=[1, 1, 1], flags=SAT_FLAGS
+            )
+            return client.createMultiBody(
+                mass_kg,
+                shape,
+                basePosition=list(position),
+                baseOrientation=list(orientation_xyzw),
+                useMaximalCoordinates=True,
+            )
         pts = np.vstack([np.asarray(h, dtype=float) for h in hulls])
         e = pts.max(axis=0) - pts.min(axis=0)
         ix, iy, iz = (float(mass_kg) / 12.0 * (e[j] ** 2 + e[k] ** 2) for j, k in ((1, 2), (0, 2), (0, 1)))
         urdf = os.path.join(d, "body.urdf")
         with open(urdf, "w") as fh:
             # one element per line: PyBullet's URDF reader garbles file names on very long lines
-            fh.write('<robot name="solid">\n<link name="base">\n<inertial><origin xyz="0 0 0"/>'
-                     f'<mass value="{float(mass_kg)!r}"/><inertia ixx="{ix!r}" iyy="{iy!r}" izz="{iz!r}" '
-                     'ixy="0" ixz="0" iyz="0"/></inertial>\n')
+            fh.write(
+                '<robot name="solid">\n<link name="base">\n<inertial><origin xyz="0 0 0"/>'
+                f'<mass value="{float(mass_kg)!r}"/><inertia ixx="{ix!r}" iyy="{iy!r}" izz="{iz!r}" '
+                'ixy="0" ixz="0" iyz="0"/></inertial>\n'
+            )
             for k in range(len(files)):
                 fh.write(f'<collision><geometry><mesh filename="piece{k}.obj"/></geometry></collision>\n')
             fh.write("</link>\n</robot>\n")
-        return client.loadURDF(urdf, basePosition=list(position), baseOrientation=list(orientation_xyzw),
-                               useMaximalCoordinates=True, useFixedBase=mass_kg == 0, flags=SAT_FLAGS)
+        return client.loadURDF(
+            urdf,
+            basePosition=list(position),
+            baseOrientation=list(orientation_xyzw),
+            useMaximalCoordinates=True,
+            useFixedBase=mass_kg == 0,
+            flags=SAT_FLAGS,
+        )
 
 
 def write_hull_obj(path: str, pts: np.ndarray) -> None:

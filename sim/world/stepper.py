@@ -48,7 +48,9 @@ class StepStats:
     loop_cpu_s: float = 0.0  # CPU time of this process in the loop (likewise)
     rest_cpu_s: float = 0.0  # ... of it in the rest detector (sim/world/rest.py)
     loop: str = "python"  # which loop ran: this file's ("python") or sim/world/compiled.py's ("compiled")
-    schedule: list = field(default_factory=list, repr=False)  # ("steps", n) / ("reset", states) / ("dt", s): bare replay
+    schedule: list = field(
+        default_factory=list, repr=False
+    )  # ("steps", n) / ("reset", states) / ("dt", s): bare replay
 
     @property
     def stepped(self) -> int:
@@ -86,7 +88,9 @@ def flight_plan(states, radii, boxes, r_max: float, horizon: float, dt: float) -
     return n_skip, (windows[0][1] if windows else None)
 
 
-def flight_targets(ph: Physics, st: PhysicsSettings, active: list[str], before_step) -> tuple[bool, list, list[float]]:
+def flight_targets(
+    ph: Physics, st: PhysicsSettings, active: list[str], before_step
+) -> tuple[bool, list, list[float]]:
     """Whether flights may be skipped (only with dice whose free spin is constant and no prop moving on
     its own), and if so the boxes a die may reach and the dice's bounding radii with the margin."""
     if not (st.flight == "analytic" and before_step is None and all(ph.isotropic(n) for n in active)):
@@ -106,11 +110,17 @@ def final_rests(ph: Physics, active: list[str], status: list[Status]) -> list[Di
     for i, n in enumerate(active):
         p_end, q_end = ph.die_pose(n)
         on = ph.touching(n) if status[i] != "diverged" else frozenset()
-        rests.append(DieRest(n, tuple(float(x) for x in p_end), tuple(float(x) for x in q_end), on, status[i], ph.time_s))
+        rests.append(
+            DieRest(
+                n, tuple(float(x) for x in p_end), tuple(float(x) for x in q_end), on, status[i], ph.time_s
+            )
+        )
     return rests
 
 
-def fly(states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, rec, k: int, active: list[str]) -> list:
+def fly(
+    states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, rec, k: int, active: list[str]
+) -> list:
     """Move the dice `n_skip` steps along their exact free flight: the path samples of the skipped steps
     appended, each body reset to the flight's end, the recorder (if any) shown the exact pose at every
     skipped step's time; returns the resets (body, position, orientation, velocity, spin) for the
@@ -131,12 +141,19 @@ def fly(states, n_skip: int, dt: float, bodies, paths, reset_pose, reset_vel, re
         resets.append((bodies[i], pos, qn, vel, w))
     if rec is not None:  # viewer hook: the exact pose at every skipped step's time
         for j in range(n_skip):
-            rec.sample((k + j + 1) * dt, {active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
-                                          for i, sd in enumerate(states)})
+            rec.sample(
+                (k + j + 1) * dt,
+                {
+                    active[i]: (tuple(flights[i][j].tolist()), quat_after(sd[2], sd[3], float(ts[j])))
+                    for i, sd in enumerate(states)
+                },
+            )
     return resets
 
 
-def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None) -> tuple[list[DieRest], EventTrace, StepStats]:
+def run(
+    ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=None
+) -> tuple[list[DieRest], EventTrace, StepStats]:
     """Step the world until every active die rests (or diverges, or the time cap): rests, trace, stats.
 
     `recorder` (the viewer's trajectory recorder, or None) is a read-only observer: `start(physics,
@@ -164,7 +181,8 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
     prev: list[AbstractSet[str]] = [empty] * nd
     empty_ids: frozenset[int] = frozenset()
     prev_ids: list[AbstractSet[int]] = [empty_ids] * nd  # PyBullet ids of the bodies touched at the last step
-    # the step budget (sim/specs/physics.py): a throw ends void after max_steps (stepped or skipped), never hangs
+    # the step budget (sim/specs/physics.py): a throw ends void after max_steps (stepped or skipped), never
+    # hangs
     status: list[Status] = [st.out_of_steps] * nd
     max_steps = st.max_steps
     r_max = st.world_radius_m
@@ -286,8 +304,16 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 now = {body_name(names, j) for j in ids}
                 if not now <= before:
                     v, _w = get_vel(b)
-                    start_events(events, t, active[i], cps, touch, names, before,
-                                 math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))
+                    start_events(
+                        events,
+                        t,
+                        active[i],
+                        cps,
+                        touch,
+                        names,
+                        before,
+                        math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]),
+                    )
             else:
                 prev_ids[i] = ids
                 now = empty
@@ -303,8 +329,14 @@ def run(ph: Physics, st: PhysicsSettings, props, active: list[str], recorder=Non
                 prev[i] = now
             if check:
                 c_rest = cpu_clock()
-                still = rest.window(i, pos, q, bool(now), functools.partial(get_vel, b),
-                                    functools.partial(touching_normals, cps, touch))
+                still = rest.window(
+                    i,
+                    pos,
+                    q,
+                    bool(now),
+                    functools.partial(get_vel, b),
+                    functools.partial(touching_normals, cps, touch),
+                )
                 rest_cpu += cpu_clock() - c_rest
                 all_still = all_still and still
         if touching:

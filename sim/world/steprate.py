@@ -18,7 +18,10 @@ FLOOR_Z_M = -0.05  # a body's centre this far below the table top has fallen thr
 
 def fastest_point_speed(v: Sequence[float], w: Sequence[float], reach_m: float) -> float:
     """|v| + |w| x reach (m/s): no point of a body within `reach_m` of its centre moves faster."""
-    return math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * reach_m
+    return (
+        math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+        + math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * reach_m
+    )
 
 
 def inside_world(pos: Sequence[float], radius2_m2: float) -> bool:
@@ -31,7 +34,9 @@ def inside_world(pos: Sequence[float], radius2_m2: float) -> bool:
 class StepRate:
     """The length of the world's next steps: the contact step `fine_dt`, or `ratio` of them at once."""
 
-    def __init__(self, set_step: Callable[[float], None], fine_dt: float, step_hz: float, coarse_step_hz: float) -> None:
+    def __init__(
+        self, set_step: Callable[[float], None], fine_dt: float, step_hz: float, coarse_step_hz: float
+    ) -> None:
         self.ratio = max(1, int(round(step_hz / coarse_step_hz)))
         self.fine_dt = fine_dt
         self.dt = fine_dt  # the step the world takes now

@@ -60,10 +60,12 @@ class WeldedSolid:
         """Every PyBullet body of the solid: its pieces, then its anchor."""
         return [*self.bodies, self.anchor]
 
-    def piece_states(self, position, orientation_xyzw, velocity=(0.0, 0.0, 0.0),
-                     spin=(0.0, 0.0, 0.0)) -> list[tuple[Vec, Vec]]:
+    def piece_states(
+        self, position, orientation_xyzw, velocity=(0.0, 0.0, 0.0), spin=(0.0, 0.0, 0.0)
+    ) -> list[tuple[Vec, Vec]]:
         """Each body's position and velocity (world frame; the pieces, then the anchor) when the solid's
-        frame is at `position`, turned by `orientation_xyzw`, moving at `velocity` (its origin's) and spinning at `spin`."""
+        frame is at `position`, turned by `orientation_xyzw`, moving at `velocity` (its origin's) and spinning
+        at `spin`."""
         r = quat_rows(orientation_xyzw)
         px, py, pz = (float(t) for t in position)
         vx, vy, vz = (float(t) for t in velocity)
@@ -71,8 +73,12 @@ class WeldedSolid:
         out = []
         for c in [*self.centres, (0.0, 0.0, 0.0)]:
             ox, oy, oz = _turn(r, c)
-            out.append(((px + ox, py + oy, pz + oz),
-                        (vx + wy * oz - wz * oy, vy + wz * ox - wx * oz, vz + wx * oy - wy * ox)))
+            out.append(
+                (
+                    (px + ox, py + oy, pz + oz),
+                    (vx + wy * oz - wz * oy, vy + wz * ox - wx * oz, vz + wx * oy - wy * ox),
+                )
+            )
         return out
 
     def solid_pose(self, first_position, orientation_xyzw) -> tuple[Vec, tuple[float, ...]]:
