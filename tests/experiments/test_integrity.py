@@ -512,7 +512,10 @@ def test_ctrl_c_during_dask_run_prints_no_worker_tracebacks(exp_file, tmp_path):
     env["DFSIM_FAKE_DELAY_S"] = "2"  # a chunk lasts 4 s: the run is still going when the signal comes, even under load
     p = subprocess.Popen([*DRIVER, "run", str(exp_file), "--out", str(out), "--quiet", "--no-figures",
                           "--executor", "dask", "--workers", "2"], env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         # Ctrl-C as a terminal delivers it, even when the suite runs as a background job
+                         # (which ignores SIGINT, and its children inherit that)
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     t0 = time.time()
     while not list((out / "chunks").glob("c*.parquet")) if (out / "chunks").is_dir() else True:
         assert p.poll() is None, p.communicate()[1]

@@ -132,12 +132,19 @@ def _chunks(out: Path) -> int:
     return len(list(d.glob("c*.parquet"))) if d.is_dir() else 0
 
 
+def _interruptible() -> None:
+    """In the child: Ctrl-C as a terminal delivers it, whatever the suite was started with (a shell's
+    background job ignores SIGINT, and a child inherits that, so the run would ignore the test's signal)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(exp_file: Path, out: Path) -> subprocess.Popen:
     return subprocess.Popen(
         # one worker: the interrupted runs go at half the pace (the whole run is about a second), and
         # their records must still be the 2-worker reference's
         [sys.executable, "-m", "sim.cli", "run", str(exp_file), "--out", str(out), "--workers", "1", "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_interruptible,
     )
 
 

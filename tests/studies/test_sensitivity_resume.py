@@ -32,7 +32,9 @@ def test_interrupt_then_resume_gives_the_uninterrupted_table(tmp_path):
     f = tiny(tmp_path, throws=16, chunk=2, params=2)  # 6 points x 8 chunks: enough left to interrupt under load
     out = tmp_path / "cut"
     p = subprocess.Popen(_cmd(f, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+                         start_new_session=True,
+                         # Ctrl-C as a terminal delivers it, even when the suite runs as a background job
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     t0 = time.time()
     while _chunks(out) < 1:
         if p.poll() is not None:
