@@ -402,7 +402,12 @@ class Fight:
                 for n, life, mx, sc, ab_, sk, w, a, sp, cd, k in plan.hero_rows
             ]
         )
-        self.standing = len(self.heroes)
+        for h in self.heroes:
+            # a hero who fainted from backing down stays out for the next monster of that room ("cannot
+            # act again during that combat") and takes their Scar at the Resting that follows it
+            if h.life < 1:
+                h.fainted = True
+        self.standing = sum(not h.fainted for h in self.heroes)
         self.scars: list[tuple[str, str]] = []
         self.monster_life_start = self.monster_life = plan.monster_life
         self.bullseye_damage = BULLSEYE_DAMAGE
