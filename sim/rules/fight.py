@@ -561,6 +561,30 @@ class Fight:
             if not h.fainted:
                 return h
 
+    def throw_estimate(self, h: HeroState, requirements: tuple[str, ...]) -> tuple[float, float] | None:
+        """(hit share, mean damage of a hit) of `h`'s colored die under `requirements` (the base shot
+        if none), when the throw source can say without throwing (recorded throws can, physics
+        cannot: None): what a policy weighs at "Impossible Situations"."""
+        estimate = getattr(self.source, "estimate", None)
+        if estimate is None:
+            return None
+        shots = tuple(dict.fromkeys(requirements)) or (self.throws_spec.shot,)
+        req = ThrowRequest(
+            self.fight,
+            self.throws,
+            h.name,
+            "red",
+            "colored",
+            self.throws_spec.colored_die,
+            shots,
+            h.skill,
+            self.board,
+            self.templates_t,
+            self.rules,
+            self.noise,
+        )
+        return estimate(req)
+
     def _may_back_down(self) -> bool:
         """Backing down ("Place the current Monster card back in the box") is not open against the
         Final Boss: its combat ends only in a win or, out of white dice, a lost game."""

@@ -248,6 +248,32 @@ def test_a_hero_who_faints_from_backing_down_sits_out_the_next_monster_and_takes
     assert weak.scars and weak.max_life == 9 - 2 and weak.life == weak.max_life
 
 
+class Estimating(Always):
+    """A source that can say how often a throw hits without throwing (as recorded throws can)."""
+
+    def __init__(self, out, rates):
+        super().__init__(out)
+        self.rates = rates
+
+    def estimate(self, req):
+        return self.rates.get(req.shots, (0.8, 3.0))
+
+
+def test_recorded_hit_rates_decide_backing_down_at_any_level():
+    """"When [Specific Throw Requirements] make the throw virtually impossible, the Heroes can choose
+    (as a group) to back down": with a source that knows the odds, the default policy backs down from
+    a level-4 monster whose throw would cost more than the shame, and fights one it can hit."""
+    spec = base()
+    m = next(m for m in Game(spec, Always(BULLSEYE), game=0).plan.monsters[4] if m.requirements)
+    hard = {tuple(m.requirements): (0.05, 3.0)}
+    g = Game(spec, Estimating(BULLSEYE, hard), game=0)
+    assert g._combat(m, None) == "backed-down"
+    assert all(h.life == h.max_life - m.level for h in g.heroes)
+    easy = {tuple(m.requirements): (0.7, 3.0)}
+    assert Game(spec, Estimating(BULLSEYE, easy), game=0)._combat(m, None) == "won"
+    assert Game(spec, Estimating(BULLSEYE, hard), policy="greedy", game=0)._combat(m, None) == "won"
+
+
 def test_backing_down_is_for_the_monsters_own_throw_not_the_rooms():
     """The room's Specific Throw stays for the next monster, so the default policy does not back down
     from a plain monster in a Specific Throw room (it would only pay the shame)."""
