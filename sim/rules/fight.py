@@ -569,21 +569,7 @@ class Fight:
         if estimate is None:
             return None
         shots = tuple(dict.fromkeys(requirements)) or (self.throws_spec.shot,)
-        req = ThrowRequest(
-            self.fight,
-            self.throws,
-            h.name,
-            "red",
-            "colored",
-            self.throws_spec.colored_die,
-            shots,
-            h.skill,
-            self.board,
-            self.templates_t,
-            self.rules,
-            self.noise,
-        )
-        return estimate(req)
+        return estimate(self._request(h, "red", "colored", self.throws_spec.colored_die, shots, AIMS["hit"]))
 
     def _may_back_down(self) -> bool:
         """Backing down ("Place the current Monster card back in the box") is not open against the
@@ -761,26 +747,32 @@ class Fight:
         if self._all_fainted():
             self._lose("all heroes fainted")
 
+    def _request(
+        self, h: HeroState, colour: str, kind: str, die: str, shots: tuple, aim: Aim
+    ) -> ThrowRequest:
+        """The next throw as the fight stands now."""
+        return ThrowRequest(
+            self.fight,
+            self.throws,
+            h.name,
+            colour,
+            kind,
+            die,
+            shots,
+            h.skill,
+            self.board,
+            self.templates_t,
+            self.rules,
+            self.noise,
+            aim,
+            self.monster_life,
+            self.turns,
+            self.retrievals,
+        )
+
     def _draw(self, h: HeroState, colour: str, kind: str, die: str, shots: tuple, aim: Aim) -> Outcome:
         for _ in range(MAX_RETHROWS + 1):
-            req = ThrowRequest(
-                self.fight,
-                self.throws,
-                h.name,
-                colour,
-                kind,
-                die,
-                shots,
-                h.skill,
-                self.board,
-                self.templates_t,
-                self.rules,
-                self.noise,
-                aim,
-                self.monster_life,
-                self.turns,
-                self.retrievals,
-            )
+            req = self._request(h, colour, kind, die, shots, aim)
             self.throws += 1
             out = self.source.throw(req)
             if self.log is not None:
