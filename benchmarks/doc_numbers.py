@@ -160,6 +160,40 @@ def house_rules(work: Path) -> str:
             + "\n".join(keep).rstrip("\n") + "\n")
 
 
+def game_win_rates(work: Path) -> str:
+    bank = work / "game-bank"  # its own bank (300 throws a scenario), recorded on first use
+    common = f"--bank {bank} --bank-throws 300 --seed 7"
+
+    def game(sets: str, games: int = 2000) -> dict:
+        return json.loads(sh(f"dfsim game base --games {games} {common} {sets} --json", ROOT))["summary"]
+
+    def pct(w: dict) -> str:
+        return f"{100 * w['rate']:.1f} % [{100 * w['lo']:.1f}, {100 * w['hi']:.1f}]"
+
+    rows = ["| party | Normal | Hard | Inferno |", "| --- | --- | --- | --- |"]
+    for skill, sizes in (("casual", (3, 4)), ("expert", (3,))):
+        for n in sizes:
+            cells = [pct(game(f"--set throws.skill={skill} --set party.size={n} --set difficulty={d}")["won"])
+                     for d in ("normal", "hard", "inferno")]
+            rows.append(f"| {n} {skill} heroes | " + " | ".join(cells) + " |")
+    casual = game("--set party.size=4")
+    lost = max(casual["lost_where"].items(), key=lambda kv: kv[1]["rate"])
+    tune = f"dfsim tune --game base {common} --set party.size=4"
+    white = sh(f"{tune} --set difficulty=hard --set house_rules.extra_white_dice=0:7 --integer --target 0.5", ROOT)
+    life = sh(f"{tune} --set house_rules.monster_life_bonus=-20:0 --integer --target 0.5", ROOT)
+    return ("`python benchmarks/doc_numbers.py --only game-win-rates` (a bank of 300 throws per scenario, "
+            "2,000 games per cell, seed 7, policy default), the whole-game win rate with 95 % Wilson intervals:\n\n"
+            + "\n".join(rows) + "\n\n"
+            f"Four casual heroes at Normal: {casual['combats']['value']:.1f} combats a game; lost most often at "
+            f"the {lost[0]}: {pct(lost[1])} of the games.\n\n"
+            "How many extra white dice make Hard a coin flip for a casual party of four (`dfsim tune --game "
+            "base --set difficulty=hard --set party.size=4 --set house_rules.extra_white_dice=0:7 --integer "
+            "--target 0.5`):\n\n    " + white.strip().splitlines()[0] + "\n\n"
+            "How much weaker every monster would have to be for that party to win half its games at Normal "
+            "(`... --set house_rules.monster_life_bonus=-20:0 --integer --target 0.5`):\n\n    "
+            + life.strip().splitlines()[0] + "\n")
+
+
 def timings(work: Path) -> str:
     here = work / "timings"  # a fresh folder: a named experiment's throws are not found from an earlier run
     here.mkdir(parents=True, exist_ok=True)
@@ -196,6 +230,7 @@ BLOCKS = [
     Block("fight-throws", "docs/fights.md", True, fight_throws),
     Block("tune-fight", "docs/tuning.md", True, tune_fight),
     Block("house-rules", "docs/fights.md", True, house_rules),
+    Block("game-win-rates", "docs/game.md", True, game_win_rates),
     Block("timings", "docs/experiments.md", True, timings),
 ]
 

@@ -108,8 +108,8 @@ class AimSolver:
         spreads = None if skill is None else {f: getattr(skill, f) for f in SPREADS}
         if spreads is not None and spreads != {f: getattr(self.scenario.skill, f) for f in SPREADS}:
             key = (*key, "skill", json_hash(spreads))
-        if self.objective != ("hit", 0):
-            key = (*key, self.objective)
+        if self.objective != ("hit", 0):  # damage and kills read the faces: dice of one body differ
+            key = (*key, self.objective, self.scenario.faces_key)
         return key
 
     # ---------------- the technique ----------------

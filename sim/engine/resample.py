@@ -126,6 +126,7 @@ class RecordedTable:
             raise ValueError(f"table '{label}': no hit or miss among {n_all} records")
         self.outcomes: list[Outcome] = [outcome_from_row(r) for r in ok.to_dict("records")]
         self.n = len(self.outcomes)
+        self._estimate: tuple[float, float] | None = None
         self.void_fraction = 1.0 - self.n / n_all
         self.hit = np.array([o.result == "hit" for o in self.outcomes])
         self.damage = np.array([o.damage for o in self.outcomes], dtype=float)
@@ -140,6 +141,13 @@ class RecordedTable:
         if r is None:
             r = self._kill[life] = float((self.hit & ((self.damage >= life) | self.insta)).mean())
         return r
+
+    def hit_estimate(self) -> tuple[float, float]:
+        """(hit share, mean damage of a hit) over the table's outcomes."""
+        if self._estimate is None:
+            hits = [o.damage for o in self.outcomes if o.result == "hit"]
+            self._estimate = (len(hits) / self.n, sum(hits) / len(hits) if hits else 0.0)
+        return self._estimate
 
     def specificity(self, req: ThrowRequest) -> int | None:
         """How many set fields match the request (None: a set field differs)."""
@@ -238,6 +246,17 @@ class ResampleSource:
         if isinstance(c, RecordedTable):
             return c
         return _by_aim(c, req)
+
+    def estimate(self, req: ThrowRequest) -> tuple[float, float] | None:
+        """(hit share, mean damage of a hit) of the table answering `req`, or None when no table
+        does: what a policy may weigh before a combat without throwing (no draw is spent)."""
+        try:
+            t = self.table_for(req)
+        except UncoveredThrow:
+            return None
+        if t is None:
+            return None
+        return t.hit_estimate()
 
     # ---- the draw -----------------------------------------------------------------------------
     def uniform(self, fight: int, throw: int) -> float:

@@ -24,9 +24,12 @@ def summarize_games(results: list[GameResult], confidence: float = 0.95) -> dict
     titles = Counter(r.title for r in results)
 
     def mean(key: str) -> dict:
-        return mean_interval(
+        d = mean_interval(
             np.array([getattr(r, key) for r in results], dtype=float), confidence, "t"
         ).as_dict()
+        if key != "points" and d["lo"] < 0:  # a count: the t interval is cut at what a count can be
+            d["lo"] = 0.0
+        return d
 
     return {
         "n": n,

@@ -81,8 +81,12 @@ def scenario_text(s: dict[str, Any]) -> str:
 
 
 def scenario_key(s: dict[str, Any], throws: int) -> str:
-    """The content address of a scenario recorded with `throws` throws."""
-    body = {"format": BANK_FORMAT, "throws": int(throws), **{k: s[k] for k in sorted(s)}}
+    """The content address of a scenario recorded with `throws` throws by this code: the code salt
+    (dfsim's version, the source of the modules that throw and classify, PyBullet's, the machine) is
+    part of it, so an upgraded dfsim records again instead of serving throws it would not make."""
+    from sim.diskcache import code_salt
+
+    body = {"format": BANK_FORMAT, "code": code_salt(), "throws": int(throws), **{k: s[k] for k in sorted(s)}}
     body["shots"] = sorted(body["shots"])  # requirements combine regardless of order ...
     body["primary"] = s["shots"][0]  # ... but the first is the release
     return json_hash(body, 24, compact=True)

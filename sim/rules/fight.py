@@ -402,7 +402,12 @@ class Fight:
                 for n, life, mx, sc, ab_, sk, w, a, sp, cd, k in plan.hero_rows
             ]
         )
-        self.standing = len(self.heroes)
+        for h in self.heroes:
+            # a hero who fainted from backing down stays out for the next monster of that room ("cannot
+            # act again during that combat") and takes their Scar at the Resting that follows it
+            if h.life < 1:
+                h.fainted = True
+        self.standing = sum(not h.fainted for h in self.heroes)
         self.scars: list[tuple[str, str]] = []
         self.monster_life_start = self.monster_life = plan.monster_life
         self.bullseye_damage = BULLSEYE_DAMAGE
@@ -555,6 +560,16 @@ class Fight:
             h = self.heroes[self.seat]
             if not h.fainted:
                 return h
+
+    def throw_estimate(self, h: HeroState, requirements: tuple[str, ...]) -> tuple[float, float] | None:
+        """(hit share, mean damage of a hit) of `h`'s colored die under `requirements` (the base shot
+        if none), when the throw source can say without throwing (recorded throws can, physics
+        cannot: None): what a policy weighs at "Impossible Situations"."""
+        estimate = getattr(self.source, "estimate", None)
+        if estimate is None:
+            return None
+        shots = tuple(dict.fromkeys(requirements)) or (self.throws_spec.shot,)
+        return estimate(self._request(h, "red", "colored", self.throws_spec.colored_die, shots, AIMS["hit"]))
 
     def _may_back_down(self) -> bool:
         """Backing down ("Place the current Monster card back in the box") is not open against the
@@ -732,26 +747,32 @@ class Fight:
         if self._all_fainted():
             self._lose("all heroes fainted")
 
+    def _request(
+        self, h: HeroState, colour: str, kind: str, die: str, shots: tuple, aim: Aim
+    ) -> ThrowRequest:
+        """The next throw as the fight stands now."""
+        return ThrowRequest(
+            self.fight,
+            self.throws,
+            h.name,
+            colour,
+            kind,
+            die,
+            shots,
+            h.skill,
+            self.board,
+            self.templates_t,
+            self.rules,
+            self.noise,
+            aim,
+            self.monster_life,
+            self.turns,
+            self.retrievals,
+        )
+
     def _draw(self, h: HeroState, colour: str, kind: str, die: str, shots: tuple, aim: Aim) -> Outcome:
         for _ in range(MAX_RETHROWS + 1):
-            req = ThrowRequest(
-                self.fight,
-                self.throws,
-                h.name,
-                colour,
-                kind,
-                die,
-                shots,
-                h.skill,
-                self.board,
-                self.templates_t,
-                self.rules,
-                self.noise,
-                aim,
-                self.monster_life,
-                self.turns,
-                self.retrievals,
-            )
+            req = self._request(h, colour, kind, die, shots, aim)
             self.throws += 1
             out = self.source.throw(req)
             if self.log is not None:

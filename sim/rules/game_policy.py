@@ -22,6 +22,7 @@ Three named policies (`GAME_POLICIES`), each documented rule by rule in `GamePol
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from sim.rules.policy import Decision, DefaultPolicy, Policy, rank
@@ -31,7 +32,7 @@ STYLES = ("default", "cautious", "greedy")
 # the default and cautious shoppers keep this many white dice for the Final Boss when they can
 BOSS_DICE = {"default": 5, "cautious": 7, "greedy": 3}
 # backing down ("Impossible Situations") at the reveal from a monster demanding a specific throw, up to
-# this level (the shame: that much life from every hero)
+# this level (the shame: that much life from every hero), when the throw source cannot estimate the cost
 BACK_DOWN_LEVEL = {"default": 1, "cautious": 2, "greedy": 0}
 KIND_ORDER = {
     "default": ("armor", "weapon", "spendable", "template", "relic"),
@@ -71,6 +72,18 @@ def danger(card: Any) -> float:
     )
 
 
+def combat_cost(f: Any, hit: float, damage: float) -> float:
+    """The life a combat is expected to cost the party when a throw hits with share `hit` for `damage`
+    on average: the monster's life takes life / (hit x damage) throws, each miss costs the monster's
+    damage, and every three throws past the first three a retrieval (its damage from every standing
+    hero). A yardstick for backing down, not a forecast: abilities, armor and white dice are left out."""
+    if hit * damage <= 0:
+        return math.inf
+    throws = f.monster_life / (hit * damage)
+    retrievals = max(0.0, throws - 3) / 3
+    return throws * (1 - hit) * f.monster.miss_damage + retrievals * f.retrieval_damage * f.standing
+
+
 class GamePolicy:
     """A game policy in one of three styles; fight decisions go to a `DefaultPolicy`.
 
@@ -79,8 +92,10 @@ class GamePolicy:
     - weapons (in a fight): "default" and "cautious" use a weapon only when its Specific Throws are
       already in force (no new requirement for its bonus); "greedy" uses every weapon;
     - back down (when the monster is revealed): from a monster whose own card demands a Specific
-      Throw (the room's would stay for the next one), up to level 1 ("default") or 2 ("cautious");
-      "greedy" never backs down;
+      Throw (the room's would stay for the next one), when the recorded throws say fighting it would
+      cost more life (`combat_cost`) than the shame (its level from every hero) plus fighting a
+      monster without that throw; with a throw source that cannot tell (physics in the loop), up to
+      level 1 ("default") or 2 ("cautious"); "greedy" never backs down;
     - out of colored dice: "default" and "cautious" retrieve when every standing hero survives it with
       more than a miss's damage left, else take a white die; "greedy" takes white dice first;
     - free equipment: the hero carrying the fewest cards, in seating order;
@@ -117,7 +132,12 @@ class GamePolicy:
         # stays for the next monster, so backing down from it only costs the shame
         if f.turns or not f.monster.requirements or self.style == "greedy":
             return False
-        return f.monster.level <= BACK_DOWN_LEVEL[self.style]
+        here = f.throw_estimate(d.hero, tuple(f.requirements))
+        plain = f.throw_estimate(d.hero, tuple(f.spec.room.requirements))
+        if here is None or plain is None:  # a source that cannot tell without throwing (physics)
+            return f.monster.level <= BACK_DOWN_LEVEL[self.style]
+        shame = f.monster.level * f.standing
+        return combat_cost(f, *here) > shame + combat_cost(f, *plain)
 
     def _room(self, d: Decision) -> int:
         cards = d.options

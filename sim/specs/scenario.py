@@ -29,6 +29,11 @@ MAX_DICE = 8  # dice thrown at once
 MAX_SHOTS = 8  # shots combined into one throw
 
 
+# keys of a die file that do not change how it lands: its words, and what its faces read
+DIE_WORDS = ("name", "title", "description", "notes", "estimated", "color")
+DIE_READING_KEYS = ("faces", "icon_labels", "reading")
+
+
 def _check_slow_tokens(props: tuple, board: BoardSpec | None) -> None:
     """Slow tokens fill holes of the board by id: every id they name must be one of the board's."""
     if board is None:
@@ -269,15 +274,30 @@ class Scenario:
     @cached_property
     def aim_key(self) -> str:
         """Hash of what the aimed (nominal) release depends on: everything, the skill included (a thrower's
-        technique is the one most reliable under their own spread)."""
-        return json_hash(self.description)
+        technique is the one most reliable under their own spread), the dice as bodies: a face's label
+        says what a landing reads, not how the die lands, so dice of one body (the box's hero, white,
+        Iron and Boulder d8s) share a technique aimed at a hit (an objective that weighs the faces adds
+        them: sim/engine/aim.py)."""
+        return json_hash(self._aim_description())
 
     @cached_property
     def board_aim_key(self) -> str:
         """The aim key of this scenario without its templates: aiming at the board as usual, variants
         with and without templates share one aimed release (and so throw the very same releases)."""
-        d = {k: v for k, v in self.description.items() if k != "templates"}
+        d = {k: v for k, v in self._aim_description().items() if k != "templates"}
         return json_hash(d)
+
+    @cached_property
+    def faces_key(self) -> str:
+        """Hash of what the dice's faces read (what `aim_key` leaves out)."""
+        return json_hash([{k: d.get(k) for k in DIE_READING_KEYS} for d in self.description["dice"]])
+
+    def _aim_description(self) -> dict:
+        dice = [
+            {k: v for k, v in d.items() if k not in DIE_WORDS + DIE_READING_KEYS}
+            for d in self.description["dice"]
+        ]
+        return {**self.description, "dice": dice}
 
     @cached_property
     def key(self) -> str:

@@ -87,6 +87,20 @@ def test_key_follows_what_changes_the_aim(cache):
     assert key(base) == salted
 
 
+def test_dice_of_one_body_share_a_technique_aimed_at_a_hit_not_at_damage(cache):
+    """The box's Iron d8 is the hero d8's body with other faces: a hit does not read the faces, so one
+    technique serves both; expected damage does (the Iron's +2 faces), so that objective keeps apart."""
+    hero, iron = (Scenario.build(board="magma", dice=[d], shots=["standard"], skill="casual") for d in ("hero-d8", "iron-d8"))
+    d6 = Scenario.build(board="magma", dice=["hero-d6"], shots=["standard"], skill="casual")
+    assert hero.key != iron.key  # their records are their own
+    assert hero.aim_key == iron.aim_key != d6.aim_key
+    a, b = Thrower(hero), Thrower(iron)
+    assert a.technique_key() == b.technique_key()
+    a.aim.set_objective("damage")
+    b.aim.set_objective("damage")
+    assert a.technique_key() != b.technique_key()
+
+
 def test_unreadable_entries_are_misses(cache):
     for text in ("", "[1, 2]", '{"key": "someone else", "value": 1}', "\x00\xff garbage"):
         path = diskcache.entry_path("aim", ["k"])

@@ -10,7 +10,7 @@ import pytest
 
 from sim.engine.resample import RecordedTable, ResampleSource
 from sim.errors import FightError, SpecError
-from sim.rules.fight import run_fight, run_fights
+from sim.rules.fight import Fight, run_fight, run_fights
 from sim.rules.outcome import Outcome
 from sim.rules.policy import ScriptedPolicy
 from sim.rules.throw_source import AIMS, Aim, ScriptedSource, ThrowRequest, scripted
@@ -358,6 +358,20 @@ def test_recorded_table_reads_runner_records():
     assert o.result == "hit" and o.value >= 2 and o.template is None and o.effects == []
     miss_row = next(o for o in t.outcomes if o.result == "miss")
     assert miss_row.value is None and miss_row.section is None
+
+
+def test_recorded_throws_estimate_a_throw_without_spending_a_draw():
+    """The hit share and the mean damage of a hit, read off the records (what a policy weighs before
+    backing down); the draws that follow are the same as without the question."""
+    spec = fight({"life": 9, "miss_damage": 2}, [TORM, BROCK, MELISSA])
+    df = _table()
+    src = ResampleSource(df, seed=5)
+    f = Fight(spec, src, fight=0)
+    hit, dmg = f.throw_estimate(f.heroes[0], ())
+    ok = df[df["result"].isin(["hit", "miss"])]
+    hits = ok[ok["result"] == "hit"]
+    assert math.isclose(hit, len(hits) / len(ok)) and math.isclose(dmg, hits["damage"].mean())
+    assert f.run().record() == run_fight(spec, ResampleSource(df, seed=5), fight=0).record()
 
 
 def test_resample_is_deterministic_and_fight_i_depends_only_on_seed_and_i():

@@ -230,6 +230,50 @@ def test_default_policy_backs_down_from_a_level_one_specific_throw_and_greedy_do
     assert greedy._combat(firewall, None) == "won"
 
 
+def test_a_hero_who_faints_from_backing_down_sits_out_the_next_monster_and_takes_a_scar():
+    """"Out of shame, each Hero loses life points equal to the current Monster's level"; a hero it
+    takes below 1 life has fainted and "cannot act again during that combat": not the next monster's
+    thrower at 0 life, but a Scar (and full health) at the Resting after it."""
+    g = Game(base(), Always(BULLSEYE), game=0)
+    firewall = next(m for m in g.plan.monsters[1] if m.requirements)
+    weak = g.heroes[0]
+    weak.life = firewall.level  # the shame takes all of it
+    assert g._combat(firewall, None) == "backed-down"
+    assert weak.life == 0
+    plain = next(m for m in g.plan.monsters[1] if not m.requirements and not m.special_dice)
+    src = Always(BULLSEYE)
+    g.source = src
+    assert g._combat(plain, None) == "won"
+    assert all(r.hero != weak.name for r in src.requests)  # never the Active Hero
+    assert weak.scars and weak.max_life == 9 - 2 and weak.life == weak.max_life
+
+
+class Estimating(Always):
+    """A source that can say how often a throw hits without throwing (as recorded throws can)."""
+
+    def __init__(self, out, rates):
+        super().__init__(out)
+        self.rates = rates
+
+    def estimate(self, req):
+        return self.rates.get(req.shots, (0.8, 3.0))
+
+
+def test_recorded_hit_rates_decide_backing_down_at_any_level():
+    """"When [Specific Throw Requirements] make the throw virtually impossible, the Heroes can choose
+    (as a group) to back down": with a source that knows the odds, the default policy backs down from
+    a level-4 monster whose throw would cost more than the shame, and fights one it can hit."""
+    spec = base()
+    m = next(m for m in Game(spec, Always(BULLSEYE), game=0).plan.monsters[4] if m.requirements)
+    hard = {tuple(m.requirements): (0.05, 3.0)}
+    g = Game(spec, Estimating(BULLSEYE, hard), game=0)
+    assert g._combat(m, None) == "backed-down"
+    assert all(h.life == h.max_life - m.level for h in g.heroes)
+    easy = {tuple(m.requirements): (0.7, 3.0)}
+    assert Game(spec, Estimating(BULLSEYE, easy), game=0)._combat(m, None) == "won"
+    assert Game(spec, Estimating(BULLSEYE, hard), policy="greedy", game=0)._combat(m, None) == "won"
+
+
 def test_backing_down_is_for_the_monsters_own_throw_not_the_rooms():
     """The room's Specific Throw stays for the next monster, so the default policy does not back down
     from a plain monster in a Specific Throw room (it would only pay the shame)."""
