@@ -37,6 +37,13 @@ def test_surface_ends_verdict():
     assert R.judge_surface_ends(_pair(0.38, 0.24) + _pair(0.10, 0.40, ratio=0.8)).passed is False  # ... not a reversal
 
 
+def test_surface_ends_reports_the_converged_step_without_judging_it():
+    c = R.judge_surface_ends(_pair(0.38, 0.24), finer=_pair(0.13, 0.15, n=500))
+    assert c.passed is True  # reported, not judged
+    assert "converged impact step" in c.summary and "step_hz = 15360" in c.summary
+    assert "thick - thin -0.020" in c.summary  # the paired difference of the converged rolls
+
+
 def test_runout_verdict_and_closed_form():
     row = {"surface": "felt", "v0_mps": 0.2, "arm_mm": 0.1, "facets": 24, "engine_mm": 90.0, "closed_mm": 97.0, "round_mm": 306.0}
     free = {"surface": "wood", "v0_mps": 0.2, "arm_mm": 0.0, "facets": 24, "engine_mm": 141.0, "closed_mm": 201.0, "round_mm": None}
