@@ -396,14 +396,15 @@ def converge_share(hz: float | None, n: int, surface: str = "glass", soft: bool 
 def converge_dice(hz: float | None, n8: int, n6: int, seed: int = SEED) -> dict:
     """The d8's free-roll run-out (mm) and the d6's face counts at the impact step `hz`."""
     th = build_thrower(Scenario.build(dice=["d8"], shots=["roll"], overrides=_impact_step(hz)))
-    dist = []
+    runs: list[float | None] = []
     for k in range(n8):
         res = th.throw(seed, k)
         first = next((e for e in res.trace.events if e.other == "table"), None)
-        if res.outcome.result != "void" and first is not None:
-            o = res.outcome
-            dist.append(math.hypot(o.position_mm[0] - 1e3 * first.point_m[0], o.position_mm[1] - 1e3 * first.point_m[1]))
+        o = res.outcome
+        runs.append(None if o.result == "void" or first is None else
+                    math.hypot(o.position_mm[0] - 1e3 * first.point_m[0], o.position_mm[1] - 1e3 * first.point_m[1]))
     th.physics.close()
+    dist = [d for d in runs if d is not None]
     th = build_thrower(Scenario.build(dice=["d6"], shots=["roll"], overrides=_impact_step(hz)))
     faces = [th.throw(seed, k).outcome for k in range(n6)]
     th.physics.close()
@@ -412,7 +413,8 @@ def converge_dice(hz: float | None, n8: int, n6: int, seed: int = SEED) -> dict:
         if o.result != "void":
             counts[str(o.face)] = counts.get(str(o.face), 0) + 1
     e = mean_interval(dist)
-    return {"hz": hz, "d8_n": len(dist), "d8_mm": e.value, "d8_lo": e.lo, "d8_hi": e.hi, "d6": dict(sorted(counts.items()))}
+    return {"hz": hz, "d8_n": len(dist), "d8_mm": e.value, "d8_lo": e.lo, "d8_hi": e.hi, "d6": dict(sorted(counts.items())),
+            "d8_runs": runs, "d6_faces": [None if o.result == "void" else str(o.face) for o in faces]}
 
 
 def converge(n: int, n8: int, n6: int) -> dict:
@@ -437,12 +439,26 @@ def converge(n: int, n8: int, n6: int) -> dict:
     for j, hz in enumerate((None, 15360.0, 30720.0), len(cases) + 1):
         dice.append(converge_dice(hz, n8, n6))
         print(f"[{j}/{len(cases) + 3}] d8 and d6 at {'default' if hz is None else f'{hz:.0f} Hz'}", file=sys.stderr, flush=True)
+    # the dice at the converged step against half of it: the d8's paired mean run-out, and the d6 face
+    # whose share differs most (paired, Bonferroni-widened over the faces)
+    from sim.experiments.statistics import paired_mean_difference
+
+    a, b = dice[1], dice[2]
+    both = [(x, y) for x, y in zip(a["d8_runs"], b["d8_runs"]) if x is not None and y is not None]
+    d8 = paired_mean_difference([x for x, _ in both], [y for _, y in both])
+    faces = sorted({f for f in a["d6_faces"] + b["d6_faces"] if f is not None})
+    diffs = [(f, paired_rate_difference([x == f for x in a["d6_faces"]], [y == f for y in b["d6_faces"]],
+                                        confidence=1 - 0.05 / len(faces))) for f in faces]
+    face, worst = max(diffs, key=lambda fd: abs(fd[1].value))
     get = {(r["surface"], r["hz"], r["soft"]): r for r in shares}
     pairs = {"15360 vs 30720 Hz, glass": paired(get[("glass", 15360.0, False)], get[("glass", 30720.0, False)]),
              "default vs 15360 Hz, glass": paired(get[("glass", None, False)], get[("glass", 15360.0, False)]),
              "soft vs rigid, 30720 Hz, glass": paired(get[("glass", 30720.0, True)], get[("glass", 30720.0, False)]),
              "glass - glass-thin, default": paired(get[("glass", None, False)], get[("glass-thin", None, False)]),
-             "glass - glass-thin, 15360 Hz": paired(get[("glass", 15360.0, False)], get[("glass-thin", 15360.0, False)])}
+             "glass - glass-thin, 15360 Hz": paired(get[("glass", 15360.0, False)], get[("glass-thin", 15360.0, False)]),
+             "d8 run-out (mm), 15360 vs 30720 Hz": [d8.value, d8.lo, d8.hi],
+             f"d6 face {face} (the largest difference; Bonferroni over the faces), 15360 vs 30720 Hz":
+                 [worst.value, worst.lo, worst.hi]}
     return {"shares": shares, "dice": dice, "paired": pairs}
 
 
@@ -483,7 +499,8 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(a.out, exist_ok=True)
     if a.converge:
         conv = converge(a.n, a.d8, a.d6)
-        slim = conv | {"shares": [{k: v for k, v in r.items() if k != "flags"} for r in conv["shares"]]}
+        slim = conv | {"shares": [{k: v for k, v in r.items() if k != "flags"} for r in conv["shares"]],
+                       "dice": [{k: v for k, v in d.items() if k not in ("d8_runs", "d6_faces")} for d in conv["dice"]]}
         write_atomic(os.path.join(a.out, "converge.json"), json.dumps(slim, indent=1))
         write_atomic(os.path.join(a.out, "converge.md"), converge_markdown(conv))
         print(converge_markdown(conv))
