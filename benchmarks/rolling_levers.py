@@ -11,7 +11,8 @@ damping in N/m and N s/m, the flat rebound calibrated again), and the solver's c
 Besides the table of levers it measures how Bullet's restitution acts at an edge impact against a
 face impact (`--impacts`): the normal speed of the impacting point after / before; and how a near-flat
 landing on an end or on the side tumbles the cylinder at each step (`--near-flat`): the one measurement
-here that is not converged in the step (docs/physics.md, "Rolling bodies").
+here that is not converged in the step (docs/physics.md, "Rolling bodies"); and where the end share converges
+in the impact step (`--converge`: rigid and soft contact, with the d8 run-out and the d6 faces).
 
 End share: the cylinder rests with its axis within 60 deg of vertical (Wilson 95 % interval, voids
 left out and counted). Run-out: horizontal distance from the d8's first touch of the table to where it
@@ -330,6 +331,156 @@ def impact_markdown(rows: list[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------- where the end share converges
+CONVERGE_HZ = (3840.0, 7680.0, 15360.0, 30720.0)  # the contact step while a die moves faster than 0.5 m/s
+CONVERGE_SEED = 20250607
+SOFT_STIFFNESS = 1e4  # N/m per contact point: a ~1.4 ms flat landing, which 30 kHz resolves
+
+
+def _impact_step(hz: float | None) -> dict:
+    """Scenario overrides: the per-impact step at `hz` above 0.5 m/s (None: the default engine)."""
+    return {} if hz is None else {"physics.step_hz": hz, "physics.fine_speed_mps": 0.5}
+
+
+def _soften(th, stiffness: float, surface: str) -> float | None:
+    """A compliant table: Bullet's contact stiffness per point, restitution 0, and the contact damping
+    (N s/m) solved by bisection so a flat 10 cm drop rebounds as the material says (an implicit
+    spring-damper loses energy of its own, so zeta = -ln e / sqrt(pi^2 + ln^2 e) would overshoot the
+    loss). None when the undamped contact already rebounds lower (a step too coarse for the stiffness)."""
+    ph = th.physics
+    target = ph.materials.pair("plastic", surface).restitution
+    spec, points = ph._die_specs["die:0"], ph._drop_points["table"]
+
+    def miss(c: float) -> float:
+        for b in ph._bodies("table"):
+            ph.client.changeDynamics(b, -1, contactStiffness=stiffness, contactDamping=c, restitution=0.0)
+        return ph._mean_rebound("die:0", spec, points) - target
+
+    lo, hi = 0.0, 2 * math.sqrt(stiffness * 0.0075)  # 0 .. about critical for the die
+    if miss(lo) < 0:
+        ph.park("die:0")
+        return None
+    mid = lo
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        f = miss(mid)
+        if abs(f) < 5e-4:
+            break
+        lo, hi = (mid, hi) if f > 0 else (lo, mid)
+    ph.park("die:0")
+    return mid
+
+
+def converge_share(hz: float | None, n: int, surface: str = "glass", soft: bool = False) -> dict:
+    """End share of n h = d rolls onto `surface` at the impact step `hz` (rigid, or the soft table), with
+    the per-throw flags (for paired differences) and the CPU seconds per roll."""
+    case = cylinder_case(CYL_RADIUS_MM, 2 * CYL_RADIUS_MM)
+    th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"],
+                                      overrides=dict(case.overrides) | {"shot.table_material": surface}
+                                      | _impact_step(hz)))
+    damping = _soften(th, SOFT_STIFFNESS, surface) if soft else None
+    flags: list[int | None] = []
+    t0 = time.process_time()
+    if not soft or damping is not None:
+        for k in range(n):
+            o = th.throw(CONVERGE_SEED, k).outcome
+            flags.append(None if o.result == "void" else int(abs(quat_to_matrix(o.orientation_xyzw)[2, 2]) > 0.5))
+    cpu = (time.process_time() - t0) / max(1, len(flags))
+    th.physics.close()
+    seen = [f for f in flags if f is not None]
+    r = wilson(sum(seen), len(seen))
+    return {"hz": hz, "surface": surface, "soft": soft, "damping": damping, "n": len(seen), "void": len(flags) - len(seen),
+            "share": r.rate, "lo": r.lo, "hi": r.hi, "cpu_s": cpu, "flags": flags}
+
+
+def converge_dice(hz: float | None, n8: int, n6: int, seed: int = SEED) -> dict:
+    """The d8's free-roll run-out (mm) and the d6's face counts at the impact step `hz`."""
+    th = build_thrower(Scenario.build(dice=["d8"], shots=["roll"], overrides=_impact_step(hz)))
+    runs: list[float | None] = []
+    for k in range(n8):
+        res = th.throw(seed, k)
+        first = next((e for e in res.trace.events if e.other == "table"), None)
+        o = res.outcome
+        runs.append(None if o.result == "void" or first is None else
+                    math.hypot(o.position_mm[0] - 1e3 * first.point_m[0], o.position_mm[1] - 1e3 * first.point_m[1]))
+    th.physics.close()
+    dist = [d for d in runs if d is not None]
+    th = build_thrower(Scenario.build(dice=["d6"], shots=["roll"], overrides=_impact_step(hz)))
+    faces = [th.throw(seed, k).outcome for k in range(n6)]
+    th.physics.close()
+    counts: dict[str, int] = {}
+    for o in faces:
+        if o.result != "void":
+            counts[str(o.face)] = counts.get(str(o.face), 0) + 1
+    e = mean_interval(dist)
+    return {"hz": hz, "d8_n": len(dist), "d8_mm": e.value, "d8_lo": e.lo, "d8_hi": e.hi, "d6": dict(sorted(counts.items())),
+            "d8_runs": runs, "d6_faces": [None if o.result == "void" else str(o.face) for o in faces]}
+
+
+def converge(n: int, n8: int, n6: int) -> dict:
+    """Every measurement of docs/physics.md "Where the end share converges", in one run."""
+    from sim.experiments.statistics import paired_rate_difference
+
+    def paired(a: dict, b: dict) -> list[float]:
+        both = [(x, y) for x, y in zip(a["flags"], b["flags"]) if x is not None and y is not None]
+        e = paired_rate_difference([bool(x) for x, _ in both], [bool(y) for _, y in both])
+        return [e.value, e.lo, e.hi]
+
+    steps: list[float | None] = [None, *CONVERGE_HZ]
+    cases = ([("glass", hz, False) for hz in steps] + [("glass-thin", hz, False) for hz in (None, 15360.0)]
+             + [("glass", 30720.0, True)])
+    shares = []
+    for i, (surface, hz, soft) in enumerate(cases, 1):
+        shares.append(converge_share(hz, n, surface, soft))
+        r = shares[-1]
+        print(f"[{i}/{len(cases) + 3}] {surface} {'default' if hz is None else f'{hz:.0f} Hz'}{' soft' if soft else ''}: "
+              f"{r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}], {1e3 * r['cpu_s']:.0f} ms a roll", file=sys.stderr, flush=True)
+    dice = []
+    for j, hz in enumerate((None, 15360.0, 30720.0), len(cases) + 1):
+        dice.append(converge_dice(hz, n8, n6))
+        print(f"[{j}/{len(cases) + 3}] d8 and d6 at {'default' if hz is None else f'{hz:.0f} Hz'}", file=sys.stderr, flush=True)
+    # the dice at the converged step against half of it: the d8's paired mean run-out, and the d6 face
+    # whose share differs most (paired, Bonferroni-widened over the faces)
+    from sim.experiments.statistics import paired_mean_difference
+
+    a, b = dice[1], dice[2]
+    both = [(x, y) for x, y in zip(a["d8_runs"], b["d8_runs"]) if x is not None and y is not None]
+    d8 = paired_mean_difference([x for x, _ in both], [y for _, y in both])
+    faces = sorted({f for f in a["d6_faces"] + b["d6_faces"] if f is not None})
+    diffs = [(f, paired_rate_difference([x == f for x in a["d6_faces"]], [y == f for y in b["d6_faces"]],
+                                        confidence=1 - 0.05 / len(faces))) for f in faces]
+    face, worst = max(diffs, key=lambda fd: abs(fd[1].value))
+    get = {(r["surface"], r["hz"], r["soft"]): r for r in shares}
+    pairs = {"15360 vs 30720 Hz, glass": paired(get[("glass", 15360.0, False)], get[("glass", 30720.0, False)]),
+             "default vs 15360 Hz, glass": paired(get[("glass", None, False)], get[("glass", 15360.0, False)]),
+             "soft vs rigid, 30720 Hz, glass": paired(get[("glass", 30720.0, True)], get[("glass", 30720.0, False)]),
+             "glass - glass-thin, default": paired(get[("glass", None, False)], get[("glass-thin", None, False)]),
+             "glass - glass-thin, 15360 Hz": paired(get[("glass", 15360.0, False)], get[("glass-thin", 15360.0, False)]),
+             "d8 run-out (mm), 15360 vs 30720 Hz": [d8.value, d8.lo, d8.hi],
+             f"d6 face {face} (the largest difference; Bonferroni over the faces), 15360 vs 30720 Hz":
+                 [worst.value, worst.lo, worst.hi]}
+    return {"shares": shares, "dice": dice, "paired": pairs}
+
+
+def converge_markdown(out: dict) -> str:
+    """The tables of docs/physics.md "Where the end share converges"."""
+    lines = ["| surface | contact | step while faster than 0.5 m/s | end share | 95 % | CPU per roll (ms) |",
+             "|---|---|---|---|---|---|"]
+    for r in out["shares"]:
+        step = "default (960 Hz above 1.5 m/s)" if r["hz"] is None else f"{r['hz']:.0f} Hz"
+        contact = f"soft {SOFT_STIFFNESS:g} N/m, damping {r['damping']:.4f} N s/m" if r["soft"] else "rigid"
+        lines.append(f"| {r['surface']} | {contact} | {step} | {r['share']:.3f} | [{r['lo']:.3f}, {r['hi']:.3f}] | "
+                     f"{1e3 * r['cpu_s']:.0f} |")
+    lines += ["", "| paired difference | value | 95 % |", "|---|---|---|"]
+    lines += [f"| {k} | {v[0]:+.3f} | [{v[1]:+.3f}, {v[2]:+.3f}] |" for k, v in out["paired"].items()]
+    lines += ["", "| step while faster than 0.5 m/s | d8 run-out (mm) | 95 % | d6 faces (counts) |", "|---|---|---|---|"]
+    for d in out["dice"]:
+        step = "default" if d["hz"] is None else f"{d['hz']:.0f} Hz"
+        lines.append(f"| {step} | {d['d8_mm']:.0f} | [{d['d8_lo']:.0f}, {d['d8_hi']:.0f}] | "
+                     + ", ".join(f"{k}: {v}" for k, v in d["d6"].items()) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=1000, help="cylinder rolls per setting")
@@ -339,9 +490,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--impacts", action="store_true", help="also measure edge against face impacts")
     p.add_argument("--near-flat", action="store_true",
                    help="only measure near-flat end and side landings against the step (rigid, and a soft 3e3 N/m contact)")
+    p.add_argument("--converge", action="store_true",
+                   help="only measure where the end share converges in the impact step (rigid and soft contact), "
+                        "with the d8 run-out and the d6 faces (--n rolls each, --d8 d8 rolls, --d6 d6 rolls)")
+    p.add_argument("--d6", type=int, default=600, help="d6 rolls per step (--converge)")
     p.add_argument("--out", default="results/rolling-levers")
     a = p.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
+    if a.converge:
+        conv = converge(a.n, a.d8, a.d6)
+        slim = conv | {"shares": [{k: v for k, v in r.items() if k != "flags"} for r in conv["shares"]],
+                       "dice": [{k: v for k, v in d.items() if k not in ("d8_runs", "d6_faces")} for d in conv["dice"]]}
+        write_atomic(os.path.join(a.out, "converge.json"), json.dumps(slim, indent=1))
+        write_atomic(os.path.join(a.out, "converge.md"), converge_markdown(conv))
+        print(converge_markdown(conv))
+        return 0
     if a.near_flat:
         cases = [(landing, 0.0, hz) for landing in ("end", "side") for hz in NEAR_FLAT_HZ]
         cases += [("end", 3e3, hz) for hz in NEAR_FLAT_HZ]

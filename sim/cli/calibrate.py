@@ -78,10 +78,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "calibrate",
-        help="fit a die-surface pair (restitution, friction, contact damping) to home "
+        help="fit a die-surface pair (restitution, friction, contact damping, rolling resistance) to home "
         "measurements; writes a material file",
     )
-    p.add_argument("measurements", help="a measurements file (docs/calibration.md): drops, tilts, ramps")
+    p.add_argument(
+        "measurements", help="a measurements file (docs/calibration.md): drops, tilts, ramps, rolls"
+    )
     p.add_argument(
         "--out", help="the material file to write (default NAME.toml, NAME from the measurements file)"
     )

@@ -4,15 +4,19 @@ ruler, as scenes of the real engine.
 `dfsim calibrate` (sim/studies/calibration.py) fits a material pair by simulating these tests with
 candidate values. The world is the one throws use (sim/world/physics.py): a floor slab of the surface
 material with its top at z = 0, a plank of the same material that is tilted (the tilt test) or leant
-on the floor as a ramp whose foot is the line x = 0 (the ramp test), and the die. Drops and ramp runs
+on the floor as a ramp whose foot is the line x = 0 (the ramp test, and the roll test: a round roller
+laid across the ramp rolls down it and out over the floor), and the die. Drops, ramp runs and rolls
 go through the throw loop itself (sim/world/stepper.py: per-impact step, contact damping while
 touching, the rest test); the tilt test steps the die on the tilted plank for a fixed time.
 
 A candidate pair is set the way a scene sets it: the friction as the product of the die's and the
 surface's factors, the restitution as the surface's factor (`Physics.set_surface`), the contact
-damping per die and body (`Physics.set_pair_damping`). The material file holds the *pair* restitution,
-defined as the mean rebound of flat 10 cm drops over spread step phases (what
-`Physics.finalize_materials` calibrates a scene to); `pair_restitution` measures it in this world.
+damping per die and body (`Physics.set_pair_damping`), the rolling resistance as the surface's
+rolling friction (Bullet's rolling torque limit: the lever arm x the normal force; the die's own
+rolling friction is 0 and its friction factor 1, so the surface's value is the arm). The material
+file holds the *pair* restitution, defined as the mean rebound of flat 10 cm drops over spread step
+phases (what `Physics.finalize_materials` calibrates a scene to); `pair_restitution` measures it in
+this world.
 """
 
 from __future__ import annotations
@@ -55,11 +59,37 @@ class _NoProps:
 @dataclass(frozen=True)
 class PairFactors:
     """A candidate pair as the engine holds it: pair friction, the surface's restitution factor (the
-    die's is 1 in a rig) and the contact damping."""
+    die's is 1 in a rig), the contact damping and the rolling resistance (lever arm, mm)."""
 
     friction: float
     restitution_factor: float
     contact_damping: float
+    rolling_resistance_mm: float = 0.0
+
+
+ROLL_FLOOR_HALF_M = (2.0, 1.0, 0.05)  # the roll test's floor: 4 m along the slope, for long run-outs
+
+
+def roller_die(diameter_mm: float, length_mm: float, material: str) -> DieSpec:
+    """The round roller of the roll test as a die: a sharp-rimmed cylinder (the engine's cylinder, a
+    prism of `sim.specs.die.CYLINDER_FACETS` sides) of acrylic's density; a rolling body's run-out does
+    not depend on its mass."""
+    from sim.engine.settling import DENSITY_G_MM3
+
+    r = diameter_mm / 2
+    return DieSpec.from_dict(
+        {
+            "name": f"roller {diameter_mm:g} x {length_mm:g} mm",
+            "shape": "cylinder",
+            "radius_mm": r,
+            "height_mm": length_mm,
+            "mass_g": round(math.pi * r * r * length_mm * DENSITY_G_MM3, 3),
+            "material": material,
+            "faces": ["top", "bottom"],
+            "icon_labels": [],
+        },
+        source="<roller>",
+    )
 
 
 def _rot_y(angle_rad: float) -> np.ndarray:
@@ -76,6 +106,7 @@ class MaterialRig:
         surface: str,
         materials: MaterialTable | None = None,
         settings: PhysicsSettings | None = None,
+        floor_half_m: tuple[float, float, float] = FLOOR_HALF_M,
     ) -> None:
         self.die = die
         self.surface = surface
@@ -89,7 +120,7 @@ class MaterialRig:
         mats = sorted({die.material, surface})
         pairs = [own] if die.material == surface else [own, pair]
         self.ph = ph = Physics(self.settings, MaterialTable(name="rig", materials=mats, pairs=pairs))
-        ph.add_static_solid(FLOOR, [box_hull((0.0, 0.0, -FLOOR_HALF_M[2]), FLOOR_HALF_M)], surface)
+        ph.add_static_solid(FLOOR, [box_hull((0.0, 0.0, -floor_half_m[2]), floor_half_m)], surface)
         ph.add_static_solid(PLANK, [box_hull((0.0, 0.0, 0.0), PLANK_HALF_M)], surface)
         ph.add_die(die, DIE)
         ph.finalize_materials()
@@ -103,7 +134,8 @@ class MaterialRig:
         self._drop_xy = [
             (DROP_X_M + rng.uniform(-0.1, 0.1), rng.uniform(-0.3, 0.3)) for _ in range(PAIR_DROPS)
         ]
-        self.factors = PairFactors(pair.friction, 1.0, pair.contact_damping)
+        self._rolling = -1.0  # the rolling friction the surface bodies hold (set by `set_pair`)
+        self.factors = PairFactors(pair.friction, 1.0, pair.contact_damping, pair.rolling_resistance_mm)
         self.set_pair(self.factors)
 
     # ---------------- the candidate pair ----------------
@@ -112,6 +144,9 @@ class MaterialRig:
         for body in (FLOOR, PLANK):
             self.ph.set_surface(body, factors.friction, factors.restitution_factor)
             self.ph.set_pair_damping(DIE, body, factors.contact_damping)
+        if factors.rolling_resistance_mm != self._rolling:
+            self.ph.set_rolling_friction((FLOOR, PLANK), factors.rolling_resistance_mm * 1e-3)
+            self._rolling = factors.rolling_resistance_mm
         self.factors = factors
 
     def pair_restitution(self) -> float:
@@ -172,12 +207,17 @@ class MaterialRig:
         self.ph.set_pose(PLANK, tuple(centre), tuple(_rot_y(a)))
         self._plank_angle = angle_deg
 
-    def _place_on_plank(self, angle_deg: float, low_mm: float, yaw_deg: float = 0.0) -> np.ndarray:
-        """Put the die at rest flat on the plank, its lowest point `low_mm` above the floor; its centre."""
+    def _place_on_plank(self, angle_deg: float, low_mm: float, yaw_deg: float = 0.0, pose=None) -> np.ndarray:
+        """Put the die at rest on the plank, its lowest point `low_mm` above the floor, flat on a face
+        (turned by `yaw_deg` about the plank's normal) or in `pose` (xyzw, relative to the plank); its
+        centre."""
         a = math.radians(angle_deg)
-        q = quat_mul(
-            _rot_y(a), self.die.orientation_with_face(len(self.die.faces) - 1, up=False, yaw_deg=yaw_deg)
+        rel = (
+            pose
+            if pose is not None
+            else self.die.orientation_with_face(len(self.die.faces) - 1, up=False, yaw_deg=yaw_deg)
         )
+        q = quat_mul(_rot_y(a), rel)
         pts = matmul(self.die.collision_points_m, quat_to_matrix(q).T)
         n = np.array([math.sin(a), 0.0, math.cos(a)])
         up = np.array([-math.cos(a), 0.0, math.sin(a)])  # up the slope
@@ -224,6 +264,22 @@ class MaterialRig:
         floor: how far (mm) past the ramp's foot its centre comes to rest (negative: still on the ramp)."""
         self._pose_plank(angle_deg)
         self._place_on_plank(angle_deg, low_mm, yaw_deg)
+        rests, _trace, _stats = run(self.ph, self.settings, _NoProps(), [DIE])
+        self.ph.park(DIE)
+        return float(rests[0].position_m[0]) * 1e3
+
+    def roll(self, low_mm: float, angle_deg: float, turn_deg: float = 0.0) -> float:
+        """Lay the die (a round roller: a cylinder) on its side across a ramp of `angle_deg`, its axis
+        level and square to the slope, turned by `turn_deg` about its axis, its lowest point `low_mm`
+        above the floor, and let it go at rest: how far (mm) past the ramp's foot its centre comes to
+        rest, along the slope's direction (negative: still on the ramp)."""
+        t = math.radians(turn_deg)
+        # body z (the cylinder's axis) along world y, then turned about that axis
+        side = quat_mul(
+            (0.0, math.sin(t / 2), 0.0, math.cos(t / 2)), (math.sqrt(0.5), 0.0, 0.0, math.sqrt(0.5))
+        )
+        self._pose_plank(angle_deg)
+        self._place_on_plank(angle_deg, low_mm, pose=side)
         rests, _trace, _stats = run(self.ph, self.settings, _NoProps(), [DIE])
         self.ph.park(DIE)
         return float(rests[0].position_m[0]) * 1e3

@@ -1,12 +1,14 @@
-"""`dfsim calibrate`: a material pair's restitution, friction and contact damping fitted to home
-measurements (sim/specs/measurements.py), with the real engine as the forward model.
+"""`dfsim calibrate`: a material pair's restitution, friction, contact damping and rolling resistance
+fitted to home measurements (sim/specs/measurements.py), with the real engine as the forward model.
 
 Every prediction is a simulation in `sim.engine.rigs.MaterialRig`: a flat drop gives the rebound
 height, a bisection over tilts the angle at which the die starts to move, a release on a ramp the
 run-out (the mean over `RAMP_YAWS` turns of the die about the ramp's normal: a real release is at no
-particular turn, and one turn's run-out is chaotic). Nothing is a closed formula.
+particular turn, and one turn's run-out is chaotic), a roller let go on the ramp its rolling run-out
+(the mean over `ROLL_TURNS` turns of the roller about its axis within one facet of its rim). Nothing
+is a closed formula.
 
-The fit, in two stages that keep the number of simulations bounded:
+The fit, in stages that keep the number of simulations bounded:
 
 1. Restitution from the drops alone (a flat drop does not depend on the friction, and the contact
    damping acts for a step or two): the surface's restitution factor over a grid of
@@ -18,6 +20,11 @@ The fit, in two stages that keep the number of simulations bounded:
    fewer than `ZOOM_NODES` grid steps across it, so no interval is drawn between nodes the fit never
    simulated (a coarse grid biases the minimum by a fraction of its step). The damping is searched as a rate
    k = -ln(1 - contact_damping) per second (the velocity decays as exp(-k t) while touching).
+3. Rolling resistance from the rolls, the other values fixed at what stages 1-2 found (or kept): a grid
+   of `ROLL_GRID` lever arms (0, then geometric up to 2 mm), then a bounded Brent refinement. The
+   roller's own restitution factor is solved for the pair restitution first, as a scene does for its
+   first die. A roller's run-out falls with the contact damping too: rolls fitted alone, with a damping
+   the ramps never pinned, fit the damping's losses into the rolling resistance.
 
 Likelihood: the rows of each kind have their own unknown Gaussian spread, which is profiled out, so
 -2 log L = sum over kinds of n_k log(SSE_k / n_k + resolution_k^2) (the reading resolution keeps a
@@ -39,17 +46,17 @@ import numpy as np
 from scipy.interpolate import RegularGridInterpolator
 from scipy.optimize import minimize_scalar
 
-from sim.engine.rigs import MaterialRig, PairFactors
+from sim.engine.rigs import ROLL_FLOOR_HALF_M, MaterialRig, PairFactors, roller_die
 from sim.errors import SpecError
 from sim.experiments.progress import WorkBar
-from sim.specs.die import DieSpec, load_die
+from sim.specs.die import CYLINDER_FACETS, DieSpec, load_die
 from sim.specs.material import MaterialTable, PairSpec
-from sim.specs.measurements import MeasurementsSpec
+from sim.specs.measurements import PARAMETERS, MeasurementsSpec
 
 CHI2_95 = 3.841  # chi-square, 1 degree of freedom, 95 %
 # reading resolution of each kind of row (its unit): a rebound read from a 240 fps video to ~2 mm, an
 # angle from a phone's level to ~0.5 deg, a run-out with a ruler to ~3 mm
-RESOLUTION = {"drops": 2.0, "tilts": 0.5, "ramps": 3.0}
+RESOLUTION = {"drops": 2.0, "tilts": 0.5, "ramps": 3.0, "rolls": 5.0}
 FACTOR_RANGE = (0.02, 0.92)  # the surface's restitution factor (a pair factor near 1 gains energy in Bullet)
 FRICTION_RANGE = (0.05, 1.5)
 RATE_RANGE = (0.0, 6.9)  # contact damping 0 .. 0.999
@@ -61,10 +68,20 @@ EXTEND_STEPS = 2  # by this many of its own steps
 ZOOMS = 2  # times the fine grid is narrowed onto an interval it draws too coarsely ...
 ZOOM_NODES = 3  # ... one with fewer than this many grid steps across it
 RAMP_YAWS = 8  # turns of the die about the ramp's normal averaged per ramp prediction (0 .. 120 deg)
+ROLL_TURNS = 4  # turns of the roller about its axis averaged per roll prediction (within one rim facet)
+ARM_RANGE_MM = (0.0, 2.0)  # the rolling resistance's lever arm (mm): a felt mat's is ~0.1
+ROLL_GRID = 17  # 0, then 16 geometric steps from 0.003 mm to the range's end
 WHAT_IDENTIFIES = {
     "restitution": "drop rows (drop height and rebound height)",
     "friction": "tilt rows (the angle at which the die starts to slide) or ramp rows",
     "contact_damping": "ramp rows (how far the die runs out after a ramp)",
+    "rolling_resistance": "roll rows (how far the roller rolls out after a ramp)",
+}
+ROW_KIND = {
+    "restitution": "drops",
+    "friction": "tilts",
+    "contact_damping": "ramps",
+    "rolling_resistance": "rolls",
 }
 
 
@@ -140,7 +157,7 @@ class CalibrationResult:
             lines.append(f"  {e.name:<16} {e.value:.3f}   {e.interval_text()}")
         for k, v in self.kept.items():
             lines.append(f"  {k:<16} {v:.3f}   (kept from the base table: not fitted)")
-        for kind in ("drops", "tilts", "ramps"):
+        for kind in ("drops", "tilts", "ramps", "rolls"):
             rows = [r for r in self.residuals if r.kind == kind]
             if not rows:
                 continue
@@ -187,7 +204,7 @@ def interval(xs: np.ndarray, dev: np.ndarray, threshold: float = CHI2_95) -> tup
 def _not_identified(
     spec: MeasurementsSpec, name: str, lo: float, hi: float, rng: tuple[float, float]
 ) -> SpecError:
-    kind = {"restitution": "drops", "friction": "tilts", "contact_damping": "ramps"}[name]
+    kind = ROW_KIND[name]
     side = "up to" if hi >= rng[1] else "down to"
     return SpecError(
         spec.source,
@@ -211,6 +228,16 @@ class _Model:
         self.bar = bar  # counts the rig simulations as they are run (the search decides how many)
         self.heights = sorted({r.drop_mm for r in spec.drops})
         self.ramps = sorted({(r.height_mm, r.angle_deg) for r in spec.ramps})
+        self.rolls = sorted({(r.height_mm, r.angle_deg) for r in spec.rolls})
+        self.roller: MaterialRig | None = None
+        if spec.rolls and spec.roller is not None:
+            body = roller_die(spec.roller.diameter_mm, spec.roller.length_mm, die.material)
+            self.roller = MaterialRig(body, spec.surface, base, floor_half_m=ROLL_FLOOR_HALF_M)
+
+    def close(self) -> None:
+        self.rig.close()
+        if self.roller is not None:
+            self.roller.close()
 
     def _ran(self, n: int) -> None:
         self.runs += n
@@ -237,6 +264,28 @@ class _Model:
             out[c] = float(np.mean([self.rig.ramp(c[0], c[1], y) for y in yaws]))
             self._ran(RAMP_YAWS)
         return out
+
+    def roll(self, f: PairFactors) -> dict[tuple[float, float], float]:
+        assert self.roller is not None
+        self.roller.set_pair(f)
+        turns = np.arange(ROLL_TURNS) * (360.0 / CYLINDER_FACETS / ROLL_TURNS)
+        out = {}
+        for c in self.rolls:
+            out[c] = float(np.mean([self.roller.roll(c[0], c[1], t) for t in turns]))
+            self._ran(ROLL_TURNS)
+        return out
+
+    def roller_factor(self, restitution: float, friction: float, damping: float) -> float:
+        """The surface's restitution factor that gives the roller this pair restitution."""
+        assert self.roller is not None
+        self.roller.set_pair(PairFactors(friction, 1.0, damping))
+        self._ran(14)
+        return self.roller.factor_for(restitution, *FACTOR_RANGE)
+
+    def groups_rolls(self, f: PairFactors) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        pred = self.roll(f)
+        y = np.array([r.distance_mm for r in self.spec.rolls])
+        return {"rolls": (y, np.array([pred[(r.height_mm, r.angle_deg)] for r in self.spec.rolls]))}
 
     def pair_restitution(self, factor: float) -> float:
         self.rig.set_pair(PairFactors(self.rig.factors.friction, factor, self.rig.factors.contact_damping))
@@ -285,6 +334,46 @@ def _fit_restitution(
         best = float(res.x)
     lo, hi, at_lo, at_hi = interval(xs, np.array([cache[x] for x in xs]))
     return best, lo, hi, at_lo, at_hi
+
+
+def _fit_rolling(model: _Model, base: PairFactors) -> tuple[float, float, float, bool, bool]:
+    """(arm, low, high, reaches low end, reaches high end) of the rolling resistance (mm), the roller's
+    other values those of `base`."""
+    cache: dict[float, float] = {}
+
+    def dev(arm: float) -> float:
+        arm = float(arm)
+        if arm not in cache:
+            f = PairFactors(base.friction, base.restitution_factor, base.contact_damping, arm)
+            cache[arm] = deviance(model.groups_rolls(f))
+        return cache[arm]
+
+    grid = np.concatenate([[ARM_RANGE_MM[0]], np.geomspace(0.003, ARM_RANGE_MM[1], ROLL_GRID - 1)])
+    vals = [dev(a) for a in grid]
+    i = int(np.argmin(vals))
+    lo_a, hi_a = grid[max(0, i - 1)], grid[min(len(grid) - 1, i + 1)]
+    res = minimize_scalar(dev, bounds=(lo_a, hi_a), method="bounded", options={"xatol": 1e-3, "maxiter": 12})
+    best = min(cache, key=lambda a: cache[a])
+    if res.fun <= cache[best]:
+        best = float(res.x)
+    xs = np.array(sorted(cache))
+    lo, hi, at_lo, at_hi = interval(xs, np.array([cache[x] for x in xs]))
+    return best, lo, hi, at_lo, at_hi
+
+
+def _one_sided(
+    notes: list[str], name: str, at_lo: bool, at_hi: bool, lo: float, hi: float, where: str
+) -> str:
+    """ "both", or the side ("below" / "above") the rows bound a value on when its interval reaches one
+    end of its range only; that case is noted (the bound is a result, the value written the best fit)."""
+    bounded = "below" if at_hi else "above" if at_lo else "both"
+    if bounded != "both":
+        notes.append(
+            f"{name}: the rows bound it {bounded} only ({'at least' if at_hi else 'at most'} "
+            f"{lo if at_hi else hi:.3g}); the value written is the best fit {where}. "
+            f"To pin it, add or vary {WHAT_IDENTIFIES[name]}"
+        )
+    return bounded
 
 
 def _rate(d: float) -> float:
@@ -391,10 +480,11 @@ def calibrate(spec: MeasurementsSpec, progress: bool = False) -> CalibrationResu
         "restitution": bool(spec.drops),
         "friction": bool(spec.tilts or spec.ramps),
         "contact_damping": bool(spec.ramps),
+        "rolling_resistance": bool(spec.rolls),
     }
-    for name in ("restitution", "friction", "contact_damping"):
+    for name in PARAMETERS:
         if name in fit and not need[name]:
-            kind = {"restitution": "drops", "friction": "tilts", "contact_damping": "ramps"}[name]
+            kind = ROW_KIND[name]
             raise SpecError(
                 spec.source,
                 kind,
@@ -407,7 +497,7 @@ def calibrate(spec: MeasurementsSpec, progress: bool = False) -> CalibrationResu
         return _calibrate(spec, model, base, pair, fit)
     finally:
         bar.close()
-        model.rig.close()
+        model.close()
 
 
 def _calibrate(
@@ -513,23 +603,35 @@ def _calibrate(
             if open_lo or open_hi:
                 notes.append(f"{name}: the interval reaches the edge of the refined grid; it may be wider")
             value = mu_hat if axis == 0 else k_hat
-            bounded = "below" if at_hi else "above" if at_lo else "both"
-            if bounded != "both":
-                # a saturating effect (a damping past which a run-out no longer shortens, a friction past
-                # which the die tips before it slides): the rows give a bound, which is still a result
-                notes.append(
-                    f"{name}: the rows bound it {bounded} only ({'at least' if at_hi else 'at most'} "
-                    f"{conv(lo if at_hi else hi):.3g}); the value written is the best fit on the grid. "
-                    f"To pin it, add or vary {WHAT_IDENTIFIES[name]}"
-                )
+            # a saturating effect (a damping past which a run-out no longer shortens, a friction past
+            # which the die tips before it slides): the rows give a bound, which is still a result
+            bounded = _one_sided(notes, name, at_lo, at_hi, conv(lo), conv(hi), "on the grid")
             estimates[name] = Estimate(name, conv(value), conv(min(lo, value)), conv(max(hi, value)), bounded)
     if not fit_mu:
         kept["friction"] = mu0
     if not fit_k:
         kept["contact_damping"] = d0
+    damping = _damping(k_hat) if fit_k else d0
+
+    # ---- stage 3: rolling resistance from the rolls
+    arm = pair.rolling_resistance_mm
+    roller = None
+    if model.roller is not None:
+        e = estimates["restitution"].value if "restitution" in estimates else pair.restitution
+        roller = PairFactors(mu_hat, model.roller_factor(e, mu_hat, damping), damping, arm)
+    if "rolling_resistance" in fit and roller is not None:
+        arm, lo, hi, at_lo, at_hi = _fit_rolling(model, roller)
+        if at_lo and at_hi:
+            raise _not_identified(spec, "rolling_resistance", lo, hi, ARM_RANGE_MM)
+        bounded = _one_sided(notes, "rolling_resistance", at_lo, at_hi, lo, hi, "(a lever arm, mm)")
+        estimates["rolling_resistance"] = Estimate(
+            "rolling_resistance", arm, min(lo, arm), max(hi, arm), bounded
+        )
+    elif arm > 0.0 or spec.rolls:
+        kept["rolling_resistance"] = arm
 
     # ---- the engine at the fitted values: residuals per row
-    best = PairFactors(mu_hat, factor, _damping(k_hat) if fit_k else d0)
+    best = PairFactors(mu_hat, factor, damping)
     residuals: list[Residual] = []
     if spec.drops:
         y, pred = model.groups_drops(best)["drops"]
@@ -541,10 +643,16 @@ def _calibrate(
             residuals += [
                 Residual(kind, i, float(a), float(b), unit) for i, (a, b) in enumerate(zip(y, pred))
             ]
+    if roller is not None:
+        y, pred = model.groups_rolls(PairFactors(roller.friction, roller.restitution_factor, damping, arm))[
+            "rolls"
+        ]
+        residuals += [Residual("rolls", i, float(a), float(b), "mm") for i, (a, b) in enumerate(zip(y, pred))]
     values = {
         "friction": estimates["friction"].value if fit_mu else mu0,
         "restitution": estimates["restitution"].value if "restitution" in estimates else pair.restitution,
         "contact_damping": estimates["contact_damping"].value if fit_k else d0,
+        "rolling_resistance": arm,
     }
     table = fitted_table(base, spec, pair, values, estimates)
     return CalibrationResult(spec, (pair.a, pair.b), estimates, kept, residuals, table, model.runs, notes)
@@ -565,6 +673,7 @@ def fitted_table(
         "friction": round(min(2.0, max(0.001, values["friction"])), 3),
         "restitution": round(min(1.0, max(0.0, values["restitution"])), 3),
         "contact_damping": round(min(1.0, max(0.0, values["contact_damping"])), 3),
+        "rolling_resistance_mm": round(min(5.0, max(0.0, values.get("rolling_resistance", 0.0))), 4),
     }
     pairs = [new if p is pair else p.model_dump() for p in base.pairs]
     fitted = ", ".join(f"{e.name} {e.value:.3f} [{e.low:.3f}, {e.high:.3f}]" for e in estimates.values())
@@ -604,6 +713,8 @@ def material_toml(table: MaterialTable) -> str:
         ]
         if p.contact_damping:
             out.append(f"contact_damping = {p.contact_damping!r}")
+        if p.rolling_resistance_mm:
+            out.append(f"rolling_resistance_mm = {p.rolling_resistance_mm!r}")
     return "\n".join(out) + "\n"
 
 

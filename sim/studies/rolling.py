@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.specs.physics import GRAVITY
+from sim.specs.physics import CONVERGED_IMPACT_STEP, GRAVITY
 from sim.vectors import dot, matmul
 
 
@@ -158,6 +158,14 @@ def end_landings(surface: str, ratio: float, n: int, seed: int, physics: dict | 
     }
 
 
+# the open gap between the engine and the published end landings (docs/physics.md, "Rolling bodies")
+SURFACE_ENDS_GAP = (
+    "converged in the step, h = d cylinders end on an end about 0.13 of the time on both panes, not the "
+    "published 0.38 (thick) and 0.24 (thin), and the thick pane does not lead: the contact model, not the "
+    'step, is what is left to fix (docs/physics.md, "Where the end share converges")'
+)
+
+
 def check_surface_ends(ctx) -> Any:
     """h/d 0.577-1.25 cylinders (quick mode: h = d only) rolled onto the thick and the thin glass pane,
     the same releases on both."""
@@ -166,9 +174,10 @@ def check_surface_ends(ctx) -> Any:
     n = ctx.size("surface_rolls")
     ratios = (1.0,) if ctx.quick else SURFACE_RATIOS
     rows = [end_landings(s, r, n, ctx.seed) for r in ratios for s in PUBLISHED_ENDS]
-    # the same h = d rolls (the first quarter) stepped 4x finer throughout: reported, not judged
-    fine = {"step_hz": 4 * 960.0, "coarse_step_hz": 4 * 960.0, "max_time_s": 20.0}
-    finer = [end_landings(s, 1.0, max(20, n // 4), ctx.seed, fine) for s in PUBLISHED_ENDS]
+    # the same h = d rolls (the first quarter) at the converged impact step: reported, not judged
+    finer = [
+        end_landings(s, 1.0, max(20, n // 4), ctx.seed, dict(CONVERGED_IMPACT_STEP)) for s in PUBLISHED_ENDS
+    ]
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5.6, 3.5))
     for s, color in zip(PUBLISHED_ENDS, ("C0", "C1")):
@@ -207,51 +216,64 @@ def paired_difference(a: list, b: list) -> tuple[float, float, float]:
 
 def judge_surface_ends(rows: list[dict], finer: list[dict] | None = None) -> Any:
     """Pass when, at h = d, each pane's end share (its 95 % interval) comes within half the published
-    thick-thin gap of its published share (the band that tells the two panes apart), and at every ratio the
-    thick pane's share
-    is not below the thin one's (paired 95 % interval of the difference above 0 at h = d, not below 0
-    elsewhere). `finer`, the h = d rolls stepped 4x finer, is reported, not judged: the end shares are
-    not converged in the step (docs/physics.md, "Rolling bodies")."""
+    thick-thin gap of its published share (the band that tells the two panes apart) and the thick
+    pane's share is above the thin one's (paired 95 % interval of the difference above 0). Judged on
+    `finer`, the h = d rolls at the converged impact step, when given: at the default step the shares
+    are the step's, not the physics' (docs/physics.md, "Where the end share converges"), so the
+    default step's rows, at every ratio, are reported, not judged. A failure is the known gap
+    `SURFACE_ENDS_GAP`."""
     from sim.studies.physics_check import Check
 
     tol = 0.5 * abs(PUBLISHED_ENDS["glass"] - PUBLISHED_ENDS["glass-thin"])
-    ok = True
     diffs = []
     for ratio in sorted({r["ratio"] for r in rows}):
         thick = next(r for r in rows if r["ratio"] == ratio and r["surface"] == "glass")
         thin = next(r for r in rows if r["ratio"] == ratio and r["surface"] == "glass-thin")
         d, lo, hi = paired_difference(thick["flags"], thin["flags"])
         diffs.append({"ratio": ratio, "difference": d, "ci95": [lo, hi]})
-        ok = ok and (lo > 0 if ratio == 1.0 else hi >= 0)
-        if ratio == 1.0:
-            for r in (thick, thin):
-                r["published"] = PUBLISHED_ENDS[r["surface"]]
-                ok = ok and r["ci95"][0] - tol <= r["published"] <= r["ci95"][1] + tol
-    at1 = [r for r in rows if r["ratio"] == 1.0]
-    txt = ", ".join(
-        f"{r['surface']} {r['p_end']:.3f} (published {PUBLISHED_ENDS[r['surface']]:.2f})" for r in at1
+    judged = finer if finer else [r for r in rows if r["ratio"] == 1.0]
+    by = {r["surface"]: r for r in judged}
+    d, lo, hi = paired_difference(by["glass"]["flags"], by["glass-thin"]["flags"])
+    ok = lo > 0
+    for r in judged:
+        r["published"] = PUBLISHED_ENDS[r["surface"]]
+        ok = ok and r["ci95"][0] - tol <= r["published"] <= r["ci95"][1] + tol
+    where = (
+        "at the converged impact step (physics "
+        + ", ".join(f"{k} = {v:g}" for k, v in CONVERGED_IMPACT_STEP.items())
+        + ")"
+        if finer
+        else "at the default step"
     )
-    txt += "; thick - thin: " + ", ".join(
-        f"h/d {d['ratio']:g}: {d['difference']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]"
-        for d in diffs
+    txt = (
+        f"{where}: "
+        + ", ".join(
+            f"{r['surface']} {r['p_end']:.3f} of {r['n'] - r['void']} (published {r['published']:.2f})"
+            for r in judged
+        )
+        + f", thick - thin {d:+.3f} [{lo:+.3f}, {hi:+.3f}]"
     )
+    if finer:
+        at1 = [r for r in rows if r["ratio"] == 1.0]
+        txt += "; at the default step (not converged, reported): " + ", ".join(
+            f"{r['surface']} {r['p_end']:.3f}" for r in at1
+        )
+        txt += ", thick - thin " + ", ".join(
+            f"h/d {x['ratio']:g}: {x['difference']:+.3f} [{x['ci95'][0]:+.3f}, {x['ci95'][1]:+.3f}]"
+            for x in diffs
+        )
     slim = [{k: v for k, v in r.items() if k != "flags"} for r in rows]
     fine = [{k: v for k, v in r.items() if k != "flags"} for r in finer or []]
-    if fine:
-        txt += (
-            "; NOT converged in the step: stepped 4x finer throughout, "
-            + ", ".join(f"{r['surface']} {r['p_end']:.3f} of {r['n'] - r['void']}" for r in fine)
-            + " (reported, not judged)"
-        )
     return Check(
         "surface-ends",
         "Cylinders ending on an end: thick against thin glass",
         ok,
-        f"h = d: {txt} (the 95 % interval within +-{tol:.2f} of each published share)",
+        f"h = d {txt} (the 95 % interval within +-{tol:.2f} of each published share)",
         "Dice physics: the three-sided die (geocities.ws/dicephysics, 2002): h = d cylinders rolled "
         "by machine end on an end 38 % on 15.50 mm glass, 24 % on 2.40 mm glass",
         {"rows": slim, "differences": diffs, "tolerance": tol, "finer_step": fine},
         ["surface_ends.png"],
+        known_gap=SURFACE_ENDS_GAP,
     )
 
 

@@ -647,6 +647,13 @@ class Physics:
             self.client.changeDynamics(b, -1, lateralFriction=friction, restitution=restitution)
         self._surface[name] = (float(friction), float(restitution))
 
+    def set_rolling_friction(self, names, value: float) -> None:
+        """Set Bullet's rolling friction (a lever arm, m) of these bodies: the rolling resistance a die of
+        friction factor 1 and no rolling friction of its own meets on them (see `_set_rolling_resistance`)."""
+        for name in names:
+            for b in self._bodies(name):
+                self.client.changeDynamics(b, -1, rollingFriction=value)
+
     def set_pair_damping(self, die: BodyName, other: BodyName, value: float) -> None:
         """Contact damping of `die` while it touches `other` (see `contact_damping`)."""
         self._damping[(die, other)] = value
