@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from sim.engine.records import throw_row
 from sim.engine.run_folder import REPORT_HTML, install_prepared
+from sim.engine.templates import prepared_flip_bank
 from sim.engine.worlds import thrower_for
 from sim.errors import SpecError
 from sim.experiments.integrity import ChunkLayout, Plan
@@ -55,8 +56,9 @@ class PrepareTask:
     """Solve, once per run and scenario, what every worker would otherwise solve for itself.
 
     Today that is the thrower's aimed (nominal) release, a search over reference throws that costs
-    seconds; solving it once and handing the same numbers to every worker saves that cost per worker
-    and per cell, and guarantees that every worker (even on another machine) aims identically.
+    seconds, and for a scenario flipping templates from a flip bank, the bank (sim/engine/flip_bank.py);
+    solving them once and handing the same values to every worker saves that cost per worker and per
+    cell, and guarantees that every worker (even on another machine) aims and flips identically.
     """
 
     cell: int
@@ -92,7 +94,8 @@ def run_prepare(task: PrepareTask) -> dict[str, Any]:
     """The per-scenario values for PrepareTask (JSON-able, so the run folder can keep them)."""
     thrower = thrower_for(_scenario(task))
     speed, elevation = thrower.nominal()
-    return {"nominal": [float(speed), float(elevation)]}
+    # a scenario whose templates are flipped from a bank: the bank, made (or read) once for every worker
+    return {"nominal": [float(speed), float(elevation)], **prepared_flip_bank(thrower)}
 
 
 def run_chunk(task: ChunkTask) -> pa.Table:
@@ -111,9 +114,15 @@ def run_chunk(task: ChunkTask) -> pa.Table:
 
 
 class AimPreparation:
-    """The aimed release of every scenario, solved once per run (PrepareTask) for all workers."""
+    """The aimed release of every scenario, and its flip bank if it has one, made once per run
+    (PrepareTask) for all workers."""
 
     work = staticmethod(run_prepare)
+
+    def label(self, experiment: Experiment) -> str:
+        """What the bar says while preparing: the aims, and the flip banks when a cell has one."""
+        banks = any(c.description.get("flip_bank") for c in experiment.cells)
+        return "aiming and banking template flips" if banks else "aiming"
 
     def task(self, experiment: Experiment, cell: int, key: str) -> PrepareTask:
         """The task solving scenario `key`'s aim from the inputs of `cell`, its first cell."""
