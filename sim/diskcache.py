@@ -6,7 +6,7 @@ scene, the code and the machine: the aimed release (`Thrower.nominal`, ~240 refe
 rebound calibration (`Physics` drop tests, ~280 drops) and a template's nominal flip speed (40
 integrated flights). Their results are kept in the user's cache folder: `$DFSIM_CACHE_DIR`, else
 `$XDG_CACHE_HOME/dfsim`, else `~/.cache/dfsim`, one JSON file per entry in `<kind>/<key>.json`
-(kinds: "aim", "rebound", "flip", and "flipbank": the flip bank of sim/engine/flip_bank.py, a larger value).
+(kinds: "aim", "rebound", "flip", and "flipbank": one entry of a flip bank, sim/engine/flip_bank.py).
 
 An entry's key hashes the caller's key (for the aim: the scenario's aim key, components, objective)
 with a salt: `CACHE_VERSION` (bumped by hand when a change of behaviour is not in the hashed files),

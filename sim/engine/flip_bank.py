@@ -1,21 +1,26 @@
-"""The flip bank: a scenario's templates flipped onto the empty board many times over, once per machine,
-and each throw's templates taken from one of those flips.
+"""The flip bank: a scenario's templates flipped onto the empty board many times over, each flip made
+the first time a throw needs it and kept, and each throw's templates taken from one of those flips.
 
 Why: templates flipped onto a board with no die on it do not depend on the throw that follows, and a
-flip session (10-60 ms of flip world) cost several bare throws. So the sessions are made once, kept, and
-every throw lands in a world where the templates lie at the resting poses of one of them.
+flip session (10-60 ms of flip world) costs several bare throws. So each session is made once per
+machine, kept, and every throw lands in a world where the templates lie at the resting poses of one.
 
-- Entry e is the session throw e of the bank's own seed would have flipped afresh: the same flip world,
-  the same requests (flip stream index 8 (8e + j) + p for piece p of the j-th flipped entry), the laid
-  templates and the props standing at a flip, so a bank is a pure function of its key on a machine.
+- Entry j is the session throw j of the bank's own seed would have flipped afresh: the same flip world,
+  the same requests (flip stream index 8 (8j + i) + p for piece p of the i-th flipped entry), the laid
+  templates and the props standing at a flip, so an entry is a pure function of (key, j) on a machine,
+  whatever the entries made before it or the order they were made in.
 - Throw k of root seed s takes entry `rng_for(s, k, STREAM_FLIP_BANK).integers(size)`: a function of
-  (s, k) only, whatever the number of workers, the chunking or the throws a worker made before.
-- Content-addressed: the key names the board, the materials, the props, the templates (laid at their
-  settled poses, flipped with their skills and aims), the rule deciding which are flipped, the flip
-  profile and the bank's size; the seed is derived from the key. Kept in memory per process and on disk
-  per machine (sim/diskcache.py, kind "flipbank": atomic writes, so concurrent builders of one bank are
-  safe and write the same value), and a run ships each scenario's bank to its workers with the aimed
-  release (prepared.json), so every worker, local or remote, and every replay uses the same flips.
+  (s, k) only, whatever the number of workers, the chunking or the throws a worker made before. The
+  size is fixed, so a short run's throws are the first throws of a long run's.
+- Lazy: an entry is flipped when a throw first picks it (inside that throw, so a run's bar covers it),
+  never before: a run of n throws makes at most n entries, a long run at most `size`.
+- Content-addressed, per entry: the bank's key names the board, the materials, the props, the
+  templates (laid at their settled poses, flipped with their skills and aims), the rule deciding which
+  are flipped, the flip profile and the bank's size; the seed is derived from it. An entry is kept in
+  memory per process and on disk per machine under (key, j) (sim/diskcache.py, kind "flipbank": atomic
+  writes, so two workers making one entry at once are safe and write the same value). A run ships the
+  entries known when it prepares (in memory or on disk; none on an empty cache) to its workers with the
+  aimed release (prepared.json); the workers make the rest.
 
 What it costs in statistics: a run's template poses are a resample of `size` flips, so a hit rate
 carries, besides its binomial error, the bank's own: the spread of the rate over the flips divided by
@@ -33,8 +38,6 @@ from sim.hashing import json_hash
 from sim.seeding import STREAM_FLIP_BANK, rng_for
 
 CACHE_KIND = "flipbank"
-# a bank entry is a few counts and one pose per template (~200 bytes each); room for the largest bank
-MAX_BANK_BYTES = 64_000_000
 
 Pose = tuple[str, tuple[float, float, float], tuple[float, float, float, float]]
 """A template lying on the board: its piece id, position (m) and orientation (xyzw)."""
@@ -123,37 +126,6 @@ class BankEntry:
         return cls(FlipTally.from_json(value[0]), tuple(placed))  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class FlipBank:
-    """A scenario's banked flip sessions, under the key they were made for."""
-
-    key: str  # the content key's hash (`bank_stem`)
-    entries: tuple[BankEntry, ...]
-
-    @property
-    def size(self) -> int:
-        return len(self.entries)
-
-    def pick(self, seed: int, index: int) -> BankEntry:
-        """The entry of throw `index` of root seed `seed` (its own random stream)."""
-        e = int(rng_for(seed, index, STREAM_FLIP_BANK).integers(self.size))
-        return self.entries[e]
-
-    def to_json(self) -> dict[str, Any]:
-        """The bank as prepared.json and the disk cache keep it."""
-        return {"key": self.key, "entries": [e.to_json() for e in self.entries]}
-
-    @classmethod
-    def from_json(cls, value: Any, size: int, ids: frozenset[str]) -> FlipBank:
-        """Read `to_json`'s form back: `size` entries of templates among `ids` (ValueError otherwise)."""
-        if not isinstance(value, dict) or not isinstance(value.get("key"), str):
-            raise ValueError("a flip bank is {key, entries}")
-        entries = value.get("entries")
-        if not isinstance(entries, list) or len(entries) != size:
-            raise ValueError(f"a flip bank of this scenario holds {size} entries")
-        return cls(value["key"], tuple(BankEntry.from_json(e, ids) for e in entries))
-
-
 def bank_stem(key: Any) -> str:
     """The hash naming a bank's content key (its seed is derived from it too)."""
     return json_hash(key, length=32)
@@ -164,59 +136,120 @@ def bank_seed(key: Any) -> int:
     return int(bank_stem(key)[:15], 16)
 
 
-_BANKS: dict[str, FlipBank] = {}  # banks made, read or installed in this process, by key hash
-
-
-def remember(bank: FlipBank) -> None:
-    """Keep a bank made elsewhere (a run's prepared.json) for this process."""
-    _BANKS[bank.key] = bank
+# the entries made, read or installed in this process: bank key hash -> entry index -> entry
+_ENTRIES: dict[str, dict[int, BankEntry]] = {}
 
 
 def clear_banks() -> None:
-    """Forget the banks held in memory (the disk cache stays): tests."""
-    _BANKS.clear()
+    """Forget the entries held in memory (the disk cache stays): tests."""
+    _ENTRIES.clear()
 
 
-def flip_bank(
-    key: Any,
-    size: int,
-    ids: frozenset[str],
-    flip: Callable[[int, int], BankEntry],
-    progress: Callable[[int, int], None] | None = None,
-) -> FlipBank:
-    """The bank of `key`: from memory, from the disk cache, or made now, entry e being `flip(seed, e)`
-    (`progress(done, size)` before each), then cached."""
-    from sim import diskcache
+class FlipBank:
+    """A scenario's flip bank of `size` entries under its content key, each entry made (by
+    `flip(seed, j)`) the first time it is needed, then kept in memory and on disk."""
 
-    stem = bank_stem(key)
-    bank = _BANKS.get(stem)
-    if bank is not None and bank.size == size:
-        return bank
+    def __init__(
+        self,
+        key: Any,
+        size: int,
+        ids: frozenset[str],
+        flip: Callable[[int, int], BankEntry],
+    ) -> None:
+        if size < 1:
+            raise ValueError("a flip bank holds at least one entry")
+        self._key = key
+        self.key = bank_stem(key)
+        self.seed = bank_seed(key)
+        self.size = size
+        self.ids = ids
+        self._flip = flip
+        self.entries = _ENTRIES.setdefault(self.key, {})  # shared by every bank of this key here
+        self.made: list[int] = []  # the entries this bank flipped (not read back), in order
 
-    def valid(value: Any) -> bool:
-        try:
-            return FlipBank.from_json(value, size, ids).key == stem
-        except ValueError:
-            return False
+    def index(self, seed: int, index: int) -> int:
+        """The entry index throw `index` of root seed `seed` takes (its own random stream)."""
+        return int(rng_for(seed, index, STREAM_FLIP_BANK).integers(self.size))
 
-    cached = diskcache.load(CACHE_KIND, key, valid=valid, max_bytes=MAX_BANK_BYTES)
-    if cached is not None:
-        bank = FlipBank.from_json(cached, size, ids)
-    else:
-        seed = bank_seed(key)
-        entries = []
-        for e in range(size):
+    def pick(self, seed: int, index: int) -> BankEntry:
+        """The entry of throw `index` of root seed `seed`, made now if nobody made it before."""
+        return self.entry(self.index(seed, index))
+
+    def entry(self, j: int) -> BankEntry:
+        """Entry j: from memory, from the disk cache, or flipped now (then kept in both)."""
+        if not 0 <= j < self.size:
+            raise IndexError(f"entry {j} of a flip bank of {self.size}")
+        got = self.entries.get(j)
+        if got is None:
+            got = self._cached(j)
+        if got is None:
+            got = self._flip(self.seed, j)
+            self.made.append(j)
+            from sim import diskcache
+
+            diskcache.store(
+                CACHE_KIND,
+                [self._key, j],
+                got.to_json(),
+                "one template flip onto the empty board, which throws take; safe to delete",
+            )
+        self.entries[j] = got
+        return got
+
+    def _cached(self, j: int) -> BankEntry | None:
+        from sim import diskcache
+
+        def valid(value: Any) -> bool:
+            try:
+                BankEntry.from_json(value, self.ids)
+            except ValueError:
+                return False
+            return True
+
+        value = diskcache.load(CACHE_KIND, [self._key, j], valid=valid)
+        return None if value is None else BankEntry.from_json(value, self.ids)
+
+    def known(self) -> dict[int, BankEntry]:
+        """Every entry held in memory or on disk, read into memory (none flipped)."""
+        for j in range(self.size):
+            if j not in self.entries:
+                got = self._cached(j)
+                if got is not None:
+                    self.entries[j] = got
+        return dict(sorted(self.entries.items()))
+
+    def fill(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """Make (or read) every entry now (`progress(done, size)` before each): a benchmark timing
+        throws without their first flips."""
+        for j in range(self.size):
             if progress is not None:
-                progress(e, size)
-            entries.append(flip(seed, e))
+                progress(j, self.size)
+            self.entry(j)
         if progress is not None:
-            progress(size, size)
-        bank = FlipBank(stem, tuple(entries))
-        diskcache.store(
-            CACHE_KIND,
-            key,
-            bank.to_json(),
-            "template flips onto the empty board, each throw taking one; safe to delete",
-        )
-    _BANKS[stem] = bank
-    return bank
+            progress(self.size, self.size)
+
+    def to_json(self) -> dict[str, Any]:
+        """The entries this process knows, as prepared.json ships them: {key, size, entries: [[j,
+        entry], ...]}."""
+        return {
+            "key": self.key,
+            "size": self.size,
+            "entries": [[j, e.to_json()] for j, e in sorted(self.entries.items())],
+        }
+
+    def install(self, value: Any) -> None:
+        """Keep the entries a run shipped (`to_json`'s form, ValueError when it is not this bank's)."""
+        if not isinstance(value, dict) or value.get("key") != self.key or value.get("size") != self.size:
+            raise ValueError(f"a flip bank is {{key, size, entries}} of key {self.key}, size {self.size}")
+        rows = value.get("entries")
+        if not isinstance(rows, list):
+            raise ValueError("a flip bank's entries are [[index, entry], ...]")
+        got: dict[int, BankEntry] = {}
+        for row in rows:
+            if not isinstance(row, list) or len(row) != 2:
+                raise ValueError("a flip bank's entries are [[index, entry], ...]")
+            j = row[0]
+            if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < self.size or j in got:
+                raise ValueError(f"a flip bank's entry index is a whole number below {self.size}, once")
+            got[j] = BankEntry.from_json(row[1], self.ids)
+        self.entries.update(got)

@@ -10,8 +10,9 @@ A scenario (and so an experiment variant) may carry `templates = [...]`, each en
 A laid template is settled once and put back at exactly its settled pose before every throw.
 Flipped templates lie where a flip session onto the empty board (sim/world/flip.py: laid templates and
 the props standing at a flip there, re-flips included) left them. The scenario's `flip_bank` decides
-which session: by default one of its flip bank's sessions, made once per machine (sim/engine/flip_bank.py:
-throw k of seed s takes the entry its own stream STREAM_FLIP_BANK picks); with `flip_bank = 0` a session
+which session: by default one of its flip bank's sessions, each made once per machine when a throw first
+takes it (sim/engine/flip_bank.py: throw k of seed s takes the entry its own stream STREAM_FLIP_BANK
+picks); with `flip_bank = 0` a session
 made afresh before every throw (the records of before the bank), where throw k of seed s uses flip
 8k + j of seed s for its j-th flipped template (random stream STREAM_TEMPLATES). Either way the throw's
 own stream is untouched, so a variant with and without the template throw the same dice releases.
@@ -30,11 +31,11 @@ Each throw's record gains: `tpl_flips`, `tpl_flip_damage` (1 per landing touchin
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from sim.engine.flip_bank import BankEntry, FlipBank, FlipTally, flip_bank, remember
+from sim.engine.flip_bank import BankEntry, FlipBank, FlipTally
 from sim.engine.thrower import Thrower, ThrowResult
 from sim.rules.outcome import Outcome
 from sim.rules.templates import PARTIAL_OPTIONS, partial_counts
@@ -128,8 +129,7 @@ class TemplateLayer:
         self.last_flips: list[FlipResult] = []  # the last throw's flips when made for it (not banked)
         self.aiming_at: str | None = None
         self._bank: FlipBank | None = None
-        # told (flips done, bank size) while the flip bank is made here (a command's progress line)
-        self.bank_progress: Callable[[int, int], None] | None = None
+        self._installed: str | None = None  # the key of the bank whose shipped entries are kept
 
     def _aim_target(self) -> str | None:
         for tid, _spec, setup in self.pieces:
@@ -186,10 +186,10 @@ class TemplateLayer:
     def prepare(self, thrower: Thrower, seed: int | None, index: int | None) -> None:
         """Lay every laid template back at its settled pose, and put the flipped ones where this throw's
         flip left them: the entry of the scenario's flip bank the throw picks (`flip_bank` > 0, see
-        sim/engine/flip_bank.py), or a flip session made now (`flip_bank` = 0), one after the other in
-        one flip world with the scenario's props (throw k's j-th flipped entry, piece p: flip stream
-        index 8 (8k + j) + p of the run's seed); a flipped template lands on, and may shove, the
-        templates already lying there."""
+        sim/engine/flip_bank.py; flipped now if it was never made), or a flip session made now
+        (`flip_bank` = 0), one after the other in one flip world with the scenario's props (throw k's
+        j-th flipped entry, piece p: flip stream index 8 (8k + j) + p of the run's seed); a flipped
+        template lands on, and may shove, the templates already lying there."""
         ph = thrower.physics
         laid = self._laid()
         tally, placed = FlipTally(), laid
@@ -297,25 +297,24 @@ class TemplateLayer:
         ]
 
     def bank(self, thrower: Thrower) -> FlipBank:
-        """This scenario's flip bank: installed by the run, held in memory, cached on disk, or made now
-        (`self.bank_progress(done, total)` told before each flip)."""
+        """This scenario's flip bank, its entries flipped here (in this layer's flip worlds) when first
+        needed and neither in memory nor on disk."""
         if self._bank is None:
-            self._bank = flip_bank(
+            self._bank = FlipBank(
                 self.bank_key(thrower),
                 thrower.scenario.flip_bank,
                 frozenset(self.specs),
                 lambda seed, e: BankEntry(*_entry_of(self._session(thrower, seed, e))),
-                self.bank_progress,
             )
         return self._bank
 
     def install_bank(self, thrower: Thrower, value: Any) -> None:
-        """Use the bank a run made once for all its workers (prepared.json's `flip_bank`)."""
-        if self._bank is not None and isinstance(value, dict) and value.get("key") == self._bank.key:
+        """Keep the entries a run shipped to all its workers (prepared.json's `flip_bank`)."""
+        bank = self.bank(thrower)
+        if self._installed == bank.key and isinstance(value, dict) and value.get("key") == bank.key:
             return  # installed for an earlier chunk of this run
-        bank = FlipBank.from_json(value, thrower.scenario.flip_bank, frozenset(self.specs))
-        remember(bank)
-        self._bank = bank
+        bank.install(value)
+        self._installed = bank.key
 
     def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
         """The tpl_* and partial_as_* columns of a throw (see the module docstring)."""
@@ -325,7 +324,7 @@ class TemplateLayer:
 
 
 def install_flip_bank(thrower: Thrower, value: Any) -> None:
-    """Give a thrower's templates the flip bank a run made (prepared.json's `flip_bank`)."""
+    """Give a thrower's templates the flip bank entries a run shipped (prepared.json's `flip_bank`)."""
     layers = [c for c in thrower.components if isinstance(c, TemplateLayer)]
     if not layers or not layers[0].banked(thrower):
         raise ValueError("a flip bank was prepared for a scenario that draws no flips from one")
@@ -333,11 +332,14 @@ def install_flip_bank(thrower: Thrower, value: Any) -> None:
 
 
 def prepared_flip_bank(thrower: Thrower) -> dict[str, Any]:
-    """The flip bank of a thrower's templates as a run prepares it once for all workers ({} when its
-    flips do not come from a bank)."""
+    """The flip bank of a thrower's templates as a run ships it to all workers: the entries already
+    made on this machine (in memory or on disk; none flipped now, the workers flip the rest when a
+    throw first needs one); {} when its flips do not come from a bank."""
     for c in thrower.components:
         if isinstance(c, TemplateLayer) and c.banked(thrower):
-            return {"flip_bank": c.bank(thrower).to_json()}
+            bank = c.bank(thrower)
+            bank.known()
+            return {"flip_bank": bank.to_json()}
     return {}
 
 

@@ -549,11 +549,9 @@ def _solve(
     """Solve the aims of `need` on the workers; the bar's text says how many are solved, and once one
     is, about how long the rest take (the aims run side by side, `ex.workers` at a time)."""
     t0 = time.perf_counter()
-    label = getattr(kind.preparation, "label", None)  # what the kind prepares, when it says
-    what = label(exp) if label is not None else "aiming"
 
     def say(done: int) -> None:
-        text = f"{what}: {done}/{len(need)} scenarios solved"
+        text = f"aiming: {done}/{len(need)} scenarios solved"
         if done:
             per = (time.perf_counter() - t0) / math.ceil(done / max(1, ex.workers))
             left = per * (math.ceil(len(need) / max(1, ex.workers)) - math.ceil(done / max(1, ex.workers)))

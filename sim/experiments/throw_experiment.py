@@ -56,9 +56,10 @@ class PrepareTask:
     """Solve, once per run and scenario, what every worker would otherwise solve for itself.
 
     Today that is the thrower's aimed (nominal) release, a search over reference throws that costs
-    seconds, and for a scenario flipping templates from a flip bank, the bank (sim/engine/flip_bank.py);
-    solving them once and handing the same values to every worker saves that cost per worker and per
-    cell, and guarantees that every worker (even on another machine) aims and flips identically.
+    seconds; solving it once and handing the same numbers to every worker saves that cost per worker
+    and per cell, and guarantees that every worker (even on another machine) aims identically. A
+    scenario flipping templates from a flip bank (sim/engine/flip_bank.py) also ships the bank's
+    entries already made on this machine (none on an empty cache: they are made inside the throws).
     """
 
     cell: int
@@ -94,7 +95,7 @@ def run_prepare(task: PrepareTask) -> dict[str, Any]:
     """The per-scenario values for PrepareTask (JSON-able, so the run folder can keep them)."""
     thrower = thrower_for(_scenario(task))
     speed, elevation = thrower.nominal()
-    # a scenario whose templates are flipped from a bank: the bank, made (or read) once for every worker
+    # a scenario whose templates are flipped from a bank: the entries this machine already holds
     return {"nominal": [float(speed), float(elevation)], **prepared_flip_bank(thrower)}
 
 
@@ -114,15 +115,10 @@ def run_chunk(task: ChunkTask) -> pa.Table:
 
 
 class AimPreparation:
-    """The aimed release of every scenario, and its flip bank if it has one, made once per run
-    (PrepareTask) for all workers."""
+    """The aimed release of every scenario (and the flip bank entries already made), solved once per
+    run (PrepareTask) for all workers."""
 
     work = staticmethod(run_prepare)
-
-    def label(self, experiment: Experiment) -> str:
-        """What the bar says while preparing: the aims, and the flip banks when a cell has one."""
-        banks = any(c.description.get("flip_bank") for c in experiment.cells)
-        return "aiming and banking template flips" if banks else "aiming"
 
     def task(self, experiment: Experiment, cell: int, key: str) -> PrepareTask:
         """The task solving scenario `key`'s aim from the inputs of `cell`, its first cell."""

@@ -40,38 +40,41 @@ def _bank_files(cache) -> list:
     return sorted((cache / CACHE_KIND).glob("*.json"))
 
 
-def test_a_bank_is_made_once_per_machine_as_its_flips_afresh(cache, shot):
+def test_entries_are_made_when_first_taken_as_their_flips_afresh_and_read_back(cache, shot, monkeypatch):
     sc = Scenario.build(shots=[shot], templates=WEAK_POINT, flip_bank=5)
     assert sc.flip_bank == 5 and sc.description["flip_bank"] == 5
     th = build_thrower(sc)
-    told: list[tuple[int, int]] = []
-    _layer(th).bank_progress = lambda done, total: told.append((done, total))
-    made = _layer(th).bank(th)
-    assert told[0] == (0, 5) and told[-1] == (5, 5) and made.size == 5
+    bank = _layer(th).bank(th)
+    assert bank.size == 5 and bank.made == [] and not _bank_files(cache)  # nothing flipped up front
+    # the throw picks its entry from its own stream: (seed, index) only, whatever was thrown before
+    picks = [bank.pick(7, k) for k in range(12)]
+    wanted = [bank.index(7, k) for k in range(12)]
+    assert len(set(wanted)) > 1 and picks == [bank.entry(j) for j in wanted]
+    assert sorted(bank.made) == sorted(set(wanted)) and len(bank.made) == len(set(bank.made))
+    assert len(_bank_files(cache)) == len(bank.made)  # one cache file per entry made
+    made = {j: bank.entry(j) for j in bank.made}
     key = _layer(th).bank_key(th)
     th.physics.close()
-    assert len(_bank_files(cache)) == 1
-    # entry e is the session throw e of the bank's seed flips afresh
+    # entry j is the session throw j of the bank's seed flips afresh
     afresh = build_thrower(Scenario.build(shots=[shot], templates=WEAK_POINT, flip_bank=0))
-    afresh.prepare(bank_seed(key), 3)
-    assert [(t.id, t.position_m, t.orientation_xyzw) for t in afresh.templates] == list(made.entries[3].placed)
+    j = bank.made[-1]
+    afresh.prepare(bank_seed(key), j)
+    assert [(t.id, t.position_m, t.orientation_xyzw) for t in afresh.templates] == list(made[j].placed)
     afresh.physics.close()
-    # another process (nothing in memory) reads it back from the disk, flipping nothing
+    # another process (nothing in memory) reads them back from the disk, flipping nothing
     clear_banks()
     again = build_thrower(sc)
-    _layer(again).bank_progress = lambda done, total: pytest.fail("the bank was made again")
-    assert _layer(again).bank(again).to_json() == made.to_json()
-    # the throw picks its entry from its own stream: (seed, index) only, whatever was thrown before
-    picks = [_layer(again).bank(again).pick(7, k) for k in range(12)]
-    assert picks == [made.pick(7, k) for k in range(12)] and len(set(map(id, picks))) > 1
+    back = _layer(again).bank(again)
+    assert [back.pick(7, k) for k in range(12)] == picks and back.made == []
     assert again.throw(7, 4).record() == again.throw(7, 4).record()
     again.physics.close()
-    # deterministic on a machine: made again from nothing, the same bank to the bit
-    for f in _bank_files(cache):
-        f.unlink()
+    # an entry depends on j alone: made from nothing in another order, the same entries to the bit
+    monkeypatch.setenv("DFSIM_CACHE_DIR", str(cache / "other"))
     clear_banks()
     fresh = build_thrower(sc)
-    assert _layer(fresh).bank(fresh).to_json() == made.to_json()
+    other = _layer(fresh).bank(fresh)
+    assert {j: other.entry(j) for j in reversed(sorted(made))} == made
+    assert other.made == sorted(made, reverse=True)
     fresh.physics.close()
 
 
@@ -110,27 +113,52 @@ def test_records_are_the_same_whatever_the_workers_and_a_rerun_reads_the_cache(c
             "defaults": {"board": "magma", "dice": ["hero-d8"], "shots": [shot], "skill": "casual"},
             "variants": [{"name": "flip", "templates": WEAK_POINT, "flip_bank": 4},
                          {"name": "flip-afresh", "templates": WEAK_POINT, "flip_bank": 0}]}
+    clear_banks()
     one = run_experiment(spec, out=tmp_path / "one", workers=1, quiet=True, figures=False)
     files = _bank_files(cache)
-    assert len(files) == 1
-    made = os.stat(files[0])
+    assert 1 <= len(files) <= 4  # the entries the 6 throws took, one file each
+    made = [os.stat(f) for f in files]
     clear_banks()
     two = run_experiment(spec, out=tmp_path / "two", workers=2, quiet=True, figures=False)
     a = pd.read_parquet(one.out / "records.parquet").sort_values(["cell", "index"]).reset_index(drop=True)
     b = pd.read_parquet(two.out / "records.parquet").sort_values(["cell", "index"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b, check_exact=True)
-    # the second run read the bank from the cache: the entry was not written again
-    again = os.stat(files[0])
-    assert (again.st_ino, again.st_mtime_ns) == (made.st_ino, made.st_mtime_ns)
-    # the run ships the bank to its workers and replays with it (prepared.json)
+    # the second run read the entries from the cache: none was made or written again
+    assert _bank_files(cache) == files
+    again = [os.stat(f) for f in files]
+    assert [(s.st_ino, s.st_mtime_ns) for s in again] == [(s.st_ino, s.st_mtime_ns) for s in made]
+    # the run ships the entries this machine already held to its workers (prepared.json): the first
+    # run, on an empty cache, none; the second, those the first made
     import json
 
-    prepared = json.loads((two.out / "prepared.json").read_text())
-    banked = [v for v in prepared.values() if "flip_bank" in v]
-    assert len(banked) == 1 and len(banked[0]["flip_bank"]["entries"]) == 4
+    def shipped(run) -> list[int]:
+        prepared = json.loads((run.out / "prepared.json").read_text())
+        banked = [v["flip_bank"] for v in prepared.values() if "flip_bank" in v]
+        assert len(banked) == 1 and banked[0]["size"] == 4
+        return [j for j, _entry in banked[0]["entries"]]
+
+    assert shipped(one) == [] and len(shipped(two)) == len(files)
     # common random numbers: the bank leaves the dice releases as they were
     rel = a.groupby("index")["rel_vx_mps"].nunique()
     assert (rel == 1).all()
+
+
+def test_a_short_run_makes_only_the_entries_it_takes_and_is_a_long_runs_first_throws(cache, shot, tmp_path):
+    """The default bank of 256: 8 throws flip at most 8 entries (not the bank), and their records are
+    the first 8 of a 12-throw run's, made on 2 workers reading those entries back and flipping the rest."""
+    spec = {"name": "bank-prefix", "seed": 33, "throws": 8, "chunk_throws": 4,
+            "defaults": {"board": "magma", "dice": ["hero-d8"], "shots": [shot], "skill": "casual"},
+            "variants": [{"name": "flip", "templates": WEAK_POINT}]}
+    clear_banks()
+    short = run_experiment(spec, out=tmp_path / "short", workers=1, quiet=True, figures=False)
+    assert 1 <= len(_bank_files(cache)) <= 8
+    clear_banks()
+    long = run_experiment({**spec, "throws": 12}, out=tmp_path / "long", workers=2, quiet=True, figures=False)
+    assert len(_bank_files(cache)) <= 12
+    a = pd.read_parquet(short.out / "records.parquet").sort_values("index").reset_index(drop=True)
+    b = pd.read_parquet(long.out / "records.parquet").sort_values("index").reset_index(drop=True)
+    assert len(a) == 8 and len(b) == 12 and (a["tpl_flips"] > 0).all()
+    pd.testing.assert_frame_equal(a, b.iloc[:8].reset_index(drop=True), check_exact=True)
 
 
 def _template_odds(th, seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
