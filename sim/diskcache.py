@@ -6,7 +6,7 @@ scene, the code and the machine: the aimed release (`Thrower.nominal`, ~240 refe
 rebound calibration (`Physics` drop tests, ~280 drops) and a template's nominal flip speed (40
 integrated flights). Their results are kept in the user's cache folder: `$DFSIM_CACHE_DIR`, else
 `$XDG_CACHE_HOME/dfsim`, else `~/.cache/dfsim`, one JSON file per entry in `<kind>/<key>.json`
-(kinds: "aim", "rebound", "flip").
+(kinds: "aim", "rebound", "flip", and "flipbank": one entry of a flip bank, sim/engine/flip_bank.py).
 
 An entry's key hashes the caller's key (for the aim: the scenario's aim key, components, objective)
 with a salt: `CACHE_VERSION` (bumped by hand when a change of behaviour is not in the hashed files),
@@ -116,8 +116,8 @@ def value_sha256(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, allow_nan=False).encode()).hexdigest()
 
 
-def _read_entry(path: Path) -> bytes:
-    """An entry's bytes: a regular file, not a link, not blocking, at most MAX_ENTRY_BYTES (OSError or
+def _read_entry(path: Path, max_bytes: int = MAX_ENTRY_BYTES) -> bytes:
+    """An entry's bytes: a regular file, not a link, not blocking, at most `max_bytes` (OSError or
     ValueError otherwise)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, flags)
@@ -125,11 +125,11 @@ def _read_entry(path: Path) -> bytes:
         st = os.fstat(fh.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise ValueError("not a regular file")
-        if st.st_size > MAX_ENTRY_BYTES:
-            raise ValueError(f"larger than {MAX_ENTRY_BYTES} bytes")
-        raw = fh.read(MAX_ENTRY_BYTES + 1)
-    if len(raw) > MAX_ENTRY_BYTES:
-        raise ValueError(f"larger than {MAX_ENTRY_BYTES} bytes")
+        if st.st_size > max_bytes:
+            raise ValueError(f"larger than {max_bytes} bytes")
+        raw = fh.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise ValueError(f"larger than {max_bytes} bytes")
     return raw
 
 
@@ -137,13 +137,16 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"holds {name}")
 
 
-def load(kind: str, key: Any, valid: Callable[[Any], bool] | None = None) -> Any | None:
+def load(
+    kind: str, key: Any, valid: Callable[[Any], bool] | None = None, max_bytes: int = MAX_ENTRY_BYTES
+) -> Any | None:
     """The cached value of a caller's key, or None: absent, or in any doubt (unreadable, not a regular
-    file, too large, corrupt, its checksum wrong, or refused by `valid`): warned, to be solved again."""
+    file, larger than `max_bytes` (a kind of larger values says so), corrupt, its checksum wrong, or
+    refused by `valid`): warned, to be solved again."""
     stem = entry_key(key)
     path = cache_dir() / kind / f"{stem}.json"
     try:
-        raw = _read_entry(path)
+        raw = _read_entry(path, max_bytes)
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:

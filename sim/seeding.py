@@ -16,6 +16,7 @@ import numpy as np
 STREAM_RELEASE = 0
 STREAM_TEMPLATES = 1
 STREAM_PROPS = 2
+STREAM_FLIP_BANK = 3  # which entry of a flip bank a throw's templates are taken from
 N_NORMALS = 16  # fixed layout: 0 speed, 1 elevation, 2 azimuth, 3 height, 4 lateral, 5 distance, 6-8 spin
 
 

@@ -84,11 +84,17 @@ def results_folder(path: str | Path, flag: str = "RESULTS", need: tuple[str, ...
 
 def install_prepared(thrower: Any, prepared: dict[str, Any] | None) -> None:
     """Aim `thrower` as the run did: the nominal release solved once per scenario (prepared.json's
-    value for its scenario key), so a worker or a replay never solves it again, and never differently."""
+    value for its scenario key), so a worker or a replay never solves it again, and never differently;
+    and give its templates the flip bank entries the run shipped (when the scenario draws its flips from
+    one; the entries it lacks are made when a throw first takes them)."""
     if not prepared or "nominal" not in prepared:
         return
     speed, elevation = (float(x) for x in prepared["nominal"])
     thrower.set_nominal((speed, elevation))
+    if "flip_bank" in prepared:  # the templates' flips the run already held (sim/engine/flip_bank.py)
+        from sim.engine.templates import install_flip_bank
+
+        install_flip_bank(thrower, prepared["flip_bank"])
 
 
 @dataclass
@@ -160,6 +166,9 @@ class RunFolder:
         from sim.specs.scenario import Scenario
 
         sc = Scenario.build(**cell["inputs"], source=self.source)
+        if sc.key != cell["scenario_key"] and sc.flip_bank and "flip_bank" not in cell["inputs"]:
+            # a run from before the flip bank flipped its templates afresh before every throw
+            sc = Scenario.build(**cell["inputs"], flip_bank=0, source=self.source)
         if sc.key != cell["scenario_key"]:
             raise SpecError(
                 self.root,

@@ -8,10 +8,14 @@ A scenario (and so an experiment variant) may carry `templates = [...]`, each en
     aim = true                                                     # the thrower aims at this one
 
 A laid template is settled once and put back at exactly its settled pose before every throw.
-A flipped template is flipped (sim/world/flip.py: a flip world started afresh, re-flips included) before every
-throw; throw k of seed s uses flip 8k + j of seed s for its j-th flipped template (random stream
-STREAM_TEMPLATES, independent of the throw's own stream), so a variant with and without the template throw the
-same dice releases.
+Flipped templates lie where a flip session onto the empty board (sim/world/flip.py: laid templates and
+the props standing at a flip there, re-flips included) left them. The scenario's `flip_bank` decides
+which session: by default one of its flip bank's sessions, each made once per machine when a throw first
+takes it (sim/engine/flip_bank.py: throw k of seed s takes the entry its own stream STREAM_FLIP_BANK
+picks); with `flip_bank = 0` a session
+made afresh before every throw (the records of before the bank), where throw k of seed s uses flip
+8k + j of seed s for its j-th flipped template (random stream STREAM_TEMPLATES). Either way the throw's
+own stream is untouched, so a variant with and without the template throw the same dice releases.
 With `aim = true` on a laid template the thrower aims at its centre instead of the shot's aim point
 (a flipped template's aim is where it was meant to land, `aim_mm` or the board centre: the thrower's
 technique is solved once per scenario, not per throw).
@@ -31,6 +35,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from sim.engine.flip_bank import BankEntry, FlipBank, FlipTally
 from sim.engine.thrower import Thrower, ThrowResult
 from sim.rules.outcome import Outcome
 from sim.rules.templates import PARTIAL_OPTIONS, partial_counts
@@ -38,8 +43,19 @@ from sim.specs.flip import FlipProfile
 from sim.specs.template import PlacedTemplate, TemplateSpec, flat_pose, load_template
 from sim.specs.template_setup import TemplateSetup
 from sim.trace import DieRest
-from sim.world.flip import RENEWALS, FlipRequest, FlipWorld, add_template_body, flip_onto
+from sim.world.flip import (
+    RENEWALS,
+    FlipRequest,
+    FlipResult,
+    FlipWorld,
+    add_template_body,
+    flip_onto,
+    props_at_flip,
+)
 from sim.world.templates import fit_template_materials, templates_on_prism
+
+# a prop's placement spreads (sim/specs/prop.py, Jitter): any of them set moves it from throw to throw
+_PLACEMENT_SPREADS = ("x_sd_mm", "y_sd_mm", "z_sd_mm", "yaw_sd_deg", "tilt_sd_deg")
 
 
 class TemplateLayer:
@@ -108,8 +124,12 @@ class TemplateLayer:
                 sp = spec if t == tid else self.laid[t].spec
                 self.laid[t] = PlacedTemplate(t, sp, tuple(float(v) for v in p), tuple(float(v) for v in qq))
         thrower.templates = list(self.laid.values())
-        self.last_flips: list = []
+        self.specs = {tid: spec for tid, spec, _ in self.pieces}
+        self.last_tally = FlipTally()  # the flip columns of the last throw's flips
+        self.last_flips: list[FlipResult] = []  # the last throw's flips when made for it (not banked)
         self.aiming_at: str | None = None
+        self._bank: FlipBank | None = None
+        self._installed: str | None = None  # the key of the bank whose shipped entries are kept
 
     def _aim_target(self) -> str | None:
         for tid, _spec, setup in self.pieces:
@@ -164,59 +184,25 @@ class TemplateLayer:
                 outcomes[k] = replace(o, result="miss")
 
     def prepare(self, thrower: Thrower, seed: int | None, index: int | None) -> None:
-        """Lay every laid template back at its settled pose, and flip the flipped ones for this throw
-        onto that board, one after the other in one flip world with the scenario's props (throw k's
+        """Lay every laid template back at its settled pose, and put the flipped ones where this throw's
+        flip left them: the entry of the scenario's flip bank the throw picks (`flip_bank` > 0, see
+        sim/engine/flip_bank.py; flipped now if it was never made), or a flip session made now
+        (`flip_bank` = 0), one after the other in one flip world with the scenario's props (throw k's
         j-th flipped entry, piece p: flip stream index 8 (8k + j) + p of the run's seed); a flipped
         template lands on, and may shove, the templates already lying there."""
         ph = thrower.physics
-        laid = [
-            self.laid[tid] for tid, _spec, setup in self.pieces if not setup.flip and tid not in self.taken
-        ]
+        laid = self._laid()
+        tally, placed = FlipTally(), laid
         self.last_flips = []
-        requests: list[FlipRequest] = []
-        flipped_done: set[int] = set()
-        for _tid, spec, setup in self.pieces:
-            if not setup.flip or id(setup) in flipped_done:
-                continue
-            flipped_done.add(id(setup))
-            j = len(flipped_done) - 1
-            if seed is None or id(setup) in self.left:
-                continue
-            prof = FlipProfile(aim_mm=setup.aim_mm) if setup.aim_mm is not None else None
-            ids = [t for t, _s, st in self.pieces if st is setup]
-            for k, tid2 in enumerate(ids):
-                requests.append(FlipRequest(tid2, spec, 8 * (8 * int(index or 0) + j) + k, setup.skill, prof))
-        placed = laid
-        if requests:
-            board = thrower.scenario.board
-            assert board is not None, "flipped templates need a board (checked when the scenario is built)"
-            draw = (int(seed or 0), int(index or 0))
-            specs = [(t.id, t.spec) for t in laid] + [(r.id, r.spec) for r in requests]
-            key = tuple((tid, spec.name) for tid, spec in specs)
-            world = None
-            if (
-                not laid
-            ):  # sessions with laid templates get a world of their own (sim/world/flip.py, flip_onto)
-                world = self._flip_worlds.get(key)
-                if world is None or world.sessions >= RENEWALS:
-                    # one flip world per set of templates, reused (each session starts afresh, so a session
-                    # is the same in it as in a new world) and built again now and then (see RENEWALS)
-                    if world is not None:
-                        world.physics.close()
-                    world = self._flip_worlds[key] = FlipWorld(
-                        board, specs, scenario=thrower.scenario, prop_draw=draw
-                    )
-            session = flip_onto(
-                board,
-                requests,
-                int(seed or 0),
-                laid=laid,
-                scenario=thrower.scenario,
-                prop_draw=draw,
-                world=world,
-            )
-            self.last_flips = session.results
-            placed = [PlacedTemplate(t.id, t.spec, t.position_m, t.orientation_xyzw) for t in session.placed]
+        if seed is not None and self._requests(0):
+            if self.banked(thrower):
+                entry = self.bank(thrower).pick(int(seed), int(index or 0))
+                tally = entry.tally
+                placed = [PlacedTemplate(tid, self.specs[tid], pos, q) for tid, pos, q in entry.placed]
+            else:
+                results, placed = self._session(thrower, int(seed), int(index or 0))
+                tally, self.last_flips = FlipTally.of(results), results
+        self.last_tally = tally
         # templates of several pieces (welded solids) start every throw with the same hidden state
         ph.renew_inertia()
         on = {t.id for t in placed}
@@ -231,11 +217,130 @@ class TemplateLayer:
             ph.put_to_sleep(t.body_name)
         thrower.templates = placed
 
+    def _laid(self) -> list[PlacedTemplate]:
+        """The laid templates on the board at every throw (not those taken off to be flipped again)."""
+        return [
+            self.laid[tid] for tid, _spec, setup in self.pieces if not setup.flip and tid not in self.taken
+        ]
+
+    def _requests(self, index: int) -> list[FlipRequest]:
+        """The flips of throw `index`: every piece of every flipped entry flipped (not left, Rule T4)."""
+        requests: list[FlipRequest] = []
+        flipped_done: set[int] = set()
+        for _tid, spec, setup in self.pieces:
+            if not setup.flip or id(setup) in flipped_done:
+                continue
+            flipped_done.add(id(setup))
+            j = len(flipped_done) - 1
+            if id(setup) in self.left:
+                continue
+            prof = FlipProfile(aim_mm=setup.aim_mm) if setup.aim_mm is not None else None
+            ids = [t for t, _s, st in self.pieces if st is setup]
+            for k, tid2 in enumerate(ids):
+                requests.append(FlipRequest(tid2, spec, 8 * (8 * index + j) + k, setup.skill, prof))
+        return requests
+
+    def _session(
+        self, thrower: Thrower, seed: int, index: int
+    ) -> tuple[list[FlipResult], list[PlacedTemplate]]:
+        """Flip throw (seed, index)'s templates now: the flips and the templates lying there after them."""
+        laid = self._laid()
+        requests = self._requests(index)
+        board = thrower.scenario.board
+        assert board is not None, "flipped templates need a board (checked when the scenario is built)"
+        draw = (seed, index)
+        specs = [(t.id, t.spec) for t in laid] + [(r.id, r.spec) for r in requests]
+        key = tuple((tid, spec.name) for tid, spec in specs)
+        world = None
+        if not laid:  # sessions with laid templates get a world of their own (sim/world/flip.py, flip_onto)
+            world = self._flip_worlds.get(key)
+            if world is None or world.sessions >= RENEWALS:
+                # one flip world per set of templates, reused (each session starts afresh, so a session
+                # is the same in it as in a new world) and built again now and then (see RENEWALS)
+                if world is not None:
+                    world.physics.close()
+                world = self._flip_worlds[key] = FlipWorld(
+                    board, specs, scenario=thrower.scenario, prop_draw=draw
+                )
+        session = flip_onto(
+            board, requests, seed, laid=laid, scenario=thrower.scenario, prop_draw=draw, world=world
+        )
+        placed = [PlacedTemplate(t.id, t.spec, t.position_m, t.orientation_xyzw) for t in session.placed]
+        return session.results, placed
+
+    # ---------------- the flip bank (sim/engine/flip_bank.py) ----------------
+    def banked(self, thrower: Thrower) -> bool:
+        """Whether this scenario's flips come from its flip bank: `flip_bank` > 0 and every prop
+        standing at a flip at the same place for every throw (a prop jittered per throw would be met
+        by the banked flips where another throw put it)."""
+        if thrower.scenario.flip_bank <= 0 or not self._requests(0):
+            return False
+        for spec in props_at_flip(thrower.scenario):
+            j = spec.jitter
+            if any(getattr(j, f) for f in _PLACEMENT_SPREADS):
+                return False
+        return True
+
+    def bank_key(self, thrower: Thrower) -> list:
+        """What the bank's flips depend on (sim/engine/flip_bank.py): board, materials, props,
+        templates (laid at their settled poses), the rule choosing the flipped ones, the flip profile,
+        the size; the code and the machine are the disk cache's salt."""
+        sc = thrower.scenario
+        d = sc.describe()
+        return [
+            "flip-bank",
+            sc.flip_bank,
+            {k: d.get(k) for k in ("board", "materials", "props", "templates")},
+            sc.rules.template_already_on_board,
+            [[t.id, list(t.position_m), list(t.orientation_xyzw)] for t in self._laid()],
+            FlipProfile().model_dump(mode="json"),
+        ]
+
+    def bank(self, thrower: Thrower) -> FlipBank:
+        """This scenario's flip bank, its entries flipped here (in this layer's flip worlds) when first
+        needed and neither in memory nor on disk."""
+        if self._bank is None:
+            self._bank = FlipBank(
+                self.bank_key(thrower),
+                thrower.scenario.flip_bank,
+                frozenset(self.specs),
+                lambda seed, e: BankEntry(*_entry_of(self._session(thrower, seed, e))),
+            )
+        return self._bank
+
+    def install_bank(self, thrower: Thrower, value: Any) -> None:
+        """Keep the entries a run shipped to all its workers (prepared.json's `flip_bank`)."""
+        bank = self.bank(thrower)
+        if self._installed == bank.key and isinstance(value, dict) and value.get("key") == bank.key:
+            return  # installed for an earlier chunk of this run
+        bank.install(value)
+        self._installed = bank.key
+
     def record_columns(self, thrower: Thrower, result: ThrowResult) -> dict[str, Any]:
         """The tpl_* and partial_as_* columns of a throw (see the module docstring)."""
-        cols = _template_columns(result, thrower, self.last_flips)
+        cols = _template_columns(result, thrower, self.last_tally)
         cols["tpl_left_on_board"] = len(self.left)  # flip entries not flipped: already there (Rule T4)
         return cols
+
+
+def install_flip_bank(thrower: Thrower, value: Any) -> None:
+    """Give a thrower's templates the flip bank entries a run shipped (prepared.json's `flip_bank`)."""
+    layers = [c for c in thrower.components if isinstance(c, TemplateLayer)]
+    if not layers or not layers[0].banked(thrower):
+        raise ValueError("a flip bank was prepared for a scenario that draws no flips from one")
+    layers[0].install_bank(thrower, value)
+
+
+def prepared_flip_bank(thrower: Thrower) -> dict[str, Any]:
+    """The flip bank of a thrower's templates as a run ships it to all workers: the entries already
+    made on this machine (in memory or on disk; none flipped now, the workers flip the rest when a
+    throw first needs one); {} when its flips do not come from a bank."""
+    for c in thrower.components:
+        if isinstance(c, TemplateLayer) and c.banked(thrower):
+            bank = c.bank(thrower)
+            bank.known()
+            return {"flip_bank": bank.to_json()}
+    return {}
 
 
 def attach_templates(thrower: Thrower) -> TemplateLayer:
@@ -245,7 +350,18 @@ def attach_templates(thrower: Thrower) -> TemplateLayer:
     return layer
 
 
-def _template_columns(res: ThrowResult, th: Thrower, flips: list) -> dict[str, Any]:
+def _entry_of(session: tuple[list[FlipResult], list[PlacedTemplate]]) -> tuple[FlipTally, tuple]:
+    """A flip session as a bank entry's fields (poses as plain floats)."""
+    results, placed = session
+    tally = FlipTally.of(results)
+    poses = tuple(
+        (t.id, tuple(float(v) for v in t.position_m), tuple(float(v) for v in t.orientation_xyzw))
+        for t in placed
+    )
+    return tally, poses
+
+
+def _template_columns(res: ThrowResult, th: Thrower, flips: FlipTally) -> dict[str, Any]:
     o = res.outcome
     rest = DieRest(
         o.die,
@@ -258,17 +374,15 @@ def _template_columns(res: ThrowResult, th: Thrower, flips: list) -> dict[str, A
     die = th.scenario.dice[0]
     counts = partial_counts(rest, die, th.templates) if th.templates and o.result != "void" else {}
     extra = {
-        "tpl_flips": int(sum(f.flips for f in flips)),
-        "tpl_flip_damage": int(sum(f.damage for f in flips)),
-        "tpl_turned_too_little": int(sum(f.too_little for f in flips)),
-        "tpl_not_flat": int(sum(f.not_flat for f in flips)),
-        "tpl_flip_ok": int(sum(sum(a.status == "ok" for a in f.attempts) for f in flips)),
-        "tpl_pieces": len(flips),
-        "tpl_hangs_off": int(
-            sum(sum(a.status in ("hangs-off", "off-board") for a in f.attempts) for f in flips)
-        ),
-        "tpl_stayed": bool(all(f.placed is not None for f in flips)),
-        "tpl_reflips": int(sum(f.reflips for f in flips)),
+        "tpl_flips": flips.flips,
+        "tpl_flip_damage": flips.damage,
+        "tpl_turned_too_little": flips.turned_too_little,
+        "tpl_not_flat": flips.not_flat,
+        "tpl_flip_ok": flips.ok,
+        "tpl_pieces": flips.pieces,
+        "tpl_hangs_off": flips.hangs_off,
+        "tpl_stayed": flips.stayed,
+        "tpl_reflips": flips.reflips,
         "tpl_on_board": ",".join(t.id for t in th.templates),
         "tpl_full": bool(o.template is not None and not o.partial_template),
     }

@@ -26,7 +26,18 @@ from sim.specs.datafiles import read_toml, resolve
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 RATE_SIMPLE = ("hit", "miss", "insta_kill", "cocked")
 RATE_PREFIXES = ("result:", "reason:", "section:", "face:")
-SETTING_KEYS = ("board", "dice", "shots", "skill", "rules", "overrides", "physics", "materials", "templates")
+SETTING_KEYS = (
+    "board",
+    "dice",
+    "shots",
+    "skill",
+    "rules",
+    "overrides",
+    "physics",
+    "materials",
+    "templates",
+    "flip_bank",
+)
 MERGED_KEYS = ("rules", "overrides", "physics")  # a variant's entries are merged key by key onto the defaults
 FORMAT_VERSION = 1
 # Cells (variants x sweep values) of one experiment: each is validated by building its scenario before
@@ -76,6 +87,9 @@ class Settings(Spec):
     templates: list[Annotated[dict[str, Any], Field(max_length=20)]] | None = Field(
         default=None, max_length=20
     )
+    # flips kept in the flip bank of a scenario with flipped templates (sim/engine/flip_bank.py;
+    # unset: the default size, 0: flip afresh before every throw); checked by the scenario
+    flip_bank: Any = None
 
     _list = field_validator("dice", "shots", mode="before")(_as_list)
 
@@ -291,8 +305,8 @@ class Experiment:
             "format": FORMAT_VERSION,
             "hash": self.hash,
             "source": self.source,
-            "experiment": self.spec.model_dump(
-                mode="json", exclude={"record"} if self.spec.record is None else None
+            "experiment": _unset_bank_left_out(
+                self.spec.model_dump(mode="json", exclude={"record"} if self.spec.record is None else None)
             ),
             "cells": [
                 {
@@ -307,6 +321,14 @@ class Experiment:
                 for c in self.cells
             ],
         }
+
+
+def _unset_bank_left_out(dumped: dict[str, Any]) -> dict[str, Any]:
+    """An experiment's dump without `flip_bank` where it is unset: what files without it wrote before."""
+    for settings in [dumped.get("defaults") or {}, *(dumped.get("variants") or [])]:
+        if settings.get("flip_bank", 0) is None:
+            settings.pop("flip_bank")
+    return dumped
 
 
 def _merge(defaults: Settings, variant: Settings | None) -> dict[str, Any]:

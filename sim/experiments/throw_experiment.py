@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from sim.engine.records import throw_row
 from sim.engine.run_folder import REPORT_HTML, install_prepared
+from sim.engine.templates import prepared_flip_bank
 from sim.engine.worlds import thrower_for
 from sim.errors import SpecError
 from sim.experiments.integrity import ChunkLayout, Plan
@@ -56,7 +57,9 @@ class PrepareTask:
 
     Today that is the thrower's aimed (nominal) release, a search over reference throws that costs
     seconds; solving it once and handing the same numbers to every worker saves that cost per worker
-    and per cell, and guarantees that every worker (even on another machine) aims identically.
+    and per cell, and guarantees that every worker (even on another machine) aims identically. A
+    scenario flipping templates from a flip bank (sim/engine/flip_bank.py) also ships the bank's
+    entries already made on this machine (none on an empty cache: they are made inside the throws).
     """
 
     cell: int
@@ -92,7 +95,8 @@ def run_prepare(task: PrepareTask) -> dict[str, Any]:
     """The per-scenario values for PrepareTask (JSON-able, so the run folder can keep them)."""
     thrower = thrower_for(_scenario(task))
     speed, elevation = thrower.nominal()
-    return {"nominal": [float(speed), float(elevation)]}
+    # a scenario whose templates are flipped from a bank: the entries this machine already holds
+    return {"nominal": [float(speed), float(elevation)], **prepared_flip_bank(thrower)}
 
 
 def run_chunk(task: ChunkTask) -> pa.Table:
@@ -111,7 +115,8 @@ def run_chunk(task: ChunkTask) -> pa.Table:
 
 
 class AimPreparation:
-    """The aimed release of every scenario, solved once per run (PrepareTask) for all workers."""
+    """The aimed release of every scenario (and the flip bank entries already made), solved once per
+    run (PrepareTask) for all workers."""
 
     work = staticmethod(run_prepare)
 

@@ -131,6 +131,7 @@ class Scenario:
     description: dict = field(default_factory=dict)
     props: tuple = ()  # PropSpecs of all shots, each once (sim/specs/prop.py, sim/specs/combine.py)
     templates: tuple = ()  # TemplateSetups: laid or flipped before each throw (sim/specs/template_setup.py)
+    flip_bank: int = 0  # flips kept in the templates' flip bank (sim/engine/flip_bank.py); 0: flip afresh
 
     @classmethod
     def build(
@@ -145,6 +146,7 @@ class Scenario:
         materials: str | Path = "default",
         source: str = "<scenario>",
         templates: list | None = None,
+        flip_bank: int | None = None,
     ) -> Scenario:
         """Load and validate a scenario from names or paths plus overrides; every problem raises one
         SpecError naming the file and field."""
@@ -251,6 +253,13 @@ class Scenario:
                 t.model_dump(mode="json") | {"spec": spec.describe()}
                 for t, spec in zip(sc.templates, template_specs)
             ]
+        from sim.specs.template_setup import FLIP_BANK_DEFAULT, check_flip_bank
+
+        bank = FLIP_BANK_DEFAULT if flip_bank is None else check_flip_bank(flip_bank, source)
+        if bank and any(t.flip for t in sc.templates):
+            # only then: a scenario without flipped templates (or flipping afresh) keeps its key
+            sc.flip_bank = bank
+            sc.description["flip_bank"] = bank
         check_requirements(sc.shots, prop_specs)
         _check_slow_tokens(prop_specs, board_spec)
         for d in sc.dice:
@@ -284,7 +293,7 @@ class Scenario:
     def board_aim_key(self) -> str:
         """The aim key of this scenario without its templates: aiming at the board as usual, variants
         with and without templates share one aimed release (and so throw the very same releases)."""
-        d = {k: v for k, v in self._aim_description().items() if k != "templates"}
+        d = {k: v for k, v in self._aim_description().items() if k not in ("templates", "flip_bank")}
         return json_hash(d)
 
     @cached_property

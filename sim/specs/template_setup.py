@@ -6,6 +6,10 @@ A scenario (and so an experiment variant) may carry `templates = [...]`, each en
     { name = "weak-point", flip = true, skill = "casual" }        # flipped before every throw
     { name = "weak-point", flip = true, aim_mm = [100, 0] }       # ... aimed at a point
     aim = true                                                     # the thrower aims at this one
+
+and a `flip_bank = N` setting: how many flips of its templates onto the empty board a scenario keeps
+in its flip bank (sim/engine/flip_bank.py), each throw taking one of them; 0 flips afresh before every
+throw (the records of before the bank).
 """
 
 from __future__ import annotations
@@ -20,6 +24,11 @@ from sim.specs.flip import FLIP_SKILLS
 from sim.specs.template import load_template
 
 MAX_TEMPLATES = 20  # templates on the board in one scenario
+# Flips a flip bank holds by default. A run's template poses are a resample of them, so a rate carries the
+# bank's own error besides its binomial one: at most a throw's spread over the root of the size
+# (docs/templates.md, "The flip bank"); a bank costs that many flip sessions, once per machine
+FLIP_BANK_DEFAULT = 256
+MAX_FLIP_BANK = 65536
 
 
 class TemplateSetup(Spec):
@@ -71,3 +80,15 @@ def parse_setups(items: list[Any], source: str) -> tuple[TemplateSetup, ...]:
     if sum(s.aim for s in out) > 1:
         raise SpecError(source, "templates", "at most one template can have aim = true")
     return tuple(out)
+
+
+def check_flip_bank(value: Any, source: str) -> int:
+    """The `flip_bank` setting as a whole number of flips (0: flip afresh before every throw)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_FLIP_BANK:
+        raise SpecError(
+            source,
+            "flip_bank",
+            f"must be a whole number from 0 (flip afresh before every throw) to {MAX_FLIP_BANK}, "
+            f"not {value!r}",
+        )
+    return int(value)

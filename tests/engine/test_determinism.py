@@ -37,10 +37,12 @@ def _throws_onto_templates(th, indices):
 
 
 @pytest.mark.parametrize("template", ["explosion", "major-healing"])
-def test_multi_piece_template_throw_is_the_same_in_a_reused_world(template):
+@pytest.mark.parametrize("bank", [0, 3])
+def test_multi_piece_template_throw_is_the_same_in_a_reused_world(template, bank):
     """A throw at a flipped template of several convex pieces equals, to the bit, the same throw in a
-    fresh world, whatever the same world threw before (welded pieces, sim/world/welded.py)."""
-    sc = Scenario.build(templates=[{"name": template, "flip": True}])
+    fresh world, whatever the same world threw before (welded pieces, sim/world/welded.py), flipped
+    afresh or laid at a flip bank's poses."""
+    sc = Scenario.build(templates=[{"name": template, "flip": True}], flip_bank=bank)
     th = build_thrower(sc)
     try:
         reused = _throws_onto_templates(th, range(3))

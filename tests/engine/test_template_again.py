@@ -13,7 +13,7 @@ FLIPPED = {"name": "fireball", "flip": True, "skill": "expert"}
 
 
 def _board_after_prepare(templates, rules=None, seed=1, index=0):
-    sc = Scenario.build(templates=templates, rules=rules)
+    sc = Scenario.build(templates=templates, rules=rules, flip_bank=0)  # flipped for the throw
     th = build_thrower(sc)
     layer = th.components[0]
     try:

@@ -49,6 +49,7 @@ def test_template_odds_runs_at_small_n(tmp_path):
     data["variants"] = [v for v in data["variants"] if not any(t.get("aim") for t in v.get("templates", []))]
     data["throws"] = 2
     data["chunk_throws"] = 2
+    data["defaults"]["flip_bank"] = 2  # a small flip bank per flipped variant
     out = tmp_path / "run"
     run_experiment(data, out=out, workers=2, quiet=True, figures=False)
     df = pd.read_parquet(out / "records.parquet")

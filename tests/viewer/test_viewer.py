@@ -182,7 +182,7 @@ def small_run(tmp_path_factory):
         "name": "viewer-run", "seed": 31, "throws": 3, "chunk_throws": 3,
         "defaults": {"board": "magma", "dice": ["hero-d8"], "shots": [str(shot)], "skill": "casual"},
         "variants": [{"name": "plain"}, {"name": "cup", "shots": ["cup"]},
-                     {"name": "flip", "templates": [{"name": "fireball", "flip": True}]}],
+                     {"name": "flip", "templates": [{"name": "fireball", "flip": True}], "flip_bank": 4}],
     }
     return run_experiment(spec, out=d / "out", workers=1, quiet=True)
 
@@ -309,7 +309,7 @@ def test_a_fresh_world_replays_a_template_throw_exactly(tmp_path):
     # Thrower.replay lays or flips the templates of throw (seed, index) as Thrower.throw does
     shot = tmp_path / "fixed.toml"
     shot.write_text(FIXED_SHOT)
-    shot_sc = Scenario.build(shots=[str(shot)], templates=[{"name": "fireball", "flip": True}])
+    shot_sc = Scenario.build(shots=[str(shot)], templates=[{"name": "fireball", "flip": True}], flip_bank=4)
     thrown = build_thrower(shot_sc).throw(31, 2)
     replayed = build_thrower(shot_sc).replay(thrown.releases, 31, 2)
     assert replayed.record() == thrown.record() and any(k.startswith("tpl_") for k in thrown.record())
