@@ -36,6 +36,9 @@ def run_notebook(monkeypatch):
     def run(name: str, env: dict[str, str], timeout: int = 600) -> list[dict]:
         nbformat = pytest.importorskip("nbformat")
         nbclient = pytest.importorskip("nbclient")
+        # a kernel draws its figures inline: a backend another test's in-process `dfsim` set (it runs
+        # headless, MPLBACKEND=Agg) must not reach it, or the notebook shows no figure
+        monkeypatch.delenv("MPLBACKEND", raising=False)
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         notebook = Path(__file__).resolve().parents[1] / "notebooks" / name
