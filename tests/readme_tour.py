@@ -33,6 +33,9 @@ SMALL = {
     "dfsim bench": ["--throws", "20", "--naive-throws", "10"],
     "dfsim converge": ["-n", "8"],
     "dfsim sensitivity": ["--throws", "6", "--trajectories", "2"],
+    # two fast checks: the command, its report folder and its verdict (every check passing at the quick
+    # sizes is tests/studies/test_validation.py, which runs them all)
+    "dfsim validate --quick": ["--only", "ballistic,precession"],
 }
 TOUR_BUDGET_S = 900  # the whole tour at these sizes on a loaded 2-core machine; a hang fails, not waits
 
