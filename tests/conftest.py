@@ -1,6 +1,48 @@
+from pathlib import Path
+
 import pytest
 
 from sim.specs.scenario import Scenario
+
+# The longest test files, longest first, by their time in a whole run (`--durations`, summed per file).
+# `--dist loadfile` keeps a file on one worker, and a worker takes the next file when it is free: started
+# last, a long file would run alone at the end while the other core idles (longest-first is the classic
+# schedule that avoids it). pyproject.toml turns off pytest-xdist's own reordering (most tests first),
+# which put these, having one or two tests each, at the very end.
+LONG_FILES_FIRST = (
+    "tests/test_readme_tour.py",
+    "tests/test_readme.py",
+    "tests/engine/test_determinism.py",
+    "tests/studies/test_skill_fit.py",
+    "tests/experiments/test_runner.py",
+    "tests/studies/test_calibration.py",
+    "tests/experiments/test_notebook_difficulty.py",
+    "tests/studies/test_validation.py",
+    "tests/studies/test_skill_order.py",
+    "tests/engine/test_fight_physics.py",
+    "tests/engine/test_portability.py",
+    "tests/experiments/test_doctor_promises.py",
+    "tests/viewer/test_viewer.py",
+    "tests/cli/test_tune_cli.py",
+    "tests/experiments/test_template_odds.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Run the long files first (LONG_FILES_FIRST), the rest in collection order; a listed file that is
+    gone is an error, so the list follows renames."""
+    root = Path(__file__).resolve().parents[1]
+    missing = [name for name in LONG_FILES_FIRST if not (root / name).is_file()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py: LONG_FILES_FIRST: no such file: {', '.join(missing)}")
+    rank = {name: n for n, name in enumerate(LONG_FILES_FIRST)}
+
+    def key(item):
+        path = Path(str(item.path)).resolve()
+        rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
+        return rank.get(rel, len(rank))
+
+    items.sort(key=key)  # stable: within a file, and among the rest, the collected order
 
 
 @pytest.fixture(scope="session")
