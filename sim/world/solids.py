@@ -20,9 +20,14 @@ margins, and triangle meshes let such dice sink through.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import itertools
 import math
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 
 import numpy as np
 import shapely
@@ -189,7 +194,7 @@ def static_bodies(
 
     Every piece is put to sleep (`asleep`), which changes no contact a free body makes."""
     out = []
-    with tempfile.TemporaryDirectory(prefix="dfsim-solid-") as d:
+    with _scratch() as d:
         for k, h in enumerate(hulls):
             path = os.path.join(d, f"piece{k}.obj")
             write_hull_obj(path, np.asarray(h, dtype=float))
@@ -235,7 +240,7 @@ def solid_body(
     shapes: dice); several become a compound through a URDF, because `createCollisionShapeArray` takes
     at most 16 meshes (the cup has 17 parts). A compound's inertia is its bounding box's, as Bullet
     assigns a compound; callers that know better set it afterwards."""
-    with tempfile.TemporaryDirectory(prefix="dfsim-solid-") as d:
+    with _scratch() as d:
         files = []
         for k, h in enumerate(hulls):
             path = os.path.join(d, f"piece{k}.obj")
@@ -276,9 +281,48 @@ def solid_body(
         )
 
 
+_SCRATCH: dict[int, str] = {}  # process id -> its scratch folder (a forked child makes its own)
+_SEQUENCE = itertools.count()
+_OBJ_TEXT: dict[bytes, str] = {}  # hull points -> OBJ text: a prop rebuilt every throw has the same hulls
+_OBJ_TEXT_MAX = 4096
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[str]:
+    """A fresh, empty folder for one body's files, removed once the body exists: a subfolder of one
+    folder per process (made once, removed at exit), not a new temporary folder per body, whose making
+    and removal cost a loose prop rebuilt every throw a tenth of the throw. Every body's files still
+    have paths of their own, as before."""
+    pid = os.getpid()
+    root = _SCRATCH.get(pid)
+    if root is None or not os.path.isdir(root):
+        root = _SCRATCH[pid] = tempfile.mkdtemp(prefix="dfsim-solid-")
+        atexit.register(shutil.rmtree, root, True)
+    d = os.path.join(root, str(next(_SEQUENCE)))
+    os.mkdir(d)
+    try:
+        yield d
+    finally:
+        for name in os.listdir(d):
+            os.remove(os.path.join(d, name))
+        os.rmdir(d)
+
+
 def write_hull_obj(path: str, pts: np.ndarray) -> None:
     """The convex hull of a point set as an OBJ of outward-facing triangles (one write: a world is built
-    from a few hundred pieces, so this is on the path of every command that builds one)."""
+    from a few hundred pieces, so this is on the path of every command that builds one); the text is
+    kept per point set, as it depends on nothing else."""
+    key = pts.shape[1:].__repr__().encode() + pts.tobytes()
+    text = _OBJ_TEXT.get(key)
+    if text is None:
+        text = _hull_obj_text(pts)
+        if len(_OBJ_TEXT) < _OBJ_TEXT_MAX:
+            _OBJ_TEXT[key] = text
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def _hull_obj_text(pts: np.ndarray) -> str:
     hull = ConvexHull(pts)
     simplices = hull.simplices
     used = np.unique(simplices.ravel())
@@ -290,5 +334,4 @@ def write_hull_obj(path: str, pts: np.ndarray) -> None:
     faces[inward] = faces[inward][:, [0, 2, 1]]
     lines = [f"v {x:.10f} {y:.10f} {z:.10f}\n" for x, y, z in pts[used].tolist()]
     lines.extend(f"f {i} {j} {k}\n" for i, j, k in faces.tolist())
-    with open(path, "w") as fh:
-        fh.write("".join(lines))
+    return "".join(lines)
