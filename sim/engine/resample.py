@@ -145,8 +145,8 @@ class RecordedTable:
     def hit_estimate(self) -> tuple[float, float]:
         """(hit share, mean damage of a hit) over the table's outcomes."""
         if self._estimate is None:
-            hits = [o.damage for o in self.outcomes if o.result == "hit"]
-            self._estimate = (len(hits) / self.n, sum(hits) / len(hits) if hits else 0.0)
+            hits = int(self.hit.sum())
+            self._estimate = (hits / self.n, float(self.damage[self.hit].mean()) if hits else 0.0)
         return self._estimate
 
     def specificity(self, req: ThrowRequest) -> int | None:
@@ -441,10 +441,10 @@ def _rule_items(rules: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def same_body(a: str, b: str) -> bool:
     """Whether two die files differ only in name, colour and words (the same body throws the same)."""
-    from sim.specs.die import load_die
+    from sim.specs.die import DIE_WORDS, load_die
 
     da, db = load_die(a).model_dump(), load_die(b).model_dump()
     for d in (da, db):
-        for k in ("name", "color", "description", "notes", "title"):
+        for k in DIE_WORDS:
             d.pop(k, None)
     return da == db

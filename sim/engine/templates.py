@@ -129,6 +129,8 @@ class TemplateLayer:
         self.last_flips: list[FlipResult] = []  # the last throw's flips when made for it (not banked)
         self.aiming_at: str | None = None
         self._bank: FlipBank | None = None
+        self._flips = bool(self._requests(0))  # whether any template is flipped before a throw
+        self._banked: bool | None = None  # whether those flips come from the flip bank (`banked`)
         self._installed: str | None = None  # the key of the bank whose shipped entries are kept
 
     def _aim_target(self) -> str | None:
@@ -194,7 +196,7 @@ class TemplateLayer:
         laid = self._laid()
         tally, placed = FlipTally(), laid
         self.last_flips = []
-        if seed is not None and self._requests(0):
+        if seed is not None and self._flips:
             if self.banked(thrower):
                 entry = self.bank(thrower).pick(int(seed), int(index or 0))
                 tally = entry.tally
@@ -273,13 +275,17 @@ class TemplateLayer:
         """Whether this scenario's flips come from its flip bank: `flip_bank` > 0 and every prop
         standing at a flip at the same place for every throw (a prop jittered per throw would be met
         by the banked flips where another throw put it)."""
-        if thrower.scenario.flip_bank <= 0 or not self._requests(0):
-            return False
-        for spec in props_at_flip(thrower.scenario):
-            j = spec.jitter
-            if any(getattr(j, f) for f in _PLACEMENT_SPREADS):
-                return False
-        return True
+        if self._banked is None:  # the scenario and the templates left lying are the layer's for good
+            self._banked = (
+                thrower.scenario.flip_bank > 0
+                and self._flips
+                and not any(
+                    getattr(spec.jitter, f)
+                    for spec in props_at_flip(thrower.scenario)
+                    for f in _PLACEMENT_SPREADS
+                )
+            )
+        return self._banked
 
     def bank_key(self, thrower: Thrower) -> list:
         """What the bank's flips depend on (sim/engine/flip_bank.py): board, materials, props,

@@ -43,6 +43,9 @@ CYLINDER_FACETS = 24  # a cylinder is the prism of this regular polygon (its rim
 # rad/s), at some yaws for every count. So the collision shape's end faces are squares (four points,
 # all held) inside the rim, chamfered by this much (docs/physics.md, "Rolling bodies").
 CYLINDER_CHAMFER_MM = 0.5
+# keys of a die file that say nothing about how it lands: its words, and what its faces read
+DIE_WORDS = ("name", "title", "description", "notes", "color")
+DIE_READING_KEYS = ("faces", "icon_labels", "reading")
 FACE_COUNTS = {"d4": 4, "d6": 6, "cuboid": 6, "d8": 8, "d12": 12, "cylinder": 2}
 MIN_DIE_VOLUME_MM3 = 1.0  # a polyhedron must be a solid, not points in a plane or on a line
 

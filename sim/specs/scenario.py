@@ -18,7 +18,7 @@ from sim.errors import SpecError
 from sim.hashing import json_hash
 from sim.specs.board import BoardSpec
 from sim.specs.datafiles import read_toml, resolve
-from sim.specs.die import DieSpec
+from sim.specs.die import DIE_READING_KEYS, DIE_WORDS, DieSpec
 from sim.specs.material import MaterialTable
 from sim.specs.physics import PhysicsSettings
 from sim.specs.rules import RuleSet
@@ -27,11 +27,6 @@ from sim.specs.skill import SkillSpec
 
 MAX_DICE = 8  # dice thrown at once
 MAX_SHOTS = 8  # shots combined into one throw
-
-
-# keys of a die file that do not change how it lands: its words, and what its faces read
-DIE_WORDS = ("name", "title", "description", "notes", "estimated", "color")
-DIE_READING_KEYS = ("faces", "icon_labels", "reading")
 
 
 def _check_slow_tokens(props: tuple, board: BoardSpec | None) -> None:
@@ -303,7 +298,7 @@ class Scenario:
 
     def _aim_description(self) -> dict:
         dice = [
-            {k: v for k, v in d.items() if k not in DIE_WORDS + DIE_READING_KEYS}
+            {k: v for k, v in d.items() if k not in (*DIE_WORDS, "estimated", *DIE_READING_KEYS)}
             for d in self.description["dice"]
         ]
         return {**self.description, "dice": dice}
