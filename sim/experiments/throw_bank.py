@@ -86,7 +86,13 @@ def scenario_key(s: dict[str, Any], throws: int) -> str:
     part of it, so an upgraded dfsim records again instead of serving throws it would not make."""
     from sim.diskcache import code_salt
 
-    body = {"format": BANK_FORMAT, "code": code_salt(), "throws": int(throws), **{k: s[k] for k in sorted(s)}}
+    return json_hash([scenario_seed_key(s, throws), code_salt()], 24, compact=True)
+
+
+def scenario_seed_key(s: dict[str, Any], throws: int) -> str:
+    """The hash of a scenario and its throw count alone, which seeds its recording: the same throws
+    whatever version records them, as long as the code throws the same."""
+    body = {"format": BANK_FORMAT, "throws": int(throws), **{k: s[k] for k in sorted(s)}}
     body["shots"] = sorted(body["shots"])  # requirements combine regardless of order ...
     body["primary"] = s["shots"][0]  # ... but the first is the release
     return json_hash(body, 24, compact=True)
@@ -160,7 +166,7 @@ class ThrowBank:
         exp = {
             "name": f"bank-{key[:12]}",
             "description": scenario_text(s),
-            "seed": int(key[:15], 16),
+            "seed": int(scenario_seed_key(s, self.throws)[:15], 16),
             "throws": self.throws,
             "chunk_throws": max(1, min(100, self.throws)),
             "defaults": defaults,

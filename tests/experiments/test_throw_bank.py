@@ -103,3 +103,15 @@ def test_the_designers_question_runs_from_the_command_line(tmp_path, monkeypatch
     res = json.loads(capsys.readouterr().out)
     assert res["setting"] == "house_rules.monster_life_bonus" and res["metric"] == "win rate"
     assert sum(p["n"] for p in res["points"]) <= 400
+
+
+def test_an_entry_is_named_by_its_code_but_seeded_by_its_scenario_alone(monkeypatch):
+    """Another version of the code records a scenario again (a new name), with the same seed: the same
+    throws, as long as the code throws the same."""
+    from sim import diskcache
+    from sim.experiments.throw_bank import scenario_seed_key
+
+    s = {"die": "hero-d8", "shots": ["standard"], "skill": "casual", "board": "magma", "templates": [], "rules": {}}
+    name, seed = scenario_key(s, 200), scenario_seed_key(s, 200)
+    monkeypatch.setattr(diskcache, "code_salt", lambda: "another version")
+    assert scenario_key(s, 200) != name and scenario_seed_key(s, 200) == seed
