@@ -12,7 +12,9 @@ Besides the table of levers it measures how Bullet's restitution acts at an edge
 face impact (`--impacts`): the normal speed of the impacting point after / before; and how a near-flat
 landing on an end or on the side tumbles the cylinder at each step (`--near-flat`): the one measurement
 here that is not converged in the step (docs/physics.md, "Rolling bodies"); and where the end share converges
-in the impact step (`--converge`: rigid and soft contact, with the d8 run-out and the d6 faces).
+in the impact step (`--converge`: rigid and soft contact, with the d8 run-out and the d6 faces); and, at that
+converged step, the levers left (`--converged-levers`): the friction of plastic on the panes, the roll's release
+(gentler, harder, a still drop) and the glass's rebound, paired on the same rolls, on glass and glass-thin.
 
 End share: the cylinder rests with its axis within 60 deg of vertical (Wilson 95 % interval, voids
 left out and counted). Run-out: horizontal distance from the d8's first touch of the table to where it
@@ -505,7 +507,8 @@ def _release(height_mm: float, speed_mps: float, spin_rps: float) -> dict:
 
 
 CONVERGED_LEVERS: tuple[ConvergedLever, ...] = (
-    ConvergedLever("today", "friction 0.35; roll 15 cm, 1.5 m/s, 6 rps; glass rebound 0.85, thin 0.65"),
+    ConvergedLever("today", "friction 0.35; roll 15 cm, 1.5 m/s, 6 rps; rebound 0.85 / 0.65"),
+    ConvergedLever("friction, plastic on the pane", "0.05", pair={"friction": 0.05}),
     ConvergedLever("friction, plastic on the pane", "0.15", pair={"friction": 0.15}),
     ConvergedLever("friction, plastic on the pane", "0.6", pair={"friction": 0.6}),
     ConvergedLever("release", "gentle: 5 cm, 0.5 m/s, 2 rps", release=_release(50.0, 0.5, 2.0)),
@@ -587,7 +590,10 @@ def converged_levers(n: int, n_default: int, out_dir: str) -> dict:
 def converged_levers_markdown(out: dict) -> str:
     """The table of docs/physics.md "The model's levers at the converged step"."""
     def cell(r: dict | None) -> str:
-        return "-" if r is None else f"{r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]"
+        if r is None:
+            return "-"
+        left = f" ({r['void']} of {r['n'] + r['void']} void)" if r["void"] else ""
+        return f"{r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]{left}"
 
     def diff(v: list | None) -> str:
         return "-" if v is None else f"{v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]"
