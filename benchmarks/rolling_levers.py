@@ -12,7 +12,9 @@ Besides the table of levers it measures how Bullet's restitution acts at an edge
 face impact (`--impacts`): the normal speed of the impacting point after / before; and how a near-flat
 landing on an end or on the side tumbles the cylinder at each step (`--near-flat`): the one measurement
 here that is not converged in the step (docs/physics.md, "Rolling bodies"); and where the end share converges
-in the impact step (`--converge`: rigid and soft contact, with the d8 run-out and the d6 faces).
+in the impact step (`--converge`: rigid and soft contact, with the d8 run-out and the d6 faces); and, at that
+converged step, the levers left (`--converged-levers`): the friction of plastic on the panes, the roll's release
+(gentler, harder, a still drop) and the glass's rebound, paired on the same rolls, on glass and glass-thin.
 
 End share: the cylinder rests with its axis within 60 deg of vertical (Wilson 95 % interval, voids
 left out and counted). Run-out: horizontal distance from the d8's first touch of the table to where it
@@ -38,6 +40,7 @@ from sim.engine.worlds import build_thrower
 from sim.experiments.statistics import mean_interval, wilson
 from sim.files import write_atomic
 from sim.specs.die import quat_to_matrix
+from sim.specs.physics import CONVERGED_IMPACT_STEP
 from sim.specs.scenario import Scenario
 from sim.vectors import dot, matmul
 
@@ -94,8 +97,8 @@ def faceted_cylinder(radius_mm: float, height_mm: float, facets: int) -> dict:
             "die.faces": ["cap"] * 2 + ["side"] * facets, "die.icon_labels": []}
 
 
-def _materials_file(changes: dict, out_dir: str) -> str:
-    """A copy of the default material table with the plastic-wood pair's fields changed."""
+def _materials_file(changes: dict, out_dir: str, surface: str = "wood") -> str:
+    """A copy of the default material table with the plastic-`surface` pair's fields changed."""
     if not changes:
         return "default"
     import tomllib
@@ -105,7 +108,7 @@ def _materials_file(changes: dict, out_dir: str) -> str:
     with open(resolve("material", "default"), "rb") as fh:
         data = tomllib.load(fh)
     for p in data["pairs"]:
-        if {p["a"], p["b"]} == {"plastic", "wood"}:
+        if {p["a"], p["b"]} == {"plastic", surface}:
             p.update(changes)
     lines = [f"name = {json.dumps(data['name'])}", f"estimated = {str(data['estimated']).lower()}",
              f"materials = {json.dumps(data['materials'])}", ""]
@@ -114,7 +117,7 @@ def _materials_file(changes: dict, out_dir: str) -> str:
         lines += [f"{k} = {json.dumps(v)}" for k, v in p.items()]
         lines.append("")
     tag = "-".join(f"{k}{v:g}" for k, v in sorted(changes.items()))
-    path = os.path.join(out_dir, f"materials-{tag}.toml")
+    path = os.path.join(out_dir, f"materials-{tag}.toml" if surface == "wood" else f"materials-{surface}-{tag}.toml")
     write_atomic(path, "\n".join(lines))
     return path
 
@@ -481,6 +484,133 @@ def converge_markdown(out: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------- the model's levers at the converged step
+@dataclass(frozen=True)
+class ConvergedLever:
+    """One setting of the converged-step lever runs: the plastic-pane pair, the roll shot's release, or a
+    still drop in place of the roll."""
+
+    lever: str
+    value: str
+    surfaces: tuple[str, ...] = ("glass", "glass-thin")
+    pair: dict = field(default_factory=dict)  # plastic-<surface> pair fields changed
+    release: dict = field(default_factory=dict)  # scenario overrides of the roll shot
+    drop: bool = False  # released still, in a random orientation, 10-20 cm up
+
+
+def _release(height_mm: float, speed_mps: float, spin_rps: float) -> dict:
+    """The roll shot at another nominal height, speed and tumble, its height and spin spreads scaled with
+    the nominal (the shot's are 15 cm and 6 rps), so a gentler roller is also a steadier one."""
+    return {"shot.release.height_mm": height_mm, "shot.release.speed_mps": speed_mps,
+            "shot.release.spin_rps": spin_rps, "shot.noise.height": height_mm / 150.0,
+            "shot.noise.spin": 3.0 * spin_rps / 6.0}
+
+
+CONVERGED_LEVERS: tuple[ConvergedLever, ...] = (
+    ConvergedLever("today", "friction 0.35; roll 15 cm, 1.5 m/s, 6 rps; rebound 0.85 / 0.65"),
+    ConvergedLever("friction, plastic on the pane", "0.05", pair={"friction": 0.05}),
+    ConvergedLever("friction, plastic on the pane", "0.15", pair={"friction": 0.15}),
+    ConvergedLever("friction, plastic on the pane", "0.6", pair={"friction": 0.6}),
+    ConvergedLever("release", "gentle: 5 cm, 0.5 m/s, 2 rps", release=_release(50.0, 0.5, 2.0)),
+    ConvergedLever("release", "hard: 30 cm, 2.5 m/s, 12 rps", release=_release(300.0, 2.5, 12.0)),
+    ConvergedLever("release", "still drop, random orientation, 10-20 cm", drop=True),
+    ConvergedLever("glass rebound (flat 10 cm drop)", "0.3", surfaces=("glass",), pair={"restitution": 0.3}),
+    ConvergedLever("glass rebound (flat 10 cm drop)", "0.5", surfaces=("glass",), pair={"restitution": 0.5}),
+    ConvergedLever("glass rebound (flat 10 cm drop)", "0.65", surfaces=("glass",), pair={"restitution": 0.65}),
+)
+
+
+def _drop_release(seed: int, k: int):
+    """Roll k's still drop: the cylinder's centre 10-20 cm over the table, at rest, in the throw's own
+    uniform orientation."""
+    from sim.engine.release import Release
+    from sim.seeding import Draw
+
+    d = Draw.for_throw(seed, k)
+    return [Release((0.0, 0.0, 0.10 + 0.10 * float(d.extra[0])), (0.0, 0.0, 0.0), d.orientation_xyzw, (0.0, 0.0, 0.0))]
+
+
+def lever_share(lv: ConvergedLever, surface: str, n: int, hz: float | None, out_dir: str) -> dict:
+    """End share of n h = d rolls (seed 20250607, the converge run's) onto `surface` under one lever, at
+    the impact step `hz` (None: the default engine), with the per-roll flags for paired differences."""
+    case = cylinder_case(CYL_RADIUS_MM, 2 * CYL_RADIUS_MM)
+    th = build_thrower(Scenario.build(dice=[case.base], shots=["roll"],
+                                      overrides=dict(case.overrides) | {"shot.table_material": surface}
+                                      | lv.release | _impact_step(hz),
+                                      materials=_materials_file(lv.pair, out_dir, surface)))
+    flags: list[int | None] = []
+    t0 = time.process_time()
+    for k in range(n):
+        res = th.throw_releases(_drop_release(CONVERGE_SEED, k)) if lv.drop else th.throw(CONVERGE_SEED, k)
+        o = res.outcome
+        flags.append(None if o.result == "void" else int(abs(quat_to_matrix(o.orientation_xyzw)[2, 2]) > 0.5))
+    cpu = (time.process_time() - t0) / max(1, n)
+    rebound = th.physics.rebound.get("table", (None, None))[1]
+    th.physics.close()
+    seen = [f for f in flags if f is not None]
+    r = wilson(sum(seen), len(seen))
+    return {"lever": lv.lever, "value": lv.value, "surface": surface, "hz": hz, "n": len(seen),
+            "void": len(flags) - len(seen), "share": r.rate, "lo": r.lo, "hi": r.hi, "cpu_s": cpu,
+            "rebound": rebound, "flags": flags}
+
+
+def _paired(a: list, b: list) -> list[float]:
+    """Paired difference of two runs' end rates (Newcombe) over the rolls both rested in."""
+    from sim.experiments.statistics import paired_rate_difference
+
+    both = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+    e = paired_rate_difference([bool(x) for x, _ in both], [bool(y) for _, y in both])
+    return [e.value, e.lo, e.hi]
+
+
+def converged_levers(n: int, n_default: int, out_dir: str) -> dict:
+    """Every lever of CONVERGED_LEVERS on each of its surfaces at the converged impact step (n rolls), and
+    at the default step (n_default rolls, 0: not run) for comparison; paired differences against today
+    and between the panes."""
+    hz = CONVERGED_IMPACT_STEP["step_hz"]
+    runs = [(lv, s, h, m) for h, m in ((hz, n), (None, n_default)) if m for lv in CONVERGED_LEVERS for s in lv.surfaces]
+    rows = []
+    t0 = time.process_time()
+    for i, (lv, surface, h, m) in enumerate(runs, 1):
+        rows.append(lever_share(lv, surface, m, h, out_dir))
+        r = rows[-1]
+        print(f"[{i}/{len(runs)}] {'converged' if h else 'default'} step, {surface}, {lv.lever} = {lv.value}: "
+              f"{r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}] of {r['n']} ({1e3 * r['cpu_s']:.0f} ms a roll, "
+              f"{time.process_time() - t0:.0f} s CPU)", file=sys.stderr, flush=True)
+    get = {(r["lever"], r["value"], r["surface"], r["hz"]): r for r in rows}
+    today = CONVERGED_LEVERS[0]
+    for r in rows:
+        base = get[(today.lever, today.value, r["surface"], r["hz"])]
+        r["vs_today"] = None if r is base else _paired(r["flags"], base["flags"])
+        thin = get.get((r["lever"], r["value"], "glass-thin", r["hz"]))
+        r["thick_thin"] = _paired(r["flags"], thin["flags"]) if r["surface"] == "glass" and thin else None
+    return {"seed": CONVERGE_SEED, "step": CONVERGED_IMPACT_STEP, "n": n, "n_default": n_default, "rows": rows}
+
+
+def converged_levers_markdown(out: dict) -> str:
+    """The table of docs/physics.md "The model's levers at the converged step"."""
+    def cell(r: dict | None) -> str:
+        if r is None:
+            return "-"
+        left = f" ({r['void']} of {r['n'] + r['void']} void)" if r["void"] else ""
+        return f"{r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]{left}"
+
+    def diff(v: list | None) -> str:
+        return "-" if v is None else f"{v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]"
+
+    hz = CONVERGED_IMPACT_STEP["step_hz"]
+    get = {(r["lever"], r["value"], r["surface"], r["hz"]): r for r in out["rows"]}
+    lines = ["| lever | setting | glass | glass - today | glass-thin | glass-thin - today | glass - glass-thin "
+             "| default step: glass / glass-thin |", "|---|---|---|---|---|---|---|---|"]
+    for lv in CONVERGED_LEVERS:
+        g, t = get.get((lv.lever, lv.value, "glass", hz)), get.get((lv.lever, lv.value, "glass-thin", hz))
+        dg, dt = get.get((lv.lever, lv.value, "glass", None)), get.get((lv.lever, lv.value, "glass-thin", None))
+        default = " / ".join("-" if d is None else f"{d['share']:.3f}" for d in (dg, dt))
+        lines.append(f"| {lv.lever} | {lv.value} | {cell(g)} | {diff(g and g['vs_today'])} | {cell(t)} | "
+                     f"{diff(t and t['vs_today'])} | {diff(g and g['thick_thin'])} | {default} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=1000, help="cylinder rolls per setting")
@@ -493,10 +623,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--converge", action="store_true",
                    help="only measure where the end share converges in the impact step (rigid and soft contact), "
                         "with the d8 run-out and the d6 faces (--n rolls each, --d8 d8 rolls, --d6 d6 rolls)")
+    p.add_argument("--converged-levers", action="store_true",
+                   help="only measure the model's levers (the plastic-pane friction, the roll's release, the glass "
+                        "rebound) at the converged impact step, --n rolls a setting and pane (and --default-n at "
+                        "the default step)")
+    p.add_argument("--default-n", type=int, default=400, help="rolls a setting at the default step (--converged-levers)")
     p.add_argument("--d6", type=int, default=600, help="d6 rolls per step (--converge)")
     p.add_argument("--out", default="results/rolling-levers")
     a = p.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
+    if a.converged_levers:
+        lev = converged_levers(a.n, a.default_n, a.out)
+        slim = lev | {"rows": [{k: v for k, v in r.items() if k != "flags"} for r in lev["rows"]]}
+        write_atomic(os.path.join(a.out, "converged-levers.json"), json.dumps(slim, indent=1))
+        write_atomic(os.path.join(a.out, "converged-levers.md"), converged_levers_markdown(lev))
+        print(converged_levers_markdown(lev))
+        return 0
     if a.converge:
         conv = converge(a.n, a.d8, a.d6)
         slim = conv | {"shares": [{k: v for k, v in r.items() if k != "flags"} for r in conv["shares"]],
