@@ -173,7 +173,8 @@ class AimProgress:
         self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
-        """One grid point of the solve is about to start (`done` of `total` finished)."""
+        """A reference throw of the solve is about to start (`done` made, at most `total`; the solve often
+        needs fewer: it stops once its choice is decided); `done == total` at the end."""
         import time
 
         now = time.monotonic()
@@ -183,11 +184,11 @@ class AimProgress:
             return
         tty = sys.stderr.isatty()
         if tty:
-            sys.stderr.write(
-                f"\rdfsim: aiming the shot (solved once, then cached): grid point {done + 1}/{total}"
-            )
-            if done + 1 == total:
-                sys.stderr.write("\n")
+            head = "\rdfsim: aiming the shot (solved once, then cached): "
+            if done >= total:
+                sys.stderr.write(f"{head}done, {done} reference throws\n")
+            else:
+                sys.stderr.write(f"{head}reference throw {done + 1} of at most {total}")
         elif not self.shown:
             sys.stderr.write("dfsim: aiming the shot (solved once for this scenario, then cached) ...\n")
         sys.stderr.flush()

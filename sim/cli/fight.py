@@ -102,7 +102,9 @@ def _played_fights(spec, source, fights: range, policy, physics: bool) -> list:
     if physics:
         source.on_throw = lambda k: bar.bar.set_postfix_str(f"{k} throws", refresh=True)
         source.aim_progress = lambda done, total: bar.bar.set_postfix_str(
-            f"{source.throws} throws; aiming a new scene, grid point {done + 1}/{total}", refresh=True
+            f"{source.throws} throws; aiming a new scene, reference throw {min(done + 1, total)} of at most"
+            f" {total}",
+            refresh=True,
         )
     results = []
     try:

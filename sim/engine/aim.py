@@ -49,6 +49,7 @@ NOMINAL_MISS_PER_HIT_M = 100.0
 # throws leave a standard error of 5 points, more than the techniques differ, and each skill's
 # technique was then a lottery (an expert drew one 6 points below its best, no better than a casual's)
 NOMINAL_REFS = 16
+NOMINAL_PROBE_REFS = 4
 NOMINAL_FINALISTS = 3
 NOMINAL_FINAL_REFS = 64
 NOMINAL_MAX_FINAL_REFS = 256
@@ -79,8 +80,10 @@ class AimSolver:
         self.hand = hand
         self.throw = throw
         self.objective: tuple[str, int] = ("hit", 0)  # what the technique maximises (set_objective)
-        # optional progress observer of the solve: called (grid points done, total) before each; None = off
+        # optional progress observer of the solve: called (reference throws made, at most) before each
+        # reference throw and once at the end with both equal; None = off
         self.progress: Callable[[int, int], None] | None = None
+        self._made, self._at_most = 0, 0  # the solve under way: reference throws made, at most
 
     # ---------------- what is maximised ----------------
     def set_objective(self, objective: str = "hit", need: int = 0) -> None:
@@ -155,22 +158,36 @@ class AimSolver:
     def solve(self, aim: tuple[float, float], skill: SkillSpec | None) -> Technique:
         """Solve the technique: every candidate of the grid screened on NOMINAL_REFS reference throws,
         the best NOMINAL_FINALISTS ranked again (`final_choice`)."""
+        grid = self.grid(aim)
+        if not grid:
+            rel = self.scenario.shot.release
+            return rel.speed_mps, rel.elevation_deg
+        n_final = min(NOMINAL_FINALISTS, len(grid))
+        self._made, self._at_most = (
+            0,
+            len(grid) * NOMINAL_REFS + n_final * (NOMINAL_MAX_FINAL_REFS - NOMINAL_REFS),
+        )
+        screened, values = self.screen(aim, grid, skill)
+        finalists = [(v, el) for _, v, el in sorted(screened)[:n_final]]
+        choice = self.final_choice(aim, finalists, skill, [values[grid.index(c)] for c in finalists])
+        if self.progress is not None:
+            self.progress(self._made, self._made)
+        return choice
+
+    def grid(self, aim: tuple[float, float]) -> list[Technique]:
+        """The candidate techniques: a bounce at each of NOMINAL_GAP_FACTORS of the shot's gap before the
+        board's edge, at each elevation, the ballistic speed that reaches it; the releases the body
+        allows, or, only when none of the grid is (a limit too tight for the aim), the grid's releases
+        clipped into the limits."""
         rel = self.scenario.shot.release
         edge_s = edge_distance(self.scenario.board, rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
         h = rel.height_mm * 1e-3
-        candidates: list[tuple[float, float, float]] = []  # (score, speed, elevation)
         lim = self.scenario.shot.limits
-        elevations = _elevations(lim)
-        # releases the body allows first; only when none of the grid is (a limit too tight for the
-        # aim), the grid's releases clipped into the limits
-        total, done = len(NOMINAL_GAP_FACTORS) * len(elevations), 0
+        grid: list[Technique] = []
         for clipped in (False, True):
             for gap_f in NOMINAL_GAP_FACTORS:
                 D = max(0.05, edge_s - rel.bounce_gap_mm * 1e-3 * gap_f)
-                for el in elevations:
-                    if self.progress is not None:
-                        self.progress(done, total)
-                    done += 1
+                for el in _elevations(lim):
                     v = ballistic_speed(D, h, el)
                     if not math.isfinite(v) or v > NOMINAL_MAX_SPEED_MPS:
                         continue
@@ -180,37 +197,111 @@ class AimSolver:
                         v, el = lim.clip("speed", v), lim.clip("elevation", el)
                     elif clipped:
                         continue
-                    score = _score_of(self.reference_values(aim, (v, float(el)), NOMINAL_REFS, skill))
-                    candidates.append((score, v, float(el)))
-            if candidates or not lim.any:
+                    grid.append((v, float(el)))
+            if grid or not lim.any:
                 break
-        if not candidates:
-            return rel.speed_mps, rel.elevation_deg
-        finalists = [(v, el) for _, v, el in sorted(candidates)[:NOMINAL_FINALISTS]]
-        return self.final_choice(aim, finalists, skill)
+        return grid
+
+    def screen(
+        self, aim: tuple[float, float], grid: list[Technique], skill: SkillSpec | None
+    ) -> tuple[list[tuple[float, float, float]], list[np.ndarray]]:
+        """Each candidate's (score, speed, elevation) on NOMINAL_REFS reference throws, and the reference
+        values it threw; a candidate that can no longer be a finalist stops early and scores +inf.
+
+        Exact, not a heuristic: a reference throw's objective value lies in [0, 1] for "hit" and "kill"
+        and the miss term of the score is never negative, so after k throws a candidate cannot score
+        below -(its sum + NOMINAL_REFS - k) / NOMINAL_REFS; once NOMINAL_FINALISTS fully screened
+        candidates score strictly below that, it cannot be among them, and the finalists are those the
+        full screen would pick. Throw i of a technique depends only on (technique, i), so the order the
+        throws are made in changes nothing. Every candidate is first screened on NOMINAL_PROBE_REFS
+        throws and the most promising finish first, so the finalists' bar is high early. "damage" values
+        have no upper bound: every candidate is screened in full."""
+        bounded = self.objective[0] != "damage"
+        probe = min(NOMINAL_PROBE_REFS, NOMINAL_REFS)
+        values = [self.reference_values(aim, c, probe, skill) for c in grid]
+        order = sorted(range(len(grid)), key=lambda i: -float(values[i][:, 0].sum()))
+        full: list[float] = []  # the scores of the candidates screened in full, ascending
+        scores = [math.inf] * len(grid)
+        for i in order:
+            while len(values[i]) < NOMINAL_REFS:
+                k = len(values[i])
+                best_possible = -(float(values[i][:, 0].sum()) + NOMINAL_REFS - k) / NOMINAL_REFS
+                if bounded and len(full) >= NOMINAL_FINALISTS and full[NOMINAL_FINALISTS - 1] < best_possible:
+                    break
+                values[i] = np.vstack([values[i], self.reference_values(aim, grid[i], 1, skill, start=k)])
+            if len(values[i]) == NOMINAL_REFS:
+                scores[i] = _score_of(values[i])
+                full = sorted([*full, scores[i]])
+        return [(scores[i], v, el) for i, (v, el) in enumerate(grid)], values
 
     def final_choice(
-        self, aim: tuple[float, float], finalists: list[Technique], skill: SkillSpec | None
+        self,
+        aim: tuple[float, float],
+        finalists: list[Technique],
+        skill: SkillSpec | None,
+        known: list[np.ndarray] | None = None,
     ) -> Technique:
         """The finalist that scores best on the final reference throws, thrown in doubling batches until
-        the leader's paired lead in the objective exceeds its noise (or the cap is reached)."""
-        values = [self.reference_values(aim, c, NOMINAL_FINAL_REFS, skill) for c in finalists]
+        the leader's paired lead in the objective exceeds its noise (or the cap is reached).
+
+        At each batch only the leader and the runner-up need all the batch's throws: another finalist
+        stops once it provably ranks below them (the bound of `screen`), and throws its missing ones
+        only if a later batch needs them. The choice is the one all throws would give. `known`: each
+        finalist's first reference values, already thrown by the screen (the same draws), not thrown again."""
+        bounded = self.objective[0] != "damage"
+        values = [np.zeros((0, 2)) for _ in finalists] if known is None else [v.copy() for v in known]
+        refs = NOMINAL_FINAL_REFS
         while True:
-            scores = [_score_of(v) for v in values]
-            order = sorted(range(len(finalists)), key=lambda i: (scores[i], finalists[i]))
-            refs = len(values[0])
+            order = self._top_two(aim, finalists, values, refs, skill, bounded)
             if len(order) < 2 or refs >= NOMINAL_MAX_FINAL_REFS:
                 break
-            lead = values[order[0]][:, 0] - values[order[1]][:, 0]  # leader minus runner-up, per throw
+            lead = values[order[0]][:refs, 0] - values[order[1]][:refs, 0]  # leader minus runner-up
             se = float(lead.std(ddof=1)) / math.sqrt(refs)
             if se == 0.0 or float(lead.mean()) > NOMINAL_SEPARATION_SE * se:
                 break
-            more = min(refs, NOMINAL_MAX_FINAL_REFS - refs)
-            values = [
-                np.vstack([v, self.reference_values(aim, c, more, skill, start=refs)])
-                for c, v in zip(finalists, values)
-            ]
+            refs += min(refs, NOMINAL_MAX_FINAL_REFS - refs)
         return finalists[order[0]]
+
+    def _top_two(
+        self,
+        aim: tuple[float, float],
+        finalists: list[Technique],
+        values: list[np.ndarray],
+        refs: int,
+        skill: SkillSpec | None,
+        bounded: bool,
+    ) -> list[int]:
+        """The finalists in score order over `refs` throws, as far as it is decided: the first two thrown
+        in full (`values` extended in place), the others after them in full or once provably below the
+        second (a candidate's score cannot fall below -(its sum + the throws it lacks) / refs)."""
+
+        def extend(i: int, upto: int) -> None:
+            k = len(values[i])
+            if upto > k:
+                more = self.reference_values(aim, finalists[i], upto - k, skill, start=k)
+                values[i] = np.vstack([values[i], more])
+
+        def key(i: int) -> tuple:
+            return (_score_of(values[i][:refs]), finalists[i])
+
+        def promise(i: int) -> tuple[float, int]:  # the best partial mean first; at first the screen's order
+            return (-float(values[i][:, 0].mean()) if len(values[i]) else 0.0, i)
+
+        full: list[int] = []
+        for i in sorted(range(len(finalists)), key=promise):
+            if len(full) < 2 or not bounded:
+                extend(i, refs)
+                full.append(i)
+                continue
+            second = sorted(key(j) for j in full)[1][0]
+            while len(values[i]) < refs:
+                k = len(values[i])
+                if -(float(values[i][:, 0].sum()) + refs - k) / refs > second:
+                    break
+                extend(i, k + 1)
+            if len(values[i]) >= refs:
+                full.append(i)
+        return sorted(full, key=key)
 
     def reference_values(
         self,
@@ -226,6 +317,9 @@ class AimSolver:
         aim_v = np.zeros(2) if aim is None else np.array(aim)
         rows = []
         for i in range(start, start + refs):
+            if self.progress is not None:
+                self.progress(self._made, max(self._at_most, self._made + 1))
+            self._made += 1
             draw = Draw.for_throw(NOMINAL_REF_SEED, i)
             o = self.throw(self.hand.releases(draw, *nominal, aim, skill=skill, biased=False))
             miss = (

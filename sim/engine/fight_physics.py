@@ -257,7 +257,7 @@ class PhysicsSource:
         self.throws = 0
         self.last: ThrowResult | None = None
         # what a command shows while fights play: called after every throw (throws so far), and with a
-        # new scenario's aim solve (grid points done, total)
+        # new scenario's aim solve (reference throws made, at most)
         self.on_throw: Callable[[int], None] | None = None
         self.aim_progress: Callable[[int, int], None] | None = None
 
