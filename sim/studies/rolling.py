@@ -161,8 +161,10 @@ def end_landings(surface: str, ratio: float, n: int, seed: int, physics: dict | 
 # the open gap between the engine and the published end landings (docs/physics.md, "Rolling bodies")
 SURFACE_ENDS_GAP = (
     "converged in the step, h = d cylinders end on an end about 0.13 of the time on both panes, not the "
-    "published 0.38 (thick) and 0.24 (thin), and the thick pane does not lead: the contact model, not the "
-    'step, is what is left to fix (docs/physics.md, "Where the end share converges")'
+    "published 0.38 (thick) and 0.24 (thin), and the thick pane does not lead; no lever PyBullet exposes "
+    "closes it (friction, the release, the rebound); what is missing, an impact's tangential response and "
+    'a pane\'s own flexure, is not in its contact model (docs/physics.md, "The model\'s levers at the '
+    'converged step")'
 )
 
 
