@@ -182,11 +182,11 @@ def game_win_rates(work: Path) -> str:
 
     def answer(cmd: str) -> str:
         """The tune's answer: its first line, or its one-line refusal when no value in the range reaches
-        the target (exit 2: that is an answer too)."""
+        the target (exit 3: that is an answer too)."""
         argv = shlex.split(cmd)
         argv[0] = str(BIN / "dfsim")
         p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=3600)
-        if p.returncode == 2 and "not inside the response" in p.stderr:
+        if p.returncode == 3 and "not inside the response" in p.stderr:
             return p.stderr.strip().splitlines()[-1]
         if p.returncode != 0:
             sys.exit(f"doc_numbers: `{cmd}` exited {p.returncode}: {p.stderr.strip()}")

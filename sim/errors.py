@@ -32,8 +32,9 @@ class FieldError(ValueError):
         self.problem = problem
 
 
-class NotBracketedError(SpecError):
-    """The target rate is not inside the response over the given range (one line, exit status 2)."""
+class NotBracketedError(Exception):
+    """The target rate is not inside the response over the given range: an answer (no value in the range
+    gives the target), not bad input, so not a SpecError: one line, exit status 3 (`EXIT_NO_ANSWER`)."""
 
 
 class UncoveredThrow(LookupError):

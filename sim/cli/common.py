@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the specs are imported by the commands that build a scenari
 
 EXIT_BAD_INPUT = 2
 EXIT_FAULT = 1
+EXIT_NO_ANSWER = 3  # a well-posed question with no answer in the range asked (`dfsim tune`: not bracketed)
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT); another stop signal gives 128 + its number
 
 

@@ -28,8 +28,8 @@ from sim.cli import (
     validate,
     viewer,
 )
-from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, Parser
-from sim.errors import SpecError, Stopped, signal_name, stop_signal
+from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, EXIT_NO_ANSWER, Parser
+from sim.errors import NotBracketedError, SpecError, Stopped, signal_name, stop_signal
 from sim.files import command_inputs
 
 COMMAND_GROUPS = (
@@ -96,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     except SpecError as exc:
         sys.stderr.write(f"dfsim: {exc}\n")
         return EXIT_BAD_INPUT
+    except NotBracketedError as exc:  # an answer, not a mistake: one line, its own status
+        sys.stderr.write(f"dfsim: {exc}\n")
+        return EXIT_NO_ANSWER
     except KeyboardInterrupt as exc:
         signum = stop_signal(exc)
         sys.stderr.write(

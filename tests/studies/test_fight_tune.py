@@ -106,7 +106,6 @@ def test_dfsim_tune_fight(fight_dir, capsys):
     (["--records", "RUN", "--set", "monster.life=1:12", "--integer", "--metric", "hit"], "fight counts: won"),
     (["--records", "RUN", "--set", "monster.lives=1:12", "--integer"], "lives"),
     (["--records", "RUN", "--set", "monster.life=1:12", "--integer", "--set", "throws.skill=expert"], "no recorded throws"),
-    (["--records", "RUN", "--set", "monster.life=30:40", "--integer"], "not inside the response"),
 ])
 def test_bad_fight_tune_is_one_line_exit_2(fight_dir, capsys, extra, needle):
     out = fight_dir / "out"
@@ -115,4 +114,15 @@ def test_bad_fight_tune_is_one_line_exit_2(fight_dir, capsys, extra, needle):
     assert main(argv) == 2
     cap = capsys.readouterr()
     assert cap.out == "" and needle in cap.err and cap.err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_target_the_range_does_not_reach_is_an_answer_exit_3(fight_dir, capsys):
+    """Not bad input (exit 2) but a question with no answer in the range: one line, exit 3, nothing written."""
+    out = fight_dir / "out"
+    argv = ["tune", str(fight_dir / "coin.toml"), "--target", "0.5", "--out", str(out),
+            "--records", str(fight_dir / "run"), "--set", "monster.life=30:40", "--integer"]
+    assert main(argv) == 3
+    cap = capsys.readouterr()
+    assert cap.out == "" and "not inside the response" in cap.err and cap.err.count("\n") == 1
     assert not out.exists()
