@@ -425,9 +425,7 @@ def converge(n: int, n8: int, n6: int) -> dict:
     from sim.experiments.statistics import paired_rate_difference
 
     def paired(a: dict, b: dict) -> list[float]:
-        both = [(x, y) for x, y in zip(a["flags"], b["flags"]) if x is not None and y is not None]
-        e = paired_rate_difference([bool(x) for x, _ in both], [bool(y) for _, y in both])
-        return [e.value, e.lo, e.hi]
+        return _paired(a["flags"], b["flags"])
 
     steps: list[float | None] = [None, *CONVERGE_HZ]
     cases = ([("glass", hz, False) for hz in steps] + [("glass-thin", hz, False) for hz in (None, 15360.0)]

@@ -14,6 +14,7 @@ disk per machine (sim/diskcache.py), under a key naming everything the solve dep
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import math
 from collections.abc import Callable
@@ -210,7 +211,7 @@ class AimSolver:
 
         Exact, not a heuristic: a reference throw's objective value lies in [0, 1] for "hit" and "kill"
         and the miss term of the score is never negative, so after k throws a candidate cannot score
-        below -(its sum + NOMINAL_REFS - k) / NOMINAL_REFS; once NOMINAL_FINALISTS fully screened
+        below `_best_possible`; once NOMINAL_FINALISTS fully screened
         candidates score strictly below that, it cannot be among them, and the finalists are those the
         full screen would pick. Throw i of a technique depends only on (technique, i), so the order the
         throws are made in changes nothing. Every candidate is first screened on NOMINAL_PROBE_REFS
@@ -222,16 +223,19 @@ class AimSolver:
         order = sorted(range(len(grid)), key=lambda i: -float(values[i][:, 0].sum()))
         full: list[float] = []  # the scores of the candidates screened in full, ascending
         scores = [math.inf] * len(grid)
+
+        def out_of_reach(v: np.ndarray) -> bool:  # NOMINAL_FINALISTS finished candidates are surely better
+            if not bounded or len(full) < NOMINAL_FINALISTS:
+                return False
+            return full[NOMINAL_FINALISTS - 1] < _best_possible(v, NOMINAL_REFS)
+
         for i in order:
-            while len(values[i]) < NOMINAL_REFS:
-                k = len(values[i])
-                best_possible = -(float(values[i][:, 0].sum()) + NOMINAL_REFS - k) / NOMINAL_REFS
-                if bounded and len(full) >= NOMINAL_FINALISTS and full[NOMINAL_FINALISTS - 1] < best_possible:
-                    break
-                values[i] = np.vstack([values[i], self.reference_values(aim, grid[i], 1, skill, start=k)])
+            while len(values[i]) < NOMINAL_REFS and not out_of_reach(values[i]):
+                more = self.reference_values(aim, grid[i], 1, skill, start=len(values[i]))
+                values[i] = np.vstack([values[i], more])
             if len(values[i]) == NOMINAL_REFS:
                 scores[i] = _score_of(values[i])
-                full = sorted([*full, scores[i]])
+                bisect.insort(full, scores[i])
         return [(scores[i], v, el) for i, (v, el) in enumerate(grid)], values
 
     def final_choice(
@@ -239,17 +243,17 @@ class AimSolver:
         aim: tuple[float, float],
         finalists: list[Technique],
         skill: SkillSpec | None,
-        known: list[np.ndarray] | None = None,
+        screened: list[np.ndarray],
     ) -> Technique:
         """The finalist that scores best on the final reference throws, thrown in doubling batches until
         the leader's paired lead in the objective exceeds its noise (or the cap is reached).
 
         At each batch only the leader and the runner-up need all the batch's throws: another finalist
         stops once it provably ranks below them (the bound of `screen`), and throws its missing ones
-        only if a later batch needs them. The choice is the one all throws would give. `known`: each
-        finalist's first reference values, already thrown by the screen (the same draws), not thrown again."""
+        only if a later batch needs them. The choice is the one all throws would give. `screened`: each
+        finalist's first reference values, thrown by the screen (the same draws), not thrown again."""
         bounded = self.objective[0] != "damage"
-        values = [np.zeros((0, 2)) for _ in finalists] if known is None else [v.copy() for v in known]
+        values = [v.copy() for v in screened]
         refs = NOMINAL_FINAL_REFS
         while True:
             order = self._top_two(aim, finalists, values, refs, skill, bounded)
@@ -273,7 +277,7 @@ class AimSolver:
     ) -> list[int]:
         """The finalists in score order over `refs` throws, as far as it is decided: the first two thrown
         in full (`values` extended in place), the others after them in full or once provably below the
-        second (a candidate's score cannot fall below -(its sum + the throws it lacks) / refs)."""
+        second (`_best_possible`)."""
 
         def extend(i: int, upto: int) -> None:
             k = len(values[i])
@@ -294,11 +298,8 @@ class AimSolver:
                 full.append(i)
                 continue
             second = sorted(key(j) for j in full)[1][0]
-            while len(values[i]) < refs:
-                k = len(values[i])
-                if -(float(values[i][:, 0].sum()) + refs - k) / refs > second:
-                    break
-                extend(i, k + 1)
+            while len(values[i]) < refs and _best_possible(values[i], refs) <= second:
+                extend(i, len(values[i]) + 1)
             if len(values[i]) >= refs:
                 full.append(i)
         return sorted(full, key=key)
@@ -352,6 +353,13 @@ def ballistic_speed(distance_m: float, height_m: float, elevation_deg: float) ->
     if denom <= 0:
         return float("nan")
     return math.sqrt(GRAVITY * distance_m * distance_m / denom)
+
+
+def _best_possible(per_throw: np.ndarray, refs: int) -> float:
+    """The lowest score a technique with these first reference values can still reach over `refs` throws,
+    for objectives valued in [0, 1]: every throw it lacks a full value, and no miss (the miss term of
+    `_score_of` is never negative)."""
+    return -(float(per_throw[:, 0].sum()) + refs - len(per_throw)) / refs
 
 
 def _score_of(per_throw: np.ndarray) -> float:
