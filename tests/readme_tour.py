@@ -25,6 +25,11 @@ SMALL = {
     # for each built-in shot in tests/engine/test_determinism.py)
     "dfsim run experiments/shot-requirements.toml": ["--max-throws", "24", "--workers", "2",
                                                      "--variants", "standard-*,firewall-*,far-*,firewall.far-casual"],
+    # a template laid at the bullseye and aimed at, and two flipped (each laid scene is re-aimed; every
+    # variant at small sizes: tests/experiments/test_template_odds.py)
+    "dfsim run experiments/template-odds.toml": ["--max-throws", "24", "--workers", "2", "--variants",
+                                                 "none-casual,weak-point.laid-*-casual,weak-point.flip-casual,"
+                                                 "fireball.flip-casual"],
     "dfsim run": ["--max-throws", "24", "--workers", "2"],  # a fight experiment: --max-fights too
     "dfsim fight reference --records": ["--fights", "300"],
     "dfsim tune --set skill": ["--budget", "240"],
@@ -32,7 +37,9 @@ SMALL = {
     "dfsim fit-skill": ["--throws", "100"],
     "dfsim bench": ["--throws", "20", "--naive-throws", "10"],
     "dfsim converge": ["-n", "8"],
-    "dfsim sensitivity": ["--throws", "6", "--trajectories", "2"],
+    # every design point is a scene of its own, re-aimed: three of the file's parameters (the dummy's steps
+    # reuse the scene before them), not fifteen (the whole file's design: tests/studies/test_sensitivity.py)
+    "dfsim sensitivity": ["--throws", "6", "--trajectories", "2", "--parameters", "board friction,speed spread,dummy"],
     # two fast checks: the command, its report folder and its verdict (every check passing at the quick
     # sizes is tests/studies/test_validation.py, which runs them all)
     "dfsim validate --quick": ["--only", "ballistic,precession"],
@@ -82,24 +89,18 @@ def dask_scheduler_address():
     cluster.close()
 
 
-# the tour's second half starts here, with a run of the quickstart (on Dask) that the later lines read;
-# the one earlier run it reads is made again just before the line that reads it (by then the first
-# half, running beside it, has solved its aims into the shared cache)
+# the tour's second half starts here, with a run of the quickstart (on Dask) that the later lines read
 SPLIT_AT = "dfsim run experiments/quickstart.toml --executor dask"
-SECOND_HALF_NEEDS = {"dfsim doctor results/skill-levels": "dfsim run experiments/skill-levels.toml --workers 2"}
 
 
 def halves() -> tuple[list[str], list[str]]:
     """The tour in two halves, each runnable alone: the first starts with the quickstart (the README's
-    first command ran it), the second makes the runs it reads."""
+    first command ran it), the second with a run of it on Dask; every later line reads only its own
+    half's runs."""
     tour = _tour()
     assert len(tour) > 30 and tour[0] == "dfsim", tour[:3]
     i = next(k for k, line in enumerate(tour) if line.startswith(SPLIT_AT))
-    second: list[str] = []
-    for line in tour[i:]:
-        second += [need for start, need in SECOND_HALF_NEEDS.items() if line.startswith(start)] + [line]
-    assert len(second) == len(tour) - i + len(SECOND_HALF_NEEDS), "a line the second half needs is gone"
-    return ["dfsim run experiments/quickstart.toml", *tour[:i]], second
+    return ["dfsim run experiments/quickstart.toml", *tour[:i]], tour[i:]
 
 
 def run_tour(commands: list[str], tmp_path: Path, scheduler: str | None, budget_s: float = TOUR_BUDGET_S) -> list[str]:

@@ -31,6 +31,14 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_BAD_INPUT)
 
 
+def patterns(text: str) -> list[str]:
+    """An argparse type: comma-separated names or shell patterns (variants, parameters)."""
+    names = [t.strip() for t in text.split(",")]
+    if not text.strip() or not all(names):
+        raise argparse.ArgumentTypeError(f"'{text}': give comma-separated names or shell patterns")
+    return names
+
+
 def integer(lo: int, hi: int) -> Callable[[str], int]:
     """An argparse type: a whole number in [lo, hi]."""
 

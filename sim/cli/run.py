@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, integer
+from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, integer, patterns
 from sim.errors import SpecError
 
 T = TypeVar("T")
@@ -66,14 +66,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--bank", metavar="DIR", help="game experiments: throw bank folder (default: the user's cache)"
     )
     p.set_defaults(func=cmd_run)
-
-
-def patterns(text: str) -> list[str]:
-    """A comma-separated list of variant names or shell patterns."""
-    names = [t.strip() for t in text.split(",")]
-    if not text.strip() or not all(names):
-        raise argparse.ArgumentTypeError(f"'{text}': give comma-separated variant names or patterns")
-    return names
 
 
 def runner_faults(call: Callable[[], T]) -> T | int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sim.cli.common import integer
+from sim.cli.common import integer, patterns
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-figure", action="store_true", help="skip sensitivity.png")
     p.add_argument("--throws", type=integer(1, 1_000_000), help="replace the file's throws per design point")
     p.add_argument("--trajectories", type=integer(2, 500), help="replace the file's Morris trajectories")
+    p.add_argument(
+        "--parameters",
+        type=patterns,
+        help="vary only these parameters (comma-separated names or shell patterns, 'speed spread,*friction'; "
+        "at least two); the others stay at the scene's values: an analysis of its own",
+    )
     p.set_defaults(func=cmd_sensitivity)
 
 
@@ -44,6 +50,7 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
             figure=not args.no_figure,
             throws=args.throws,
             trajectories=args.trajectories,
+            parameters=args.parameters,
         )
     )
     if isinstance(res, int):

@@ -102,18 +102,23 @@ def resolve_any(
 
 def select_variants(spec: Any, patterns: Sequence[str], source: str) -> Any:
     """The experiment with only the variants named by these shell patterns (`firewall-*`), in file order:
-    a smaller experiment of its own (its own hash), for a look at a few variants of a large file. A
-    pattern that names no variant is refused, so a typo never runs an empty or a wrong experiment."""
-    names = [v.name for v in spec.variants]
+    a smaller experiment of its own (its own hash), for a look at a few variants of a large file."""
+    keep = selected([v.name for v in spec.variants], patterns, "--variants", "variant", source)
+    kept = [v for v, k in zip(spec.variants, keep) if k]
+    return spec.model_copy(update={"variants": kept})
+
+
+def selected(names: Sequence[str], patterns: Sequence[str], flag: str, what: str, source: str) -> list[bool]:
+    """Which of `names` these shell patterns name (a command line's `flag`, choosing `what`s of `source`).
+    A pattern that names nothing is refused, so a typo never runs an empty or a wrong selection."""
     if not names:
-        raise SpecError("command line", "--variants", f"{source} has no variants to choose from")
+        raise SpecError("command line", flag, f"{source} has no {what}s to choose from")
     for pat in patterns:
         if not pat or not any(fnmatch.fnmatchcase(n, pat) for n in names):
             raise SpecError(
                 "command line",
-                "--variants",
-                f"'{pat}' names no variant of {source} (it has: {', '.join(names[:8])}"
+                flag,
+                f"'{pat}' names no {what} of {source} (it has: {', '.join(names[:8])}"
                 f"{', ...' if len(names) > 8 else ''})",
             )
-    kept = [v for v in spec.variants if any(fnmatch.fnmatchcase(v.name, pat) for pat in patterns)]
-    return spec.model_copy(update={"variants": kept})
+    return [any(fnmatch.fnmatchcase(n, pat) for pat in patterns) for n in names]

@@ -21,7 +21,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +31,7 @@ import pandas as pd
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from sim.errors import FieldError, SpecError, from_validation_error
+from sim.experiments.kinds import selected
 from sim.experiments.spec import MAX_CELLS, Settings, check_name, localise, resolve_experiment
 from sim.files import write_atomic
 from sim.hashing import json_hash
@@ -291,12 +292,15 @@ def run_sensitivity(
     source: str | None = None,
     throws: int | None = None,
     trajectories: int | None = None,
+    parameters: Sequence[str] | None = None,
 ) -> SensitivityResult:
     """Run (or resume) a sensitivity analysis and write its table, figure and samples.
 
     The design points run as the cells of ordinary experiments in OUT/runs/part-K (resumable: run the
     same command again after an interruption; sim.experiments.runner.Interrupted is raised with the
-    finished chunks kept). Bad input raises SpecError before anything is written."""
+    finished chunks kept). `parameters`: vary only the parameters these shell patterns name (the others
+    keep the scene's values), a smaller analysis of its own. Bad input raises SpecError before anything
+    is written."""
     from sim.experiments.runner import run_experiment
     from sim.experiments.store import Store
 
@@ -308,11 +312,7 @@ def run_sensitivity(
             )
     else:
         spec, src = load_sensitivity(path_or_spec, method)
-    changes = {k: v for k, v in (("throws", throws), ("trajectories", trajectories)) if v is not None}
-    if (
-        changes
-    ):  # a smaller (or larger) analysis of the same file: another analysis hash, validated as the file
-        spec = parse_sensitivity({**spec.model_dump(mode="json", exclude_none=True), **changes}, src)
+    spec = narrowed(spec, src, throws, trajectories, parameters)
     plan = plan_sensitivity(spec, src)
     out = Path(out) if out is not None else Path("results") / f"{spec.name}-{spec.method}"
     if out.exists() and not out.is_dir():
@@ -333,6 +333,28 @@ def run_sensitivity(
     table = analyse(plan, Y)
     files = write_outputs(out, plan, Y, table, figure)
     return SensitivityResult(out=out, plan=plan, Y=Y, table=table, files=files, throws_run=run)
+
+
+def narrowed(
+    spec: SensitivitySpec,
+    src: str,
+    throws: int | None = None,
+    trajectories: int | None = None,
+    parameters: Sequence[str] | None = None,
+) -> SensitivitySpec:
+    """The analysis with the command line's sizes, and only the parameters these shell patterns name: a
+    smaller (or larger) analysis of the same file, with its own hash, validated as the file is."""
+    changes: dict[str, Any] = {
+        k: v for k, v in (("throws", throws), ("trajectories", trajectories)) if v is not None
+    }
+    if parameters is not None:
+        keep = selected([q.name for q in spec.parameters], parameters, "--parameters", "parameter", src)
+        changes["parameters"] = [q.model_dump(mode="json") for q, k in zip(spec.parameters, keep) if k]
+        if len(changes["parameters"]) < 2:
+            raise SpecError("command line", "--parameters", "names one parameter; an analysis varies two")
+    if not changes:
+        return spec
+    return parse_sensitivity({**spec.model_dump(mode="json", exclude_none=True), **changes}, src)
 
 
 def outputs_per_point(records: pd.DataFrame, plan: Plan) -> pd.DataFrame:

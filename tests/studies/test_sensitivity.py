@@ -127,3 +127,22 @@ def test_analysis_of_a_known_response(method, tmp_path):
     assert {f.name for f in files} == {"sensitivity.json", "sensitivity.csv", "sensitivity.md", "samples.csv",
                                        "sensitivity.png"}
     assert "| a |" in (tmp_path / "sensitivity.md").read_text()
+
+
+def test_parameters_narrow_the_analysis_and_a_pattern_that_names_none_is_refused(tmp_path, capsys):
+    from sim.studies.sensitivity import narrowed
+
+    shipped = str(Path(__file__).resolve().parents[2] / "experiments" / "sensitivity" / "reference.toml")
+    spec, src = load_sensitivity(shipped)
+    small = narrowed(spec, src, trajectories=2, parameters=["speed spread", "*friction", "dummy"])
+    assert [q.name for q in small.parameters] == ["board friction", "table friction", "speed spread", "dummy"]
+    assert small.points == 2 * 5 and small.scene == spec.scene
+    # the narrowed analysis is one of its own: another design and another hash
+    assert plan_sensitivity(small, src).hash != plan_sensitivity(spec, src).hash
+    out = tmp_path / "o"
+    for chosen, words in (("speed spread,dummmy", "'dummmy' names no parameter"),
+                          ("speed spread", "names one parameter")):
+        assert main(["sensitivity", shipped, "--out", str(out), "--quiet", "--parameters", chosen]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "--parameters" in err and words in err, err
+        assert not out.exists()
