@@ -34,7 +34,11 @@ SMALL = {
     "dfsim fight reference --records": ["--fights", "300"],
     "dfsim tune --set skill": ["--budget", "240"],
     "dfsim tune reference": ["--budget", "3000"],
-    "dfsim fit-skill": ["--throws", "100"],
+    # the calibration notebook's fast mode: four scales and one between (each a thrower of its own, re-aimed);
+    # drops, tilts and ramps fitting the restitution and the friction (the whole fit of the example's file
+    # and its recovery of the truth: tests/studies/test_calibration.py, test_skill_fit.py)
+    "dfsim fit-skill": ["--throws", "100", "--grid", "4", "--fine", "1"],
+    "dfsim calibrate": ["--fit", "restitution,friction"],
     "dfsim bench": ["--throws", "20", "--naive-throws", "10"],
     "dfsim converge": ["-n", "8"],
     # every design point is a scene of its own, re-aimed: three of the file's parameters (the dummy's steps

@@ -112,3 +112,31 @@ def test_cli_writes_a_material_or_nothing(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "bad.toml" in err and "tilts.0.angle_deg" in err
     assert not out2.exists()
+
+
+@pytest.mark.parametrize("fit, words", [
+    ("restitution,frcition", "'frcition' is not a value to fit"),
+    ("restitution,restitution", "listed twice"),
+    ("rolling_resistance", "rolling_resistance is not identifiable without"),  # the file has no rolls
+])
+def test_cli_fit_replaces_the_files_fit_and_a_bad_one_is_one_line(tmp_path, capsys, fit, words):
+    out = tmp_path / "never.toml"
+    assert main(["calibrate", str(EXAMPLE / "kitchen-table.toml"), "--fit", fit, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and words in err, err
+    assert not out.exists()
+
+
+def test_cli_fit_fits_only_the_values_named(tmp_path, capsys):
+    drops = tmp_path / "drops.toml"  # a file that fits restitution and friction; --fit keeps the friction
+    drops.write_text('name = "drops"\nsurface = "wood"\nfit = ["restitution", "friction"]\n'
+                     + "".join(f"[[drops]]\ndrop_mm = {h}\nrebound_mm = {r}\n" for h, r in ((100, 21.0), (200, 40.0)))
+                     + '[[tilts]]\nangle_deg = 21.0\n')
+    out = tmp_path / "mine.toml"
+    assert main(["calibrate", str(drops), "--fit", "restitution", "--out", str(out), "--json"]) == 0
+    import json
+
+    fitted = json.loads(capsys.readouterr().out)
+    assert set(fitted["estimates"]) == {"restitution"}, fitted
+    pair = MaterialTable.load(out, "material").pair("plastic", "wood")
+    assert pair.friction == MaterialTable.default().pair("plastic", "wood").friction

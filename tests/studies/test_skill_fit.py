@@ -77,3 +77,23 @@ def test_a_tally_out_of_reach_is_refused():
     with pytest.raises(SpecError, match="scaled"):
         # every throw a hit: tighter than any scale of casual can explain
         fit_skill(TallySpec.from_dict({"name": "t", "throws": 60, "hits": 60}, source="t"), throws=40, grid=4, fine=1)
+
+
+def test_cli_grid_and_fine_reach_the_fit_and_their_help_states_the_defaults(tmp_path, capsys, monkeypatch):
+    import sim.studies.skill_fit as skill_fit
+    from sim.cli.main import build_parser
+
+    helps = {a.dest: a.help for a in build_parser()._subparsers._group_actions[0].choices["fit-skill"]._actions}
+    assert f"default {skill_fit.SCALE_GRID}:" in helps["grid"] and f"default {skill_fit.FINE_GRID}:" in helps["fine"]
+    seen = {}
+
+    def fit(tally, **kw):  # the plumbing only: what the command hands the fit (the fit itself: above)
+        seen.update(kw)
+        raise SpecError("stop", "", "here")
+
+    monkeypatch.setattr(skill_fit, "fit_skill", fit)
+    assert main(["fit-skill", str(ROOT / "examples" / "calibration" / "alice.toml"), "--grid", "4", "--fine", "1",
+                 "--out", str(tmp_path / "a.toml")]) == 2
+    assert seen["grid"] == 4 and seen["fine"] == 1 and not (tmp_path / "a.toml").exists()
+    assert main(["fit-skill", "x.toml", "--grid", "2"]) == 2
+    assert "--grid" in capsys.readouterr().err
