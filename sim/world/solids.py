@@ -21,13 +21,11 @@ margins, and triangle meshes let such dice sink through.
 from __future__ import annotations
 
 import atexit
-import contextlib
-import itertools
+import hashlib
 import math
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 
 import numpy as np
 import shapely
@@ -51,7 +49,22 @@ def convex_pieces(region, tolerance_m: float = 0.0) -> list[np.ndarray]:
     Constrained Delaunay triangulation, then Hertel-Mehlhorn merging: a diagonal between two pieces is
     removed whenever the union stays convex (at most 4x the optimal number of pieces). `tolerance_m`
     simplifies the boundary first (arcs drawn with 96 segments need far fewer for contact). Returns
-    counter-clockwise (k, 2) vertex arrays."""
+    counter-clockwise (k, 2) vertex arrays, kept per region and tolerance in this process (every world
+    of a board cuts the same sections again otherwise)."""
+    key = (shapely.to_wkb(region), float(tolerance_m))
+    pieces = _PIECES.get(key)
+    if pieces is None:
+        pieces = _convex_pieces(region, tolerance_m)
+        if len(_PIECES) < _PIECES_MAX:
+            _PIECES[key] = pieces
+    return [p.copy() for p in pieces]
+
+
+_PIECES: dict[tuple[bytes, float], list[np.ndarray]] = {}
+_PIECES_MAX = 1024
+
+
+def _convex_pieces(region, tolerance_m: float) -> list[np.ndarray]:
     if tolerance_m > 0:
         region = shapely.make_valid(region.simplify(tolerance_m, preserve_topology=True))
     region = shapely.set_precision(region, 1e-9)
@@ -194,23 +207,20 @@ def static_bodies(
 
     Every piece is put to sleep (`asleep`), which changes no contact a free body makes."""
     out = []
-    with _scratch() as d:
-        for k, h in enumerate(hulls):
-            path = os.path.join(d, f"piece{k}.obj")
-            write_hull_obj(path, np.asarray(h, dtype=float))
-            shape = client.createCollisionShape(
-                SHAPE_MESH, fileName=path, meshScale=[1, 1, 1], flags=SAT_FLAGS
-            )
-            body = client.createMultiBody(
-                0.0,
-                shape,
-                basePosition=list(position),
-                baseOrientation=list(orientation_xyzw),
-                useMaximalCoordinates=True,
-            )
-            client.changeDynamics(body, -1, collisionMargin=margin_m)
-            asleep(client, body)
-            out.append(body)
+    for h in hulls:
+        shape = client.createCollisionShape(
+            SHAPE_MESH, fileName=hull_file(np.asarray(h, dtype=float)), meshScale=[1, 1, 1], flags=SAT_FLAGS
+        )
+        body = client.createMultiBody(
+            0.0,
+            shape,
+            basePosition=list(position),
+            baseOrientation=list(orientation_xyzw),
+            useMaximalCoordinates=True,
+        )
+        client.changeDynamics(body, -1, collisionMargin=margin_m)
+        asleep(client, body)
+        out.append(body)
     return out
 
 
@@ -235,91 +245,93 @@ def solid_body(
     arrays (body frame, metres) with polyhedral features. Returns the body id.
 
     PyBullet initialises the features only for meshes read from files, never for vertex arrays, so each
-    hull goes over as an OBJ in a temporary folder removed once the body exists (Bullet keeps the hulls
-    in memory). One hull becomes a convex shape (continuous collision detection works only on convex
-    shapes: dice); several become a compound through a URDF, because `createCollisionShapeArray` takes
-    at most 16 meshes (the cup has 17 parts). A compound's inertia is its bounding box's, as Bullet
+    hull goes over as an OBJ file (`hull_file`; Bullet keeps the hulls in memory). One hull becomes a
+    convex shape (continuous collision detection works only on convex shapes: dice); several become a
+    compound through a URDF, because `createCollisionShapeArray` takes at most 16 meshes (the cup has
+    17 parts). A compound's inertia is its bounding box's, as Bullet
     assigns a compound; callers that know better set it afterwards."""
-    with _scratch() as d:
-        files = []
-        for k, h in enumerate(hulls):
-            path = os.path.join(d, f"piece{k}.obj")
-            write_hull_obj(path, np.asarray(h, dtype=float))
-            files.append(path)
-        if len(files) == 1:
-            shape = client.createCollisionShape(
-                SHAPE_MESH, fileName=files[0], meshScale=[1, 1, 1], flags=SAT_FLAGS
-            )
-            return client.createMultiBody(
-                mass_kg,
-                shape,
-                basePosition=list(position),
-                baseOrientation=list(orientation_xyzw),
-                useMaximalCoordinates=True,
-            )
-        pts = np.vstack([np.asarray(h, dtype=float) for h in hulls])
-        e = pts.max(axis=0) - pts.min(axis=0)
-        ix, iy, iz = (float(mass_kg) / 12.0 * (e[j] ** 2 + e[k] ** 2) for j, k in ((1, 2), (0, 2), (0, 1)))
-        urdf = os.path.join(d, "body.urdf")
-        with open(urdf, "w") as fh:
-            # one element per line: PyBullet's URDF reader garbles file names on very long lines
-            fh.write(
-                '<robot name="solid">\n<link name="base">\n<inertial><origin xyz="0 0 0"/>'
-                f'<mass value="{float(mass_kg)!r}"/><inertia ixx="{ix!r}" iyy="{iy!r}" izz="{iz!r}" '
-                'ixy="0" ixz="0" iyz="0"/></inertial>\n'
-            )
-            for k in range(len(files)):
-                fh.write(f'<collision><geometry><mesh filename="piece{k}.obj"/></geometry></collision>\n')
-            fh.write("</link>\n</robot>\n")
-        return client.loadURDF(
-            urdf,
+    files = [hull_file(np.asarray(h, dtype=float)) for h in hulls]
+    if len(files) == 1:
+        shape = client.createCollisionShape(
+            SHAPE_MESH, fileName=files[0], meshScale=[1, 1, 1], flags=SAT_FLAGS
+        )
+        return client.createMultiBody(
+            mass_kg,
+            shape,
             basePosition=list(position),
             baseOrientation=list(orientation_xyzw),
             useMaximalCoordinates=True,
-            useFixedBase=mass_kg == 0,
-            flags=SAT_FLAGS,
         )
+    pts = np.vstack([np.asarray(h, dtype=float) for h in hulls])
+    e = pts.max(axis=0) - pts.min(axis=0)
+    ix, iy, iz = (float(mass_kg) / 12.0 * (e[j] ** 2 + e[k] ** 2) for j, k in ((1, 2), (0, 2), (0, 1)))
+    # one element per line: PyBullet's URDF reader garbles file names on very long lines
+    lines = [
+        '<robot name="solid">\n<link name="base">\n<inertial><origin xyz="0 0 0"/>'
+        f'<mass value="{float(mass_kg)!r}"/><inertia ixx="{ix!r}" iyy="{iy!r}" izz="{iz!r}" '
+        'ixy="0" ixz="0" iyz="0"/></inertial>\n',
+        *(f'<collision><geometry><mesh filename="{os.path.basename(f)}"/></geometry></collision>\n'
+          for f in files),
+        "</link>\n</robot>\n",
+    ]
+    urdf = _stored_file("".join(lines), ".urdf")
+    return client.loadURDF(
+        urdf,
+        basePosition=list(position),
+        baseOrientation=list(orientation_xyzw),
+        useMaximalCoordinates=True,
+        useFixedBase=mass_kg == 0,
+        flags=SAT_FLAGS,
+    )
 
 
-_SCRATCH: dict[int, str] = {}  # process id -> its scratch folder (a forked child makes its own)
-_SEQUENCE = itertools.count()
-_OBJ_TEXT: dict[bytes, str] = {}  # hull points -> OBJ text: a prop rebuilt every throw has the same hulls
-_OBJ_TEXT_MAX = 4096
+_FOLDER: dict[int, str] = {}  # process id -> its folder of solid files (a forked child makes its own)
+_HULL_FILES: dict[bytes, str] = {}  # hull points -> the path of their OBJ in this process's folder
+_HULL_FILES_MAX = 4096
 
 
-@contextlib.contextmanager
-def _scratch() -> Iterator[str]:
-    """A fresh, empty folder for one body's files, removed once the body exists: a subfolder of one
-    folder per process (made once, removed at exit), not a new temporary folder per body, whose making
-    and removal cost a loose prop rebuilt every throw a tenth of the throw. Every body's files still
-    have paths of their own, as before."""
+def _folder() -> str:
+    """This process's folder of solid files: made once, removed at exit."""
     pid = os.getpid()
-    root = _SCRATCH.get(pid)
+    root = _FOLDER.get(pid)
     if root is None or not os.path.isdir(root):
-        root = _SCRATCH[pid] = tempfile.mkdtemp(prefix="dfsim-solid-")
-        atexit.register(shutil.rmtree, root, True)
-    d = os.path.join(root, str(next(_SEQUENCE)))
-    os.mkdir(d)
-    try:
-        yield d
-    finally:
-        for name in os.listdir(d):
-            os.remove(os.path.join(d, name))
-        os.rmdir(d)
+        root = _FOLDER[pid] = tempfile.mkdtemp(prefix="dfsim-solid-")
+        atexit.register(_remove_folder, pid, root)
+    return root
 
 
-def write_hull_obj(path: str, pts: np.ndarray) -> None:
-    """The convex hull of a point set as an OBJ of outward-facing triangles (one write: a world is built
-    from a few hundred pieces, so this is on the path of every command that builds one); the text is
-    kept per point set, as it depends on nothing else."""
+def _remove_folder(pid: int, root: str) -> None:
+    """Remove a process's folder at its exit; a forked child that runs its parent's exit handlers leaves
+    the parent's folder alone."""
+    if os.getpid() == pid:
+        shutil.rmtree(root, True)
+
+
+def _stored_file(text: str, suffix: str) -> str:
+    """The path of a file holding `text` in this process's folder, named by its content, so a text is
+    written once per process whatever the number of worlds built from it: making a file costs up to
+    2 ms on a loaded disk, and a board is a few hundred pieces. A name always holds its one text, so a
+    file Bullet read before is the file it reads again."""
+    path = os.path.join(_folder(), hashlib.sha256(text.encode()).hexdigest()[:32] + suffix)
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}.part"
+        with open(tmp, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    return path
+
+
+def hull_file(pts: np.ndarray) -> str:
+    """The path of an OBJ of the convex hull of a point set, outward-facing triangles (`_stored_file`):
+    kept per point set, as it depends on nothing else (a prop rebuilt every throw has the same hulls)."""
     key = pts.shape[1:].__repr__().encode() + pts.tobytes()
-    text = _OBJ_TEXT.get(key)
-    if text is None:
-        text = _hull_obj_text(pts)
-        if len(_OBJ_TEXT) < _OBJ_TEXT_MAX:
-            _OBJ_TEXT[key] = text
-    with open(path, "w") as fh:
-        fh.write(text)
+    path = _HULL_FILES.get(key)
+    if path is not None and os.path.exists(path):
+        return path
+    path = _stored_file(_hull_obj_text(pts), ".obj")
+    if len(_HULL_FILES) < _HULL_FILES_MAX:
+        _HULL_FILES[key] = path
+    return path
 
 
 def _hull_obj_text(pts: np.ndarray) -> str:
