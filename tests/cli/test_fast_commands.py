@@ -29,6 +29,15 @@ def test_dice_listing_needs_only_scipy():
     assert _loaded(["dice"]) <= {"scipy"}
 
 
+def test_a_runs_modules_leave_scipy_stats_out():
+    # scipy.stats costs a second to import; the runner and a pool worker need only scipy.special's
+    # quantiles (sim/experiments/statistics.py)
+    code = ("import sys, sim.experiments.runner, sim.experiments.throw_experiment; "
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 def _dfsim(args: list[str], cache) -> subprocess.CompletedProcess:
     env = dict(os.environ, DFSIM_CACHE_DIR=str(cache))
     return subprocess.run([sys.executable, "-m", "sim.cli", *args], capture_output=True, text=True, env=env, check=True)

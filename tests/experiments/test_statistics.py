@@ -137,3 +137,16 @@ def test_category_rates():
     assert r["miss"].count == 3 and r["miss"].n == 6
     assert r["void"].count == 0 and r["void"].hi > 0
     assert sum(x.count for x in r.values()) == 6
+
+
+def test_quantiles_are_scipy_stats_own_to_the_bit():
+    # sim/experiments/statistics.py calls scipy.special's ndtri and stdtrit, the functions scipy.stats'
+    # norm.ppf and t.ppf evaluate, to keep scipy.stats' import out of every command's start
+    from scipy import stats
+
+    from sim.experiments import statistics as S
+
+    for confidence in (0.5, 0.8, 0.9, 0.95, 0.99, 0.999):
+        assert S._z(confidence) == float(stats.norm.ppf(0.5 + confidence / 2.0))
+        for df in (1, 2, 3, 7, 30, 99, 1000, 123456):
+            assert float(S.stdtrit(df, 0.5 + confidence / 2.0)) == float(stats.t.ppf(0.5 + confidence / 2.0, df))
