@@ -202,6 +202,10 @@ class LocalExecutor(Executor):
                 p.kill()
         for p in procs:
             p.join(timeout=10)
+        if procs:  # a killed worker leaves its folder of hull files (sim/world/solids.py)
+            from sim.world.solids import sweep_folders
+
+            sweep_folders()
         # let the pool's manager thread finish its cleanup now: at interpreter exit concurrent.futures
         # wakes every manager thread, and one still closing its wake-up pipe then races that call into
         # "OSError: Bad file descriptor" printed after an interrupted run (Python 3.11)

@@ -20,12 +20,12 @@ margins, and triangle meshes let such dice sink through.
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import math
 import os
 import shutil
 import tempfile
+from multiprocessing import util as mp_util
 
 import numpy as np
 import shapely
@@ -291,13 +291,20 @@ _HULL_FILES_MAX = 4096
 
 
 def _folder() -> str:
-    """This process's folder of solid files: made once, removed at exit."""
+    """This process's folder of solid files: made once, removed at its exit, pool workers included
+    (multiprocessing ends them without running `atexit`); folders left by processes that were killed
+    are removed when the next process makes its own (`sweep_folders`)."""
     pid = os.getpid()
     root = _FOLDER.get(pid)
     if root is None or not os.path.isdir(root):
-        root = _FOLDER[pid] = tempfile.mkdtemp(prefix="dfsim-solid-")
-        atexit.register(_remove_folder, pid, root)
+        if not _FOLDER:
+            sweep_folders()
+        root = _FOLDER[pid] = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{pid}-")
+        mp_util.Finalize(None, _remove_folder, args=(pid, root), exitpriority=0)
     return root
+
+
+FOLDER_PREFIX = "dfsim-solid-"
 
 
 def _remove_folder(pid: int, root: str) -> None:
@@ -305,6 +312,27 @@ def _remove_folder(pid: int, root: str) -> None:
     the parent's folder alone."""
     if os.getpid() == pid:
         shutil.rmtree(root, True)
+
+
+def sweep_folders() -> None:
+    """Remove the solid folders of processes that no longer run (a killed worker's, named by its process
+    id): when a process makes its folder, and when a pool has killed its workers. A folder of a live
+    process, or of an id this process cannot see, stays."""
+    base = tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(FOLDER_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        pid_text = name[len(FOLDER_PREFIX):].split("-", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(base, name), True)
+        except OSError:
+            continue
 
 
 def _stored_file(text: str, suffix: str) -> str:

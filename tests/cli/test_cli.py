@@ -1,10 +1,13 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from sim.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(args, capsys):
@@ -113,7 +116,8 @@ def test_subprocess_stdout_is_one_json_object_and_errors_one_line():
 
 
 def test_no_command_leaves_temporary_files(tmp_path):
-    """Flips, placed templates and throws build hull shapes through temporary files: none may stay."""
+    """Flips, placed templates, throws and a run's workers build hull shapes through temporary files:
+    none may stay."""
     import os
 
     tmp = tmp_path / "tmp"
@@ -121,7 +125,10 @@ def test_no_command_leaves_temporary_files(tmp_path):
     env = {**os.environ, "TMPDIR": str(tmp)}
     for args in (["flip", "fireball", "--seed", "3", "--json"],
                  ["place", "--x", "0", "--y", "0", "--template", "weak-point:0,0,0", "--json"],
-                 ["throw", "--shot", "firewall", "--seed", "1", "--json"]):
+                 ["throw", "--shot", "firewall", "--seed", "1", "--json"],
+                 # pool workers, killed when the run ends (sim/experiments/executor.py)
+                 ["run", str(ROOT / "experiments" / "quickstart.toml"), "--max-throws", "2", "--workers", "2", "--no-figures",
+                  "--out", str(tmp_path / "run")]):
         r = subprocess.run([sys.executable, "-m", "sim.cli", *args], capture_output=True, text=True, env=env, timeout=300)
         assert r.returncode == 0, r.stderr
     assert list(tmp.iterdir()) == []

@@ -32,3 +32,37 @@ def test_convex_pieces_are_kept_per_region_and_callers_get_their_own_copies():
     b = solids.convex_pieces(ring, 0.01)
     assert len(a) == len(b) and not np.any(b[0] == 99.0)
     assert abs(sum(0.5 * solids._area2(p) for p in b) - ring.simplify(0.01).area) < 0.02
+
+
+def _worker_folder(_: int) -> str:
+    cube = np.array([[x, y, z] for x in (0.0, 1.0) for y in (0.0, 1.0) for z in (0.0, 1.0)])
+    return os.path.dirname(solids.hull_file(cube))
+
+
+def test_a_pool_workers_folder_is_removed_when_it_exits(tmp_path, monkeypatch):
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the spawned worker's temporary folder
+    with ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
+        folder = pool.submit(_worker_folder, 0).result()
+    assert folder.startswith(str(tmp_path)) and os.path.basename(folder).startswith(solids.FOLDER_PREFIX)
+    assert not os.path.exists(folder)  # multiprocessing skips atexit: the folder goes with its process
+
+
+def test_the_folders_of_dead_processes_are_swept_and_live_ones_kept(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+    import tempfile
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead, live = int(done.stdout), os.getppid()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    for pid in (dead, live):
+        (tmp_path / f"{solids.FOLDER_PREFIX}{pid}-abc").mkdir()
+        (tmp_path / f"{solids.FOLDER_PREFIX}{pid}-abc" / "piece.obj").write_text("v 0 0 0\n")
+    (tmp_path / "dfsim-solid-old").mkdir()  # no process id in the name: not ours to judge
+    solids.sweep_folders()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"{solids.FOLDER_PREFIX}{live}-abc", "dfsim-solid-old"]
+    )
