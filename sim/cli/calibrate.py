@@ -98,7 +98,7 @@ def cmd_fit_skill(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `dfsim calibrate` and `dfsim fit-skill`."""
-    from sim.cli.common import SEED, integer, patterns
+    from sim.cli.common import SEED, integer, names
 
     p = sub.add_parser(
         "calibrate",
@@ -113,7 +113,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--fit",
-        type=patterns,
+        type=names,
         help="fit only these values, comma-separated (restitution, friction, contact_damping, "
         "rolling_resistance; default: the file's `fit`); the others keep the base table's",
     )

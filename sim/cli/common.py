@@ -33,10 +33,19 @@ class Parser(argparse.ArgumentParser):
 
 def patterns(text: str) -> list[str]:
     """An argparse type: comma-separated names or shell patterns (variants, parameters)."""
-    names = [t.strip() for t in text.split(",")]
-    if not text.strip() or not all(names):
-        raise argparse.ArgumentTypeError(f"'{text}': give comma-separated names or shell patterns")
-    return names
+    return _listed(text, "names or shell patterns")
+
+
+def names(text: str) -> list[str]:
+    """An argparse type: comma-separated exact names (values to fit)."""
+    return _listed(text, "names")
+
+
+def _listed(text: str, what: str) -> list[str]:
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip() or not all(items):
+        raise argparse.ArgumentTypeError(f"'{text}': give comma-separated {what}")
+    return items
 
 
 def integer(lo: int, hi: int) -> Callable[[str], int]:

@@ -127,6 +127,12 @@ def test_cli_fit_replaces_the_files_fit_and_a_bad_one_is_one_line(tmp_path, caps
     assert not out.exists()
 
 
+def test_cli_fit_takes_exact_names_and_says_so(tmp_path, capsys):
+    assert main(["calibrate", str(EXAMPLE / "kitchen-table.toml"), "--fit", "restitution,,"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.endswith("'restitution,,': give comma-separated names"), err
+
+
 def test_cli_fit_fits_only_the_values_named(tmp_path, capsys):
     drops = tmp_path / "drops.toml"  # a file that fits restitution and friction; --fit keeps the friction
     drops.write_text('name = "drops"\nsurface = "wood"\nfit = ["restitution", "friction"]\n'
