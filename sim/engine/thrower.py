@@ -207,8 +207,9 @@ class Thrower:
         self.props = build_props(self.physics, sc)
         self._prop_draw: tuple[int, int] | None = None
         self.last_stats = StepStats()  # where the last throw's steps went (sim/world/stepper.py)
-        # the rebound calibration depends on everything but the skill (as the aim does): cached per machine
-        self.physics.finalize_materials(cache_key=[sc.aim_key, "Thrower"] if self.disk_cache else None)
+        # the rebound calibration depends on the world only, built before any throw: cached per machine
+        # under the world's key (not the skill's, nor the rules')
+        self.physics.finalize_materials(cache_key=[sc.world_key, "Thrower"] if self.disk_cache else None)
         reach = {
             name: float(row_norms(die.collision_points_m).max()) for name, die in zip(self.die_names, sc.dice)
         }

@@ -292,6 +292,14 @@ class Scenario:
         return json_hash(d)
 
     @cached_property
+    def world_key(self) -> str:
+        """Hash of what the built world is made of: the aim key without the skill and the rules (a
+        world is built before anyone throws in it, and the rules only judge where a die stops), so
+        the rebound calibration of a scene is shared by every thrower and house rule."""
+        d = {k: v for k, v in self._aim_description().items() if k not in ("skill", "rules")}
+        return json_hash(d)
+
+    @cached_property
     def faces_key(self) -> str:
         """Hash of what the dice's faces read (what `aim_key` leaves out)."""
         return json_hash([{k: d.get(k) for k in DIE_READING_KEYS} for d in self.description["dice"]])
