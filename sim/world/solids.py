@@ -317,7 +317,10 @@ def _remove_folder(pid: int, root: str) -> None:
 def sweep_folders() -> None:
     """Remove the solid folders of processes that no longer run (a killed worker's, named by its process
     id): when a process makes its folder, and when a pool has killed its workers. A folder of a live
-    process, or of an id this process cannot see, stays."""
+    process, or of an id this process cannot see, stays. POSIX only: elsewhere `os.kill(pid, 0)` is not
+    a harmless probe (on Windows, signal 0 is a Ctrl-C event)."""
+    if os.name != "posix":
+        return
     base = tempfile.gettempdir()
     try:
         names = [n for n in os.listdir(base) if n.startswith(FOLDER_PREFIX)]
