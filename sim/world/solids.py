@@ -33,6 +33,7 @@ from scipy.spatial import ConvexHull
 from shapely.geometry import Polygon
 from shapely.geometry.polygon import orient
 
+from sim.files import write_atomic
 from sim.vectors import dot, matmul, rowwise_dot
 
 SAT_FLAGS = (
@@ -345,10 +346,7 @@ def _stored_file(text: str, suffix: str) -> str:
     file Bullet read before is the file it reads again."""
     path = os.path.join(_folder(), hashlib.sha256(text.encode()).hexdigest()[:32] + suffix)
     if not os.path.exists(path):
-        tmp = f"{path}.{os.getpid()}.part"
-        with open(tmp, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
+        write_atomic(path, text)
     return path
 
 

@@ -4,8 +4,10 @@ files the first one wrote, and two point sets never share a name."""
 from __future__ import annotations
 
 import os
+import tempfile
 
 import numpy as np
+import pytest
 
 from sim.world import solids
 
@@ -35,25 +37,28 @@ def test_convex_pieces_are_kept_per_region_and_callers_get_their_own_copies():
 
 
 def _worker_folder(_: int) -> str:
-    cube = np.array([[x, y, z] for x in (0.0, 1.0) for y in (0.0, 1.0) for z in (0.0, 1.0)])
-    return os.path.dirname(solids.hull_file(cube))
+    # points no earlier test used: a forked worker inherits the parent's paths of hulls it wrote
+    box = np.array([[x, y, z] for x in (0.0, 3.0) for y in (0.0, 5.0) for z in (0.0, 7.0)])
+    return os.path.dirname(solids.hull_file(box))
 
 
 def test_a_pool_workers_folder_is_removed_when_it_exits(tmp_path, monkeypatch):
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the spawned worker's temporary folder
-    with ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork start method here")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the forked worker's temporary folder
+    # a forked worker ends with os._exit: no atexit handler runs there, only multiprocessing's
+    with ProcessPoolExecutor(1, mp_context=mp.get_context("fork")) as pool:
         folder = pool.submit(_worker_folder, 0).result()
     assert folder.startswith(str(tmp_path)) and os.path.basename(folder).startswith(solids.FOLDER_PREFIX)
-    assert not os.path.exists(folder)  # multiprocessing skips atexit: the folder goes with its process
+    assert not os.path.exists(folder)  # the folder goes with its process
 
 
 def test_the_folders_of_dead_processes_are_swept_and_live_ones_kept(tmp_path, monkeypatch):
     import subprocess
     import sys
-    import tempfile
 
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead, live = int(done.stdout), os.getppid()
