@@ -19,12 +19,20 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 # data a tour command names by path; copied into the tour's folder
 DATA = ("experiments", "examples", "fights", "monsters", "boards", "shots", "notebooks")
+# shot-requirements.toml's variants of one shot at the casual skill, and the Firewall with the Far Shot
+SHOTS_CASUAL = [*re.findall(r'^name = "([a-z-]+-casual)"$', (ROOT / "experiments" / "shot-requirements.toml")
+                            .read_text(), flags=re.M), "firewall.far-casual"]
 # long commands at small sizes, by the start of the command: extra flags (argparse: the last one wins)
 SMALL = {
-    # 70 variants, each with its own aim solve: a third of them (every shot family's solve is checked
-    # for each built-in shot in tests/engine/test_determinism.py)
+    # 70 variants, each with its own aim solve: each shot at the casual skill and one Far Shot combination
+    # (the other skills' solves are the same code; the combination's solve the tour's combined throw made).
+    # They are the scenarios tests/engine/test_determinism.py throws, which read these solves from the
+    # session's cache when the tour ran first (every shot family is solved once in a whole run, not twice)
     "dfsim run experiments/shot-requirements.toml": ["--max-throws", "24", "--workers", "2",
-                                                     "--variants", "standard-*,firewall-*,far-*,firewall.far-casual"],
+                                                     "--variants", ",".join(SHOTS_CASUAL)],
+    # the magma board's three skills (the other board's are the same code); the casual and the expert
+    # throwers' solves are the quickstart's, shared from the tour's first command (`_share`)
+    "dfsim run experiments/skill-levels.toml": ["--max-throws", "24", "--workers", "2", "--variants", "magma-*"],
     # a template laid at the bullseye and aimed at, and two flipped (each laid scene is re-aimed; every
     # variant at small sizes: tests/experiments/test_template_odds.py)
     "dfsim run experiments/template-odds.toml": ["--max-throws", "24", "--workers", "2", "--variants",
@@ -39,7 +47,7 @@ SMALL = {
     # the calibration notebook's fast mode: four scales and one between (each a thrower of its own, re-aimed);
     # drops, tilts and ramps fitting the restitution and the friction (the whole fit of the example's file
     # and its recovery of the truth: tests/studies/test_calibration.py, test_skill_fit.py)
-    "dfsim fit-skill": ["--throws", "100", "--grid", "4", "--fine", "1"],
+    "dfsim fit-skill": ["--throws", "100", "--grid", "3", "--fine", "1"],
     "dfsim calibrate": ["--fit", "restitution,friction"],
     "dfsim bench": ["--throws", "20", "--naive-throws", "10"],
     "dfsim converge": ["-n", "8"],
@@ -112,8 +120,9 @@ def halves() -> tuple[list[str], list[str]]:
 def run_tour(commands: list[str], tmp_path: Path, scheduler: str | None, budget_s: float = TOUR_BUDGET_S) -> list[str]:
     """Run the command lines in order in a fresh folder (the repository's data copied in); each must exit
     0 without a traceback. Returns each command's time. The first command runs with an empty cache, as
-    on a new machine; the rest share the test session's cache (tests/conftest.py), so an aim another
-    test or the other half solved is not solved again (cold solves: tests/engine/test_aim_cache.py)."""
+    on a new machine (what it solved then joins the test session's cache); the rest share the test
+    session's cache (tests/conftest.py), so an aim another test or the other half solved is not solved
+    again (cold solves: tests/engine/test_aim_cache.py)."""
     for d in DATA:
         shutil.copytree(ROOT / d, tmp_path / d)
     bindir = str(Path(sys.executable).parent)
@@ -136,4 +145,20 @@ def run_tour(commands: list[str], tmp_path: Path, scheduler: str | None, budget_
         took.append(f"{time.monotonic() - t1:6.1f} s  {cmd}")
         assert proc.returncode == 0, f"{cmd!r} exited {proc.returncode}: {proc.stderr.strip()[-600:]}"
         assert "Traceback" not in proc.stderr, f"{cmd!r}: {proc.stderr[-600:]}"
+        if n == 0:
+            _share(tmp_path / "empty-cache", Path(shared_cache))
     return took
+
+
+def _share(solved: Path, shared: Path) -> None:
+    """Give the session's cache the entries the first command solved in its own empty cache, so no
+    later command or test solves them again; an entry already there is left alone, one not there is
+    moved in whole (`os.replace`: a concurrent reader sees all of it or none)."""
+    for entry in solved.glob("*/*.json"):
+        target = shared / entry.parent.name / entry.name
+        if target.exists():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = target.with_name(f".{target.name}.{os.getpid()}.part")
+        shutil.copyfile(entry, part)
+        os.replace(part, target)
