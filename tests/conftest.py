@@ -50,6 +50,14 @@ def magma_d8():
     return Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
 
 
+@pytest.fixture(scope="session")
+def quick_aim():
+    """A scenario whose aim solve is among the quickest (the thumb flip: its elevation limits cut the
+    grid, ~500 reference throws where the standard shot takes ~900): for tests of the cache that
+    solve cold on purpose, which assert the same of any scenario's solve."""
+    return Scenario.build(board="magma", dice=["hero-d8"], shots=["flip"], skill="casual")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache_dir(tmp_path_factory):
     """Solved aims (sim/diskcache.py) go to a folder of this test session, never the user's cache; CLI

@@ -28,8 +28,8 @@ def test_cache_dir_follows_the_environment(tmp_path, monkeypatch):
     assert diskcache.cache_dir() == tmp_path / "own"
 
 
-def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, magma_d8):
-    th = Thrower(magma_d8)
+def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, quick_aim):
+    th = Thrower(quick_aim)
     fresh = th.nominal()  # solved here (the folder is empty) and written
     key = th.technique_key()
     path = diskcache.entry_path("aim", key)
@@ -39,15 +39,15 @@ def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, magma
     real = AimSolver.solve
     AimSolver.solve = lambda self, aim, skill: solves.append(1) or real(self, aim, skill)  # type: ignore[method-assign]
     try:
-        hit = Thrower(magma_d8).nominal()  # a new world, memory empty: read from disk
+        hit = Thrower(quick_aim).nominal()  # a new world, memory empty: read from disk
         assert solves == [] and _bits(hit) == _bits(fresh)
         # the world built from the cached rebound calibration throws exactly as a calibrated one
         Thrower.disk_cache = False
         try:
-            calibrated = Thrower(magma_d8)
+            calibrated = Thrower(quick_aim)
         finally:
             Thrower.disk_cache = True
-        cached_world = Thrower(magma_d8)
+        cached_world = Thrower(quick_aim)
         assert cached_world.physics.rebound == calibrated.physics.rebound
         for k in range(3):
             assert cached_world.throw(5, k).record() == calibrated.throw(5, k).record()
@@ -55,7 +55,7 @@ def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, magma
         path.write_text('{"key": "')
         clear_nominal_cache()
         with pytest.warns(UserWarning, match="corrupt"):
-            again = Thrower(magma_d8).nominal()
+            again = Thrower(quick_aim).nominal()
         assert solves == [1] and _bits(again) == _bits(fresh)
         assert json.loads(path.read_text())["value"] == list(fresh)
     finally:

@@ -59,8 +59,8 @@ def test_a_good_entry_round_trips(cache):
     assert diskcache.load("aim", KEY, valid=plausible_aim) == [4.0, 30.0]
 
 
-def test_a_nan_or_shifted_aim_is_solved_again_and_the_right_aim_cached(cache, magma_d8):
-    th = Thrower(magma_d8)
+def test_a_nan_or_shifted_aim_is_solved_again_and_the_right_aim_cached(cache, quick_aim):
+    th = Thrower(quick_aim)
     fresh = th.nominal()
     key = th.technique_key()
     path = diskcache.entry_path("aim", key)
@@ -70,6 +70,6 @@ def test_a_nan_or_shifted_aim_is_solved_again_and_the_right_aim_cached(cache, ma
         clear_nominal_cache()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            again = Thrower(magma_d8).nominal()
+            again = Thrower(quick_aim).nominal()
         assert [x.hex() for x in again] == [x.hex() for x in fresh]
         assert diskcache.load("aim", key, valid=plausible_aim) == list(fresh)
