@@ -175,13 +175,25 @@ class BoardSpec(Spec):
         result = [OFF] * len(xy)
         pts = shapely.points(xy[:, 0], xy[:, 1])
         on = shapely.covers(self._prepared(self.outline_geom), pts)
-        for geom, region in self._layers:
-            if region.kind in ignore:
+        if not on.any():
+            return result
+        # a layer can cover only points inside its bounding box (bounds included): the exact test is
+        # asked of the few layers near the points, not of every section (a throw is read many times)
+        b = self._layer_bounds
+        x, y = xy[:, 0], xy[:, 1]
+        near = (x >= b[:, :1]) & (y >= b[:, 1:2]) & (x <= b[:, 2:3]) & (y <= b[:, 3:4]) & on
+        for (geom, region), maybe in zip(self._layers, near):
+            if region.kind in ignore or not maybe.any():
                 continue
             inside = shapely.covers(self._prepared(geom), pts) & on
             for i in np.nonzero(inside)[0]:
                 result[i] = region
         return result
+
+    @cached_property
+    def _layer_bounds(self) -> np.ndarray:
+        """Each layer's bounding box (min x, min y, max x, max y; m): shape (layers, 4)."""
+        return np.array([geom.bounds for geom, _ in self._layers], dtype=float).reshape(-1, 4)
 
     @staticmethod
     def _prepared(geom: BaseGeometry) -> BaseGeometry:

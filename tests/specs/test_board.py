@@ -66,3 +66,26 @@ def test_builtin_boards_have_required_features():
             if reg.kind == "section":
                 vals.append(10 if reg.bullseye else reg.value)
         assert vals[0] == 10 and all(a >= b_ for a, b_ in zip(vals, vals[1:]))
+
+
+@pytest.mark.parametrize("name", ["magma", "classic"])
+@pytest.mark.parametrize("ignore", [(), ("hole",), ("bones",)])
+def test_regions_are_every_layers_exact_test_in_painters_order(name, ignore):
+    """`regions_at` asks the exact test only of layers whose bounding box holds a point: it reads what
+    asking every layer reads, on random points and on every layer's corners (the boundaries, where a
+    box's edge and a layer's meet)."""
+    import shapely
+
+    b = load_board(name)
+    rng = np.random.default_rng(5)
+    corners = [np.asarray(g.exterior.coords)[:, :2] for g, _ in b._layers if hasattr(g, "exterior")]
+    pts = np.vstack([rng.uniform(-1.2 * b.radius_m, 1.2 * b.radius_m, (3000, 2)), *corners])
+    for chunk in np.array_split(pts, 300):
+        every = ["off"] * len(chunk)
+        on = shapely.covers(b.outline_geom, shapely.points(chunk))
+        for geom, region in b._layers:
+            if region.kind not in ignore:
+                for i in np.nonzero(shapely.covers(geom, shapely.points(chunk)) & on)[0]:
+                    every[i] = (region.kind, region.id)
+        got = [r.kind if r.kind == "off" else (r.kind, r.id) for r in b.regions_at(chunk, ignore)]
+        assert got == every
