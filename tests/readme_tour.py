@@ -44,7 +44,8 @@ SMALL = {
     "dfsim fight reference --engine physics": ["--fights", "1"],
     "dfsim tune --set skill": ["--budget", "240"],
     "dfsim tune reference": ["--budget", "3000"],
-    # the calibration notebook's fast mode: four scales and one between (each a thrower of its own, re-aimed);
+    # three scales (the fewest --grid takes; the calibration notebook's fast mode takes four) and one between
+    # (each a thrower of its own, re-aimed);
     # drops, tilts and ramps fitting the restitution and the friction (the whole fit of the example's file
     # and its recovery of the truth: tests/studies/test_calibration.py, test_skill_fit.py)
     "dfsim fit-skill": ["--throws", "100", "--grid", "3", "--fine", "1"],
@@ -153,12 +154,10 @@ def run_tour(commands: list[str], tmp_path: Path, scheduler: str | None, budget_
 def _share(solved: Path, shared: Path) -> None:
     """Give the session's cache the entries the first command solved in its own empty cache, so no
     later command or test solves them again; an entry already there is left alone, one not there is
-    moved in whole (`os.replace`: a concurrent reader sees all of it or none)."""
+    written whole (`write_atomic`: a concurrent reader sees all of it or none)."""
+    from sim.files import write_atomic
+
     for entry in solved.glob("*/*.json"):
         target = shared / entry.parent.name / entry.name
-        if target.exists():
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        part = target.with_name(f".{target.name}.{os.getpid()}.part")
-        shutil.copyfile(entry, part)
-        os.replace(part, target)
+        if not target.exists():
+            write_atomic(target, entry.read_bytes())
