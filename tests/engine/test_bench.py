@@ -5,9 +5,11 @@ from sim.engine.bench import run_bench
 
 def test_bench_reports_the_python_and_rest_shares():
     out = run_bench(throws=6, naive_throws=1)
-    for key in ("python_share_of_loop", "rest_detection_share_of_loop", "rest_confirmation_share_of_steps",
-                "engine_share_of_throw"):
+    for key in ("rest_detection_share_of_loop", "rest_confirmation_share_of_steps", "engine_share_of_throw"):
         assert 0.0 <= out[key] <= 1.0, key
+    # the Python share is one minus a ratio of two CPU timings of 6 throws (the loop, a bare replay of its
+    # steps): with the compiled loop it is near zero and its sign within their noise (-0.058 seen)
+    assert -0.1 <= out["python_share_of_loop"] <= 1.0
     # the read-out share is a difference of two CPU timings of 6 throws (a loop that reads every step
     # minus a bare one): its sign is within their noise when the read-outs are cheap (-0.015 seen in CI)
     assert -0.1 <= out["readout_share_of_loop"] <= 1.0
