@@ -58,6 +58,28 @@ def quick_aim():
     return Scenario.build(board="magma", dice=["hero-d8"], shots=["flip"], skill="casual")
 
 
+@pytest.fixture
+def grid_technique():
+    """Install a candidate of a thrower's own aim grid in place of its solved aim (the middle one: a
+    release bouncing on the table before the board, into the shot's props as the solved aim's does),
+    for tests of what a throw does in a world, not of where the aim lies: a shot's solve costs seconds
+    to half a minute (the Smash's loose wall). Returns the grid (None for an unaimed shot); the
+    technique is forgotten afterwards (sim/engine/aim.py, `clear_nominal_cache`; solved aims on disk
+    are read again in milliseconds)."""
+    from sim.engine.aim import clear_nominal_cache
+
+    def install(thrower):
+        aim = thrower.aim_point()
+        if aim is None:
+            return None
+        grid = thrower.aim.grid(aim)
+        thrower.set_nominal(grid[len(grid) // 2])
+        return grid
+
+    yield install
+    clear_nominal_cache()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache_dir(tmp_path_factory):
     """Solved aims (sim/diskcache.py) go to a folder of this test session, never the user's cache; CLI

@@ -19,17 +19,16 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 # data a tour command names by path; copied into the tour's folder
 DATA = ("experiments", "examples", "fights", "monsters", "boards", "shots", "notebooks")
-# shot-requirements.toml's variants of one shot at the casual skill, and the Firewall with the Far Shot
-SHOTS_CASUAL = [*re.findall(r'^name = "([a-z-]+-casual)"$', (ROOT / "experiments" / "shot-requirements.toml")
-                            .read_text(), flags=re.M), "firewall.far-casual"]
+# shot-requirements.toml's variants whose aims the tour solved before it (the standard shot at three
+# skills: the quickstart and skill-levels; the Firewall alone and with the Far Shot: the tour's throws)
+SHOT_VARIANTS = ["standard-novice", "standard-casual", "standard-expert", "firewall-casual", "firewall.far-casual"]
 # long commands at small sizes, by the start of the command: extra flags (argparse: the last one wins)
 SMALL = {
-    # 70 variants, each with its own aim solve: each shot at the casual skill and one Far Shot combination
-    # (the other skills' solves are the same code; the combination's solve the tour's combined throw made).
-    # They are the scenarios tests/engine/test_determinism.py throws, which read these solves from the
-    # session's cache when the tour ran first (every shot family is solved once in a whole run, not twice)
+    # 70 variants, each with its own aim solve (a few seconds each): five whose aims are solved already,
+    # three skills and a Far Shot pair for the report (the other shots' solves are the same code; every
+    # shot's grid, reference throws and determinism: tests/engine/test_determinism.py)
     "dfsim run experiments/shot-requirements.toml": ["--max-throws", "24", "--workers", "2",
-                                                     "--variants", ",".join(SHOTS_CASUAL)],
+                                                     "--variants", ",".join(SHOT_VARIANTS)],
     # the magma board's three skills (the other board's are the same code); the casual and the expert
     # throwers' solves are the quickstart's, shared from the tour's first command (`_share`)
     "dfsim run experiments/skill-levels.toml": ["--max-throws", "24", "--workers", "2", "--variants", "magma-*"],

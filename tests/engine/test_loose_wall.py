@@ -10,7 +10,7 @@ import pytest
 
 from sim.engine.determinism import check_determinism
 from sim.engine.release import Release
-from sim.engine.worlds import build_thrower
+from sim.engine.worlds import build_thrower, thrower_for
 from sim.specs.scenario import Scenario
 
 THROUGH = Release((-0.65, 0.0, 0.05), (4.0, 0.0, 0.0), (0, 0, 0, 1), (0, 0, 0))  # into the joint: knocks them apart
@@ -49,9 +49,12 @@ def test_loose_pieces_after_other_throws(worlds):
     assert _differ(a, first.throw_releases([THROUGH]).record()) == []
 
 
-def test_drawn_smash_throws_are_the_same_after_any_earlier_throw():
+def test_drawn_smash_throws_are_the_same_after_any_earlier_throw(grid_technique):
     """Each of a seed's throws as a fresh world's first throw, then again after every other one in one
-    world (the case that failed: seed 3, throw 0 ended tilted 0.017 deg first and 0.173 deg after)."""
+    world (the case that failed: seed 3, throw 0 ended tilted 0.017 deg first and 0.173 deg after).
+    Drawn around a candidate of the Smash's aim grid that throws into the wall (`grid_technique`): its
+    solve, with the loose pieces, costs half a minute."""
+    grid_technique(thrower_for(SMASH))
     fresh = {}
     for k in range(4):
         th = build_thrower(SMASH)
