@@ -45,7 +45,7 @@ def draws(shot: str, skill: str = "novice", nominal: tuple[float, float] | None 
 
 
 @pytest.mark.parametrize("shot", RELEASE_SHOTS)
-def test_every_draw_respects_the_body_limits(shot):
+def test_every_draw_respects_the_body_limits(shot, installed_techniques):
     spec = load_shot(shot)
     text = (SHOTS / f"{shot}.toml").read_text()
     assert "Physical model" in text and "Where it leaves from" in text and "Spin" in text
