@@ -11,20 +11,29 @@ from sim.cli.common import integer, number
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """`dfsim bench`: run the throughput benchmark and print its figures (JSON with --json)."""
+    from sim.cli.common import AimProgress
     from sim.engine.bench import run_bench
+    from sim.experiments.progress import WorkBar
 
-    # one line first, not a bar: output while timing would be part of what is timed
+    # one line first; the bar moves only between timed stretches (a chunk of throws in every loop, a
+    # naive throw), so its drawing is never part of what is timed
     sys.stderr.write(
         f"dfsim: timing {args.throws} throws of the reference scene, then {args.naive_throws} of a "
         "naive loop and the uniform-step loop (seconds to a minute) ...\n"
     )
     sys.stderr.flush()
-    out = run_bench(
-        throws=args.throws,
-        naive_throws=args.naive_throws,
-        physics={"step_hz": args.step_hz} if args.step_hz else None,
-        uniform_step_hz=args.uniform_step_hz,
-    )
+    bar = WorkBar(args.throws + args.naive_throws, "throw", "timing", after_s=0, lazy=True)
+    try:
+        out = run_bench(
+            throws=args.throws,
+            naive_throws=args.naive_throws,
+            physics={"step_hz": args.step_hz} if args.step_hz else None,
+            uniform_step_hz=args.uniform_step_hz,
+            tick=bar.update,
+            aim_progress=AimProgress(),
+        )
+    finally:
+        bar.close()
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from sim.cli.common import SEED, integer, number, pairs
 from sim.errors import SpecError
@@ -12,6 +13,7 @@ from sim.errors import SpecError
 
 def cmd_converge(args: argparse.Namespace) -> int:
     """Run the paired check for each named scene; exit 1 if any scene is not converged."""
+    from sim.cli.common import AimProgress
     from sim.experiments.progress import WorkBar
     from sim.specs.scenario import Scenario
     from sim.studies.convergence import QUICK_SCENES, convergence_check
@@ -29,7 +31,11 @@ def cmd_converge(args: argparse.Namespace) -> int:
             settings["step_hz"] = args.step_hz
         if settings:
             sc = sc.with_physics(**settings)
-        bar = WorkBar(args.n, "pair", f"{scene}: paired throws", enabled=not args.json, after_s=0)
+        if not args.json:  # the two worlds are built (each calibrates its rebound) before any bar moves
+            print(f"dfsim: {scene}: building its worlds at the default step and {args.factor:g}x finer ...",
+                  file=sys.stderr, flush=True)
+        # lazy: the aim solve shows its own line first; the bar starts with the first pair
+        bar = WorkBar(args.n, "pair", f"{scene}: paired throws", enabled=not args.json, after_s=0, lazy=True)
         try:
             tab = convergence_check(
                 sc,
@@ -38,6 +44,7 @@ def cmd_converge(args: argparse.Namespace) -> int:
                 factor=args.factor,
                 reference_flight=args.reference_flight,
                 tick=bar.update,
+                aim_progress=None if args.json else AimProgress(),
             )
         finally:
             bar.close()

@@ -9,13 +9,20 @@ from sim.cli.common import SEED, add_scenario_options, integer, scenario_from
 
 def cmd_determinism(args: argparse.Namespace) -> int:
     """`dfsim determinism`: repeat throws in the same and in a fresh world; exit 1 if any bit differs."""
+    from sim.cli.common import AimProgress
     from sim.engine.determinism import check_determinism
+    from sim.engine.worlds import thrower_for
     from sim.errors import NondeterminismError
 
     if args.across_cpus:
         return _across_cpus()
+    sc = scenario_from(args)
+    th = thrower_for(sc)  # the world the check throws in first: its aim, solved here, shows its progress
+    th.aim.progress = AimProgress()
+    th.nominal()
+    th.aim.progress = None
     try:
-        check_determinism(scenario_from(args), args.seed, args.throws)
+        check_determinism(sc, args.seed, args.throws)
     except NondeterminismError as exc:
         print(f"NOT deterministic: {exc}")
         return 1

@@ -11,6 +11,7 @@ from sim.errors import SpecError
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks, print one line each, write the report folder; 1 if any check failed."""
+    from sim.experiments.progress import Elapsed
     from sim.studies.validation import CHECKS, run_validation
 
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
@@ -21,13 +22,19 @@ def run(args: argparse.Namespace) -> int:
         )
     out = args.out or ("results/validate-quick" if args.quick else "results/validate")
 
+    under_way = Elapsed()
+
     def progress(c) -> None:
+        under_way.done()
         print(f"{c.status:>7}  {c.name:<12} {c.summary}  [{c.seconds:g} s]", flush=True)
 
     def starting(name: str, k: int, total: int) -> None:  # a check runs for seconds to minutes: say which
-        print(f"{'...':>7}  {name:<12} (check {k} of {total})", flush=True)
+        under_way.start(f"{'...':>7}  {name:<12} (check {k} of {total})")
 
-    checks = run_validation(out, quick=args.quick, only=only, progress=progress, starting=starting)
+    try:
+        checks = run_validation(out, quick=args.quick, only=only, progress=progress, starting=starting)
+    finally:
+        under_way.done()
     failed = [c.name for c in checks if c.failed]
     gaps = [c.name for c in checks if c.status == "known gap"]
     verdict = "all passed" if not failed else "failed: " + ", ".join(failed)

@@ -22,6 +22,7 @@ import contextlib
 import os
 import platform
 import time
+from collections.abc import Callable
 
 from sim.engine.worlds import build_thrower, thrower_for
 from sim.seeding import Draw
@@ -69,6 +70,8 @@ def run_bench(
     seed: int = 2024,
     physics: dict | None = None,
     uniform_step_hz: float = 480.0,
+    tick: Callable[[int], None] | None = None,
+    aim_progress: Callable[[int, int], None] | None = None,
 ) -> dict:
     """Throws per second of the reference scene, adaptive vs uniform stepping (at `uniform_step_hz`) and vs
     a naive loop, on the same releases in one run; steps per throw by phase and the engine vs Python
@@ -76,7 +79,9 @@ def run_bench(
     sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual", physics=physics)
     t0 = time.perf_counter()
     th = thrower_for(sc)
+    th.aim.progress = aim_progress
     th.nominal()
+    th.aim.progress = None
     setup_s = time.perf_counter() - t0
     uni = build_thrower(
         sc.with_physics(
@@ -103,11 +108,14 @@ def run_bench(
         wall, cpu = _bare_replay(th, chunk, chunk_stats)
         bare_s, bare_cpu = bare_s + wall, bare_cpu + cpu
         reads_cpu += _bare_replay(th, chunk, chunk_stats, read=("die:0",))[1]
+        if tick is not None:  # between chunks: outside every timed stretch
+            tick(len(chunk))
     uni.physics.close()
 
     fixed_steps = int(5.0 * sc.physics.step_hz)
-    t0 = time.perf_counter()
+    naive_s = 0.0
     for k in range(naive_throws):
+        t0 = time.perf_counter()  # each naive throw timed alone: the progress tick between is not timed
         ph = Physics(sc.physics, sc.materials)
         ph.add_table(sc.board.table_material, board=sc.board)
         ph.add_board(sc.board)
@@ -119,7 +127,9 @@ def run_bench(
             ph.step()
             ph.contacts("die:0")
         ph.close()
-    naive_s = time.perf_counter() - t0
+        naive_s += time.perf_counter() - t0
+        if tick is not None:
+            tick(1)
 
     def per_throw(stats, key):
         return round(sum(getattr(s, key) for s in stats) / len(stats), 1)

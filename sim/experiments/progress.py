@@ -11,6 +11,7 @@ have come back.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Any
 
@@ -151,6 +152,10 @@ class WorkBar:
                 dynamic_ncols=True,
                 delay=self.after_s,
                 mininterval=0.5,
+                # every update may redraw (at most every 0.5 s): tqdm's adaptive count would skip redraws
+                # for as many updates as came in half a second, and a few slow ones after fast ones
+                # (bench: chunks, then naive throws) would sit silent
+                miniters=1,
             )
 
     def update(self, n: int = 1) -> None:
@@ -167,6 +172,46 @@ class WorkBar:
         if self._bar is not None:
             self._bar.total = self._bar.n
             self._bar.close()
+
+
+class Elapsed:
+    """A line for work of unknown length (a validation check: seconds to minutes), whose seconds count
+    on a terminal every half second until `done` replaces it; elsewhere (a pipe, a log) the line once."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream
+        self._stop: threading.Event | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, text: str) -> None:
+        """The work begins: show `text` (and, on a terminal, its elapsed seconds after it)."""
+        self.done()
+        out = self.stream or sys.stdout
+        if not out.isatty():
+            print(text, file=out, flush=True)
+            return
+        t0 = time.monotonic()
+        stop = self._stop = threading.Event()
+        out.write(text)
+        out.flush()
+
+        def count() -> None:
+            while not stop.wait(0.5):
+                out.write(f"\r{text}  {time.monotonic() - t0:.0f} s")
+                out.flush()
+
+        self._thread = threading.Thread(target=count, name="dfsim-elapsed", daemon=True)
+        self._thread.start()
+
+    def done(self) -> None:
+        """The work is over: on a terminal the line is cleared for what follows (the result's line)."""
+        if self._thread is not None and self._stop is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = self._stop = None
+            out = self.stream or sys.stdout
+            out.write("\r\033[K")
+            out.flush()
 
 
 class Steps:

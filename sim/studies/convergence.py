@@ -119,14 +119,18 @@ def paired_check(
     seed: int = 2024,
     confidence: float = 0.95,
     tick: Callable[[], None] | None = None,
+    aim_progress: Callable[[int, int], None] | None = None,
 ) -> PairedTable:
     """Throw n identical releases (those of scenario_a's thrower) in both scenarios' worlds and compare;
-    `tick` (a progress bar's) is called after each pair."""
+    `tick` (a progress bar's) is called after each pair, `aim_progress` during the aim solve (the
+    solver's observer: reference throws made, at most)."""
     ta, tb = build_thrower(scenario_a), build_thrower(scenario_b)
     try:
         la, lb, sa, sb = [], [], 0, 0
         ta_s = tb_s = 0.0
+        ta.aim.progress = aim_progress
         ta.nominal()  # an aimed release is solved once, outside the timing
+        ta.aim.progress = None
         for k in range(n):
             t0 = time.perf_counter()
             ra = ta.throw(seed, k)  # the same laid / flipped templates and prop jitter in both worlds
@@ -171,12 +175,13 @@ def convergence_check(
     confidence: float = 0.95,
     reference_flight: str = "analytic",
     tick: Callable[[], None] | None = None,
+    aim_progress: Callable[[int, int], None] | None = None,
 ) -> PairedTable:
     """The scenario's physics against a `factor` x finer contact step (windowed rest test; flight exact
     unless reference_flight = "step")."""
     hz = scenario.physics.step_hz * factor
     ref = with_physics(scenario, step_hz=hz, coarse_step_hz=hz, flight=reference_flight, rest="windows")
-    return paired_check(scenario, ref, n, seed, confidence, tick)
+    return paired_check(scenario, ref, n, seed, confidence, tick, aim_progress)
 
 
 QUICK_SCENES: dict[str, dict[str, Any]] = {

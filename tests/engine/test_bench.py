@@ -4,7 +4,9 @@ from sim.engine.bench import run_bench
 
 
 def test_bench_reports_the_python_and_rest_shares():
-    out = run_bench(throws=6, naive_throws=1)
+    ticks: list[int] = []
+    out = run_bench(throws=6, naive_throws=1, tick=ticks.append)
+    assert sum(ticks) == 6 + 1 and len(ticks) >= 2  # a bar moves between the timed stretches
     for key in ("rest_detection_share_of_loop", "rest_confirmation_share_of_steps", "engine_share_of_throw"):
         assert 0.0 <= out[key] <= 1.0, key
     # the Python share is one minus a ratio of two CPU timings of 6 throws (the loop, a bare replay of its

@@ -151,3 +151,30 @@ def test_the_first_estimate_times_every_cell_when_cells_differ_in_cost():
             break
     else:
         pytest.fail("no estimate")
+
+
+def test_a_line_of_unknown_length_counts_its_seconds_on_a_terminal_only():
+    """`Elapsed` (dfsim validate's check under way): on a terminal the line is redrawn with its seconds
+    every half second and cleared when done; in a pipe it is printed once."""
+    import io
+    import time
+
+    from sim.experiments.progress import Elapsed
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    term = Terminal()
+    e = Elapsed(term)
+    e.start("... check")
+    time.sleep(1.2)
+    e.done()
+    text = term.getvalue()
+    assert text.startswith("... check") and "\r... check  1 s" in text and text.endswith("\r\033[K"), text
+    pipe = io.StringIO()
+    e = Elapsed(pipe)
+    e.start("... check")
+    time.sleep(0.6)
+    e.done()
+    assert pipe.getvalue() == "... check\n"
