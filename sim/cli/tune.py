@@ -136,7 +136,7 @@ def split_sets(items: list[str] | None) -> tuple[str, float, float, dict[str, An
     return path, lo, hi, pairs(fixed, "--set")
 
 
-def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any], tick=None):
+def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any], tick=None, aim_progress=None):
     """The evaluate(value, n, seed) callable over physical throws, and the metric's name."""
     from sim.studies.responses import SHOT_METRICS, shot_response
 
@@ -166,7 +166,7 @@ def _shot_response(args: argparse.Namespace, path: str, fixed: dict[str, Any], t
     for end in split_sets(args.overrides)[1:3]:  # a bad setting is bad input now, not after a bar and an aim
         ends: dict[str, Any] = {**recipe, "overrides": {**fixed, path: end}}
         Scenario.build(**ends)
-    return shot_response(recipe, path, metric, tick=tick), f"{metric} rate"
+    return shot_response(recipe, path, metric, tick=tick, aim_progress=aim_progress), f"{metric} rate"
 
 
 def _fight_response(args: argparse.Namespace, path: str, fixed: dict[str, Any]):
@@ -278,7 +278,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         lazy=True,
     )
     if not quick_trials:  # a shot's response, counted throw by throw (a game's or fight's is made above)
-        evaluate, metric = _shot_response(args, path, fixed, tick=bar.update)
+        evaluate, metric = _shot_response(args, path, fixed, tick=bar.update, aim_progress=bar.aiming)
     counted = _counting(evaluate, bar, count=quick_trials)
     try:
         res = tune(

@@ -129,6 +129,7 @@ class WorkBar:
     ) -> None:
         self.total, self.unit, self.desc, self.enabled, self.after_s = total, unit, desc, enabled, after_s
         self._bar: Any = None
+        self._shown = 0.0  # when `status` last redrew the bar
         if not lazy:
             self.start()
 
@@ -161,6 +162,20 @@ class WorkBar:
     def update(self, n: int = 1) -> None:
         """`n` more units done."""
         self.bar.update(n)
+
+    def status(self, text: str) -> None:
+        """What the work is doing between its units (an aim solved between a fit's throws), shown after
+        the counts and redrawn at most every 0.5 s; "" clears it."""
+        bar = self.bar
+        bar.set_postfix_str(text, refresh=False)
+        now = time.monotonic()
+        if not text or now - self._shown >= 0.5:
+            self._shown = now
+            bar.refresh()
+
+    def aiming(self, done: int, most: int) -> None:
+        """An aim solve's observer (`AimSolver.progress`): its reference throws, on this bar."""
+        self.status("" if done >= most else f"aiming: reference throw {done + 1} of at most {most}")
 
     def add(self, more: int) -> None:
         """The work grew by `more` units (a second pass was needed)."""

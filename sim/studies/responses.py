@@ -30,6 +30,7 @@ def shot_response(
     metric: str = "hit",
     max_worlds: int = 6,
     tick: Callable[[], None] | None = None,
+    aim_progress: Callable[[int, int], None] | None = None,
 ) -> Callable[[Any, int, int], tuple[int, int]]:
     """The rate of `metric` over physical throws of a scenario, as a function of one override.
 
@@ -46,7 +47,8 @@ def shot_response(
 
     Cost: a new world takes about half a second; a setting the aimed release depends on (anything
     but the skill) also solves the aimed release once per new value (a few hundred reference throws).
-    `tick` (a progress bar's) is called after every throw.
+    `tick` (a progress bar's) is called after every throw, `aim_progress` during each new value's aim
+    solve (the solver's observer: reference throws made, at most).
     """
     if metric not in SHOT_METRICS:
         raise SpecError(
@@ -65,6 +67,7 @@ def shot_response(
         th = worlds.pop(value, None)
         if th is None:
             th = build_thrower(Scenario.build(**base, overrides={**fixed, path: value}))
+            th.aim.progress = aim_progress
         worlds[value] = th
         while len(worlds) > max(1, max_worlds):
             worlds.popitem(last=False)[1].physics.close()

@@ -211,6 +211,8 @@ class _Simulator:
         sc = tally_scenario(t)
         self.tally, self.scenario = t, sc
         self.thrower = build_thrower(sc)
+        if bar is not None:  # each candidate skill is re-aimed: seconds of reference throws, on the bar
+            self.thrower.aim.progress = bar.aiming
         self.n, self.seed = n, seed
         self.bar = bar
         self.simulated = 0

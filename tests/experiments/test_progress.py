@@ -178,3 +178,18 @@ def test_a_line_of_unknown_length_counts_its_seconds_on_a_terminal_only():
     time.sleep(0.6)
     e.done()
     assert pipe.getvalue() == "... check\n"
+
+
+def test_an_aim_solve_between_units_shows_on_the_bar_and_clears(capsys):
+    """`WorkBar.aiming` (a fit's or a tuning's re-aimed thrower): the solve's reference throws show after
+    the counts while no unit moves, and are gone once it is done."""
+    from sim.experiments.progress import WorkBar
+
+    bar = WorkBar(10, "throw", "fitting", after_s=0)
+    bar.aiming(0, 40)
+    bar.aiming(40, 40)
+    bar.update()
+    bar.close()
+    err = capsys.readouterr().err
+    assert "aiming: reference throw 1 of at most 40" in err, err
+    assert "aiming" not in err.rsplit("\r", 1)[-1], err  # the last drawing has no solve under way
