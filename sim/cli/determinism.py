@@ -17,10 +17,8 @@ def cmd_determinism(args: argparse.Namespace) -> int:
     if args.across_cpus:
         return _across_cpus()
     sc = scenario_from(args)
-    th = thrower_for(sc)  # the world the check throws in first: its aim, solved here, shows its progress
-    th.aim.progress = AimProgress()
-    th.nominal()
-    th.aim.progress = None
+    # the world the check throws in first: its aim, solved here, shows its progress
+    thrower_for(sc).nominal(progress=AimProgress())
     try:
         check_determinism(sc, args.seed, args.throws)
     except NondeterminismError as exc:

@@ -79,9 +79,7 @@ def run_bench(
     sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual", physics=physics)
     t0 = time.perf_counter()
     th = thrower_for(sc)
-    th.aim.progress = aim_progress
-    th.nominal()
-    th.aim.progress = None
+    th.nominal(progress=aim_progress)
     setup_s = time.perf_counter() - t0
     uni = build_thrower(
         sc.with_physics(

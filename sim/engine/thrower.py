@@ -11,7 +11,7 @@ throws through this world's throw function.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -265,12 +265,21 @@ class Thrower:
     def _reference_throw(self, releases: list[Release]) -> Outcome:
         return self.throw_releases(releases).outcome
 
-    def nominal(self, skill: SkillSpec | None = None) -> tuple[float, float]:
+    def nominal(
+        self, skill: SkillSpec | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[float, float]:
         """(speed, elevation) of the aimed release, solved once per scenario (and `skill`, when given in
-        place of the scenario's) and cached in memory and on disk (sim/engine/aim.py)."""
-        return self.aim.nominal(
-            self.aim_point(), self.technique_key(skill), skill, self._solving_world, self.disk_cache
-        )
+        place of the scenario's) and cached in memory and on disk (sim/engine/aim.py). `progress`: the
+        solve's observer for this call only (`AimSolver.progress`: reference throws made, at most)."""
+        before = self.aim.progress
+        if progress is not None:
+            self.aim.progress = progress
+        try:
+            return self.aim.nominal(
+                self.aim_point(), self.technique_key(skill), skill, self._solving_world, self.disk_cache
+            )
+        finally:
+            self.aim.progress = before
 
     def set_objective(self, objective: str = "hit", need: int = 0) -> None:
         """What the aimed release maximises: "hit", "damage" or "kill" (`AimSolver.set_objective`)."""

@@ -128,9 +128,7 @@ def paired_check(
     try:
         la, lb, sa, sb = [], [], 0, 0
         ta_s = tb_s = 0.0
-        ta.aim.progress = aim_progress
-        ta.nominal()  # an aimed release is solved once, outside the timing
-        ta.aim.progress = None
+        ta.nominal(progress=aim_progress)  # an aimed release is solved once, outside the timing
         for k in range(n):
             t0 = time.perf_counter()
             ra = ta.throw(seed, k)  # the same laid / flipped templates and prop jitter in both worlds
