@@ -1,5 +1,7 @@
 """`dfsim bench` (sim/engine/bench.py): the shares it reports are measured, in range, and consistent."""
 
+import math
+
 from sim.engine.bench import run_bench
 
 
@@ -7,16 +9,18 @@ def test_bench_reports_the_python_and_rest_shares():
     ticks: list[int] = []
     out = run_bench(throws=6, naive_throws=1, tick=ticks.append)
     assert sum(ticks) == 6 + 1 and len(ticks) >= 2  # a bar moves between the timed stretches
-    for key in ("rest_detection_share_of_loop", "rest_confirmation_share_of_steps", "engine_share_of_throw"):
-        assert 0.0 <= out[key] <= 1.0, key
-    # the Python share is one minus a ratio of two CPU timings of 6 throws (the loop, a bare replay of its
-    # steps): with the compiled loop it is near zero and its sign within their noise (-0.058 seen)
-    assert -0.1 <= out["python_share_of_loop"] <= 1.0
-    # the read-out share is a difference of two CPU timings of 6 throws (a loop that reads every step
-    # minus a bare one): its sign is within their noise when the read-outs are cheap (-0.015 seen in CI)
-    assert -0.1 <= out["readout_share_of_loop"] <= 1.0
-    assert out["rest_detection_share_of_loop"] > 0.0  # the rest detector ran and was timed
-    assert out["readout_share_of_loop"] <= out["python_share_of_loop"] + 0.1  # read-outs are part of the Python share
+    # counted, not timed: a share of the steps, in range on any machine
+    assert 0.0 <= out["rest_confirmation_share_of_steps"] <= 1.0
+    # timed: each share is a ratio of CPU timings of 6 throws made in separate stretches, so only what
+    # holds whatever the noise is asserted (speed is measured by the command, not by this test). The
+    # Python share is one minus the engine's share of the same loop (-0.183 was seen on a loaded CI
+    # machine, where the compiled loop is near the bare replay); it cannot exceed 1, a CPU time being >= 0
+    for key in ("python_share_of_loop", "readout_share_of_loop", "engine_share_of_throw", "engine_share_of_loop"):
+        assert math.isfinite(out[key]), key
+    assert out["python_share_of_loop"] <= 1.0
+    assert abs(out["python_share_of_loop"] - (1 - out["engine_share_of_loop"])) <= 0.0015  # one split, rounded
+    assert out["engine_share_of_loop"] > 0.0 and out["engine_share_of_throw"] > 0.0  # the bare replay was timed
+    assert 0.0 < out["rest_detection_share_of_loop"] <= 1.0  # the rest detector ran, timed inside the loop
     steps = out["steps_per_throw"]
     assert abs(out["rest_confirmation_share_of_steps"] - steps["rest_confirmation"] / out["mean_steps_per_throw"]) < 0.01
     # which loop ran is said; with the compiled one, the Python loop ran beside it on the same releases
@@ -25,7 +29,7 @@ def test_bench_reports_the_python_and_rest_shares():
     if out["loop"] == "compiled":
         assert out["same_outcomes"] is True
         assert out["python_loop_throws_per_cpu_s"] > 0 and out["compiled_loop_throws_per_cpu_s"] == out["throws_per_cpu_s"]
-        assert 0.0 < out["python_loop_engine_share_of_loop"] <= 1.0
+        assert out["python_loop_engine_share_of_loop"] > 0.0  # a ratio of timings: its size is measured, not asserted
 
 
 def test_the_command_says_what_it_times_before_timing(capsys):
