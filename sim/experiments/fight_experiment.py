@@ -199,7 +199,7 @@ class FightExperiments:
         summary = summarize_fights(store, experiment)
         if figures:
             steps.start("figures/")
-        figs = draw_fight_figures(store, experiment, summary) if figures else []
+        figs = draw_fight_figures(store, experiment, summary, steps.part) if figures else []
         write_fight_report(store, experiment, summary, figs)
         return Finished(summary, figs, summary["total_fights"])
 

@@ -4,6 +4,7 @@ life falls throw by throw. PNG files through matplotlib (the caller picks the ba
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -157,14 +158,21 @@ def survival(path: Path, summary: dict) -> Path:
     return _save(fig, path)
 
 
-def draw_fight_figures(store, exp, summary: dict) -> list[Path]:
-    """All figures of a finished fight experiment, written to OUT/figures/; returns their paths."""
+def draw_fight_figures(
+    store, exp, summary: dict, drawing: Callable[[str], None] = lambda name: None
+) -> list[Path]:
+    """All figures of a finished fight experiment, written to OUT/figures/; returns their paths.
+    `drawing` is told each figure's file name as its drawing starts (`Steps.part`)."""
     fig_dir = store.root / "figures"
     fig_dir.mkdir(exist_ok=True)
     conf_label = f"{round(100 * exp.spec.confidence):g} %"
+    drawing("win_rate.png")
     out = [win_rates(fig_dir / "win_rate.png", summary, conf_label)]
     if summary["differences"]:
+        drawing("differences.png")
         out.append(differences(fig_dir / "differences.png", summary, conf_label))
+    drawing("throws_to_win.png")
     out.append(throws_to_win(fig_dir / "throws_to_win.png", summary))
+    drawing("survival.png")
     out.append(survival(fig_dir / "survival.png", summary))
     return out

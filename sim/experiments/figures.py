@@ -10,6 +10,7 @@ cell on one of them, rather than a sample of its cells.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -336,9 +337,16 @@ def landing_heatmap(
     return path
 
 
-def landing_maps(path: Path, panels: list[dict[str, Any]], title: str, extent: float) -> list[Path]:
+def landing_maps(
+    path: Path,
+    panels: list[dict[str, Any]],
+    title: str,
+    extent: float,
+    drawing: Callable[[str], None] = lambda name: None,
+) -> list[Path]:
     """Every cell's landing panel, PANELS_PER_PAGE to a file (landing.png, landing-2.png, ...), all on
-    one opacity scale so the files compare."""
+    one opacity scale so the files compare; `drawing` is told each file's name as it starts (a page
+    takes seconds: a run of many cells is not silent for their sum)."""
     if not panels:
         return []
     pages = _pages(panels, PANELS_PER_PAGE)
@@ -346,7 +354,9 @@ def landing_maps(path: Path, panels: list[dict[str, Any]], title: str, extent: f
     out = []
     for k, page in enumerate(pages):
         note = _page_note(k, len(pages), len(page), k * PANELS_PER_PAGE, len(panels))
-        out.append(landing_heatmap(_page_path(path, k), page, f"{title}{note}", extent, top))
+        page_path = _page_path(path, k)
+        drawing(f"{page_path.name} (page {k + 1} of {len(pages)})" if len(pages) > 1 else page_path.name)
+        out.append(landing_heatmap(page_path, page, f"{title}{note}", extent, top))
     return out
 
 
@@ -570,9 +580,12 @@ def _is_page(name: str) -> bool:
     )
 
 
-def draw_figures(store, exp, summary: dict) -> list[Path]:
+def draw_figures(
+    store, exp, summary: dict, drawing: Callable[[str], None] = lambda name: None
+) -> list[Path]:
     """All figures for a finished run, written to OUT/figures/; returns their paths. Runs with many
-    cells get several files per figure (landing.png, landing-2.png, ...), each page complete."""
+    cells get several files per figure (landing.png, landing-2.png, ...), each page complete.
+    `drawing` is told each figure's file name as its drawing starts (`Steps.part`)."""
     from sim.specs.scenario import Scenario
 
     fig_dir = store.root / "figures"
@@ -617,12 +630,18 @@ def draw_figures(store, exp, summary: dict) -> list[Path]:
                 **drawings[cell.key],
             }
         )
-    out += landing_maps(fig_dir / "landing.png", panels, f"{exp.name}: where the die came to rest", extent)
+    title = f"{exp.name}: where the die came to rest"
+    out += landing_maps(fig_dir / "landing.png", panels, title, extent, drawing)
+    drawing("outcomes.png")
     out += outcome_bars(fig_dir / "outcomes.png", summary, conf_label)
+    drawing("sections.png")
     out += section_bars(fig_dir / "sections.png", summary, conf_label)
+    drawing("damage.png")
     out += damage_bars(fig_dir / "damage.png", summary, conf_label)
     if summary["differences"]:
+        drawing("comparison.png")
         out.append(comparison(fig_dir / "comparison.png", summary, conf_label))
     if summary["sweep"]:
+        drawing("sweep.png")
         out.append(sweep_curves(fig_dir / "sweep.png", summary, conf_label))
     return out

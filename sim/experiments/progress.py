@@ -242,3 +242,10 @@ class Steps:
         if self.enabled:
             sys.stderr.write(f"dfsim: finishing [{self.done}/{self.total}]: {what}\n")
             sys.stderr.flush()
+
+    def part(self, what: str) -> None:
+        """A part of the phase under way begins (a figure: seconds each, so a run of many cells would
+        otherwise draw its pages in one long silence), said indented under the phase's line."""
+        if self.enabled:
+            sys.stderr.write(f"dfsim:   {what}\n")
+            sys.stderr.flush()

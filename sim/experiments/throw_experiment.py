@@ -218,7 +218,7 @@ class ThrowExperiments:
         summary = summarize(store, experiment, stopped)
         if figures:
             steps.start("figures/")
-        figs = draw_figures(store, experiment, summary) if figures else []
+        figs = draw_figures(store, experiment, summary, steps.part) if figures else []
         write_report(store, experiment, summary, figs)
         # report.html (tables, figures, throws to watch) is presentation: the viewer writes it from the
         # finished folder. The experiments' only use of the viewer, one way (the viewer never imports

@@ -349,3 +349,26 @@ def test_a_finished_run_points_to_its_report_html(tmp_path, monkeypatch, capsys)
     steps = [ln.split(": ", 2)[1:] for ln in said.err.splitlines() if ln.startswith("dfsim: finishing [")]
     assert [s[0] for s in steps] == ["finishing [1/3]", "finishing [2/3]", "finishing [3/3]"], said.err
     assert [s[1].split()[0] for s in steps] == ["records.parquet", "summary.json", "report.html"], steps
+
+
+def test_each_figure_is_said_as_its_drawing_starts(tmp_path, monkeypatch, capsys):
+    from sim.cli.main import main
+
+    engine.patch_runner(monkeypatch.setattr)
+    monkeypatch.setenv("DFSIM_FAKE_INLINE", "1")
+    (tmp_path / "promise.toml").write_text(TOML)
+    out = tmp_path / "out"
+    assert main(["run", str(tmp_path / "promise.toml"), "--out", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    # a figure takes seconds (a landing page of nine panels more): each is said, under its phase's line,
+    # before it is drawn, so a run of many cells is not silent for the sum of its pages
+    lines = [ln for ln in err if ln.startswith("dfsim: ")]
+    first = lines.index("dfsim: finishing [3/4]: figures/")
+    parts = []
+    for ln in lines[first + 1 :]:
+        if not ln.startswith("dfsim:   "):
+            assert ln.startswith("dfsim: finishing [4/4]: report.html"), lines
+            break
+        parts.append(ln.removeprefix("dfsim:   "))
+    assert parts == ["landing.png", "outcomes.png", "sections.png", "damage.png", "comparison.png"], lines
+    assert sorted(parts) == sorted(p.name for p in (out / "figures").glob("*.png"))

@@ -205,3 +205,13 @@ def test_the_throw_experiment_changes_the_hash(throws_dir, tmp_path):
     _, b = resolve_any(experiment(other))
     assert a.hash != b.hash and [c.key for c in a.cells] == [c.key for c in b.cells]
     assert resolve_any(experiment(throws_dir, curves=["expert"]))[1].hash == a.hash  # presentation only
+
+
+def test_each_fight_figure_is_said_as_its_drawing_starts(reference, tmp_path):
+    from types import SimpleNamespace
+
+    from sim.experiments.fight_figures import draw_fight_figures
+
+    said: list[str] = []
+    paths = draw_fight_figures(SimpleNamespace(root=tmp_path), reference.experiment, reference.summary, said.append)
+    assert said == [p.name for p in paths] == ["win_rate.png", "differences.png", "throws_to_win.png", "survival.png"]

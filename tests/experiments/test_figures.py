@@ -82,8 +82,10 @@ def test_landing_maps_are_split_and_draw_props_templates_and_thrower(tmp_path):
         panels.append({"name": f"cell-{k}", "board": sc.board, "n": 300, "hit_rate": "50 %",
                        "counts": landing_counts([(x, y)], extent), "hits": landing_counts([(x[hit], y[hit])], extent),
                        **_cell_drawing(sc)})
-    paths = landing_maps(tmp_path / "landing.png", panels, "test", extent)
+    said: list[str] = []
+    paths = landing_maps(tmp_path / "landing.png", panels, "test", extent, said.append)
     assert [p.name for p in paths] == ["landing.png", "landing-2.png"]
+    assert said == ["landing.png (page 1 of 2)", "landing-2.png (page 2 of 2)"]  # each page said as it starts
     assert panels[0]["counts"].shape == (HEAT_BINS, HEAT_BINS) and panels[0]["counts"].sum() == 300
 
 
