@@ -353,9 +353,11 @@ def test_a_finished_run_points_to_its_report_html(tmp_path, monkeypatch, capsys)
 
 def test_each_figure_is_said_as_its_drawing_starts(tmp_path, monkeypatch, capsys):
     from sim.cli.main import main
+    from sim.viewer import report_html
 
     engine.patch_runner(monkeypatch.setattr)
     monkeypatch.setenv("DFSIM_FAKE_INLINE", "1")
+    monkeypatch.setattr(report_html, "DEFAULT_SAMPLE", 0)  # no replays of this engine's made-up aims
     (tmp_path / "promise.toml").write_text(TOML)
     out = tmp_path / "out"
     assert main(["run", str(tmp_path / "promise.toml"), "--out", str(out)]) == 0
