@@ -3,7 +3,7 @@
 Usage: python benchmarks/board_dice.py [--sets N] [--seed S] [--skill casual] [--shot standard]
 
 Set f throws red, green, blue in turns 0, 1, 2 of fight f (no retrieval) with physics in the loop
-(sim/engine/fight_physics.py); the same stream indices thrown by the plain thrower are the same
+(sim/fights/physics_source.py); the same stream indices thrown by the plain thrower are the same
 releases on an empty board. Paired, so the difference is the dice lying on the board, and nothing
 else: when it is not zero, resampling throws recorded on an empty board is not valid for later dice.
 """
@@ -14,9 +14,9 @@ import argparse
 import json
 import math
 
-from sim.engine.fight_physics import THROWS_PER_FIGHT, PhysicsSource
 from sim.engine.worlds import build_thrower
-from sim.rules.throw_source import ThrowRequest
+from sim.fights.physics_source import THROWS_PER_FIGHT, PhysicsSource
+from sim.fights.throw_source import ThrowRequest
 
 
 def main() -> None:

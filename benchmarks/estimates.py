@@ -86,7 +86,7 @@ def main() -> int:
     bad = 0
     print(f"{'experiment':<22} {'cells':>5} {'first estimate':>15} {'real':>8} {'ratio':>6}")
     for p in paths:
-        cells = len(resolve_any(str(p), caps=Caps(max_throws=a.max_throws))[1].cells)
+        cells = len(resolve_any(str(p), caps=Caps.of(max_throws=a.max_throws))[1].cells)
         got = measure(p, a.max_throws, a.workers)
         if got is None:
             print(f"{p.stem:<22} {cells:>5} {'(none shown)':>15}")

@@ -9,7 +9,7 @@ process's CPU time (the machine may be shared). Without --records the throws com
 table shaped like the standard shot thrown by a casual hero (50 % hits, sections 1-6, 1 in 8 icons);
 with --records they come from a `dfsim run` folder (e.g. `dfsim run fight-throws`).
 
-`--physics N` plays fights 0..N-1 with physics in the loop (sim/engine/fight_physics.py) and then the
+`--physics N` plays fights 0..N-1 with physics in the loop (sim/fights/physics_source.py) and then the
 very same throws (same scenarios, same stream indices) as plain single throws on an empty board, in
 worlds built and aimed beforehand: the CPU-time ratio is what keeping the dice on the board costs,
 and the paired outcomes show how often the dice on the board changed a throw's result.
@@ -24,9 +24,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from sim.engine.resample import ResampleSource, tables_from_results
-from sim.rules.fight import run_fights
-from sim.specs.fight import load_fight
+from sim.fights.engine import run_fights
+from sim.fights.resample import ResampleSource, tables_from_results
+from sim.fights.spec import load_fight
 
 
 def synthetic_table(n: int = 4000, seed: int = 0) -> pd.DataFrame:
@@ -57,8 +57,8 @@ def bench(spec, source_factory, fights: int, log: bool) -> dict:
 
 
 def bench_physics(spec, fights: int, seed: int) -> dict:
-    from sim.engine.fight_physics import THROWS_PER_FIGHT, PhysicsSource
     from sim.engine.worlds import build_thrower
+    from sim.fights.physics_source import THROWS_PER_FIGHT, PhysicsSource
 
     src = PhysicsSource(seed, spec.throws.colored_die, spec.throws.white_die)
     reqs: list = []

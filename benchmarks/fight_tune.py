@@ -28,8 +28,8 @@ import time
 
 import numpy as np
 
-from sim.engine.resample import ResampleSource
-from sim.rules.fight import run_fights
+from sim.fights.engine import run_fights
+from sim.fights.resample import ResampleSource
 from sim.studies.responses import FightResponse
 from sim.studies.tuner import tune
 

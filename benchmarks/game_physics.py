@@ -3,7 +3,7 @@
 Usage: python benchmarks/game_physics.py [--games N] [--seed S] [--bank DIR] [--bank-throws N] [--set K=V ...] [--json]
 
 Plays games 0..N-1 of a game file (default: the base game, three casual heroes, Normal) with every
-throw simulated (sim/engine/fight_physics.py: the dice of earlier throws lie on the board, templates
+throw simulated (sim/fights/physics_source.py: the dice of earlier throws lie on the board, templates
 are flipped), then the same games on the throw bank. Reports both win rates (Wilson 95 %) and, throw
 by throw in the physics games, the hit rate of throws made with dice lying on the board against the
 bank's hit rate of the same scenarios (the expected hits, summed over those throws), and how many
@@ -18,11 +18,11 @@ import sys
 import time
 
 from sim.cli.game import overrides
-from sim.engine.fight_physics import PhysicsSource
 from sim.experiments.statistics import wilson
-from sim.experiments.throw_bank import ThrowBank, die_alias, play, scenario_of
-from sim.rules.game import run_games
-from sim.specs.game import load_game
+from sim.fights.physics_source import PhysicsSource
+from sim.games.engine import run_games
+from sim.games.spec import load_game
+from sim.games.throw_bank import ThrowBank, die_alias, play, scenario_of
 
 
 class Watched(PhysicsSource):

@@ -15,9 +15,9 @@ import json
 import time
 
 from sim.cli.game import overrides
-from sim.experiments.throw_bank import BankSource, ThrowBank, die_alias, play
-from sim.rules.game import run_games
-from sim.specs.game import load_game
+from sim.games.engine import run_games
+from sim.games.spec import load_game
+from sim.games.throw_bank import BankSource, ThrowBank, die_alias, play
 
 
 def main() -> None:

@@ -24,21 +24,22 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the same names as _LAZY (tests/test_public_api.py keeps the two alike)
     from sim.engine.determinism import check_determinism
     from sim.engine.release import Release
-    from sim.engine.resample import ResampleSource, tables_from_results
     from sim.engine.run_folder import RunFolder
     from sim.engine.thrower import ThrowResult
     from sim.engine.worlds import build_thrower, thrower_for
     from sim.errors import FightError, Interrupted, ReplayMismatch, SpecError, UncoveredThrow
     from sim.experiments.runner import Results, run_experiment
     from sim.experiments.statistics import wilson
-    from sim.rules.fight import FightResult, run_fight, run_fights
-    from sim.rules.game import GameResult, run_game, run_games
+    from sim.fights.engine import FightResult, run_fight, run_fights
+    from sim.fights.monster import load_monster
+    from sim.fights.resample import ResampleSource, tables_from_results
+    from sim.fights.spec import load_fight
+    from sim.games.engine import run_game, run_games
+    from sim.games.result import GameResult
+    from sim.games.spec import load_game
     from sim.rules.outcome import Outcome
     from sim.specs.board import load_board
     from sim.specs.die import load_die
-    from sim.specs.fight import load_fight
-    from sim.specs.game import load_game
-    from sim.specs.monster import load_monster
     from sim.specs.scenario import Scenario
     from sim.specs.shot import load_shot
     from sim.specs.skill import load_skill
@@ -66,17 +67,17 @@ _LAZY = {
     "load_die": "sim.specs.die",
     "load_shot": "sim.specs.shot",
     "load_skill": "sim.specs.skill",
-    "load_fight": "sim.specs.fight",
-    "load_monster": "sim.specs.monster",
-    "load_game": "sim.specs.game",
-    "run_fight": "sim.rules.fight",
-    "run_fights": "sim.rules.fight",
-    "FightResult": "sim.rules.fight",
-    "run_game": "sim.rules.game",
-    "run_games": "sim.rules.game",
-    "GameResult": "sim.rules.game",
-    "ResampleSource": "sim.engine.resample",
-    "tables_from_results": "sim.engine.resample",
+    "load_fight": "sim.fights.spec",
+    "load_monster": "sim.fights.monster",
+    "load_game": "sim.games.spec",
+    "run_fight": "sim.fights.engine",
+    "run_fights": "sim.fights.engine",
+    "FightResult": "sim.fights.engine",
+    "run_game": "sim.games.engine",
+    "run_games": "sim.games.engine",
+    "GameResult": "sim.games.result",
+    "ResampleSource": "sim.fights.resample",
+    "tables_from_results": "sim.fights.resample",
 }
 
 

@@ -149,3 +149,8 @@ def signal_name(signum: int) -> str:
         return signal.Signals(signum).name
     except ValueError:
         return f"signal {signum}"
+
+
+class PluginError(RuntimeError):
+    """An entry point of the "dfsim.plugins" group that does not hold a sim.plugins.Plugin (a broken
+    or stale install: reinstall the package)."""

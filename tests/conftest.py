@@ -19,7 +19,7 @@ LONG_FILES_FIRST = (
     "tests/experiments/test_notebook_difficulty.py",
     "tests/studies/test_validation.py",
     "tests/studies/test_skill_order.py",
-    "tests/engine/test_fight_physics.py",
+    "tests/fights/test_fight_physics.py",
     "tests/engine/test_portability.py",
     "tests/experiments/test_doctor_promises.py",
     "tests/viewer/test_viewer.py",

@@ -39,7 +39,7 @@ SMALL = {
                                                  "fireball.flip-casual"],
     "dfsim run": ["--max-throws", "24", "--workers", "2"],  # a fight experiment: --max-fights too
     "dfsim fight reference --records": ["--fights", "300"],
-    # one fight, every throw simulated (several: tests/engine/test_fight_physics.py; its progress: tests/cli/test_fight_cli.py)
+    # one fight, every throw simulated (several: tests/fights/test_fight_physics.py; its progress: tests/fights/test_fight_cli.py)
     "dfsim fight reference --engine physics": ["--fights", "1"],
     "dfsim tune --set skill": ["--budget", "240"],
     "dfsim tune reference": ["--budget", "3000"],

@@ -18,10 +18,40 @@ LAYER = {
     "sim.engine": 3,
     "sim.viewer": 3.5,  # presentation of throws: reads engine results; experiments use it for report.html
     "sim.experiments": 4,
+    "sim.fights": 4.2,  # a package on the throw core, layered inside (INNER below)
+    "sim.games": 4.3,  # games play fights: a package on the fights
     "sim.studies": 4.5,  # questions answered with the run machinery (validation, calibration, tuning...)
     "sim.cli": 5,
 }
 SIBLINGS_APART = {("sim.rules", "sim.world"), ("sim.world", "sim.rules")}
+
+# the packages on the core, layered inside as the core is: each module stands at a core layer (its
+# specs importable without PyBullet, its pure rules beside the world, never importing it) and imports
+# only core layers up to that one and its package's modules up to that one
+INNER = {
+    "sim.fights": {
+        "sim.fights": "sim.specs",  # the package's __init__: its declaration only
+        "sim.fights.abilities": "sim.specs", "sim.fights.house_rules": "sim.specs",
+        "sim.fights.monster": "sim.specs", "sim.fights.party": "sim.specs", "sim.fights.spec": "sim.specs",
+        "sim.fights.throw_source": "sim.rules", "sim.fights.policy": "sim.rules",
+        "sim.fights.state": "sim.rules", "sim.fights.damage": "sim.rules", "sim.fights.equipment": "sim.rules",
+        "sim.fights.result": "sim.rules", "sim.fights.engine": "sim.rules",
+        "sim.fights.resample": "sim.engine", "sim.fights.physics_source": "sim.engine",
+        "sim.fights.board_templates": "sim.engine", "sim.fights.records": "sim.engine",
+        "sim.fights.experiment": "sim.experiments", "sim.fights.kind": "sim.experiments",
+        "sim.fights.report": "sim.experiments", "sim.fights.figures": "sim.experiments",
+    },
+    "sim.games": {
+        "sim.games": "sim.specs",
+        "sim.games.deck": "sim.specs", "sim.games.spec": "sim.specs",
+        "sim.games.policy": "sim.rules", "sim.games.state": "sim.rules", "sim.games.result": "sim.rules",
+        "sim.games.engine": "sim.rules",
+        "sim.games.throw_bank": "sim.experiments", "sim.games.experiment": "sim.experiments",
+        "sim.games.kind": "sim.experiments", "sim.games.report": "sim.experiments",
+        "sim.games.figures": "sim.experiments", "sim.games.response": "sim.experiments",
+    },
+}
+CORE = ("sim.specs", "sim.rules", "sim.world", "sim.engine", "sim.viewer", "sim.experiments")
 
 
 def _modules() -> dict[str, Path]:
@@ -79,6 +109,40 @@ def test_imports_only_go_down(name):
             continue
         assert (me, other) not in SIBLINGS_APART, f"{name} imports {dep}: {me} and {other} never import each other"
         assert LAYER[other] < LAYER[me], f"{name} ({me}) imports {dep} ({other}), a layer above or beside it"
+
+
+@pytest.mark.parametrize("package", sorted(INNER))
+def test_the_packages_on_the_core_are_layered_inside(package):
+    inner = INNER[package]
+    mine = {n for n in GRAPH if n == package or n.startswith(package + ".")}
+    assert mine == set(inner), f"modules of {package} without an inner layer (or gone): {mine ^ set(inner)}"
+    for name in sorted(mine):
+        level = inner[name]
+        for dep in GRAPH[name]:
+            if dep == "sim":
+                continue
+            if dep in inner:
+                assert LAYER[inner[dep]] <= LAYER[level], f"{name} ({level}) imports {dep} ({inner[dep]})"
+                continue
+            other = _layer_of(dep)
+            if other in INNER and other != package:  # another package: games may use fights
+                assert LAYER[other] < LAYER[package], f"{name} imports {dep}, a package above or beside it"
+                assert LAYER[INNER[other][dep]] <= LAYER[level], f"{name} ({level}) imports {dep}"
+                continue
+            if LAYER[other] == 0:
+                continue
+            assert (level, other) not in SIBLINGS_APART, f"{name} ({level}) imports {dep} ({other})"
+            assert LAYER[other] <= LAYER[level], f"{name} ({level}) imports {dep} ({other}), a layer above"
+
+
+def test_the_core_never_names_the_packages_built_on_it():
+    """The core reads what fights and games add through their declarations (sim/plugins.py), so it
+    names neither, not even in a string or a comment."""
+    for name, path in _modules().items():
+        if _layer_of(name) in CORE:
+            text = path.read_text()
+            for word in ("sim.fights", "sim.games", "sim/fights", "sim/games"):
+                assert word not in text, f"{name} names {word}"
 
 
 def test_no_import_cycles():

@@ -2,8 +2,8 @@
 
 One fight prints its blow-by-blow log; `--fights N` plays fights 0..N-1 (fight i depends only on
 (seed, i)) and prints how hard the fight is: the win rate with its interval and the cost of the
-fights. Throws come from the records of a `dfsim run` folder (sim.engine.resample), or with
-`--engine physics` from physics in the loop (sim.engine.fight_physics: every throw simulated, the
+fights. Throws come from the records of a `dfsim run` folder (sim.fights.resample), or with
+`--engine physics` from physics in the loop (sim.fights.physics_source: every throw simulated, the
 dice of earlier throws lying on the board; slow, ~0.1-0.5 s per throw).
 """
 
@@ -94,7 +94,7 @@ def _played_fights(spec, source, fights: range, policy, physics: bool) -> list:
     physics, seconds per throw, also the throws so far and a new scene's aim solve); one fight prints
     its log as run_fights does."""
     from sim.experiments.progress import WorkBar
-    from sim.rules.fight import run_fights
+    from sim.fights.engine import run_fights
 
     bar = WorkBar(
         len(fights), "fight", "fights in physics" if physics else "fights", after_s=0.5 if physics else 1.0
@@ -119,11 +119,11 @@ def _played_fights(spec, source, fights: range, policy, physics: bool) -> list:
 def cmd_fight(args: argparse.Namespace) -> int:
     """`dfsim fight`: one fight prints its log, N fights print the win rate and per-fight costs with
     95 % intervals; throws are resampled from `--records`. Bad input is a SpecError (exit 2)."""
-    from sim.engine.resample import ResampleSource, tables_from_results
     from sim.errors import FightError, UncoveredThrow
-    from sim.experiments.fight_report import summarize
-    from sim.rules.fight import resolve_policy
-    from sim.specs.fight import load_fight
+    from sim.fights.engine import resolve_policy
+    from sim.fights.report import summarize
+    from sim.fights.resample import ResampleSource, tables_from_results
+    from sim.fights.spec import load_fight
 
     overrides, flags = _overrides(args.overrides, args.house_rules)
     try:
@@ -152,7 +152,7 @@ def cmd_fight(args: argparse.Namespace) -> int:
     seed = spec.seed if args.seed is None else args.seed
     source: Any
     if physics:
-        from sim.engine.fight_physics import PhysicsSource
+        from sim.fights.physics_source import PhysicsSource
 
         notes: list[str] = []
         source = PhysicsSource(seed, spec.throws.colored_die, spec.throws.white_die)
@@ -327,7 +327,7 @@ def _summary_line(r) -> str:
 def cmd_monsters(args: argparse.Namespace) -> int:
     """`dfsim monsters`: one line per built-in monster (card life, miss damage, level, gold,
     requirements, ability, templates), naming the fields that are estimates."""
-    from sim.specs.monster import builtin_monsters
+    from sim.fights.monster import builtin_monsters
 
     specs = builtin_monsters()
     if args.json:

@@ -2,7 +2,7 @@
 
 One game prints its round-by-round log; `--games N` plays games 0..N-1 (game i depends only on
 (seed, i)) and prints the win rate with its Wilson interval, where games are lost, scores and titles.
-Throws come from the throw bank (sim/experiments/throw_bank.py): every scenario the games meet is recorded
+Throws come from the throw bank (sim/games/throw_bank.py): every scenario the games meet is recorded
 once into the bank folder (default in the user's cache), with progress, then reused.
 `--engine physics` simulates every throw instead (slow: minutes per game).
 """
@@ -75,7 +75,7 @@ def overrides(items: list[str] | None) -> dict[str, Any]:
 
 def load(name: str, items: list[str] | None):
     """The game spec with --set overrides (a bad override is the command line's fault)."""
-    from sim.specs.game import load_game
+    from sim.games.spec import load_game
 
     ov = overrides(items)
     try:
@@ -92,10 +92,10 @@ def load(name: str, items: list[str] | None):
 def cmd_game(args: argparse.Namespace) -> int:
     """Play the games; bad input is a SpecError (exit 2) before anything is recorded."""
     from sim.errors import FightError
-    from sim.experiments.game_report import format_summary, summarize_games
-    from sim.experiments.throw_bank import DEFAULT_THROWS, ThrowBank, die_alias, play
-    from sim.rules.game import run_games
-    from sim.rules.game_policy import resolve_game_policy
+    from sim.games.engine import run_games
+    from sim.games.policy import resolve_game_policy
+    from sim.games.report import format_summary, summarize_games
+    from sim.games.throw_bank import DEFAULT_THROWS, ThrowBank, die_alias, play
 
     spec = load(args.game, args.overrides)
     policy_name = args.policy or spec.policy
@@ -110,8 +110,8 @@ def cmd_game(args: argparse.Namespace) -> int:
                 raise SpecError(
                     "command line", "--bank", "is for --engine resample (physics simulates every throw)"
                 )
-            from sim.engine.fight_physics import PhysicsSource
             from sim.experiments.progress import RunProgress
+            from sim.fights.physics_source import PhysicsSource
 
             source: Any = PhysicsSource(seed, spec.throws.colored_die, spec.throws.white_die)
             bar = RunProgress(n, 0, quiet=False, unit="game")

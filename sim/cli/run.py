@@ -48,20 +48,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="cap throws per cell (a quick preview; a different experiment hash)",
     )
     p.add_argument(
-        "--max-fights",
-        type=integer(1, 100_000_000),
-        help="fight experiments: cap fights per variant (a quick preview)",
-    )
-    p.add_argument(
         "--variants",
         type=patterns,
         help="run only these variants: comma-separated names or shell patterns ('firewall-*,far-casual'); "
         "a smaller experiment of its own (its own hash and folder contents)",
     )
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
-    p.add_argument(
-        "--max-games", type=integer(1, 100_000_000), help="game experiments: cap games per variant"
-    )
+    from sim.experiments.kinds import cap_options
+
+    for name, text in cap_options():  # the caps the experiment kinds declare (sim/plugins.py)
+        p.add_argument("--" + name.replace("_", "-"), type=integer(1, 100_000_000), help=text)
     p.add_argument(
         "--bank", metavar="DIR", help="game experiments: throw bank folder (default: the user's cache)"
     )
@@ -91,6 +87,7 @@ def runner_faults(call: Callable[[], T]) -> T | int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the experiment (of any kind) and print what its kind shows; SpecError (bad input) propagates
     to the CLI's main, which prints one line."""
+    from sim.experiments.kinds import cap_options
     from sim.experiments.runner import run_experiment
 
     if hasattr(signal, "SIGXFSZ"):  # a file-size limit is an OSError (exit 1, chunks kept), not a kill
@@ -109,11 +106,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 quiet=args.quiet,
                 max_throws=args.max_throws,
                 figures=not args.no_figures,
-                max_fights=args.max_fights,
                 security=tls_files(args),
                 variants=args.variants,
-                max_games=args.max_games,
                 bank=args.bank,
+                **{name: getattr(args, name) for name, _ in cap_options()},
             )
         )
     except ImportError as exc:  # Dask, an optional package, not installed

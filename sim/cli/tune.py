@@ -250,7 +250,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if args.game:
         if args.fight or args.records:
             raise SpecError(SRC, "--game", "tunes a game: give no fight file or --records")
-        from sim.experiments.game_experiment import GameResponse
+        from sim.games.response import GameResponse
 
         evaluate = GameResponse(
             args.game, path, overrides=fixed, bank=args.bank, bank_throws=args.bank_throws, policy=args.policy

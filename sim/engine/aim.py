@@ -27,8 +27,7 @@ from shapely.geometry import LineString
 from sim.engine.hand import Hand
 from sim.engine.release import Release
 from sim.hashing import json_hash
-from sim.rules.outcome import Outcome
-from sim.rules.throw_source import AIM_OBJECTIVES
+from sim.rules.outcome import AIM_OBJECTIVES, Outcome
 from sim.seeding import Draw
 from sim.specs.physics import GRAVITY
 from sim.specs.scenario import Scenario

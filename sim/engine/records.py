@@ -23,15 +23,12 @@ A throw record is flat and primitive (Parquet keeps it as it is):
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from sim.engine.release import Release
 from sim.errors import SpecError
 from sim.rules.effects import GOLD
 from sim.rules.outcome import Effect, Outcome, Result
-
-if TYPE_CHECKING:  # the fight engine is not imported into every throw worker
-    from sim.rules.fight import FightResult
 
 RELEASE_COLUMNS = (
     "rel_x_mm",
@@ -109,28 +106,6 @@ OUTCOME_READ = (
     EFFECTS,
 )
 REQUIRED_COLUMNS = ("result", "reason", "damage")
-# one fight's record (FightResult.record) as a run keeps it, after the seed and the index
-FIGHT_COLUMNS = (
-    "outcome",
-    "won",
-    "monster_life_end",
-    "rounds",
-    "turns",
-    "throws",
-    "rethrows",
-    "hero_damage",
-    "white_dice_used",
-    "retrievals",
-    "fainted",
-    "scars",
-    "eliminated",
-    "epic_shot",
-    "gold",
-    "lost_reason",
-)
-FIGHT_EXTRA_COLUMNS = ("monster_life_start", "life_by_throw")
-
-
 # ---- the release -------------------------------------------------------------------------------
 def release_columns(r: Release) -> dict[str, float]:
     """A release as its `rel_*` columns (mm for the position)."""
@@ -275,17 +250,3 @@ def effects_only_in_column(inputs: dict[str, Any]) -> str | None:
         if gold:
             return f"its die has a '{gold[0]}' face (the gold it gives)"
     return None
-
-
-# ---- the fight ---------------------------------------------------------------------------------
-def fight_row(result: FightResult, columns: dict[str, Any], seed: int, index: int) -> dict[str, Any]:
-    """One fight's row as a run stores it: the cell's constant `columns`, seed and index, the fight's
-    record (`FIGHT_COLUMNS`), the monster's life at the start and after each physical throw."""
-    rec = result.record()
-    row = dict(columns)
-    row["seed"] = seed
-    row["index"] = index
-    row.update({k: rec[k] for k in FIGHT_COLUMNS})
-    row["monster_life_start"] = result.monster_life_start
-    row["life_by_throw"] = list(result.life_by_throw)
-    return row

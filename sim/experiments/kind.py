@@ -12,7 +12,7 @@ are in sim.experiments.kinds.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -28,11 +28,25 @@ if TYPE_CHECKING:  # kept light: `dfsim check` reads the registry without the ru
 
 @dataclass(frozen=True)
 class Caps:
-    """Command-line caps for a quick preview; each kind applies its own (a different experiment hash)."""
+    """Command-line caps for a quick preview, by name: "max_throws" (throws per cell) and the caps the
+    kinds declare (sim.plugins.ExperimentKindEntry.caps); each kind applies its own (a different
+    experiment hash), and a cap its kind does not declare is refused (sim.experiments.kinds)."""
 
-    max_throws: int | None = None
-    max_fights: int | None = None
-    max_games: int | None = None
+    values: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, **caps: int | None) -> Caps:
+        """The caps that are set (None: not set)."""
+        return cls({k: int(v) for k, v in caps.items() if v is not None})
+
+    def get(self, name: str) -> int | None:
+        """A cap's value, None when it is not set."""
+        return self.values.get(name)
+
+    @property
+    def max_throws(self) -> int | None:
+        """Throws per cell (every kind that throws applies it)."""
+        return self.get("max_throws")
 
 
 @dataclass(frozen=True)

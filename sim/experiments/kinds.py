@@ -1,12 +1,13 @@
 """The one table of experiment kinds, and reading any experiment file through it.
 
-A file's kind is told by a top-level key (`fight`, `game`); a file with none is a throw experiment.
+A file's kind is told by a top-level key (a package built on the core declares its kinds and their
+keys: sim/plugins.py); a file with none is a throw experiment.
 `dfsim run`, `dfsim check` and the runner ask this table and the kind it returns, never which kind
 it is. Each entry names its kind's object as "module:attribute", imported on first use (as
-Gymnasium's registry does): reading a throw experiment imports no fight or game code, and a kind
-may itself use the runner (a game experiment records its throw bank through it) without an import
-cycle. Adding a kind: a module with a class following sim.experiments.kind's protocol, and one
-`register` line below.
+Gymnasium's registry does): reading a throw experiment imports no other kind's code, and a kind
+may itself use the runner (to record the throws it plays from) without an import cycle. Adding a
+kind: a module with a class following sim.experiments.kind's protocol, declared in its package's
+`sim.plugins.Plugin`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim import plugins
 from sim.errors import SpecError
 from sim.experiments.kind import Caps, ExperimentKind
 from sim.specs.datafiles import read_toml, resolve
@@ -30,6 +32,8 @@ class Entry:
     name: str
     marker: str | None  # None: the default kind (a file with no other kind's marker)
     entry_point: str  # "module:attribute" of an object following ExperimentKind
+    unit: str = "throw"
+    caps: tuple[str, ...] = ("max_throws",)  # the caps its files take (Caps)
     _kind: ExperimentKind | None = field(default=None, repr=False)
 
     def load(self) -> ExperimentKind:
@@ -47,19 +51,41 @@ KINDS: dict[str, Entry] = {}
 NO_CAPS = Caps()
 
 
-def register(name: str, marker: str | None, entry_point: str) -> None:
+def register(
+    name: str,
+    marker: str | None,
+    entry_point: str,
+    unit: str = "throw",
+    caps: tuple[str, ...] = ("max_throws",),
+) -> None:
     """Add a kind to the table; its name and its marker key must be its own."""
     if name in KINDS:
         raise ValueError(f"experiment kind '{name}' is registered twice")
     clash = next((e.name for e in KINDS.values() if e.marker == marker), None)
     if clash is not None:
         raise ValueError(f"experiment kinds '{clash}' and '{name}' are both marked by {marker!r}")
-    KINDS[name] = Entry(name, marker, entry_point)
+    KINDS[name] = Entry(name, marker, entry_point, unit, caps)
 
 
 register("throws", None, "sim.experiments.throw_experiment:THROWS")
-register("fights", "fight", "sim.experiments.fight_experiment:FIGHTS")
-register("games", "game", "sim.experiments.game_experiment:GAMES")
+for _declared in plugins.experiment_kinds():  # the packages built on the core (sim/plugins.py)
+    _caps = (("max_throws",) if _declared.throws else ()) + tuple(c for c, _ in _declared.caps)
+    register(_declared.name, _declared.marker, _declared.entry_point, _declared.unit, _caps)
+
+
+def cap_options() -> list[tuple[str, str]]:
+    """The caps the kinds declare besides "max_throws", (name, help), for `dfsim run`'s options."""
+    return [c for d in plugins.experiment_kinds() for c in d.caps]
+
+
+def refuse_other_caps(kind: ExperimentKind, caps: Caps, source: str | None) -> None:
+    """A cap the experiment's kind does not take is a SpecError naming the kinds that take it."""
+    entry = KINDS[kind.name]
+    for name in sorted(caps.values):
+        if name not in entry.caps:
+            takers = sorted({e.unit for e in KINDS.values() if name in e.caps}) or ["no"]
+            why = f"applies to {' and '.join(takers)} experiments only"
+            raise SpecError(source or "<experiment>", name, why)
 
 
 def kind_of(data: Mapping[str, Any]) -> ExperimentKind:
@@ -97,6 +123,7 @@ def resolve_any(
         kind, spec = found[0], target
     if variants is not None:
         spec = select_variants(spec, variants, source or "<experiment>")
+    refuse_other_caps(kind, caps, source)
     return kind, kind.resolve(spec, source, caps)
 
 

@@ -155,13 +155,12 @@ def run_experiment(
     quiet: bool = False,
     max_throws: int | None = None,
     figures: bool = True,
-    max_fights: int | None = None,
     security: Any = None,
     variants: Sequence[str] | None = None,
-    max_games: int | None = None,
     bank: Any = None,
     _chunk_fn: Any = OWN,
     _prepare_fn: Any = OWN,
+    **caps: int | None,
 ) -> Results:
     """Run (or resume) an experiment of any kind and return its Results.
 
@@ -169,9 +168,10 @@ def run_experiment(
     (ExperimentSpec, FightExperimentSpec, ...) or a plain dict of the file's content. `out` defaults
     to results/<experiment name>/. A fight experiment first runs (or resumes) the throw experiment it
     names, into the folder of that name beside `out`, unless that run is already complete and
-    verifies; `max_throws` caps that experiment, `max_fights` the fights per cell. A game experiment
-    plays itself (`max_games` games per variant at most, throws from the bank folder `bank`; it keeps
-    no records, only summary.json, report.md and figures). `security` (Dask only): a
+    verifies; `max_throws` caps that experiment. `caps`: the caps its kind declares, by name
+    (`max_fights=10`: fights per cell; `max_games=100`: games per variant); a cap of another kind is
+    refused. A kind that plays itself (a game experiment) draws its throws from the bank folder `bank`
+    and keeps no records, only summary.json, report.md and figures. `security` (Dask only): a
     distributed.security.Security, or a dict with ca_file, cert and key for TLS.
     `variants`: run only the variants matching these shell patterns (an experiment of its own).
     Bad input raises sim.errors.SpecError before anything is written (a scheduler that cannot be
@@ -181,7 +181,7 @@ def run_experiment(
     """
 
     t0 = time.perf_counter()
-    kind, exp = resolve_any(path_or_spec, caps=Caps(max_throws, max_fights, max_games), variants=variants)
+    kind, exp = resolve_any(path_or_spec, caps=Caps.of(max_throws=max_throws, **caps), variants=variants)
     out = Path(out) if out is not None else Path("results") / exp.name
     if isinstance(kind, PlayedKind):
         res = kind.play(exp, out, PlayOptions(workers=workers, quiet=quiet, figures=figures, bank=bank))

@@ -529,7 +529,7 @@ def resolve_experiment(
     return Experiment(spec=spec, source=source, cells=cells, hash=_hash(ident))
 
 
-# the pieces fight experiments (sim.experiments.fight_spec) share with throw experiments (FieldError:
+# the pieces other experiment kinds share with throw experiments (FieldError:
 # sim.errors, imported above)
 Model = Spec
 check_name = _name

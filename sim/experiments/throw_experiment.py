@@ -23,7 +23,6 @@ from sim.engine.records import throw_row
 from sim.engine.run_folder import REPORT_HTML, install_prepared
 from sim.engine.templates import prepared_flip_bank
 from sim.engine.worlds import thrower_for
-from sim.errors import SpecError
 from sim.experiments.integrity import ChunkLayout, Plan
 from sim.experiments.kind import Caps, Finished, RunUpstream
 from sim.experiments.progress import Steps, WorkBar
@@ -142,9 +141,7 @@ class ThrowExperiments:
         return parse_experiment(data, source)
 
     def resolve(self, spec: ExperimentSpec, source: str | None, caps: Caps) -> Experiment:
-        """Every cell's scenario built; --max-throws caps the throws per cell, --max-fights is refused."""
-        if caps.max_fights is not None:
-            raise SpecError(source or "<experiment>", "max_fights", "applies to fight experiments only")
+        """Every cell's scenario built; --max-throws caps the throws per cell."""
         return resolve_experiment(spec, source, max_throws=caps.max_throws)
 
     def checked(self, experiment: Experiment) -> str:

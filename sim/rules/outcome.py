@@ -67,6 +67,10 @@ class Effect(str):
 
 
 # every kind of effect an outcome may carry, with what it means (the argument after ':' in brackets)
+# what an aimed throw maximises: "hit" (the chance of a hit), "damage" (the expected damage) or "kill"
+# (the chance to deal at least a given life): the aim solve's objectives, asked for by throw sources
+AIM_OBJECTIVES: tuple[str, ...] = ("hit", "damage", "kill")
+
 EFFECT_KINDS: dict[str, str] = {
     "insta-kill": "the monster is defeated at once (the icon on the bullseye, or on a template that says so)",
     "leaning-on": "[body names] the die rests against these bodies besides the table and the board",

@@ -7,11 +7,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from sim import plugins
 from sim.errors import SpecError
 from sim.specs.datafiles import KINDS, builtin_dir, builtin_names, read_toml
 
-# kind -> (module, class): imported when a kind is first used, so listing boards never loads scipy
-_SPEC_CLASS_PATHS: dict[str, tuple[str, str]] = {
+# kind -> (module, class): imported when a kind is first used, so listing boards never loads scipy; the
+# core's kinds, then those of the packages built on it (sim/plugins.py)
+_CORE_CLASS_PATHS: dict[str, tuple[str, str]] = {
     "board": ("sim.specs.board", "BoardSpec"),
     "die": ("sim.specs.die", "DieSpec"),
     "material": ("sim.specs.material", "MaterialTable"),
@@ -19,11 +21,14 @@ _SPEC_CLASS_PATHS: dict[str, tuple[str, str]] = {
     "skill": ("sim.specs.skill", "SkillSpec"),
     "template": ("sim.specs.template", "TemplateSpec"),
     "prop": ("sim.specs.prop", "PropSpec"),
-    "monster": ("sim.specs.monster", "MonsterSpec"),
-    "fight": ("sim.specs.fight", "FightSpec"),
-    "deck": ("sim.specs.deck", "DeckSpec"),
-    "game": ("sim.specs.game", "GameSpec"),
 }
+
+
+def _class_paths() -> dict[str, tuple[str, str]]:
+    declared = {k.name: tuple(k.spec_class.split(":", 1)) for k in plugins.data_kinds()}
+    return {**_CORE_CLASS_PATHS, **declared}  # type: ignore[dict-item]
+
+
 # kinds a user writes and dfsim reads, with no built-in files
 _USER_CLASS_PATHS: dict[str, tuple[str, str]] = {
     "tally": ("sim.specs.tally", "TallySpec"),
@@ -36,14 +41,14 @@ class _SpecClasses(Mapping[str, Any]):
     """kind -> spec class, each class imported on first use."""
 
     def __getitem__(self, kind: str) -> Any:
-        module, name = _SPEC_CLASS_PATHS[kind]
+        module, name = _class_paths()[kind]
         return getattr(importlib.import_module(module), name)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(_SPEC_CLASS_PATHS)
+        return iter(_class_paths())
 
     def __len__(self) -> int:
-        return len(_SPEC_CLASS_PATHS)
+        return len(_class_paths())
 
 
 SPEC_CLASSES: Mapping[str, Any] = _SpecClasses()
@@ -57,11 +62,21 @@ _DIR_KIND = {
     "boards": "board",
     "shots": "shot",
     "experiments": "experiment",
-    "monsters": "monster",
-    "fights": "fight",
-    "decks": "deck",
-    "games": "game",
 }
+# the keys that tell a file's kind when it names none, in order (sim.plugins.DataKind.tell_order): a
+# package's tells come between the shot's (40) and the skill's (60)
+_CORE_TELLS: tuple[tuple[int, tuple[str, ...], str], ...] = (
+    (10, ("sections", "outline"), "board"),
+    (20, ("faces",), "die"),
+    (30, ("pairs",), "material"),
+    (40, ("release",), "shot"),
+    (60, ("speed_sd_frac",), "skill"),
+)
+
+
+def _tells() -> list[tuple[int, tuple[str, ...], str]]:
+    declared = [(k.tell_order, k.tells, k.name) for k in plugins.data_kinds() if k.tells]
+    return sorted([*_CORE_TELLS, *declared], key=lambda t: t[0])
 
 
 def list_kind(kind: str) -> list[Any]:
@@ -80,26 +95,12 @@ def infer_kind(path: Path, data: dict) -> str:
             raise SpecError(path, "kind", f"unknown kind '{k}' (one of {', '.join((*KINDS, *USER_KINDS))})")
         return k
     parent = path.resolve().parent.name
-    if parent in _DIR_KIND:
-        return _DIR_KIND[parent]
-    if "sections" in data or "outline" in data:
-        return "board"
-    if "faces" in data:
-        return "die"
-    if "pairs" in data:
-        return "material"
-    if "release" in data:
-        return "shot"
-    if "dungeon" in data or "bosses" in data:
-        return "deck"
-    if "decks" in data:
-        return "game"
-    if "miss_damage" in data:
-        return "monster"
-    if "party" in data:
-        return "fight"
-    if "speed_sd_frac" in data:
-        return "skill"
+    folders = {**_DIR_KIND, **{k.folder: k.name for k in plugins.data_kinds()}}
+    if parent in folders:
+        return folders[parent]
+    for _, keys, tell in _tells():
+        if any(key in data for key in keys):
+            return tell
     if "hits" in data and "base_skill" in data:
         return "tally"
     if "surface" in data and any(k in data for k in ("drops", "tilts", "ramps")):

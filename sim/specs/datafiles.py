@@ -8,10 +8,12 @@ import hashlib
 import os
 import stat
 import sys
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from sim import plugins
 from sim.errors import SpecError
 from sim.files import note_input
 
@@ -22,8 +24,9 @@ else:  # pragma: no cover
 
 _REPO = Path(__file__).resolve().parents[2]
 
-# kind -> (top-level data package, sub-folder)
-KINDS: dict[str, tuple[str, str]] = {
+# kind -> (top-level data package, sub-folder): the core's kinds; packages built on the core add theirs
+# (sim/plugins.py), read on first use
+_CORE_KINDS: dict[str, tuple[str, str]] = {
     "board": ("boards", ""),
     "die": ("boards", "dice"),
     "material": ("boards", "materials"),
@@ -32,11 +35,26 @@ KINDS: dict[str, tuple[str, str]] = {
     "shot": ("shots", ""),
     "skill": ("shots", "skills"),
     "experiment": ("experiments", ""),
-    "monster": ("monsters", ""),
-    "fight": ("fights", ""),
-    "deck": ("decks", ""),
-    "game": ("games", ""),
 }
+
+
+class _Kinds(Mapping[str, tuple[str, str]]):
+    """kind -> (top-level data package, sub-folder): the core's and every plugin's."""
+
+    def _all(self) -> dict[str, tuple[str, str]]:
+        return {**_CORE_KINDS, **{k.name: (k.top, k.sub) for k in plugins.data_kinds()}}
+
+    def __getitem__(self, kind: str) -> tuple[str, str]:
+        return _CORE_KINDS[kind] if kind in _CORE_KINDS else self._all()[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+KINDS: Mapping[str, tuple[str, str]] = _Kinds()
 
 
 def builtin_dir(kind: str) -> Path:

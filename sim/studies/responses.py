@@ -5,7 +5,7 @@ numbers: the same seed must give the same underlying draws at every value. Physi
 for free, because throw k of a seed draws its release only from (seed, k) (sim/engine/release.py): at
 any value of a setting, trial k is "the same hand" throwing under the changed setting. Fights have it
 because fight k of a seed draws its resampled throws only from the stream (seed, fight k)
-(sim/engine/resample.py): at any value of a fight setting, fight k throws the same recorded throws.
+(sim/fights/resample.py): at any value of a fight setting, fight k throws the same recorded throws.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sim.engine.resample import ResampleSource, UncoveredThrow, tables_from_results
 from sim.engine.worlds import build_thrower
 from sim.errors import SpecError
-from sim.rules.fight import FightError, resolve_policy, run_fights
-from sim.specs.fight import FightSpec, load_fight
+from sim.fights.engine import FightError, resolve_policy, run_fights
+from sim.fights.resample import ResampleSource, UncoveredThrow, tables_from_results
+from sim.fights.spec import FightSpec, load_fight
 from sim.specs.scenario import Scenario
 from sim.studies.metrics import FIGHT_METRICS, SHOT_METRICS
 

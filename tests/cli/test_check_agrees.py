@@ -76,7 +76,7 @@ def _resolve_experiment(path: Path) -> None:
 
 
 def _load_fight(path: Path) -> None:
-    from sim.specs.fight import load_fight
+    from sim.fights.spec import load_fight
 
     load_fight(path)
 

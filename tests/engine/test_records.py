@@ -9,12 +9,10 @@ import pandas as pd
 import pytest
 
 from sim.engine import records
-from sim.engine.resample import ResampleSource, tables_from_results
 from sim.engine.worlds import thrower_for
 from sim.errors import SpecError
-from sim.rules.fight import run_fight
-from sim.rules.throw_source import scripted
-from sim.specs.fight import fight_from_dict
+from sim.fights.resample import tables_from_results
+from sim.fights.throw_source import scripted
 from sim.specs.scenario import Scenario
 
 CELL_COLUMNS = {"cell": 0, "cell_name": "c", "variant": "v", "sweep_value": 0.0, "scenario_key": "k"}
@@ -52,15 +50,6 @@ def test_every_column_a_reader_asks_for_is_written(thrown):
     for reader in (records.OUTCOME_READ, records.REQUIRED_COLUMNS, report.COLUMNS, statistics.RATE_COLUMNS,
                    report_html.SAMPLE_COLUMNS):
         assert set(reader) <= written, set(reader) - written
-
-
-def test_a_fight_row_holds_the_fight_columns():
-    spec = fight_from_dict({"name": "t", "monster": {"name": "m", "life": 4, "miss_damage": 1, "level": 1},
-                            "party": {"heroes": [{"name": "A"}], "white_dice": 1}}, "test.toml")
-    table = pd.DataFrame([{"result": "hit", "reason": "hit", "damage": 2.0, "value": 2, "section": "2"}])
-    row = records.fight_row(run_fight(spec, ResampleSource(table, seed=1), fight=0, log=False), {"cell": 0}, 1, 0)
-    assert list(row) == ["cell", "seed", "index", *records.FIGHT_COLUMNS, *records.FIGHT_EXTRA_COLUMNS]
-    assert row["outcome"] == "won" and row["life_by_throw"][-1] <= 0
 
 
 def _run_folder(tmp_path, inputs: dict, effects: bool):

@@ -12,12 +12,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from sim.fights.policy import ScriptedPolicy
+from sim.fights.spec import fight_from_dict
+from sim.fights.throw_source import ScriptedSource, scripted
 from sim.rules.footprint import read_board
 from sim.rules.outcome import Outcome
-from sim.rules.policy import ScriptedPolicy
 from sim.rules.templates import resolve
-from sim.rules.throw_source import ScriptedSource, scripted
-from sim.specs.fight import fight_from_dict
 from sim.specs.template import load_template
 from tests.rules.test_template_rules import BOARD, D8, die_at, lay
 
@@ -32,7 +32,7 @@ def _fight(templates: list[str], hero: dict, life: int = 30) -> object:
 
 
 def _first_hit(spec, out: Outcome, **policy) -> int:
-    from sim.rules.fight import run_fight
+    from sim.fights.engine import run_fight
 
     r = run_fight(spec, ScriptedSource([out, scripted("hit", 30)]), ScriptedPolicy({"die": ["red"], **policy}))
     return [e for e in r.log if e["event"] == "hit"][0]["damage"]

@@ -1,0 +1,118 @@
+"""The throw bank (sim/games/throw_bank.py): content-addressed entries, integrity, the
+record-and-replay loop, and game experiments and game tuning on it. Recording real throws takes about
+half a minute per scenario, so here a bank subclass stores a synthetic table for each scenario it is
+asked to record (shaped like a casual standard shot, fewer hits per extra specific throw): what is
+tested is the bank and the experiment layer, not the physics."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim.errors import SpecError, UncoveredThrow
+from sim.fights.throw_source import ThrowRequest
+from sim.games.engine import run_games
+from sim.games.spec import load_game
+from sim.games.throw_bank import BankSource, ThrowBank, die_alias, play, scenario_key
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synthetic_bank import SyntheticBank, synthetic  # noqa: E402
+
+
+def req(**kw) -> ThrowRequest:
+    base = dict(fight=0, throw=0, hero="A", colour="red", kind="colored", die="hero-d8", shots=("standard",),
+                skill="casual", board="magma")
+    return ThrowRequest(**{**base, **kw})
+
+
+def test_entries_are_content_addressed_and_checked(tmp_path):
+    bank = SyntheticBank(tmp_path / "bank")
+    src = BankSource(bank, seed=1, discover=True)
+    assert src.throw(req()).reason == "not-banked" and len(src.missing) == 1
+    bank.record(src.missing.values())
+    s = next(iter(src.missing.values()))
+    assert bank.has(s) and bank.table(s).n == 200
+    meta = json.loads((bank.dir / f"{scenario_key(s, 200)}.json").read_text())
+    assert meta["scenario"] == s and meta["rows"] == 200
+    assert ThrowBank(tmp_path / "bank", 300).has(s) is False  # another throw count is another entry
+    with pytest.raises(UncoveredThrow):
+        BankSource(bank, 1).throw(req(shots=("far",)))
+    fresh = SyntheticBank(tmp_path / "bank")
+    (fresh.dir / f"{scenario_key(s, 200)}.parquet").write_bytes(b"damaged")
+    with pytest.raises(SpecError, match="do not match"):
+        fresh.table(s)
+
+
+def test_play_records_until_every_throw_is_banked_and_replays_exactly(tmp_path):
+    bank = SyntheticBank(tmp_path / "bank")
+    spec = load_game("base", {"party.size": 4})
+    alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
+    res, src = play(lambda s: run_games(spec, s, 60), bank, seed=3, alias=alias)
+    assert bank.recorded and not src.missing
+    assert all(s["die"] != "white-d8" for s in bank.recorded)  # the white die's throws are the hero die's
+    again = run_games(spec, BankSource(bank, 3, alias=alias), 60)  # no discovery: every scenario is there
+    assert [r.record() for r in again] == [r.record() for r in res]
+    n = len(bank.recorded)
+    play(lambda s: run_games(spec, s, 60), bank, seed=3, alias=alias)
+    assert len(bank.recorded) == n  # reused, not recorded again
+
+
+def test_game_experiment_and_game_tuning_on_the_bank(tmp_path):
+    from sim.games.kind import run_game_experiment
+    from sim.games.response import GameResponse
+    from sim.studies.tuner import tune
+
+    bank = SyntheticBank(tmp_path / "bank")
+    exp = tmp_path / "exp.toml"
+    exp.write_text('name = "g"\ngame = "base"\nseed = 5\ngames = 40\nbank_throws = 200\nbaseline = "normal-3"\n'
+                   '[[variants]]\nname = "normal-3"\n[[variants]]\nname = "hard-3"\nset = { difficulty = "hard" }\n'
+                   '[[variants]]\nname = "normal-4"\nset = { "party.size" = 4 }\n'
+                   '[[variants]]\nname = "hard-4"\nset = { "party.size" = 4, difficulty = "hard" }\n'
+                   '[[contrasts]]\nname = "hard-cost"\na = "normal-3"\nb = "hard-3"\nc = "normal-4"\nd = "hard-4"\n')
+    s = run_game_experiment(exp, out=tmp_path / "out", quiet=True, bank=bank, figures=True)
+    assert [v["name"] for v in s["variants"]] == ["normal-3", "hard-3", "normal-4", "hard-4"]
+    assert all(v["won"]["n"] == 40 for v in s["variants"])
+    assert [d["name"] for d in s["differences"]] == ["hard-3", "normal-4", "hard-4"]
+    c = s["contrasts"][0]["won"]
+    assert c["lo"] <= c["value"] <= c["hi"]
+    for f in ("summary.json", "report.md", "figures/win_rate.png", "figures/lost_where.png",
+              "figures/over_the_game.png", "figures/titles.png"):
+        assert (tmp_path / "out" / f).is_file()
+    r = GameResponse("base", "house_rules.monster_life_bonus", bank=str(bank.dir), bank_throws=200)
+    r.bank = bank
+    assert r.integer_setting
+    res = tune(r, -10, 3, 0.5, integer=True, budget=600, initial_n=30, seed=1)
+    assert -10 <= res.answer <= 3 and sum(p.rate.n for p in res.points) <= 600
+
+
+def test_the_designers_question_runs_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """`dfsim tune --game base --set difficulty=hard --set party.size=4 --set PATH=LO:HI` (the README's
+    question, on synthetic tables): the fixed settings reach the game, not the shot tuner."""
+    import json
+
+    from sim.cli.main import main
+    from sim.games.throw_bank import ThrowBank
+
+    monkeypatch.setattr(ThrowBank, "_record_one", lambda self, s: self.store(s, synthetic(s, self.throws)))
+    argv = ["tune", "--game", "base", "--set", "difficulty=hard", "--set", "party.size=4",
+            "--set", "house_rules.monster_life_bonus=-12:0", "--integer", "--target", "0.5",
+            "--bank", str(tmp_path / "bank"), "--bank-throws", "200", "--budget", "400", "--seed", "2", "--json"]
+    assert main(argv) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["setting"] == "house_rules.monster_life_bonus" and res["metric"] == "win rate"
+    assert sum(p["n"] for p in res["points"]) <= 400
+
+
+def test_an_entry_is_named_by_its_code_but_seeded_by_its_scenario_alone(monkeypatch):
+    """Another version of the code records a scenario again (a new name), with the same seed: the same
+    throws, as long as the code throws the same."""
+    from sim import diskcache
+    from sim.games.throw_bank import scenario_seed_key
+
+    s = {"die": "hero-d8", "shots": ["standard"], "skill": "casual", "board": "magma", "templates": [], "rules": {}}
+    name, seed = scenario_key(s, 200), scenario_seed_key(s, 200)
+    monkeypatch.setattr(diskcache, "code_salt", lambda: "another version")
+    assert scenario_key(s, 200) != name and scenario_seed_key(s, 200) == seed
