@@ -2,7 +2,7 @@
 on the open table and standard throws at the magma board, how many end `not-settled` or `diverged`
 (voids, counted, never dropped) and how far below its true resting height any die ends up.
 
-Used by `dfsim validate` (sim.studies.validation) and benchmarks/not_settled.py.
+Used by `dfsim validate` (sim.studies.validation) and studies/not_settled.py.
 """
 
 from __future__ import annotations

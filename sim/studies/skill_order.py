@@ -8,7 +8,7 @@ family-wise confidence (Bonferroni over every comparison made), so that one run 
 false alarm at most 5 % of the time. A pair is out of order when the whole interval of
 (better - worse) lies below zero.
 
-`benchmarks/skill_order.py` runs every shot and every combination the rulebooks name; the test suite a
+`studies/skill_order.py` runs every shot and every combination the rulebooks name; the test suite a
 quick form.
 """
 

@@ -1,7 +1,7 @@
 """The skill order: a better thrower is not worse than a worse one, beyond noise, on the same throws.
 
 The quick form throws the Firewall (the shot whose order broke) at the three skills, each with its own
-technique; `benchmarks/skill_order.py` runs every shot and every combination the rulebooks name.
+technique; `studies/skill_order.py` runs every shot and every combination the rulebooks name.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Near-flat landings of a cylinder against the step (benchmarks/rolling_levers.py --near-flat): the
+"""Near-flat landings of a cylinder against the step (studies/rolling_levers.py --near-flat): the
 measurement behind "not converged in the step" in docs/physics.md, "Rolling bodies".
 
 A flat landing tumbles nothing at any step; the tumble a slightly tilted landing gives grows with the
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def levers():
-    spec = importlib.util.spec_from_file_location("rolling_levers", ROOT / "benchmarks" / "rolling_levers.py")
+    spec = importlib.util.spec_from_file_location("rolling_levers", ROOT / "studies" / "rolling_levers.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("rolling_levers", mod)  # its dataclasses look their module up
     spec.loader.exec_module(mod)

@@ -1,8 +1,8 @@
 """Measure hit rates of the built-in skill levels for the standard shot (magma board, hero d8).
 
-Usage: python benchmarks/calibrate_skills.py [N] [--table]. Prints each skill's hit rate with a 95 %
+Usage: python studies/calibrate_skills.py [N] [--table]. Prints each skill's hit rate with a 95 %
 Wilson interval (--table: as the Markdown table docs/calibration.md quotes, which
-benchmarks/doc_numbers.py makes again). Seed 2024, throws 0..N-1.
+tools/doc_numbers.py makes again). Seed 2024, throws 0..N-1.
 """
 
 from __future__ import annotations

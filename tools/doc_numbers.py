@@ -1,4 +1,4 @@
-"""Every number the docs quote, made again: `python benchmarks/doc_numbers.py [--all] [--only NAME] [--write]`.
+"""Every number the docs quote, made again: `python tools/doc_numbers.py [--all] [--only NAME] [--write]`.
 
 The docs quote tables and command outputs between markers,
 
@@ -86,7 +86,7 @@ def fit_skill_example(work: Path) -> str:
 
 
 def skill_table(work: Path) -> str:
-    out = sh(f"{sys.executable} benchmarks/calibrate_skills.py 400 --table", ROOT)
+    out = sh(f"{sys.executable} studies/calibrate_skills.py 400 --table", ROOT)
     return out
 
 
@@ -194,7 +194,7 @@ def game_win_rates(work: Path) -> str:
 
     white = answer(f"{tune} --set difficulty=hard --set house_rules.extra_white_dice=0:7 --integer --target 0.5")
     life = answer(f"{tune} --set house_rules.monster_life_bonus=-20:0 --integer --target 0.5")
-    return ("`python benchmarks/doc_numbers.py --only game-win-rates` (a bank of 300 throws per scenario, "
+    return ("`python tools/doc_numbers.py --only game-win-rates` (a bank of 300 throws per scenario, "
             "2,000 games per cell, seed 7, policy default), the whole-game win rate with 95 % Wilson intervals:\n\n"
             + "\n".join(rows) + "\n\n"
             f"Four casual heroes at Normal: {casual['combats']['value']:.1f} combats a game; lost most often at "
@@ -229,7 +229,7 @@ def timings(work: Path) -> str:
             ("`dfsim run house-rules --workers 2` (its throws included)",
              wall(f"dfsim run house-rules --out {work / 'hr'} --workers 2 --quiet", cache))]
     load = os.getloadavg()[0]
-    lines = [f"Wall time on a 2-core machine, load average {load:.1f} at the end (`python benchmarks/doc_numbers.py "
+    lines = [f"Wall time on a 2-core machine, load average {load:.1f} at the end (`python tools/doc_numbers.py "
              "--only timings`):", "", "| command | wall time |", "|---|---|"]
     lines += [f"| {label} | {t:.0f} s |" for label, t in rows]
     return "\n".join(lines) + "\n"

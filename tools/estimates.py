@@ -1,7 +1,7 @@
 """How good is a run's first time-left estimate? The first estimate the bar shows, against the time the
 throwing really took from then on, for shipped experiments.
 
-Usage: python benchmarks/estimates.py [EXPERIMENT ...] [--max-throws N] [--workers N]
+Usage: python tools/estimates.py [EXPERIMENT ...] [--max-throws N] [--workers N]
        (default: every throw experiment in experiments/; --max-throws caps each cell, a shorter check)
 
 Each experiment runs into a fresh temporary folder (with its own empty aim cache, so the aiming is

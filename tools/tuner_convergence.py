@@ -1,6 +1,6 @@
 """Convergence and coverage of the tuner (sim/studies/tuner.py) on synthetic responses.
 
-Usage: python benchmarks/tuner_convergence.py [K]. For each case, K tuner runs with seeds
+Usage: python tools/tuner_convergence.py [K]. For each case, K tuner runs with seeds
 1000..1000+K-1; prints the trials used (median, 90th percentile, max), the interval width (median),
 the answer's root-mean-square error against the known truth, and how often the 95 % interval missed
 the truth (expected: at most about 5 %). Pure numpy, no physics: about a minute at K = 200.

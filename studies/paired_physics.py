@@ -1,6 +1,6 @@
 """Paired comparison of two physics settings on identical releases (sim/studies/convergence.py).
 
-    python benchmarks/paired_physics.py --scene reference -n 300 \
+    python studies/paired_physics.py --scene reference -n 300 \
         --a step_hz=480,flight=step,rest=windows --b step_hz=1920,flight=step,rest=windows
 
 Several --a/--b pairs may be given (matched in order). Prints one table per pair; --json for JSON.

@@ -1,6 +1,6 @@
 """Are a flip's step choices converged? The default flip profile against finer steps, on the same flips.
 
-Usage: python benchmarks/flip_steps.py [-n 200] [--templates weak-point,fireball,armor] [--json]
+Usage: python studies/flip_steps.py [-n 200] [--templates weak-point,fireball,armor] [--json]
 
 For each template, flips 0..n-1 of seed 99 (casual) are flown with the default profile and with
 variants that each refine one step: the free flight's RK4 at 2 kHz (`flight_hz`, default 500 Hz) and

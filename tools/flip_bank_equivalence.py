@@ -1,6 +1,6 @@
 """Template hit odds from the flip bank against flipping afresh, paired on the same throws.
 
-Usage: python benchmarks/flip_bank_equivalence.py [-n 400] [--seed 4004] [--bank N] [--out FILE.md] [--json]
+Usage: python tools/flip_bank_equivalence.py [-n 400] [--seed 4004] [--bank N] [--out FILE.md] [--json]
 
 For each template (flipped before every throw onto the magma board; hero d8, standard shot, casual
 thrower and flipper, as experiments/template-odds.toml has them), throw k of the seed is thrown twice:
@@ -86,7 +86,7 @@ def main() -> int:
     size_note = ", ".join(sorted({str(r["bank_size"]) for r in rows}))
     lines = [
         f"Paired on {a.n} throws per template (seed {a.seed}; bank of {size_note} flips; "
-        f"`python benchmarks/flip_bank_equivalence.py -n {a.n}`):",
+        f"`python tools/flip_bank_equivalence.py -n {a.n}`):",
         "",
         "| template | statistic | afresh | bank | bank - afresh | tolerance | within |",
         "|---|---|---|---|---|---|---|",

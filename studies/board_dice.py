@@ -1,6 +1,6 @@
 """Hit rates of the 2nd and 3rd colored die with the earlier dice left on the board vs an empty board.
 
-Usage: python benchmarks/board_dice.py [--sets N] [--seed S] [--skill casual] [--shot standard]
+Usage: python studies/board_dice.py [--sets N] [--seed S] [--skill casual] [--shot standard]
 
 Set f throws red, green, blue in turns 0, 1, 2 of fight f (no retrieval) with physics in the loop
 (sim/fights/physics_source.py); the same stream indices thrown by the plain thrower are the same

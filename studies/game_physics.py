@@ -1,6 +1,6 @@
 """Whole games with physics in the loop, against the throw bank: what resampling from an empty board misses.
 
-Usage: python benchmarks/game_physics.py [--games N] [--seed S] [--bank DIR] [--bank-throws N] [--set K=V ...] [--json]
+Usage: python studies/game_physics.py [--games N] [--seed S] [--bank DIR] [--bank-throws N] [--set K=V ...] [--json]
 
 Plays games 0..N-1 of a game file (default: the base game, three casual heroes, Normal) with every
 throw simulated (sim/fights/physics_source.py: the dice of earlier throws lie on the board, templates

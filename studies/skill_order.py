@@ -1,6 +1,6 @@
 """The skill order over every shot and every combination the rulebooks name (sim/studies/skill_order.py).
 
-    python benchmarks/skill_order.py [N] [--seed S] [--shot NAME[+NAME...]] ... [--set KEY=NUMBER] ...
+    python studies/skill_order.py [N] [--seed S] [--shot NAME[+NAME...]] ... [--set KEY=NUMBER] ...
 
 Throws 0..N-1 of the seed (default 300, seed 2024) at novice, casual and expert on common random
 numbers, each skill with its own technique, and prints each neighbouring pair's paired difference of

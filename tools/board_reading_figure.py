@@ -5,7 +5,7 @@ Each panel is one case of tests/rules/test_footprint_reading.py on the same two-
 the die's bottom face (grey), its corners (filled: on cardboard, they vote; crossed: past the edge or
 over a hole, no vote), its centre of mass (black plus), what it touches, and the reading.
 
-    .venv/bin/python benchmarks/board_reading_figure.py [OUT.png]
+    .venv/bin/python tools/board_reading_figure.py [OUT.png]
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 its true resting height a die ends, for d4, d6, d8, d12, cuboids of x/y 0.5-2.5 and a cylinder, on free
 rolls (shot `roll`, no board) and standard throws at the magma board (sim/engine/settling.py).
 
-    python benchmarks/not_settled.py --n 2000 --workers 1 --out results/not-settled
+    python studies/not_settled.py --n 2000 --workers 1 --out results/not-settled
 
 Writes not_settled.json and not_settled.md (the table in docs/physics.md) into --out. Every throw is
 counted: rest + not-settled + diverged = N. One cell is one (die, shot) pair, throws (seed, 0..N-1),

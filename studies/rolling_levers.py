@@ -1,7 +1,7 @@
 """Which model lever moves how rolling bodies end up: the end-landing share of an h = d cylinder and
 the run-out of a d8, free rolls (shot `roll`) on the open table, one lever changed at a time.
 
-    python benchmarks/rolling_levers.py --n 1000 --d8 400 --out results/rolling-levers
+    python studies/rolling_levers.py --n 1000 --d8 400 --out results/rolling-levers
 
 Levers: the number of rim facets of the cylinder (a prism of N sides, built as a polyhedron die), the
 die's rolling and spinning friction (Bullet's torque limits, off by default), the table's restitution

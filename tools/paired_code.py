@@ -1,6 +1,6 @@
 """Paired check of two versions of the code on identical throws: the same records, bit for bit?
 
-    python benchmarks/paired_code.py --other /path/to/other/checkout -n 100
+    python tools/paired_code.py --other /path/to/other/checkout -n 100
 
 Runs this checkout and the other one (each in its own interpreter, the other's `sim` first on the
 path) over the same scenes and throws (seed, index), and compares the records field by field: for a
