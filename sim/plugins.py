@@ -47,6 +47,9 @@ class ExperimentKindEntry:
     # (name, help), e.g. ("max_fights", "cap fights per variant"); `dfsim run --max-fights` follows
     caps: tuple[tuple[str, str], ...] = ()
     throws: bool = False  # it throws (so it takes "max_throws")
+    # the figures its runs draw into a run folder's figures/ (stems: "win_rate" for win_rate.png and its
+    # further pages win_rate-2.png ...), so that `--force` may replace them
+    figures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

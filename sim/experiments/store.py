@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import json
 import os
 import re
@@ -41,7 +42,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim import files
+from sim import files, plugins
 from sim.engine.run_folder import (
     CHUNK_DIR,
     CHUNK_RE,
@@ -67,11 +68,16 @@ ROW_GROUP = 16384  # rows per row group of records.parquet
 STRAY_CHUNK = "is not part of the experiment's plan"  # a chunk name no cell and chunk of the plan has
 # the files a run writes in OUT; --force removes exactly these (and chunk files, and its figures)
 OWNED_FILES = (MANIFEST, RECORDS, *REPORT_FILES, EXPERIMENT_COPY, RESOLVED, PREPARED)
-# the figures runs draw (a figure of many cells continues in landing-2.png, landing-3.png, ...)
-FIGURE_RE = re.compile(
-    r"^(landing|outcomes|sections|damage|comparison|sweep|win_rate|differences|throws_to_win"
-    r"|survival)(-\d+)?\.png$"
-)
+# the figures runs draw (a figure of many cells continues in landing-2.png, landing-3.png, ...): a
+# throw run's, and those the other experiment kinds declare (sim/plugins.py)
+FIGURES = ("landing", "outcomes", "sections", "damage", "comparison", "sweep")
+
+
+@functools.cache
+def figure_re() -> re.Pattern[str]:
+    """The names of every figure a run may draw."""
+    stems = (*FIGURES, *(f for k in plugins.experiment_kinds() for f in k.figures))
+    return re.compile(r"^(" + "|".join(re.escape(s) for s in stems) + r")(-\d+)?\.png$")
 
 
 def _write_atomic(path: Path, data: bytes | str) -> None:
@@ -95,7 +101,7 @@ def _is_chunk_file(name: str) -> bool:
 
 
 def _is_figure(name: str) -> bool:
-    return bool(FIGURE_RE.match(name))
+    return bool(figure_re().match(name))
 
 
 def _owned_name(owned: Iterable[str]) -> Callable[[str], bool]:

@@ -23,6 +23,7 @@ PLUGIN = Plugin(
             "fight",
             caps=(("max_fights", "fight experiments: cap fights per variant (a quick preview)"),),
             throws=True,
+            figures=("win_rate", "differences", "throws_to_win", "survival"),
         ),
     ),
 )
