@@ -9,7 +9,8 @@ Each run goes through the `dfsim` command of the interpreter running this script
 quickstart, template-odds (capped), house-rules-throws (capped), a resampled fight on those throws, a
 physics fight and a small game from a small throw bank. A run's digest is the hash of its records
 (records.parquet read as a table, so file metadata does not count) or of its JSON answer with the
-timing fields left out.
+timing fields left out and data-file paths cut to their built-in folder (the checkout's own path
+is not a record).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -25,10 +27,12 @@ from pathlib import Path
 
 import pandas as pd
 
-TIMING = {"elapsed_s", "seconds", "time_s", "started", "finished", "wall_s", "throws_per_s", "created"}
+TIMING = {"bank", "elapsed_s", "seconds", "time_s", "started", "finished", "wall_s", "throws_per_s", "created"}
 
 
 def _strip(o):
+    if isinstance(o, str):  # a data file's path names the checkout it was read from: keep the name
+        return re.sub(r"/[^\s'\"]*/(?=(fights|games|decks|monsters|experiments|boards|shots)/)", "<data>/", o)
     if isinstance(o, dict):
         return {k: _strip(v) for k, v in o.items() if k not in TIMING and not k.endswith("_s")}
     if isinstance(o, list):
