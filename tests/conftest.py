@@ -59,24 +59,12 @@ def quick_aim():
 
 
 @pytest.fixture
-def installed_techniques():
-    """For a test that installs a technique in place of a solved aim (`Thrower.set_nominal`): the
-    techniques are process-wide, by scenario, so one left behind would be thrown by a later test of the
-    same scenario on this worker instead of its solve. Forgotten afterwards (sim/engine/aim.py,
-    `clear_nominal_cache`; solved aims on disk are read again in milliseconds)."""
-    from sim.engine.aim import clear_nominal_cache
-
-    yield
-    clear_nominal_cache()
-
-
-@pytest.fixture
-def grid_technique(installed_techniques):
-    """Install a candidate of a thrower's own aim grid in place of its solved aim (the middle one: a
+def grid_technique():
+    """Give a thrower a candidate of its own aim grid in place of its solved aim (the middle one: a
     release bouncing on the table before the board, into the shot's props as the solved aim's does),
     for tests of what a throw does in a world, not of where the aim lies: a shot's solve costs seconds
-    to half a minute (the Smash's loose wall). Returns the grid (None for an unaimed shot); forgotten
-    afterwards (`installed_techniques`)."""
+    to half a minute (the Smash's loose wall). Returns the grid (None for an unaimed shot). The
+    technique is that thrower's only (`Thrower.set_nominal`): nothing to forget afterwards."""
 
     def install(thrower):
         aim = thrower.aim_point()

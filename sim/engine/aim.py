@@ -8,8 +8,10 @@ left out: they are what the thrower does not know about) score best at the objec
 closest to the aim point.
 
 The solver throws nothing itself: it is given the thrower's throw function and hand
-(sim/engine/hand.py), so it knows no world. Solved techniques are kept in memory per process and on
-disk per machine (sim/diskcache.py), under a key naming everything the solve depends on.
+(sim/engine/hand.py), so it knows no world. Solved techniques are kept on disk per machine
+(sim/diskcache.py), under a key naming everything the solve depends on, and in memory by the solver
+itself, that is by its thrower: no technique is held for the whole process, so a technique given to one
+thrower (a run's prepared aim, a test's made-up one) is thrown by that thrower only.
 """
 
 from __future__ import annotations
@@ -63,17 +65,12 @@ Technique = tuple[float, float]
 ThrowFn = Callable[[list[Release]], Outcome]
 """The thrower's throw: exact releases in, the first die's judged outcome out."""
 
-_SOLVED: dict[tuple, Technique] = {}  # techniques solved (or installed) in this process, by key
-
-
-def clear_nominal_cache() -> None:
-    """Forget the aimed releases held in memory (the disk cache stays): tests, and long-lived processes
-    whose data files changed."""
-    _SOLVED.clear()
-
-
 class AimSolver:
-    """The technique of one thrower's world: solved on demand per key, cached, or installed."""
+    """The technique of one thrower's world: solved on demand per key and kept, read from disk, or given.
+
+    Its memory is its own (one solver per thrower): `solved` holds what it solved or read from disk
+    (what a solve here would give), `given` what it was handed (`give`: a run's prepared aim, a test's
+    made-up one), looked up first and forgotten by `forget_given`."""
 
     def __init__(self, scenario: Scenario, hand: Hand, throw: ThrowFn) -> None:
         self.scenario = scenario
@@ -84,6 +81,8 @@ class AimSolver:
         # reference throw and once at the end with both equal; None = off
         self.progress: Callable[[int, int], None] | None = None
         self._made, self._at_most = 0, 0  # the solve under way: reference throws made, at most
+        self.solved: dict[tuple, Technique] = {}  # solved here or read from disk, by key
+        self.given: dict[tuple, Technique] = {}  # handed to this solver (`give`), by key
 
     # ---------------- what is maximised ----------------
     def set_objective(self, objective: str = "hit", need: int = 0) -> None:
@@ -125,21 +124,24 @@ class AimSolver:
         disk_cache: bool = True,
     ) -> Technique:
         """The technique for `aim` under `key` (`self.key`): the shot's own release without an aim;
-        else from memory, from disk, or solved with the world in its `solving()` state and kept."""
+        else the one given to this solver, or its own memory, the disk, or solved with the world in its
+        `solving()` state and kept."""
         rel = self.scenario.shot.release
         if aim is None:
             return rel.speed_mps, rel.elevation_deg
-        if key in _SOLVED:
-            return _SOLVED[key]
+        if key in self.given:
+            return self.given[key]
+        if key in self.solved:
+            return self.solved[key]
         from sim import diskcache  # solved once per machine (sim/diskcache.py)
 
         cached = _technique(diskcache.load("aim", key, valid=plausible_aim)) if disk_cache else None
         if cached is not None:
-            _SOLVED[key] = cached
+            self.solved[key] = cached
             return cached
         with solving():
             result = self.solve(aim, skill)
-        _SOLVED[key] = result
+        self.solved[key] = result
         if disk_cache:
             diskcache.store(
                 "aim",
@@ -149,11 +151,14 @@ class AimSolver:
             )
         return result
 
-    @staticmethod
-    def install(key: tuple, value: Technique) -> None:
-        """Keep a technique solved elsewhere under `key` (the runner solves it once per run for all
-        workers)."""
-        _SOLVED[key] = (float(value[0]), float(value[1]))
+    def give(self, key: tuple, value: Technique) -> None:
+        """Throw `value` as the technique under `key`, in place of a solve: one solved elsewhere (the
+        runner solves each scenario's aim once per run and hands it to every worker with its chunks)."""
+        self.given[key] = (float(value[0]), float(value[1]))
+
+    def forget_given(self) -> None:
+        """Forget every technique handed to this solver: it solves (or reads) its own again."""
+        self.given.clear()
 
     def solve(self, aim: tuple[float, float], skill: SkillSpec | None) -> Technique:
         """Solve the technique: every candidate of the grid screened on NOMINAL_REFS reference throws,

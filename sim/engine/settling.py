@@ -115,7 +115,7 @@ def settle_cell(
     case: DieCase, shot: str, n: int, seed: int, nominal: tuple[float, float] | None = None
 ) -> SettleCell:
     """Throw `n` times (seed, 0..n-1) with the casual skill and count how every throw ended. `nominal`
-    installs an aimed release instead of solving one (quick runs)."""
+    gives the thrower an aimed release instead of solving one (quick runs)."""
     from sim.engine.worlds import thrower_for
     from sim.specs.scenario import Scenario
 

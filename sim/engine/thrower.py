@@ -268,8 +268,9 @@ class Thrower:
     def nominal(
         self, skill: SkillSpec | None = None, progress: Callable[[int, int], None] | None = None
     ) -> tuple[float, float]:
-        """(speed, elevation) of the aimed release, solved once per scenario (and `skill`, when given in
-        place of the scenario's) and cached in memory and on disk (sim/engine/aim.py). `progress`: the
+        """(speed, elevation) of the aimed release: the one given to this thrower (`set_nominal`), else
+        solved once per scenario (and `skill`, when given in place of the scenario's) and kept by this
+        thrower and on disk (sim/engine/aim.py). `progress`: the
         solve's observer for this call only (`AimSolver.progress`: reference throws made, at most)."""
         before = self.aim.progress
         if progress is not None:
@@ -286,8 +287,10 @@ class Thrower:
         self.aim.set_objective(objective, need)
 
     def set_nominal(self, value: tuple[float, float]) -> None:
-        """Install an aimed release solved elsewhere (the runner solves it once per run for all workers)."""
-        self.aim.install(self.technique_key(), value)
+        """Throw `value` as this thrower's aimed release (under its current objective), in place of a
+        solve: one solved elsewhere (the runner solves it once per run and passes it with each chunk).
+        This thrower only: `thrower_for` hands its world to the next caller without it."""
+        self.aim.give(self.technique_key(), value)
 
     def release_for(self, draw: Draw, skill: SkillSpec | None = None) -> list[Release]:
         """The releases (one per die) for a throw's random draw: the shot's nominal release perturbed by

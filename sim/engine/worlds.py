@@ -7,6 +7,10 @@ never be stepped from two threads at once.
 The cache keeps the MAX_WORLDS_PER_THREAD most recently used worlds and closes the others: a world
 holds ~30 MB, and a run of many scenarios (a sensitivity analysis has a hundred, each its own
 world) would otherwise keep every one of them in every worker.
+
+A world handed out again forgets any aimed release an earlier caller gave it (`Thrower.set_nominal`: a
+run's prepared aim, a replay's, a test's made-up one): each caller aims it afresh, and what one call
+gave cannot be thrown by a later one. What it solved or read from disk it keeps (the solve's answer).
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ MAX_WORLDS_PER_THREAD = 16
 
 
 def thrower_for(scenario: Scenario) -> Thrower:
-    """The calling thread's Thrower for this scenario (built once per thread, then reused)."""
+    """The calling thread's Thrower for this scenario (built once per thread, then reused), aimed by its
+    own solve: an aimed release an earlier caller gave it is forgotten."""
     cache: OrderedDict[str, Thrower] | None = getattr(_LOCAL, "throwers", None)
     if cache is None:
         cache = _LOCAL.throwers = OrderedDict()
@@ -36,6 +41,7 @@ def thrower_for(scenario: Scenario) -> Thrower:
             old.physics.close()
     else:
         cache.move_to_end(scenario.key)
+        th.aim.forget_given()
     return th
 
 

@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 from sim import diskcache
-from sim.engine.aim import AimSolver, clear_nominal_cache
+from sim.engine.aim import AimSolver
 from sim.engine.thrower import Thrower
 from sim.specs.scenario import Scenario
 
@@ -34,7 +34,6 @@ def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, quick
     key = th.technique_key()
     path = diskcache.entry_path("aim", key)
     assert path.exists() and diskcache.load("aim", key) == list(fresh)
-    clear_nominal_cache()
     solves = []
     real = AimSolver.solve
     AimSolver.solve = lambda self, aim, skill: solves.append(1) or real(self, aim, skill)  # type: ignore[method-assign]
@@ -53,7 +52,6 @@ def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, quick
             assert cached_world.throw(5, k).record() == calibrated.throw(5, k).record()
         # corrupt: warned, solved again, the same value, a whole entry written back
         path.write_text('{"key": "')
-        clear_nominal_cache()
         with pytest.warns(UserWarning, match="corrupt"):
             again = Thrower(quick_aim).nominal()
         assert solves == [1] and _bits(again) == _bits(fresh)

@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 from sim import diskcache
-from sim.engine.aim import clear_nominal_cache, plausible_aim
+from sim.engine.aim import plausible_aim
 from sim.engine.thrower import Thrower
 
 KEY = ["trust-test", 1]
@@ -67,7 +67,6 @@ def test_a_nan_or_shifted_aim_is_solved_again_and_the_right_aim_cached(cache, qu
     entry = json.loads(path.read_text())
     for value in ([float("nan"), fresh[1]], [fresh[0] + 0.05, fresh[1]]):
         path.write_text(json.dumps(entry | {"value": value}))
-        clear_nominal_cache()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             again = Thrower(quick_aim).nominal()

@@ -7,7 +7,7 @@ from sim.seeding import Draw
 from sim.specs.scenario import Scenario
 
 
-def test_far_and_standard_plus_far_give_identical_releases(installed_techniques):
+def test_far_and_standard_plus_far_give_identical_releases():
     throwers = [build_thrower(Scenario.build(board="magma", dice=["hero-d8"], shots=shots, skill="casual"))
                 for shots in (["far"], ["standard", "far"])]
     for t in throwers:

@@ -33,7 +33,7 @@ def components(rel) -> dict[str, np.ndarray]:
 
 
 def draws(shot: str, skill: str = "novice", nominal: tuple[float, float] | None = (9.0, -70.0), n: int = N):
-    """`n` drawn releases of a shot; with `nominal`, that aimed release installed instead of solving it
+    """`n` drawn releases of a shot; with `nominal`, that aimed release given to the thrower instead of solving it
     (far outside every limit, so only the clipping keeps the draws inside)."""
     th = Thrower(Scenario.build(shots=[shot], skill=skill))
     try:
@@ -45,7 +45,7 @@ def draws(shot: str, skill: str = "novice", nominal: tuple[float, float] | None 
 
 
 @pytest.mark.parametrize("shot", RELEASE_SHOTS)
-def test_every_draw_respects_the_body_limits(shot, installed_techniques):
+def test_every_draw_respects_the_body_limits(shot):
     spec = load_shot(shot)
     text = (SHOTS / f"{shot}.toml").read_text()
     assert "Physical model" in text and "Where it leaves from" in text and "Spin" in text

@@ -64,14 +64,9 @@ def patch_runner(setattr_fn=setattr) -> None:
         kw.setdefault("_prepare_fn", fake_prepare)
         if inline and kw.get("executor", "local") == "local":
             kw["executor"] = InlineExecutor()
-        try:
-            return orig(*args, **kw)
-        finally:
-            # report.html's replays aim each cell's thrower with the run's prepared aim, which is process-wide
-            # by scenario: this engine's made-up aims must not be what a later test of that scenario throws
-            from sim.engine.aim import clear_nominal_cache
-
-            clear_nominal_cache()
+        # report.html's replays aim each cell's thrower with this engine's made-up prepared aim: that
+        # thrower's only, forgotten when its world is handed out again (sim/engine/worlds.py)
+        return orig(*args, **kw)
 
     setattr_fn(runner, "run_experiment", run_experiment)
 

@@ -48,7 +48,7 @@ def test_triples_compose_the_same_in_every_order():
         assert len(results) == 1, trio
 
 
-def test_the_same_throws_whichever_order_the_shots_are_named_in(installed_techniques):
+def test_the_same_throws_whichever_order_the_shots_are_named_in():
     from sim.engine.thrower import Thrower
 
     releases = []
@@ -60,7 +60,7 @@ def test_the_same_throws_whichever_order_the_shots_are_named_in(installed_techni
     assert releases[0] == releases[1]
 
 
-def test_floor_is_lava_with_the_bear_trap_throws_from_the_elbow_onto_the_mat(installed_techniques):
+def test_floor_is_lava_with_the_bear_trap_throws_from_the_elbow_onto_the_mat():
     # Malevolent Magma's combat example: the Floor is Lava (Lava Shot) and Torm's Bear Trap (Elbow Shot):
     # "He'll need to throw the die by creating a lever with his elbow and it must bounce on the Lava mat"
     sc = Scenario.build(shots=["lava", "elbow"])

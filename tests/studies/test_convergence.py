@@ -24,14 +24,12 @@ def test_the_command_counts_its_paired_throws(capsys):
     assert err.index("roll-d6: building its worlds") < err.index("roll-d6: paired throws"), err  # said first
 
 
-def test_the_checks_aim_solve_reports_its_progress(quick_aim, tmp_path, monkeypatch, installed_techniques):
+def test_the_checks_aim_solve_reports_its_progress(quick_aim, tmp_path, monkeypatch):
     """The check's aimed release, solved from an empty cache before any pair, counts its reference
     throws (`dfsim converge` shows them: seconds of solving are not silent)."""
-    from sim.engine.aim import clear_nominal_cache
     from sim.studies.convergence import convergence_check
 
-    monkeypatch.setenv("DFSIM_CACHE_DIR", str(tmp_path))
-    clear_nominal_cache()
+    monkeypatch.setenv("DFSIM_CACHE_DIR", str(tmp_path))  # the check's own throwers solve from an empty cache
     seen: list[tuple[int, int]] = []
     convergence_check(quick_aim, 1, aim_progress=lambda done, most: seen.append((done, most)))
     assert len(seen) > 100 and seen[-1][0] == seen[-1][1], seen[-3:]  # every reference throw, then the end
