@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bank-replicates",
         type=integer(0, 1000),
         default=None,
-        help="bootstrap banks behind the bank's part of the win rate's interval (default 10; 0: none)",
+        help="bootstrap banks behind the bank's part of the win rate's interval (default 8; 0: none)",
     )
     p.add_argument(
         "--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)"

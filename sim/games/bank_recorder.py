@@ -365,7 +365,7 @@ class BankRecorder:
     def _prepare_task(self, j: _Job) -> Any:
         from sim.experiments.throw_experiment import PrepareTask
 
-        return PrepareTask(cell=0, inputs=j.exp.cells[0].inputs, key=j.key)
+        return PrepareTask(cell=0, inputs=j.exp.cells[0].inputs, key=j.exp.cells[0].key)
 
     def _chunk_task(self, j: _Job, start: int, stop: int) -> Any:
         from sim.experiments.throw_experiment import ThrowExperiments

@@ -23,8 +23,8 @@ from sim.fights.resample import RecordedTable
 from sim.fights.throw_source import ThrowRequest
 from sim.games.throw_bank import BankSource, ThrowBank
 
-REPLICATES = 10  # bootstrap banks per answer (the bank part's half-width known to about +-25 %)
-REPLICATE_GAMES = 1000  # games replayed per bootstrap bank at most (the first ones)
+REPLICATES = 8  # bootstrap banks per answer (the bank part's half-width known to about +-25 %)
+REPLICATE_GAMES = 500  # games replayed per bootstrap bank at most (the first ones)
 
 
 def resampled(t: RecordedTable, rng: np.random.Generator) -> RecordedTable:

@@ -101,3 +101,12 @@ class SyntheticBank(ThrowBank):
         todo = [s for s in scenarios if not self.has(s)]
         self.recorded += todo
         return super().record(todo)
+
+
+def use_synthetic_workers(monkeypatch) -> None:
+    """Every ThrowBank the code under test makes records synthetic throws, in this process."""
+    from sim.games.bank_recorder import BankRecorder
+
+    monkeypatch.setattr(ThrowBank, "chunk_fn", staticmethod(synthetic_chunk))
+    monkeypatch.setattr(ThrowBank, "prepare_fn", staticmethod(synthetic_prepare))
+    monkeypatch.setattr(BankRecorder, "_executor", lambda self: (InlineExecutor(), []))
