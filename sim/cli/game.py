@@ -63,9 +63,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)"
     )
     p.add_argument(
-        "--executor", choices=("local", "dask"), default="local", help="where the bank is recorded (as dfsim run)"
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where the bank is recorded (as dfsim run)",
     )
-    p.add_argument("--scheduler", help="with --executor dask: the scheduler's address (default: a local cluster)")
+    p.add_argument(
+        "--scheduler", help="with --executor dask: the scheduler's address (default: a local cluster)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_game)
 
@@ -138,7 +143,11 @@ def cmd_game(args: argparse.Namespace) -> int:
             if args.scheduler and args.executor != "dask":
                 raise SpecError("command line", "--scheduler", "needs --executor dask")
             bank = ThrowBank(
-                args.bank, args.bank_throws, workers=args.workers, executor=args.executor, scheduler=args.scheduler
+                args.bank,
+                args.bank_throws,
+                workers=args.workers,
+                executor=args.executor,
+                scheduler=args.scheduler,
             )
             alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
             results, src = play(
@@ -147,9 +156,7 @@ def cmd_game(args: argparse.Namespace) -> int:
             head_bank = {
                 "bank": str(bank.dir),
                 "bank_throws": bank.throws if bank.throws is not None else "by precision",
-                "tables": [
-                    t.describe() | {"size": getattr(t, "bank_size").as_dict()} for t in src.used.values()
-                ],
+                "tables": [table_json(t) for t in src.used.values()],
             }
     except FightError as exc:
         raise SpecError(spec.source, "policy", str(exc)) from None
@@ -218,3 +225,9 @@ def won_with_bank(spec, idx, policy, bank, seed, alias, summary, replicates) -> 
         )
     finally:
         el.done()
+
+
+def table_json(t: Any) -> dict[str, Any]:
+    """A bank table's description with the size its entry settled on."""
+    size = getattr(t, "bank_size", None)
+    return t.describe() | ({"size": size.as_dict()} if size is not None else {})

@@ -317,7 +317,9 @@ class BankRecorder:
                     table, secs = value
                     stop = j.running.pop(task.start)
                     if table.num_rows != stop - task.start:
-                        raise RuntimeError(f"a worker returned {table.num_rows} throws for {stop - task.start}")
+                        raise RuntimeError(
+                            f"a worker returned {table.num_rows} throws for {stop - task.start}"
+                        )
                     write_atomic(j.parts_dir / f"{task.start:08d}-{stop:08d}.parquet", table_bytes(table))
                     j.parts[task.start] = (stop, table)
                     j.meta["record_seconds"] = j.meta.get("record_seconds", 0.0) + secs
@@ -333,8 +335,8 @@ class BankRecorder:
             kept = sum(len(j.parts) for j in live if not j.done)
             bar.close()
             bank.say(
-                f"dfsim: recording interrupted; {sum(j.done for j in live)} scenarios stored, {kept} chunks of "
-                f"the others kept in {self.parts_root}: run the command again to carry on"
+                f"dfsim: recording interrupted; {sum(j.done for j in live)} scenarios stored, {kept} "
+                f"chunks of the others kept in {self.parts_root}: run the command again to carry on"
             )
             raise
         finally:
@@ -403,9 +405,7 @@ class BankRecorder:
 
         assert j.state is not None and j.state.settled
         rows = self._rows(j)
-        self.bank.store(
-            j.s, rows, prepared=j.prepared, meta={**j.meta, "size": j.state.as_dict()}
-        )
+        self.bank.store(j.s, rows, prepared=j.prepared, meta={**j.meta, "size": j.state.as_dict()})
         shutil.rmtree(j.parts_dir, ignore_errors=True)
         j.lock.release()
         j.done = True
@@ -445,8 +445,10 @@ class _Bar:
     def _show(self) -> None:
         aiming = f", aiming {self.aims_left}" if self.aims_left else ""
         self.bar.set_description_str(f"{self.done}/{self.scenarios} scenarios{aiming} ", refresh=False)
-        self.bar.set_postfix_str(f"{self.last}, ~{_clock(self._left())} left" if self.last else
-                                 f"~{_clock(self._left())} left", refresh=False)
+        self.bar.set_postfix_str(
+            f"{self.last}, ~{_clock(self._left())} left" if self.last else f"~{_clock(self._left())} left",
+            refresh=False,
+        )
         self.bar.refresh()
 
     def tick(self) -> None:

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-
-from statistics import NormalDist
 
 CHUNK = 100  # throws per recorded chunk (and the grid checkpoints are rounded up to)
 
@@ -66,7 +65,9 @@ def half_widths(hit: np.ndarray, damage: np.ndarray, confidence: float) -> tuple
     n = len(hit)
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     p = (float(hit.sum()) + 1.0) / (n + 2.0)
-    return z * math.sqrt(p * (1 - p) / n), z * float(np.std(damage, ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+    return z * math.sqrt(p * (1 - p) / n), z * float(np.std(damage, ddof=1)) / math.sqrt(
+        n
+    ) if n > 1 else math.inf
 
 
 def settle(hit: np.ndarray, damage: np.ndarray, rule: BankSize = DEFAULT_SIZE) -> Settled:

@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from sim.errors import SpecError
 from sim.fights.resample import RecordedTable
 from sim.fights.throw_source import ThrowRequest
-from sim.games.throw_bank import BankSource, ThrowBank
+from sim.games.throw_bank import MAX_PASSES, BankSource, ThrowBank
 
 REPLICATES = 8  # bootstrap banks per answer (the bank part's half-width known to about +-25 %)
 REPLICATE_GAMES = 500  # games replayed per bootstrap bank at most (the first ones)
@@ -42,10 +43,18 @@ def resampled(t: RecordedTable, rng: np.random.Generator) -> RecordedTable:
 
 class BootstrapSource(BankSource):
     """A bank source whose every table is bootstrap replicate `replicate` of its entry (seeded by the
-    game seed, the replicate and the entry, so the same replicate is the same bank every time)."""
+    game seed, the replicate and the entry, so the same replicate is the same bank every time).
+    Discovering by default: a replicate's games may go where the answer's did not."""
 
-    def __init__(self, bank: ThrowBank, seed: int, replicate: int, alias: dict[str, str] | None = None) -> None:
-        super().__init__(bank, seed, discover=False, alias=alias)
+    def __init__(
+        self,
+        bank: ThrowBank,
+        seed: int,
+        replicate: int,
+        alias: dict[str, str] | None = None,
+        discover: bool = True,
+    ) -> None:
+        super().__init__(bank, seed, discover=discover, alias=alias)
         self.replicate = int(replicate)
         self._boot: dict[int, RecordedTable] = {}
 
@@ -77,7 +86,19 @@ def with_bank(
     """The answer `value` with an interval that carries the bank's uncertainty: `run(source)` replayed
     on `replicates` bootstrap banks, `statistic` of each; the bank's half-width is z times their
     standard deviation, combined in quadrature with the games' own `games_half_width`."""
-    values = [statistic(run(BootstrapSource(bank, seed, b, alias))) for b in range(int(replicates))]
+    values = []
+    for b in range(int(replicates)):
+        for _ in range(
+            MAX_PASSES
+        ):  # a replicate's games may meet scenarios the answer's did not: record them
+            src = BootstrapSource(bank, seed, b, alias)
+            out = run(src)
+            if not src.missing:
+                break
+            bank.record(src.missing.values())
+        else:
+            raise SpecError(bank.dir, "bank", f"still meeting new throw scenarios after {MAX_PASSES} passes")
+        values.append(statistic(out))
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     bank_hw = z * float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
     total = math.hypot(games_half_width, bank_hw) if not math.isnan(bank_hw) else games_half_width
@@ -99,10 +120,14 @@ def interval_text(d: dict[str, Any], unit: float = 100.0, suffix: str = " %") ->
     """'42.5 % (95 %: 38.0-47.0 %; games +-2.2, bank +-3.9 points, 10 bootstrap banks)'."""
     pts = "points" if suffix.strip() == "%" else ""
     return (
-        f"{unit * d['value']:.1f}{suffix} ({100 * d['confidence']:.0f} %: {unit * d['lo']:.1f}-"
-        f"{unit * d['hi']:.1f}{suffix}; games +-{unit * d['games_half_width']:.1f}, bank "
-        f"+-{unit * d['bank_half_width']:.1f} {pts}, {d['replicates']} bootstrap banks)"
-    ).replace("  ", " ").replace(" ,", ",")
+        (
+            f"{unit * d['value']:.1f}{suffix} ({100 * d['confidence']:.0f} %: {unit * d['lo']:.1f}-"
+            f"{unit * d['hi']:.1f}{suffix}; games +-{unit * d['games_half_width']:.1f}, bank "
+            f"+-{unit * d['bank_half_width']:.1f} {pts}, {d['replicates']} bootstrap banks)"
+        )
+        .replace("  ", " ")
+        .replace(" ,", ",")
+    )
 
 
 __all__ = ["BootstrapSource", "resampled", "with_bank", "interval_text", "REPLICATES", "REPLICATE_GAMES"]

@@ -39,8 +39,8 @@ import pandas as pd
 import pyarrow as pa
 
 from sim.engine.records import OUTCOME_READ
-from sim.experiments.throw_experiment import run_chunk as _run_chunk
 from sim.errors import SpecError, UncoveredThrow
+from sim.experiments.throw_experiment import run_chunk as _run_chunk
 from sim.fights.damage import WATER_MISSES
 from sim.fights.monster import WATER, WATER_DICE, WATER_DIE
 from sim.fights.resample import RecordedTable, ResampleSource, table_match
@@ -241,10 +241,14 @@ class ThrowBank:
                 if attempt < 2:
                     time.sleep(0.2)
                     continue
-                raise SpecError(p, "", "the records of this bank entry are missing (delete its .json)") from None
+                raise SpecError(
+                    p, "", "the records of this bank entry are missing (delete its .json)"
+                ) from None
             if hashlib.sha256(raw).hexdigest() != meta.get("records_sha256"):
                 raise SpecError(
-                    p, "records_sha256", "the records do not match their bank entry (damaged: delete both files)"
+                    p,
+                    "records_sha256",
+                    "the records do not match their bank entry (damaged: delete both files)",
                 )
             return pd.read_parquet(io.BytesIO(raw)), meta
         raise AssertionError("unreachable")
@@ -358,7 +362,9 @@ class ThrowBank:
             raise UncoveredThrow(f"no banked throws for {scenario_text(s)}")
         st = self.decide(s, rows)
         if not st.settled:
-            raise UncoveredThrow(f"the bank holds {len(rows)} throws of {scenario_text(s)}, {st.throws} needed")
+            raise UncoveredThrow(
+                f"the bank holds {len(rows)} throws of {scenario_text(s)}, {st.throws} needed"
+            )
         self._sizes[key] = st
         df = rows.iloc[: st.throws]
         if s["die"] == WATER:

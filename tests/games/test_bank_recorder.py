@@ -191,3 +191,41 @@ def test_two_recorders_on_one_bank_lose_and_corrupt_nothing(tmp_path):
     assert len(list(bank_dir.glob("*.parquet"))) == 3
     for p in (a, b):
         assert not [c for c in _children(p.pid) if _alive(c)]
+
+
+@pytest.mark.slow
+def test_the_banks_part_of_the_interval_covers_the_answer_of_a_larger_bank(tmp_path):
+    """Tiny banks (60 throws a scenario, drawn apart by a salt): the win rate's interval with the bank's
+    part covers the answer on a 3,000-throw bank about as often as it claims; the games' own interval
+    alone does not."""
+    from sim.games.bank_uncertainty import with_bank
+    from sim.games.engine import run_games
+    from sim.games.spec import load_game
+    from sim.games.throw_bank import die_alias, play
+
+    spec = load_game("base", {"party.size": 4, "house_rules.monster_life_bonus": -6})  # won about half the time
+    alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
+    n, seed = 120, 11
+
+    def rate(rs):
+        return sum(r.won for r in rs) / len(rs)
+
+    big = SyntheticBank(tmp_path / "big", 3000)
+    truth = rate(play(lambda s: run_games(spec, s, n), big, seed, alias)[0])
+    covered = covered_games = 0
+    shares = []
+    k = 8
+    for salt in range(1, k + 1):
+        bank = SyntheticBank(tmp_path / f"small{salt}", 60, salt=salt)
+        res, _ = play(lambda s: run_games(spec, s, n), bank, seed, alias)
+        from sim.experiments.statistics import wilson
+
+        w = wilson(sum(r.won for r in res), n)
+        d = with_bank(lambda s: run_games(spec, s, n), rate, bank, seed, rate(res), (w.hi - w.lo) / 2, alias, 6)
+        covered += d["lo"] <= truth <= d["hi"]
+        covered_games += w.lo <= truth <= w.hi
+        shares.append(d["bank_share"])
+    print(f"truth {truth:.3f}: covered {covered}/{k} with the bank's part, {covered_games}/{k} without; "
+          f"bank share {np.mean(shares):.2f}")
+    # 95 % nominal: 6 or fewer of 8 has probability 0.006 when the coverage is right
+    assert covered >= 7 and np.mean(shares) > 0.3

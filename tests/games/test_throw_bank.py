@@ -116,3 +116,17 @@ def test_an_entry_is_named_by_its_code_but_seeded_by_its_scenario_alone(monkeypa
     name, seed = scenario_key(s), scenario_seed_key(s)
     monkeypatch.setattr(diskcache, "code_salt", lambda: "another version")
     assert scenario_key(s) != name and scenario_seed_key(s) == seed
+
+
+def test_dfsim_game_says_which_part_of_the_interval_comes_from_the_bank(tmp_path, monkeypatch, capsys):
+    from sim.cli.main import main
+
+    use_synthetic_workers(monkeypatch)
+    argv = ["game", "base", "--games", "40", "--bank", str(tmp_path / "bank"), "--bank-throws", "100",
+            "--bank-replicates", "4"]
+    assert main([*argv, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)["summary"]["won_with_bank"]
+    assert d["lo"] <= d["value"] <= d["hi"] and d["replicates"] == 4 and d["bank_half_width"] >= 0
+    assert d["hi"] - d["lo"] >= min(2 * d["games_half_width"], d["hi"] - d["lo"])
+    assert main(argv) == 0
+    assert "win rate with the bank's own uncertainty" in capsys.readouterr().out
