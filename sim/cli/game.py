@@ -50,10 +50,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bank-throws",
         type=integer(1, 1_000_000),
         default=None,
-        help="throws recorded per scenario (default 2000; another value is another bank entry)",
+        help="throws per bank scenario (default: as many as its hit rate and damage need, 400-4000); "
+        "an entry holding fewer grows",
+    )
+    p.add_argument(
+        "--bank-replicates",
+        type=integer(0, 1000),
+        default=None,
+        help="bootstrap banks behind the bank's part of the win rate's interval (default 8; 0: none)",
     )
     p.add_argument(
         "--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)"
+    )
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where the bank is recorded (as dfsim run)",
+    )
+    p.add_argument(
+        "--scheduler", help="with --executor dask: the scheduler's address (default: a local cluster)"
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_game)
@@ -95,7 +111,7 @@ def cmd_game(args: argparse.Namespace) -> int:
     from sim.games.engine import run_games
     from sim.games.policy import resolve_game_policy
     from sim.games.report import format_summary, summarize_games
-    from sim.games.throw_bank import DEFAULT_THROWS, ThrowBank, die_alias, play
+    from sim.games.throw_bank import ThrowBank, die_alias, play
 
     spec = load(args.game, args.overrides)
     policy_name = args.policy or spec.policy
@@ -106,7 +122,7 @@ def cmd_game(args: argparse.Namespace) -> int:
     idx = range(args.first, args.first + n)
     try:
         if args.engine == "physics":
-            if args.bank or args.bank_throws:
+            if args.bank or args.bank_throws or args.bank_replicates:
                 raise SpecError(
                     "command line", "--bank", "is for --engine resample (physics simulates every throw)"
                 )
@@ -124,15 +140,23 @@ def cmd_game(args: argparse.Namespace) -> int:
             bar.bar.close()
             head_bank: dict[str, Any] = {}
         else:
-            bank = ThrowBank(args.bank, args.bank_throws or DEFAULT_THROWS, workers=args.workers)
+            if args.scheduler and args.executor != "dask":
+                raise SpecError("command line", "--scheduler", "needs --executor dask")
+            bank = ThrowBank(
+                args.bank,
+                args.bank_throws,
+                workers=args.workers,
+                executor=args.executor,
+                scheduler=args.scheduler,
+            )
             alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
             results, src = play(
                 lambda s: run_games(spec, s, idx, policy_name, log=(n == 1)), bank, seed, alias
             )
             head_bank = {
                 "bank": str(bank.dir),
-                "bank_throws": bank.throws,
-                "tables": [t.describe() for t in src.used.values()],
+                "bank_throws": bank.throws if bank.throws is not None else "by precision",
+                "tables": [table_json(t) for t in src.used.values()],
             }
     except FightError as exc:
         raise SpecError(spec.source, "policy", str(exc)) from None
@@ -159,9 +183,51 @@ def cmd_game(args: argparse.Namespace) -> int:
             print("\n".join(r.log))
         return 0
     summary = summarize_games(results)
+    from sim.games.bank_uncertainty import REPLICATES
+
+    reps = REPLICATES if args.bank_replicates is None else args.bank_replicates
+    if args.engine == "resample" and reps > 1:
+        summary["won_with_bank"] = won_with_bank(spec, idx, policy_name, bank, seed, alias, summary, reps)
     if args.json:
         print(json.dumps(head | {"summary": summary}, default=str))
     else:
-        print(format_summary(head, summary))
+        text = format_summary(head, summary)
+        if "won_with_bank" in summary:
+            from sim.games.bank_uncertainty import interval_text
+
+            text += "\nwin rate with the bank's own uncertainty: " + interval_text(summary["won_with_bank"])
+        print(text)
     sys.stdout.flush()
     return 0
+
+
+def won_with_bank(spec, idx, policy, bank, seed, alias, summary, replicates) -> dict[str, Any]:
+    """The win rate's interval with the bank's part: the first REPLICATE_GAMES games replayed on
+    bootstrap banks (sim.games.bank_uncertainty), the games' part the Wilson half-width."""
+    from sim.experiments.progress import Elapsed
+    from sim.games.bank_uncertainty import REPLICATE_GAMES, with_bank
+    from sim.games.engine import run_games
+
+    sub = range(idx.start, idx.start + min(len(idx), REPLICATE_GAMES))
+    won = summary["won"]
+    el = Elapsed(sys.stderr)
+    el.start(f"the bank's uncertainty: {len(sub)} games on {replicates} bootstrap banks")
+    try:
+        return with_bank(
+            lambda s: run_games(spec, s, sub, policy),
+            lambda rs: sum(r.won for r in rs) / len(rs),
+            bank,
+            seed,
+            won["rate"],
+            (won["hi"] - won["lo"]) / 2,
+            alias,
+            replicates,
+        )
+    finally:
+        el.done()
+
+
+def table_json(t: Any) -> dict[str, Any]:
+    """A bank table's description with the size its entry settled on."""
+    size = getattr(t, "bank_size", None)
+    return t.describe() | ({"size": size.as_dict()} if size is not None else {})

@@ -69,7 +69,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bank", metavar="DIR", help="with --game: the throw bank folder (default: the user's cache)"
     )
     p.add_argument(
-        "--bank-throws", type=int, default=2000, help="with --game: recorded throws per bank scenario"
+        "--bank-throws",
+        type=int,
+        default=None,
+        help="with --game: throws per bank scenario (default: as many as its precision needs, 400-4000)",
     )
     p.add_argument(
         "--records",

@@ -47,7 +47,7 @@ class GameExperimentSpec(Model):
     game: str = Field(min_length=1)
     seed: int = Field(ge=0, le=2**63 - 1)
     games: int = Field(ge=1, le=10_000_000)
-    bank_throws: int = Field(default=2000, ge=1, le=1_000_000)
+    bank_throws: int | None = Field(default=None, ge=1, le=1_000_000)
     policy: str | None = None
     baseline: str | None = None
     confidence: float = Field(default=0.95, gt=0.5, lt=1)

@@ -7,7 +7,7 @@ without the chunked runner)::
     game = "base"                    # a game file: built-in name or path (relative to this file)
     seed = 7
     games = 2000                     # games per variant
-    bank_throws = 2000               # recorded throws per bank scenario
+    bank_throws = 2000               # throws per bank scenario (default: as its precision needs)
     baseline = "normal-casual-3"     # differences are taken against it (default: the first variant)
     [defaults]                       # dotted game-file keys every variant starts from
     "party.size" = 3

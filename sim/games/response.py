@@ -21,7 +21,7 @@ class GameResponse:
         *,
         overrides: dict[str, Any] | None = None,
         bank: str | None = None,
-        bank_throws: int = 2000,
+        bank_throws: int | None = None,
         policy: str | None = None,
         workers: int | None = None,
     ) -> None:

@@ -1,17 +1,19 @@
 """The throw bank: recorded throws of every scenario a game (or fight) asks for, kept once and reused.
 
 A scenario is what decides a throw's physics and classification (a resampling table's match): die,
-shots in force, skill, board, templates lying on the board, classification rules. Its throws are
-recorded by the experiment runner (a one-cell throw experiment, so the physics, the aimed release,
-the records and their checks are the runner's) and kept in the bank folder as
-`<key>.parquet` + `<key>.json`, content-addressed: the key is a hash of the scenario and of how it was
-recorded (throws, seed derived from the scenario, record format). So every game, fight, experiment
-and tune that needs the scenario reuses the same throws, and two bank folders built apart agree.
+shots in force, skill, board, templates lying on the board, classification rules. Its throws are made
+by the throw experiment's worker functions (the same physics, aimed release and records as
+`dfsim run`), throw k from the scenario's seed and k alone, and kept in the bank folder as a manifest
+`<key>.json` naming its records `<key>.<sha>.parquet`, content-addressed: the key is a hash of the
+scenario and of the code that throws (not of a count: an entry grows, its first throws unchanged). So
+every game, fight, experiment and tune that needs the scenario reuses the same throws, and two bank
+folders built apart agree.
 
-Safe under concurrent runs: a scenario is recorded into a private temporary folder inside the bank,
-its files written under temporary names and renamed into place (the `.json` last: a key without its
-`.json` is not there); two runs recording the same scenario write the same bytes. On load the `.json`'s
-SHA-256 of the records is checked (a damaged entry is refused, naming the file).
+An entry's size is set by the precision it buys (sim.games.bank_size: its hit rate and mean damage to
+a stated half-width, between a floor and a cap), or by `--bank-throws`; a table is the entry's first
+throws up to that size. A pass's missing scenarios are recorded all at once on every worker,
+resumably, under a lock per scenario (sim.games.bank_recorder). On load the manifest's SHA-256 of the
+records is checked (a damaged entry is refused, naming the file).
 
 The Water element dice ("water") are three dice thrown at once: the bank records the three-dice
 scenario and combines each throw into one outcome as The Big Wave says (the hits' damage summed to
@@ -21,32 +23,37 @@ all three miss).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
-import shutil
 import sys
-import tempfile
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from sim.engine.records import OUTCOME_READ
-from sim.engine.run_folder import RECORDS
 from sim.errors import SpecError, UncoveredThrow
+from sim.experiments.throw_experiment import run_chunk as _run_chunk
 from sim.fights.damage import WATER_MISSES
 from sim.fights.monster import WATER, WATER_DICE, WATER_DIE
 from sim.fights.resample import RecordedTable, ResampleSource, table_match
 from sim.fights.throw_source import ThrowRequest
 from sim.files import command_inputs
+from sim.games.bank_recorder import record_prepare as _record_prepare
+from sim.games.bank_size import CHUNK, DEFAULT_SIZE, BankSize, Settled, exact, settle
 from sim.hashing import json_hash
 from sim.rules.outcome import Outcome
 
 T = TypeVar("T")
-BANK_FORMAT = 1
-DEFAULT_THROWS = 2000
+BANK_FORMAT = 2
+DEFAULT_THROWS = None  # no count asked: the precision rule (sim.games.bank_size) sizes each entry
 ENV = "DFSIM_BANK"
 
 
@@ -80,78 +87,222 @@ def scenario_text(s: dict[str, Any]) -> str:
     return t
 
 
-def scenario_key(s: dict[str, Any], throws: int) -> str:
-    """The content address of a scenario recorded with `throws` throws by this code: the code salt
-    (dfsim's version, the source of the modules that throw and classify, PyBullet's, the machine) is
-    part of it, so an upgraded dfsim records again instead of serving throws it would not make."""
+def scenario_key(s: dict[str, Any]) -> str:
+    """The content address of a scenario's entry recorded by this code: the code salt (dfsim's
+    version, the source of the modules that throw and classify, PyBullet's, the machine) is part of
+    it, so an upgraded dfsim records again instead of serving throws it would not make. The throw
+    count is not: an entry grows (throw k depends only on the scenario's seed and k)."""
     from sim.diskcache import code_salt
 
-    return json_hash([scenario_seed_key(s, throws), code_salt()], 24, compact=True)
+    return json_hash([scenario_seed_key(s), code_salt()], 24, compact=True)
 
 
-def scenario_seed_key(s: dict[str, Any], throws: int) -> str:
-    """The hash of a scenario and its throw count alone, which seeds its recording: the same throws
-    whatever version records them, as long as the code throws the same."""
-    body = {"format": BANK_FORMAT, "throws": int(throws), **{k: s[k] for k in sorted(s)}}
+def scenario_seed_key(s: dict[str, Any]) -> str:
+    """The hash of a scenario alone, which seeds its recording: the same throws whatever version
+    records them and however many it records, as long as the code throws the same."""
+    body = {"format": BANK_FORMAT, **{k: s[k] for k in sorted(s)}}
     body["shots"] = sorted(body["shots"])  # requirements combine regardless of order ...
     body["primary"] = s["shots"][0]  # ... but the first is the release
     return json_hash(body, 24, compact=True)
 
 
+def outcome_arrays(s: dict[str, Any], rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per recorded throw, as the games see it (the Water dice combined): hit, and damage (0 unless a
+    hit). What an entry's size is decided on."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=bool), np.zeros(0)
+    df = water_rows(rows) if s["die"] == WATER else rows
+    hit = (df["result"] == "hit").to_numpy()
+    return hit, np.where(hit, df["damage"].astype(float).to_numpy(), 0.0)
+
+
 class ThrowBank:
-    """A bank folder: `has`, `record` and `tables` for scenarios (dicts from `scenario_of`)."""
+    """A bank folder: `has`, `record` and `table` for scenarios (dicts from `scenario_of`).
+
+    `throws`: the throws asked per scenario (`--bank-throws`: an entry holding fewer grows to it);
+    None: the precision rule `size` decides each entry's size. Either way a table is the entry's
+    first throws up to that size, so an answer does not depend on what else grew the entry.
+    Recording runs on `workers` local processes, or on a Dask cluster (`executor="dask"`,
+    `scheduler`), or on an Executor given (sim.games.bank_recorder)."""
 
     def __init__(
         self,
         folder: str | Path | None = None,
-        throws: int = DEFAULT_THROWS,
+        throws: int | None = DEFAULT_THROWS,
         workers: int | None = None,
         quiet: bool = False,
+        executor: Any = "local",
+        scheduler: str | None = None,
+        size: BankSize = DEFAULT_SIZE,
     ) -> None:
         self.dir = Path(folder) if folder is not None else default_bank_dir()
         if self.dir.exists() and not self.dir.is_dir():
             raise SpecError(self.dir, "bank", "is not a folder")
-        self.throws = int(throws)
-        if self.throws < 1:
+        self.throws = None if throws is None else int(throws)
+        if self.throws is not None and self.throws < 1:
             raise SpecError("command line", "--bank-throws", "must be at least 1")
+        if workers is not None and workers < 1:
+            raise SpecError("command line", "--workers", "must be at least 1")
         self.workers = workers
         self.quiet = quiet
+        self.executor = executor
+        self.scheduler = scheduler
+        self.size = size
         self._tables: dict[str, RecordedTable] = {}
+        self._sizes: dict[str, Settled] = {}
+
+    # the worker functions (a synthetic bank in the tests swaps them)
+    chunk_fn: Callable[[Any], Any] = staticmethod(_run_chunk)  # type: ignore[assignment]
+    prepare_fn: Callable[[Any], Any] = staticmethod(_record_prepare)  # type: ignore[assignment]
+
+    # ---------------- names ----------------
+    def key(self, s: dict[str, Any]) -> str:
+        """The scenario's entry name."""
+        return scenario_key(s)
+
+    def text(self, s: dict[str, Any]) -> str:
+        """The scenario in a few words."""
+        return scenario_text(s)
 
     def path(self, s: dict[str, Any]) -> Path:
-        """The records file of a scenario's entry."""
-        return self.dir / f"{scenario_key(s, self.throws)}.parquet"
+        """The manifest of a scenario's entry (its records file is named inside)."""
+        return self.dir / f"{scenario_key(s)}.json"
 
-    def has(self, s: dict[str, Any]) -> bool:
-        """Whether the bank holds a complete entry of the scenario (its `.json` is written last)."""
-        p = self.path(s)
-        return p.with_suffix(".json").is_file() and p.is_file()
-
-    def record(self, scenarios: Iterable[dict[str, Any]]) -> int:
-        """Record every scenario not yet in the bank (progress on stderr); returns how many were recorded."""
-        todo = [s for s in _unique(scenarios) if not self.has(s)]
-        if not todo:
-            return 0
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self._say(
-            f"recording {len(todo)} scenario{'s' if len(todo) != 1 else ''} x {self.throws:,} throws into "
-            f"{self.dir}"
+    def rule_text(self) -> str:
+        """The size rule in words (the first line of a recording)."""
+        if self.throws is not None:
+            return f"{self.throws:,} throws each, as asked"
+        r = self.size
+        return (
+            f"each until its hit rate is known to +-{100 * r.hit_half_width:g} points and its mean damage "
+            f"to +-{r.damage_half_width:g} (95 %), {r.floor:,}-{r.cap:,} throws"
         )
-        for i, s in enumerate(todo, 1):
-            if self.has(s):  # another run recorded it meanwhile
-                continue
-            self._say(f"  [{i}/{len(todo)}] {scenario_text(s)}")
-            self._record_one(s)
-        return len(todo)
 
-    def _say(self, text: str) -> None:
+    def say(self, text: str) -> None:
+        """A line on stderr (unless quiet)."""
         if not self.quiet:
             print(text, file=sys.stderr, flush=True)
 
-    def _record_one(self, s: dict[str, Any]) -> None:
-        from sim.experiments.runner import run_experiment
+    # ---------------- sizes ----------------
+    def decide(self, s: dict[str, Any], rows: pd.DataFrame) -> Settled:
+        """Where these rows of the scenario stand: the size asked, or the precision rule's."""
+        hit, damage = outcome_arrays(s, rows)
+        if self.throws is not None:
+            return exact(hit, damage, self.throws, self.size.confidence)
+        return settle(hit, damage, self.size)
 
-        key = scenario_key(s, self.throws)
+    def forget(self, s: dict[str, Any]) -> None:
+        """Drop what is held in memory of the scenario's entry (another process may have changed it)."""
+        key = scenario_key(s)
+        self._tables.pop(key, None)
+        self._sizes.pop(key, None)
+
+    def settled(self, s: dict[str, Any]) -> Settled | None:
+        """The size the scenario's entry gives (None: no entry)."""
+        key = scenario_key(s)
+        st = self._sizes.get(key)
+        if st is None:
+            if not self.path(s).is_file():
+                return None
+            rows, _ = self.entry_rows(s)
+            st = self._sizes[key] = self.decide(s, rows)
+        return st
+
+    def has(self, s: dict[str, Any]) -> bool:
+        """Whether the bank holds an entry of the scenario with enough throws for its size."""
+        st = self.settled(s)
+        return st is not None and st.settled
+
+    # ---------------- entries ----------------
+    def manifest(self, s: dict[str, Any]) -> dict[str, Any] | None:
+        """The entry's manifest (None: no entry); SpecError when it does not read."""
+        p = self.path(s)
+        if not p.is_file():
+            return None
+        try:
+            meta = json.loads(p.read_text())
+        except (OSError, ValueError) as exc:
+            raise SpecError(p, "", f"not a readable bank entry ({exc})") from None
+        if not isinstance(meta, dict) or not isinstance(meta.get("records"), str):
+            raise SpecError(p, "records", "not a bank entry (delete it)")
+        return meta
+
+    def entry_rows(self, s: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+        """Every recorded row of the scenario's entry (checked against its manifest) and the manifest;
+        an empty frame and None when there is no entry."""
+        for attempt in range(3):  # a growing entry's old records go once its new manifest is in place
+            meta = self.manifest(s)
+            if meta is None:
+                return pd.DataFrame(), None
+            p = self.dir / meta["records"]
+            try:
+                raw = p.read_bytes()
+            except FileNotFoundError:
+                if attempt < 2:
+                    time.sleep(0.2)
+                    continue
+                raise SpecError(
+                    p, "", "the records of this bank entry are missing (delete its .json)"
+                ) from None
+            if hashlib.sha256(raw).hexdigest() != meta.get("records_sha256"):
+                raise SpecError(
+                    p,
+                    "records_sha256",
+                    "the records do not match their bank entry (damaged: delete both files)",
+                )
+            return pd.read_parquet(io.BytesIO(raw)), meta
+        raise AssertionError("unreachable")
+
+    def store(
+        self,
+        s: dict[str, Any],
+        records: pd.DataFrame,
+        prepared: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Path:
+        """Put a scenario's records (all its throws from throw 0) in the bank: the records file is named
+        by its content and written first, the manifest replaced last (both atomically), then the records
+        it replaced removed. `prepared`: the aim the throws were made with (an entry grows with it)."""
+        from sim.games.bank_recorder import table_bytes, write_atomic
+
+        key = scenario_key(s)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        keep = [
+            c for c in records.columns if c in OUTCOME_READ or c.startswith("die") or c in ("index", "n_dice")
+        ]
+        data = table_bytes(pa.Table.from_pandas(records[keep], preserve_index=False))
+        digest = hashlib.sha256(data).hexdigest()
+        name = f"{key}.{digest[:12]}.parquet"
+        write_atomic(self.dir / name, data)
+        old = None
+        with contextlib.suppress(SpecError):
+            old = self.manifest(s)
+        hit, damage = outcome_arrays(s, records)
+        body = {
+            "format": BANK_FORMAT,
+            "key": key,
+            "scenario": s,
+            "seed": scenario_seed(s),
+            "records": name,
+            "records_sha256": digest,
+            "rows": len(records),
+            "throws": len(records),
+            "prepared": prepared,
+            "precision": {
+                "rule": self.size.as_dict(),
+                "settled": settle(hit, damage, self.size).as_dict(),
+            },
+            **(meta or {}),
+        }
+        write_atomic(self.path(s), json.dumps(body, sort_keys=True, indent=1, default=str).encode())
+        if old is not None and old.get("records") not in (None, name):
+            (self.dir / str(old["records"])).unlink(missing_ok=True)
+        self.forget(s)
+        return self.dir / name
+
+    def experiment(self, s: dict[str, Any]) -> dict[str, Any]:
+        """The one-cell throw experiment whose throws are the scenario's (its seed the scenario's)."""
+        key = scenario_key(s)
         dice = [WATER_DIE] * WATER_DICE if s["die"] == WATER else [s["die"]]
         defaults: dict[str, Any] = {
             "board": s["board"],
@@ -163,74 +314,59 @@ class ThrowBank:
             defaults["rules"] = dict(s["rules"])
         if s["templates"]:
             defaults["templates"] = [{"name": t, "flip": True} for t in s["templates"]]
-        exp = {
+        return {
             "name": f"bank-{key[:12]}",
             "description": scenario_text(s),
-            "seed": int(scenario_seed_key(s, self.throws)[:15], 16),
-            "throws": self.throws,
-            "chunk_throws": max(1, min(100, self.throws)),
+            "seed": scenario_seed(s),
+            "throws": CHUNK,
+            "chunk_throws": CHUNK,
             "defaults": defaults,
             "variants": [{"name": "bank"}],
         }
-        tmp = Path(tempfile.mkdtemp(prefix=f".rec-{key[:8]}-", dir=self.dir))
-        try:
-            # a recording of its own: the files it reads are its inputs, not the command's (a removed
-            # temporary folder's inode may come back as this run's manifest)
-            with command_inputs():
-                run_experiment(exp, out=tmp / "run", workers=self.workers, quiet=self.quiet, figures=False)
-            self.store(s, pd.read_parquet(tmp / "run" / RECORDS), tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
 
-    def store(self, s: dict[str, Any], records: pd.DataFrame, tmp: Path | None = None) -> Path:
-        """Put a scenario's records in the bank: written under temporary names (in `tmp`, a folder
-        inside the bank, or the bank itself) and renamed into place, the `.json` last."""
-        key = scenario_key(s, self.throws)
+    def record(self, scenarios: Iterable[dict[str, Any]]) -> int:
+        """Record (or grow) every scenario the bank lacks, all at once on the workers, with progress on
+        stderr; returns how many were recorded (sim.games.bank_recorder)."""
+        from sim.games.bank_recorder import BankRecorder
+
+        todo = [s for s in _unique(scenarios) if not self.has(s)]
+        if not todo:
+            return 0
         self.dir.mkdir(parents=True, exist_ok=True)
-        where = tmp if tmp is not None else self.dir
-        keep = [
-            c for c in records.columns if c in OUTCOME_READ or c.startswith("die") or c in ("index", "n_dice")
-        ]
-        part = where / f".{key}.{os.getpid()}.parquet"
-        records[keep].to_parquet(part, index=False)
-        digest = hashlib.sha256(part.read_bytes()).hexdigest()
-        meta = where / f".{key}.{os.getpid()}.json"
-        meta.write_text(
-            json.dumps(
-                {
-                    "format": BANK_FORMAT,
-                    "key": key,
-                    "scenario": s,
-                    "throws": self.throws,
-                    "records_sha256": digest,
-                    "rows": len(records),
-                },
-                sort_keys=True,
-                indent=1,
-            )
-        )
-        os.replace(part, self.dir / f"{key}.parquet")
-        os.replace(meta, self.dir / f"{key}.json")
-        return self.dir / f"{key}.parquet"
+        with command_inputs():  # the recording's files are its own inputs, not the command's
+            return BankRecorder(self).record(todo)
+
+    def history(self) -> tuple[float, float]:
+        """Seconds per aim solve and per throw on one worker, from the entries this bank holds (a first
+        guess when it holds none): the time-left estimate before anything is back."""
+        from sim.games.bank_recorder import GUESS_AIM_S, GUESS_THROW_S
+
+        aims, throws, secs = [], 0, 0.0
+        for m in self.entries()[-50:]:
+            if m.get("aim_reference_throws"):
+                aims.append(float(m.get("aim_seconds") or 0.0))
+            if m.get("record_seconds"):
+                throws += int(m.get("rows") or 0)
+                secs += float(m["record_seconds"])
+        aim_s = sum(aims) / len(aims) if aims else GUESS_AIM_S
+        return aim_s, (secs / throws if throws else GUESS_THROW_S)
 
     def table(self, s: dict[str, Any]) -> RecordedTable:
-        """The recorded table of a scenario in the bank (checked against its `.json`)."""
-        key = scenario_key(s, self.throws)
+        """The recorded table of a scenario: its entry's first throws up to its size."""
+        key = scenario_key(s)
         t = self._tables.get(key)
         if t is not None:
             return t
-        p = self.dir / f"{key}.parquet"
-        meta_p = p.with_suffix(".json")
-        try:
-            meta = json.loads(meta_p.read_text())
-            raw = p.read_bytes()
-        except (OSError, ValueError) as exc:
-            raise SpecError(meta_p, "", f"not a readable bank entry ({exc})") from None
-        if hashlib.sha256(raw).hexdigest() != meta.get("records_sha256"):
-            raise SpecError(
-                p, "records_sha256", "the records do not match their bank entry (damaged: delete both files)"
+        rows, meta = self.entry_rows(s)
+        if meta is None:
+            raise UncoveredThrow(f"no banked throws for {scenario_text(s)}")
+        st = self.decide(s, rows)
+        if not st.settled:
+            raise UncoveredThrow(
+                f"the bank holds {len(rows)} throws of {scenario_text(s)}, {st.throws} needed"
             )
-        df = pd.read_parquet(p)
+        self._sizes[key] = st
+        df = rows.iloc[: st.throws]
         if s["die"] == WATER:
             df = water_rows(df)
         t = RecordedTable(df, label=f"bank:{scenario_text(s)}")
@@ -243,6 +379,8 @@ class ThrowBank:
             rules=s["rules"],
             noise=1.0,
         )
+        t.bank_key = key  # type: ignore[attr-defined]
+        t.bank_size = st  # type: ignore[attr-defined]
         self._tables[key] = t
         return t
 
@@ -251,7 +389,7 @@ class ThrowBank:
         return [self.table(s) for s in _unique(scenarios) if self.has(s)]
 
     def entries(self) -> list[dict[str, Any]]:
-        """Every complete entry of the bank folder (its `.json`), for listing and checking."""
+        """Every complete entry of the bank folder (its manifest), for listing and checking."""
         out = []
         for m in sorted(self.dir.glob("*.json")) if self.dir.is_dir() else []:
             try:
@@ -259,6 +397,11 @@ class ThrowBank:
             except (OSError, ValueError):
                 continue
         return out
+
+
+def scenario_seed(s: dict[str, Any]) -> int:
+    """The root seed of a scenario's throws."""
+    return int(scenario_seed_key(s)[:15], 16)
 
 
 def _unique(scenarios: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -344,7 +487,7 @@ class BankSource(ResampleSource):
             if not self.bank.has(s):
                 if not self.discover:
                     raise UncoveredThrow(f"no banked throws for {scenario_text(s)}")
-                self.missing.setdefault(scenario_key(s, self.bank.throws), s)
+                self.missing.setdefault(scenario_key(s), s)
                 return None
             t = self._choice[key] = self.bank.table(s)
             self.used.setdefault(t.label, t)

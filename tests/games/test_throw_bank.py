@@ -19,7 +19,7 @@ from sim.games.spec import load_game
 from sim.games.throw_bank import BankSource, ThrowBank, die_alias, play, scenario_key
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synthetic_bank import SyntheticBank, synthetic  # noqa: E402
+from synthetic_bank import SyntheticBank, use_synthetic_workers  # noqa: E402
 
 
 def req(**kw) -> ThrowRequest:
@@ -35,13 +35,14 @@ def test_entries_are_content_addressed_and_checked(tmp_path):
     bank.record(src.missing.values())
     s = next(iter(src.missing.values()))
     assert bank.has(s) and bank.table(s).n == 200
-    meta = json.loads((bank.dir / f"{scenario_key(s, 200)}.json").read_text())
+    meta = json.loads((bank.dir / f"{scenario_key(s)}.json").read_text())
     assert meta["scenario"] == s and meta["rows"] == 200
-    assert ThrowBank(tmp_path / "bank", 300).has(s) is False  # another throw count is another entry
+    assert ThrowBank(tmp_path / "bank", 300).has(s) is False  # more throws asked: the entry must grow
+    assert ThrowBank(tmp_path / "bank", 100).has(s) and ThrowBank(tmp_path / "bank", 100).table(s).n == 100
     with pytest.raises(UncoveredThrow):
         BankSource(bank, 1).throw(req(shots=("far",)))
     fresh = SyntheticBank(tmp_path / "bank")
-    (fresh.dir / f"{scenario_key(s, 200)}.parquet").write_bytes(b"damaged")
+    (fresh.dir / meta["records"]).write_bytes(b"damaged")
     with pytest.raises(SpecError, match="do not match"):
         fresh.table(s)
 
@@ -94,9 +95,8 @@ def test_the_designers_question_runs_from_the_command_line(tmp_path, monkeypatch
     import json
 
     from sim.cli.main import main
-    from sim.games.throw_bank import ThrowBank
 
-    monkeypatch.setattr(ThrowBank, "_record_one", lambda self, s: self.store(s, synthetic(s, self.throws)))
+    use_synthetic_workers(monkeypatch)
     argv = ["tune", "--game", "base", "--set", "difficulty=hard", "--set", "party.size=4",
             "--set", "house_rules.monster_life_bonus=-12:0", "--integer", "--target", "0.5",
             "--bank", str(tmp_path / "bank"), "--bank-throws", "200", "--budget", "400", "--seed", "2", "--json"]
@@ -113,6 +113,20 @@ def test_an_entry_is_named_by_its_code_but_seeded_by_its_scenario_alone(monkeypa
     from sim.games.throw_bank import scenario_seed_key
 
     s = {"die": "hero-d8", "shots": ["standard"], "skill": "casual", "board": "magma", "templates": [], "rules": {}}
-    name, seed = scenario_key(s, 200), scenario_seed_key(s, 200)
+    name, seed = scenario_key(s), scenario_seed_key(s)
     monkeypatch.setattr(diskcache, "code_salt", lambda: "another version")
-    assert scenario_key(s, 200) != name and scenario_seed_key(s, 200) == seed
+    assert scenario_key(s) != name and scenario_seed_key(s) == seed
+
+
+def test_dfsim_game_says_which_part_of_the_interval_comes_from_the_bank(tmp_path, monkeypatch, capsys):
+    from sim.cli.main import main
+
+    use_synthetic_workers(monkeypatch)
+    argv = ["game", "base", "--games", "40", "--bank", str(tmp_path / "bank"), "--bank-throws", "100",
+            "--bank-replicates", "4"]
+    assert main([*argv, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)["summary"]["won_with_bank"]
+    assert d["lo"] <= d["value"] <= d["hi"] and d["replicates"] == 4 and d["bank_half_width"] >= 0
+    assert d["hi"] - d["lo"] >= min(2 * d["games_half_width"], d["hi"] - d["lo"])
+    assert main(argv) == 0
+    assert "win rate with the bank's own uncertainty" in capsys.readouterr().out

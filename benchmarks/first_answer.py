@@ -1,0 +1,139 @@
+"""The first answer a new user waits for: `dfsim game base --games 2000`, the designer's question
+(`dfsim tune --game base --set difficulty=hard --set party.size=4 --set house_rules.extra_white_dice=0:7
+--integer --target 0.5`) and the quickstart (`dfsim run quickstart`), each from an empty cache and an
+empty bank in a temporary folder, in the same run, as seconds and as multiples of the quickstart's time,
+with the aim solves, reference throws and recorded throws behind each.
+
+    python benchmarks/first_answer.py                        # the full sizes (an hour on a busy 2-core box)
+    python benchmarks/first_answer.py --parts quickstart game --games 200 --bank-throws 200 --workers 2
+
+Counted from outside the code that solves aims: each command runs with a `sitecustomize` (in the
+temporary folder, on PYTHONPATH, so every worker process loads it too) that wraps the aim solver's
+reference throws once `sim.engine.aim` is imported and appends their count to a file; aim solves are the
+`aim` entries the command left in its empty cache; recorded throws are the rows of the bank's entries
+(for the quickstart, its records).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HOOK = '''
+import os, sys
+_path = os.environ.get("DFSIM_BENCH_REFS")
+
+class _Hook:
+    def find_spec(self, name, path=None, target=None):
+        if name != "sim.engine.aim" or not _path:
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+        spec = importlib.util.find_spec(name)
+        loader = spec.loader
+        orig = loader.exec_module
+
+        def exec_module(module):
+            orig(module)
+            solver = module.AimSolver
+            ref = solver.reference_values
+
+            def counted(self, *a, **k):
+                out = ref(self, *a, **k)
+                with open(_path, "a") as fh:
+                    fh.write(f"{len(out)}\\n")
+                return out
+
+            solver.reference_values = counted
+
+        loader.exec_module = exec_module
+        return spec
+
+if _path:
+    sys.meta_path.insert(0, _Hook())
+'''
+
+QUESTION = ["--set", "difficulty=hard", "--set", "party.size=4", "--set", "house_rules.extra_white_dice=0:7",
+            "--integer", "--target", "0.5"]
+
+
+def commands(args: argparse.Namespace) -> dict[str, list[str]]:
+    bank = ["--bank-throws", str(args.bank_throws)] if args.bank_throws else []
+    workers = ["--workers", str(args.workers)] if args.workers else []
+    tune_extra = ["--budget", str(args.budget)] if args.budget else []
+    return {
+        "quickstart": ["run", "quickstart", "--out", "quickstart-out", *workers]
+        + (["--max-throws", str(args.quickstart_throws)] if args.quickstart_throws else []),
+        "game": ["game", "base", "--games", str(args.games), *bank, *workers],
+        "tune": ["tune", "--game", "base", *QUESTION, *bank, *tune_extra],
+    }
+
+
+def run_part(name: str, argv: list[str], root: Path, timeout: float | None) -> dict:
+    """One command from an empty cache and bank: wall seconds and the counts behind it."""
+    home = root / name
+    home.mkdir()
+    (home / "hook").mkdir()
+    (home / "hook" / "sitecustomize.py").write_text(HOOK)
+    refs = home / "refs.txt"
+    env = dict(os.environ, DFSIM_CACHE_DIR=str(home / "cache"), DFSIM_BANK=str(home / "bank"),
+               DFSIM_BENCH_REFS=str(refs), PYTHONPATH=os.pathsep.join([str(home / "hook"), os.environ.get("PYTHONPATH", "")]))
+    cmd = [sys.executable, "-m", "sim.cli", *argv]
+    print(f"[{name}] {' '.join(['dfsim', *argv])}", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=home, env=env, timeout=timeout, stdout=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    aims = len(list((home / "cache" / "aim").glob("*.json"))) if (home / "cache" / "aim").is_dir() else 0
+    ref_throws = sum(int(x) for x in refs.read_text().split()) if refs.exists() else 0
+    recorded = 0
+    for m in (home / "bank").glob("*.json") if (home / "bank").is_dir() else []:
+        recorded += int(json.loads(m.read_text()).get("rows", 0))
+    manifest = home / "quickstart-out" / "manifest.json"
+    if manifest.exists():
+        recorded += int(json.loads(manifest.read_text()).get("throws", 0) or 0)
+    return {"part": name, "status": proc.returncode, "seconds": round(wall, 1), "aim_solves": aims,
+            "reference_throws": ref_throws, "recorded_throws": recorded,
+            "answer": proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--parts", nargs="+", choices=("quickstart", "game", "tune"), default=["quickstart", "game", "tune"])
+    p.add_argument("--games", type=int, default=2000, help="games of `dfsim game base` (default 2000)")
+    p.add_argument("--bank-throws", type=int, help="throws per bank scenario (default: the precision rule's)")
+    p.add_argument("--budget", type=int, help="the tune's game budget (default: the tuner's)")
+    p.add_argument("--quickstart-throws", type=int, help="cap the quickstart's throws per cell (default: none)")
+    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--timeout", type=float, help="seconds before a part is abandoned")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    cmds = commands(args)
+    order = ["quickstart", *[x for x in args.parts if x != "quickstart"]] if "quickstart" in args.parts else args.parts
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="dfsim-first-answer-") as tmp:
+        for name in order:
+            rows.append(run_part(name, cmds[name], Path(tmp), args.timeout))
+    qs = next((r["seconds"] for r in rows if r["part"] == "quickstart"), None)
+    for r in rows:
+        r["x_quickstart"] = round(r["seconds"] / qs, 2) if qs else None
+    if args.json:
+        print(json.dumps({"sizes": vars(args), "parts": rows}, indent=1))
+        return 0
+    print(f"sizes: games {args.games}, bank throws {args.bank_throws or 'by precision'}, workers {args.workers or 'all'}"
+          f", tune budget {args.budget or 'default'}")
+    print(f"{'part':<11}{'seconds':>9}{'x quickstart':>14}{'aim solves':>12}{'ref throws':>12}{'recorded':>10}  status")
+    for r in rows:
+        x = f"{r['x_quickstart']:.2f}" if r["x_quickstart"] is not None else "-"
+        print(f"{r['part']:<11}{r['seconds']:>9.1f}{x:>14}{r['aim_solves']:>12}{r['reference_throws']:>12}"
+              f"{r['recorded_throws']:>10}  {r['status']}")
+    return 0 if all(r["status"] == 0 for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
