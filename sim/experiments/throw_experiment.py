@@ -72,7 +72,7 @@ _local = (
 )  # per worker thread: scenario key -> Scenario (its Thrower is cached by the engine)
 
 
-def _scenario(task: ChunkTask | PrepareTask):
+def task_scenario(task: ChunkTask | PrepareTask):
     cache = getattr(_local, "scenarios", None)
     if cache is None:
         cache = _local.scenarios = {}
@@ -92,7 +92,7 @@ def _scenario(task: ChunkTask | PrepareTask):
 
 def run_prepare(task: PrepareTask) -> dict[str, Any]:
     """The per-scenario values for PrepareTask (JSON-able, so the run folder can keep them)."""
-    thrower = thrower_for(_scenario(task))
+    thrower = thrower_for(task_scenario(task))
     speed, elevation = thrower.nominal()
     # a scenario whose templates are flipped from a bank: the entries this machine already holds
     return {"nominal": [float(speed), float(elevation)], **prepared_flip_bank(thrower)}
@@ -100,7 +100,7 @@ def run_prepare(task: PrepareTask) -> dict[str, Any]:
 
 def run_chunk(task: ChunkTask) -> pa.Table:
     """Throw throws start..stop-1 of one cell and return their records as an Arrow table."""
-    thrower = thrower_for(_scenario(task))
+    thrower = thrower_for(task_scenario(task))
     install_prepared(thrower, task.prepared)
     rows = [
         throw_row(thrower.throw(task.seed, k), task.columns, task.record)

@@ -23,6 +23,7 @@ included). A request no table matches raises `UncoveredThrow` (record that scena
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,19 @@ class RecordedTable:
         self.hit_rate = float(self.hit.mean())
         self.mean_damage = float(np.where(self.hit, self.damage, 0.0).mean())
         self._kill: dict[int, float] = {}
+
+    def bootstrap(self, rng: np.random.Generator) -> RecordedTable:
+        """A bootstrap copy: its outcomes drawn again with replacement, as many as it has (what the
+        table's own sampling leaves uncertain: a game answer's bank part)."""
+        idx = rng.integers(0, self.n, self.n)
+        new = copy.copy(self)
+        new.outcomes = [self.outcomes[i] for i in idx]
+        new.hit, new.damage, new.insta = self.hit[idx], self.damage[idx], self.insta[idx]
+        new.hit_rate = float(new.hit.mean())
+        new.mean_damage = float(np.where(new.hit, new.damage, 0.0).mean())
+        new._kill = {}
+        new._estimate = None
+        return new
 
     def kill_rate(self, life: int) -> float:
         """P(one throw deals at least `life` on a hit, or insta-kills), from the recorded damage."""

@@ -41,7 +41,6 @@ from sim.games.bank_size import CHUNK, Settled
 
 if TYPE_CHECKING:
     from sim.experiments.executor import Executor
-    from sim.games.throw_bank import ThrowBank
 
 PARTS = ".parts"
 LOCKS = ".locks"
@@ -61,10 +60,10 @@ def record_prepare(task: Any) -> dict[str, Any]:
     reference throws the solve made (0: the aim came from this machine's cache) and its seconds."""
     from sim.engine.templates import prepared_flip_bank
     from sim.engine.worlds import thrower_for
-    from sim.experiments.throw_experiment import _scenario
+    from sim.experiments.throw_experiment import task_scenario
 
     t0 = time.perf_counter()
-    thrower = thrower_for(_scenario(task))
+    thrower = thrower_for(task_scenario(task))
     made = [0]
 
     def seen(done: int, at_most: int) -> None:
@@ -180,7 +179,7 @@ class _Job:
 class BankRecorder:
     """Records scenarios into a ThrowBank (see the module docstring)."""
 
-    def __init__(self, bank: ThrowBank) -> None:
+    def __init__(self, bank: Any) -> None:
         self.bank = bank
         self.parts_root = bank.dir / PARTS
         self.locks = bank.dir / LOCKS

@@ -11,7 +11,6 @@ as independent parts (half-widths added in quadrature), and both parts are repor
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Callable
 from statistics import NormalDist
@@ -26,19 +25,6 @@ from sim.games.throw_bank import MAX_PASSES, BankSource, ThrowBank
 
 REPLICATES = 8  # bootstrap banks per answer (the bank part's half-width known to about +-25 %)
 REPLICATE_GAMES = 500  # games replayed per bootstrap bank at most (the first ones)
-
-
-def resampled(t: RecordedTable, rng: np.random.Generator) -> RecordedTable:
-    """A bootstrap copy of a table: its outcomes drawn again with replacement, as many as it has."""
-    idx = rng.integers(0, t.n, t.n)
-    new = copy.copy(t)
-    new.outcomes = [t.outcomes[i] for i in idx]
-    new.hit, new.damage, new.insta = t.hit[idx], t.damage[idx], t.insta[idx]
-    new.hit_rate = float(new.hit.mean())
-    new.mean_damage = float(np.where(new.hit, new.damage, 0.0).mean())
-    new._kill = {}
-    new._estimate = None
-    return new
 
 
 class BootstrapSource(BankSource):
@@ -67,7 +53,7 @@ class BootstrapSource(BankSource):
         if b is None:
             entry = int(str(getattr(t, "bank_key", "0"))[:12] or "0", 16)
             rng = np.random.default_rng([self.seed, self.replicate, entry])
-            b = self._boot[id(t)] = resampled(t, rng)
+            b = self._boot[id(t)] = t.bootstrap(rng)
         return b
 
 
@@ -130,4 +116,4 @@ def interval_text(d: dict[str, Any], unit: float = 100.0, suffix: str = " %") ->
     )
 
 
-__all__ = ["BootstrapSource", "resampled", "with_bank", "interval_text", "REPLICATES", "REPLICATE_GAMES"]
+__all__ = ["BootstrapSource", "with_bank", "interval_text", "REPLICATES", "REPLICATE_GAMES"]
