@@ -34,7 +34,15 @@ class FieldError(ValueError):
 
 class NotBracketedError(Exception):
     """The target rate is not inside the response over the given range: an answer (no value in the range
-    gives the target), not bad input, so not a SpecError: one line, exit status 3 (`EXIT_NO_ANSWER`)."""
+    gives the target), not bad input, so not a SpecError: one line, exit status 3 (`EXIT_NO_ANSWER`),
+    worded as a SpecError is (`source: field: problem`)."""
+
+    def __init__(self, source: str | Path, field: str, problem: str) -> None:
+        self.source = str(source)
+        self.field = _one_line(field, 160)
+        self.problem = _one_line(problem, 600)
+        where = _one_line(self.source, 300)
+        super().__init__(f"{where}: {self.field}: {self.problem}" if field else f"{where}: {self.problem}")
 
 
 class UncoveredThrow(LookupError):

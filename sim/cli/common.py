@@ -100,14 +100,42 @@ def parse_value(text: str) -> Any:
     return text
 
 
+def json_or_text(text: str, flag: str, key: str) -> Any:
+    """A `--set` value of a fight or a game: the JSON it spells (`2`, `true`, `["a", "b"]`), else the text
+    itself; JSON naming a key twice is refused (which value was meant cannot be told)."""
+    from sim.specs.datafiles import DuplicateKey, loads_json
+
+    try:
+        return loads_json(text)
+    except DuplicateKey as exc:
+        raise SpecError("command line", flag, f"{key}: {exc}; give it once") from None
+    except (ValueError, RecursionError):
+        return text
+
+
+def split_pair(item: str, flag: str, what: str = "KEY=VALUE") -> tuple[str, str]:
+    """One KEY=VALUE item, both parts stripped; a missing '=', an empty key or an empty value (a
+    selection of nothing, most often a shell variable that was not set) is refused."""
+    if "=" not in item:
+        raise SpecError("command line", flag, f"expected {what}, got {item[:60]!r}")
+    k, v = (t.strip() for t in item.split("=", 1))
+    if not k:
+        raise SpecError("command line", flag, f"expected {what}, got {item[:60]!r} (no key before '=')")
+    if not v:
+        raise SpecError(
+            "command line",
+            flag,
+            f"{k[:80]}: no value after '=' (give {k[:80]}=VALUE, or leave the option out)",
+        )
+    return k, v
+
+
 def pairs(items: list[str] | None, flag: str) -> dict[str, Any]:
     """KEY=VALUE options as a dict."""
     out: dict[str, Any] = {}
     for it in items or []:
-        if "=" not in it:
-            raise SpecError(flag, it, "expected KEY=VALUE")
-        k, v = it.split("=", 1)
-        out[k.strip()] = parse_value(v.strip())
+        k, v = split_pair(it, flag)
+        out[k] = parse_value(v)
     return out
 
 

@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from sim.cli.common import INDEX, SEED, integer
+from sim.cli.common import INDEX, SEED, integer, json_or_text, split_pair
 from sim.errors import SpecError
 
 
@@ -61,13 +61,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.set_defaults(func=cmd_monsters)
 
 
-def _value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return text
-
-
 def _overrides(
     items: list[str] | None, rules: list[str] | None = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -76,16 +69,17 @@ def _overrides(
     out: dict[str, Any] = {}
     flags: dict[str, str] = {}
     for it in items or []:
-        if "=" not in it:
-            raise SpecError("command line", "--set", f"expected KEY=VALUE, got '{it}'")
-        k, v = it.split("=", 1)
-        out[k.strip()], flags[k.strip()] = _value(v.strip()), "--set"
+        k, v = split_pair(it, "--set")
+        out[k], flags[k] = json_or_text(v, "--set", k), "--set"
     for it in rules or []:
-        k, eq, v = it.partition("=")
-        if not k.strip():
-            raise SpecError("command line", "--rule", f"expected NAME or NAME=VALUE, got '{it}'")
-        key = f"house_rules.{k.strip()}"
-        out[key], flags[key] = (_value(v.strip()) if eq else True), "--rule"
+        if "=" not in it:  # a bare name turns the rule on
+            if not it.strip():
+                raise SpecError("command line", "--rule", f"expected NAME or NAME=VALUE, got '{it}'")
+            k, v = it.strip(), None
+        else:
+            k, v = split_pair(it, "--rule", "NAME or NAME=VALUE")
+        key = f"house_rules.{k}"
+        out[key], flags[key] = (True if v is None else json_or_text(v, "--rule", k)), "--rule"
     return out, flags
 
 

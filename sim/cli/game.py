@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from sim.cli.common import INDEX, SEED, integer
+from sim.cli.common import INDEX, SEED, integer, json_or_text, split_pair
 from sim.errors import SpecError
 
 
@@ -79,13 +79,8 @@ def overrides(items: list[str] | None) -> dict[str, Any]:
     """--set KEY=VALUE items (VALUE read as JSON when it parses, else text)."""
     out: dict[str, Any] = {}
     for it in items or []:
-        if "=" not in it:
-            raise SpecError("command line", "--set", f"expected KEY=VALUE, got '{it}'")
-        k, v = it.split("=", 1)
-        try:
-            out[k.strip()] = json.loads(v.strip())
-        except (ValueError, RecursionError):
-            out[k.strip()] = v.strip()
+        k, v = split_pair(it, "--set")
+        out[k] = json_or_text(v, "--set", k)
     return out
 
 

@@ -55,7 +55,21 @@ def cmd_place(args: argparse.Namespace) -> int:
     sc = scenario_from(args)
     x_m, y_m = args.x * 1e-3, args.y * 1e-3
     if args.template:
-        res = place_with_templates(sc, parse_templates(args.template), x_m, y_m, args.yaw, args.up)
+        poses = parse_templates(args.template)
+        if not args.homemade_templates:  # before any world is built
+            from sim.specs.template_setup import MAX_TEMPLATES, TemplateSetup, check_box_counts
+
+            if len(poses) > MAX_TEMPLATES:
+                raise SpecError(
+                    "command line", "--template", f"at most {MAX_TEMPLATES} templates ({len(poses)} given)"
+                )
+            check_box_counts(
+                [TemplateSetup(name=p.name, x_mm=p.x_mm, y_mm=p.y_mm) for p in poses],
+                "command line",
+                "--template",
+                "add --homemade-templates to lay the copies you made",
+            )
+        res = place_with_templates(sc, poses, x_m, y_m, args.yaw, args.up)
     else:
         res = thrower_for(sc).place(x_m, y_m, args.yaw, args.up)
     out = res.to_json()
@@ -92,5 +106,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="NAME:X,Y,YAW",
         help="lay a template on the board first (mm, mm, deg); repeat to add or stack more",
+    )
+    pl.add_argument(
+        "--homemade-templates",
+        action="store_true",
+        help="allow more pieces of a template than the boxes hold (copies you made)",
     )
     pl.set_defaults(func=cmd_place)

@@ -14,7 +14,16 @@ def run(args: argparse.Namespace) -> int:
     from sim.experiments.progress import Elapsed
     from sim.studies.validation import CHECKS, run_validation
 
-    only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    only = None
+    if args.only is not None:  # an empty selection (`--only ""`, `--only ,`) is a mistake, not "all"
+        only = [s.strip() for s in args.only.split(",")]
+        if not all(only):
+            raise SpecError(
+                "command line",
+                "--only",
+                f"{args.only!r} names no check (give comma-separated names: {', '.join(CHECKS)}; "
+                "leave --only out to run them all)",
+            )
     unknown = [s for s in only or [] if s not in CHECKS]
     if unknown:
         raise SpecError(

@@ -57,7 +57,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from sim.viewer.replay import write_replay
     from sim.viewer.runs import replay_throw
 
-    run_dir = RunFolder.open(args.results)  # first: its files are inputs no output may replace
+    # first: its files are inputs no output may replace
+    run_dir = RunFolder.open(args.results, kind="throws", command="replay")
     for path, flag in ((args.out, "--out"), (args.gif, "--gif"), (args.mp4, "--mp4")):
         check_output(path, flag)
     check_mp4(args.mp4)

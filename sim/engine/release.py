@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.errors import SpecError
+from sim.specs.datafiles import DuplicateKey, loads_json
 from sim.vectors import norm
 
 # what a hand can do: within 5 m of the board centre, 50 m/s, 1000 rad/s (a fast flick is ~100 rad/s)
@@ -46,9 +47,15 @@ class Release:
         replays exactly."""
         if isinstance(data, str):
             try:
-                data = json.loads(data)
+                data = loads_json(data)
             except json.JSONDecodeError as exc:
                 raise SpecError(source, "", f"not valid JSON ({exc.msg})") from None
+            except DuplicateKey as exc:
+                raise SpecError(
+                    source, exc.key, "is given twice (which value is meant?); give it once"
+                ) from None
+            except ValueError as exc:  # NaN or Infinity, which JSON does not have
+                raise SpecError(source, "", f"not valid JSON ({exc})") from None
             except RecursionError:
                 raise SpecError(
                     source, "", "JSON nested too deeply (a release is one flat object of lists)"
@@ -66,8 +73,8 @@ class Release:
             if k in missing:
                 raise SpecError(source, k, f"is required (missing: {', '.join(missing)})")
             v = data[k]
-            if not isinstance(v, list) or len(v) != n or not all(isinstance(t, (int, float)) for t in v):
-                raise SpecError(source, k, f"must be a list of {n} numbers")
+            if not isinstance(v, list) or len(v) != n or not all(_is_number(t) for t in v):
+                raise SpecError(source, k, f"must be a list of {n} numbers (not true/false, text or null)")
             if not all(math.isfinite(t) for t in v):
                 raise SpecError(source, k, "must be finite")
             if max(abs(t) for t in v) > LIMITS[k]:
@@ -83,6 +90,11 @@ class Release:
             tuple(float(t) for t in q),
             vals["spin_radps"],
         )
+
+
+def _is_number(value: object) -> bool:
+    """A JSON number: an int or a float, but not a boolean (Python's True is the int 1)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _nm_grid(v_m: float) -> float:

@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 from sim.errors import SpecError
 from sim.files import note_input
 from sim.provenance import run_reproducibility
+from sim.specs.datafiles import loads_json
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -82,6 +83,45 @@ def results_folder(path: str | Path, flag: str = "RESULTS", need: tuple[str, ...
     return p
 
 
+def read_resolved(root: Path) -> dict[str, Any]:
+    """A run folder's experiment.resolved.json, a JSON object (SpecError when missing, malformed, or
+    naming a key twice)."""
+    path = root / RESOLVED
+    try:
+        doc = loads_json(path.read_text())
+    except FileNotFoundError:
+        raise SpecError(root, "", f"not a dfsim run folder ({RESOLVED} missing)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(path, "", f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    except (ValueError, RecursionError) as exc:
+        raise SpecError(path, "", f"is not valid JSON ({str(exc)[:120]}); run the experiment again") from None
+    if not isinstance(doc, dict):
+        raise SpecError(path, "", "is not a JSON object; run the experiment again")
+    return doc
+
+
+def run_kind(resolved: dict[str, Any]) -> str:
+    """The kind of experiment a run folder holds: its resolved description's `kind` ("fight", ...), or
+    "throws" for a throw experiment (whose description names none)."""
+    kind = resolved.get("kind", "throws")
+    return kind if isinstance(kind, str) else "unknown"
+
+
+def check_run_kind(
+    root: Path, resolved: dict[str, Any], want: str, command: str, flag: str = "RESULTS"
+) -> None:
+    """Refuse a run of another kind than `command` reads (a shot report over a fight run would read
+    columns a fight run has not): one line naming the folder, the kind it holds and the kind wanted."""
+    got = run_kind(resolved)
+    if got != want:
+        what = {"throws": "a throw experiment"}.get(want, f"a {want} experiment")
+        raise SpecError(
+            root,
+            flag,
+            f"is the run of a {got} experiment; {command} reads the run of {what}",
+        )
+
+
 def install_prepared(thrower: Any, prepared: dict[str, Any] | None) -> None:
     """Aim `thrower` as the run did: the nominal release solved once per scenario (prepared.json's
     value for its scenario key), so a worker or a replay never solves it again, and never differently;
@@ -106,14 +146,21 @@ class RunFolder:
     prepared: dict[str, Any]
 
     @classmethod
-    def open(cls, root: str | Path, flag: str = "RESULTS", need: tuple[str, ...] = ()) -> RunFolder:
-        """Open a finished run folder (holding RUN_FILES and `need`); SpecError if it is not one or its
-        records are not assembled yet."""
+    def open(
+        cls,
+        root: str | Path,
+        flag: str = "RESULTS",
+        need: tuple[str, ...] = (),
+        kind: str | None = None,
+        command: str = "this command",
+    ) -> RunFolder:
+        """Open a finished run folder (holding RUN_FILES and `need`); SpecError if it is not one, its
+        records are not assembled yet, or (with `kind`) it is a run of another kind of experiment
+        than `command` reads."""
         root = results_folder(root, flag, (*RUN_FILES, *need))
-        try:
-            resolved = json.loads((root / RESOLVED).read_text())
-        except FileNotFoundError:
-            raise SpecError(root, "", f"not a dfsim run folder ({RESOLVED} missing)") from None
+        resolved = read_resolved(root)
+        if kind is not None:
+            check_run_kind(root, resolved, kind, command, flag)
         if not (root / RECORDS).is_file():
             raise SpecError(
                 root, "", f"the run has no {RECORDS} yet (unfinished run: run it again to finish)"

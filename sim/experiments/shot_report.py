@@ -19,7 +19,7 @@ def shot_report(out_dir) -> dict:
     from sim.experiments.statistics import paired_rate_difference, wilson
     from sim.files import write_atomic
 
-    run = RunFolder.open(out_dir, "RESULTS", (SUMMARY,))
+    run = RunFolder.open(out_dir, "RESULTS", (SUMMARY,), kind="throws", command="shot-report")
     out = run.root
     summary = run.summary()
     table = run.records(["variant", "index", "result", "requirements", "hero_damage"])

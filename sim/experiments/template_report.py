@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sim.engine.run_folder import RECORDS, results_folder
+from sim.engine.run_folder import RECORDS, check_run_kind, read_resolved, results_folder
 from sim.engine.templates import flip_summary
+from sim.errors import SpecError
 from sim.experiments.statistics import mean_interval, paired_mean_difference, wilson
 from sim.files import save_figure, write_atomic
 from sim.rules.templates import PARTIAL_OPTIONS
@@ -44,6 +45,15 @@ def template_report(out: str | Path, figure: bool = True) -> dict[str, Any]:
     """Template odds per variant of a finished template-odds run (hit, full/partial landings, damage, flip
     statistics), plus a figure unless `figure` is False."""
     out = results_folder(out, "RESULTS", (RECORDS,))
+    resolved = read_resolved(out)
+    check_run_kind(out, resolved, "throws", "template-report")
+    if not any((c.get("inputs") or {}).get("templates") for c in resolved.get("cells") or []):
+        raise SpecError(
+            out,
+            "RESULTS",
+            "no variant of this run lays or flips a template; template-report reads a run with templates "
+            "(e.g. `dfsim run template-odds`)",
+        )
     path = out / RECORDS
     df = pd.read_parquet(path)
     for col in ("tpl_full", "partial_template", "template"):

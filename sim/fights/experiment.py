@@ -221,8 +221,11 @@ def is_fight_experiment(data: Mapping[str, Any]) -> bool:
 
 def parse_fight_experiment(data: Mapping[str, Any], source: str = "<experiment>") -> FightExperimentSpec:
     """The fight experiment file's contents, validated; the first problem is a SpecError naming
-    `source` and the field."""
+    `source` and the field. `kind = "experiment"` is allowed, as in a throw experiment (`dfsim check`
+    asks for it when a file's kind cannot be told)."""
     data = dict(data)
+    if data.get("kind") == "experiment":
+        data.pop("kind")
     try:
         return FightExperimentSpec.model_validate(data)
     except ValidationError as exc:  # FieldErrors (model checks that know their field) included

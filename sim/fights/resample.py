@@ -332,7 +332,7 @@ def tables_from_results(
     options (and release noise x1). Cells with `overrides` or `physics` settings are used only when
     `variant` names them. If no cell throws `white_die` and its die file differs from `colored_die`
     only in name and colour, the colored die's tables also answer white throws (noted in the notes)."""
-    run = RunFolder.open(out_dir, "--records")
+    run = RunFolder.open(out_dir, "--records", kind="throws", command="a fight")
     out = run.root
     have = set(run.columns())
     df = run.records(OUTCOME_READ).to_pandas()

@@ -107,8 +107,12 @@ def infer_kind(path: Path, data: dict) -> str:
         return "measurements"
     if "variants" in data or "throws" in data:
         return "experiment"
+    if any(isinstance(data.get(k), str) for k in ("fight", "game")) or "throws_from" in data:
+        return "experiment"  # a fight or game experiment: `fight = "reference"`, `game = "base"`
     raise SpecError(
-        path, "kind", 'cannot tell what kind of file this is; add kind = "board" (or die, shot, ...)'
+        path,
+        "kind",
+        'cannot tell what kind of file this is; add kind = "board" (or die, shot, experiment, ...)',
     )
 
 
@@ -136,6 +140,9 @@ def check_file(path: str | Path) -> tuple[str, Any]:
         shots = (spec,)
         props, _ = load_shot_props(shots)
         check_requirements(shots, props)
+        from sim.specs.stance import check_shot_file_stance
+
+        check_shot_file_stance(spec, str(p))
     return kind, spec
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import difflib
 import hashlib
+import json
 import os
 import stat
 import sys
@@ -126,6 +127,36 @@ def _parse(raw: bytes, path: Path) -> dict[str, Any]:
     if _depth(data) > MAX_DEPTH:
         raise SpecError(path, "", f"tables or arrays nested too deeply (at most {MAX_DEPTH} levels)")
     return data
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice: which value was meant cannot be told (a JSON reader keeps the
+    last one silently), so dfsim refuses it, as tomllib refuses a TOML key given twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key '{key[:60]}' is given twice")
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise DuplicateKey(k)
+        out[k] = v
+    return out
+
+
+def loads_json(text: str) -> Any:
+    """The one reader of JSON a user gives dfsim (an option's value such as `--release` or a `--set`
+    value, a run folder's JSON files): `json.loads`, but an object naming a key twice raises
+    DuplicateKey (a ValueError), and NaN / Infinity, which JSON does not have, are refused too.
+    Malformed text raises json.JSONDecodeError, too deep nesting RecursionError, as json.loads does."""
+    return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _depth(data: Any) -> int:

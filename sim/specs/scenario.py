@@ -245,7 +245,8 @@ class Scenario:
 
             template_specs = [load_template(t.name) for t in sc.templates]
             sc.description["templates"] = [
-                t.model_dump(mode="json") | {"spec": spec.describe()}
+                t.model_dump(mode="json", exclude=set() if t.homemade else {"homemade"})
+                | {"spec": spec.describe()}
                 for t, spec in zip(sc.templates, template_specs)
             ]
         from sim.specs.template_setup import FLIP_BANK_DEFAULT, check_flip_bank
@@ -256,6 +257,9 @@ class Scenario:
             sc.flip_bank = bank
             sc.description["flip_bank"] = bank
         check_requirements(sc.shots, prop_specs)
+        from sim.specs.stance import check_stance
+
+        check_stance(sc.shot, board_spec, sc.shot.source)
         _check_slow_tokens(prop_specs, board_spec)
         for d in sc.dice:
             if sc.materials.pair(d.material, d.material) is None and d.material not in sc.materials.materials:

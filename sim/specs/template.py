@@ -17,6 +17,7 @@ File schema (all lengths mm)::
     material = "cardboard"       # must be in the material table
     density_g_cm3 = 0.7          # or mass_g = ...
     count = 1                    # pieces flipped together (Explosion: 2)
+    in_boxes = 1                 # pieces all the boxes hold together (a scenario lays at most these)
     effect = "damage"            # damage | armor | healing | slime
     damage = 6                   # to the monster, where no region says otherwise
     hero_damage = 0              # to every hero (Explosion: 2)
@@ -108,6 +109,9 @@ class TemplateSpec(Spec):
     density_g_cm3: float = Field(default=0.7, gt=0.05, le=5)
     mass_g: float | None = Field(default=None, gt=0, le=1000)
     count: int = Field(default=1, ge=1, le=4)
+    # pieces of this template all the published boxes hold together (Fireball: one in Malevolent Magma,
+    # one in Fire at Will): a scenario lays at most that many unless it marks the extra ones homemade
+    in_boxes: int = Field(default=1, ge=1, le=20)
     effect: Literal["damage", "armor", "healing", "slime"] = "damage"
     damage: int = Field(default=0, ge=0, le=MAX_SCORE)
     hero_damage: int = Field(default=0, ge=0, le=MAX_SCORE)
@@ -158,6 +162,7 @@ class TemplateSpec(Spec):
         """The spec as plain JSON for keys: `bonuses` only when the file names it, so files written
         before the field existed keep their scenario keys."""
         d = self.model_dump(mode="json")
+        d.pop("in_boxes", None)  # how many pieces exist changes no throw
         if d.get("bonuses") is None:
             d.pop("bonuses", None)
         return d

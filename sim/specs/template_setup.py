@@ -5,6 +5,7 @@ A scenario (and so an experiment variant) may carry `templates = [...]`, each en
     { name = "fireball", x_mm = 0, y_mm = 0, yaw_deg = 0 }        # laid flat there, face up
     { name = "weak-point", flip = true, skill = "casual" }        # flipped before every throw
     { name = "weak-point", flip = true, aim_mm = [100, 0] }       # ... aimed at a point
+    { name = "fireball", x_mm = 50, y_mm = 0, homemade = true }   # a copy beyond the box's pieces
     aim = true                                                     # the thrower aims at this one
 
 and a `flip_bank = N` setting: how many flips of its templates onto the empty board a scenario keeps
@@ -42,6 +43,7 @@ class TemplateSetup(Spec):
     skill: Name = "casual"
     aim_mm: tuple[Place, Place] | None = None
     aim: bool = False
+    homemade: bool = False  # a copy the user made, beyond the pieces the boxes hold (`in_boxes`)
 
     @model_validator(mode="after")
     def _check(self) -> TemplateSetup:
@@ -79,7 +81,28 @@ def parse_setups(items: list[Any], source: str) -> tuple[TemplateSetup, ...]:
         out.append(setup)
     if sum(s.aim for s in out) > 1:
         raise SpecError(source, "templates", "at most one template can have aim = true")
+    check_box_counts(out, source, "templates", "mark the copies you made homemade = true")
     return tuple(out)
+
+
+def check_box_counts(setups: list[TemplateSetup] | tuple, source: str, field: str, hint: str) -> None:
+    """No more pieces of a template than the boxes hold (`in_boxes` of its file: two Fireballs, three
+    Explosion pieces), those marked homemade aside: twenty-one Fireballs at one spot is a typo, not a
+    setup. `hint` says how the user lays more anyway."""
+    pieces: dict[str, int] = {}
+    for s in setups:
+        if not s.homemade:
+            pieces[s.name] = pieces.get(s.name, 0) + load_template(s.name).count
+    for name, n in pieces.items():
+        spec = load_template(name)
+        if n > spec.in_boxes:
+            title = spec.title or spec.name
+            raise SpecError(
+                source,
+                field,
+                f"{n} pieces of the {title} template, but the boxes hold {spec.in_boxes} "
+                f"({spec.source} in_boxes); {hint}",
+            )
 
 
 def check_flip_bank(value: Any, source: str) -> int:

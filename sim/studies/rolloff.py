@@ -40,10 +40,11 @@ def sda_rolloff(
     from sim.experiments.statistics import wilson
 
     stars = stars or {"star": 1, "2-star": 2}
-    from sim.engine.run_folder import RECORDS, SUMMARY, results_folder
+    from sim.engine.run_folder import RECORDS, SUMMARY, check_run_kind, read_resolved, results_folder
     from sim.files import write_atomic
 
     out = results_folder(out_dir, "RESULTS", (RECORDS, SUMMARY))
+    check_run_kind(out, read_resolved(out), "throws", "sda-rolloff")
     try:
         df = pq.read_table(out / RECORDS).to_pandas()
         conf = json.loads((out / SUMMARY).read_text())["experiment"].get("confidence", 0.95)

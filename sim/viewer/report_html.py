@@ -208,7 +208,7 @@ def build_report_html(root: str | Path, sample: int = DEFAULT_SAMPLE, log=None, 
     from sim.specs.scenario import Scenario
     from sim.viewer.runs import replay_record
 
-    run = RunFolder.open(root, "RESULTS", (SUMMARY,))
+    run = RunFolder.open(root, "RESULTS", (SUMMARY,), kind="throws", command="report-html")
     root = run.root
     summary = run.summary()
     scenes: dict[str, Any] = {}
