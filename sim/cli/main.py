@@ -92,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     try:
         with command_inputs(), _sigterm_as_ctrl_c():
-            return int(args.func(args) or 0)
+            try:
+                return int(args.func(args) or 0)
+            finally:
+                _release_native()
     except SpecError as exc:
         sys.stderr.write(f"dfsim: {exc}\n")
         return EXIT_BAD_INPUT
@@ -125,6 +128,17 @@ def main(argv: list[str] | None = None) -> int:
             f"dfsim: internal error ({type(exc).__name__}: {text}); set DFSIM_DEBUG=1 for the traceback\n"
         )
         return EXIT_FAULT
+
+
+def _release_native() -> None:
+    """Collect the command's garbage now, while the native libraries are whole: an Arrow file reader or
+    batch iterator found only by the interpreter's last collection, at exit, can still hold work on
+    Arrow's thread pools as they are torn down, and the process then dies by SIGABRT ("terminate called
+    without an active exception") after printing its answer."""
+    if "pyarrow" in sys.modules:
+        import gc
+
+        gc.collect()
 
 
 class _sigterm_as_ctrl_c:

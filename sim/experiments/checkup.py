@@ -8,6 +8,7 @@ prepared.json, every chunk's rows against the plan, and the final records agains
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from dataclasses import dataclass, field
@@ -312,7 +313,8 @@ def _check_records(
     if problem:
         up.add(path, problem, REBUILD_RECORDS)
     else:
-        up.records_verified = pq.ParquetFile(path).metadata.num_rows
+        with pq.ParquetFile(path) as pf:
+            up.records_verified = pf.metadata.num_rows
 
 
 def _records_problem(path: Path, plan: Plan, verified: dict[int, list[int]]) -> str | None:
@@ -323,15 +325,25 @@ def _records_problem(path: Path, plan: Plan, verified: dict[int, list[int]]) -> 
         if js != list(range(len(js))):
             return f"cannot be checked: cell {c} lacks chunk {next(i for i, j in enumerate(js) if i != j)}"
         expected += [(c, *plan.layout.bounds(j)) for j in js]
-    pf = pq.ParquetFile(path)
-    if not {"cell", "index"} <= set(pf.schema_arrow.names):
-        return "has no 'cell' and 'index' columns"
     want_cells = np.concatenate([np.full(b - a, c) for c, a, b in expected]) if expected else np.zeros(0)
     want_index = np.concatenate([np.arange(a, b) for _, a, b in expected]) if expected else np.zeros(0)
+    # the reader and its batches are closed before this returns, whatever happens: a reader left open
+    # (a mismatch found mid-file, a file a concurrent run replaced) kept Arrow's threads busy while the
+    # process exited, which aborted it ("terminate called without an active exception", SIGABRT)
+    with pq.ParquetFile(path) as pf, contextlib.closing(
+        pf.iter_batches(columns=["cell", "index"], batch_size=65536, use_threads=False)
+    ) as batches:
+        return _rows_problem(pf, batches, want_cells, want_index)
+
+
+def _rows_problem(pf: pq.ParquetFile, batches, want_cells: np.ndarray, want_index: np.ndarray) -> str | None:
+    """The first record whose (cell, index) is not the one expected there, read batch by batch."""
+    if not {"cell", "index"} <= set(pf.schema_arrow.names):
+        return "has no 'cell' and 'index' columns"
     if pf.metadata.num_rows != len(want_index):
         return f"holds {pf.metadata.num_rows} records, the verified chunks {len(want_index)}"
     pos = 0
-    for batch in pf.iter_batches(columns=["cell", "index"], batch_size=65536):
+    for batch in batches:
         n = batch.num_rows
         cells = batch.column(0).to_numpy(zero_copy_only=False)
         index = batch.column(1).to_numpy(zero_copy_only=False)

@@ -122,6 +122,51 @@ CASES: list[tuple[str, list[str], str]] = [
     ("release-spin", ["throw", "--release", json.dumps({"position_mm": [-650, 0, 100], "velocity_mps": [1, 0, 0],
                                                         "orientation_xyzw": [0, 0, 0, 1], "spin_radps": [1e9, 0, 0]})],
      "spin_radps"),
+    # --release: numbers are numbers, a key once
+    ("release-true-for-a-number", ["throw", "--release", json.dumps({"position_mm": [-650, 0, 100],
+                                                                     "velocity_mps": [True, 0, 0],
+                                                                     "orientation_xyzw": [0, 0, 0, 1],
+                                                                     "spin_radps": [0, 0, 0]})],
+     "velocity_mps: must be a list of 3 numbers"),
+    ("release-key-twice", ["throw", "--release", '{"position_mm": [-650, 0, 100], "position_mm": [-650, 0, 120], '
+                           '"velocity_mps": [1, 0, 0], "orientation_xyzw": [0, 0, 0, 1], "spin_radps": [0, 0, 0]}'],
+     "position_mm: is given twice"),
+    ("release-nan-literal", ["throw", "--release", '{"position_mm": [-650, 0, NaN], "velocity_mps": [1, 0, 0], '
+                             '"orientation_xyzw": [0, 0, 0, 1], "spin_radps": [0, 0, 0]}'], "NaN"),
+    # where a thrower stands (the scenario's board decides)
+    ("set-hand-over-the-board", ["throw", *SEED, SET, "shot.release.distance_mm=100"], "release.distance_mm"),
+    ("set-bounce-behind-the-hand", ["throw", *SEED, SET, "shot.release.bounce_gap_mm=500"], "release.bounce_gap_mm"),
+    ("check-shot-hand-over-the-board", ["check", "{tmp}/hand.toml"], "release.distance_mm"),
+    ("run-shot-hand-over-the-board", ["run", "{tmp}/handexp.toml", "--out", "{out}"], "release.distance_mm"),
+    # templates: no more pieces than the boxes hold unless marked homemade
+    ("place-21-fireballs", ["place", "--x", "0", "--y", "0", *(["--template", "fireball:0,0"] * 21)], "--template"),
+    ("place-3-fireballs", ["place", "--x", "0", "--y", "0", *(["--template", "fireball:0,0"] * 3)],
+     "3 pieces of the Fireball template, but the boxes hold 2"),
+    ("run-3-fireballs", ["run", "{tmp}/fireballs.toml", "--out", "{out}"], "defaults.templates: 3 pieces"),
+    ("check-4-explosion-pieces", ["check", "{tmp}/explosions.toml"], "4 pieces of the Explosion template"),
+    # empty selections
+    ("set-empty-value", ["throw", *SEED, SET, "shot.release.distance_mm="], "no value after '='"),
+    ("set-empty-key", ["throw", *SEED, SET, "=5"], "no key"),
+    ("rule-empty-value", ["throw", *SEED, "--rule", "cocked="], "no value after '='"),
+    ("fight-set-empty-value", ["fight", "reference", "--engine", "physics", SET, "difficulty="], "no value after '='"),
+    ("fight-rule-empty-value", ["fight", "reference", "--engine", "physics", "--rule", "monster_life_bonus="],
+     "no value after '='"),
+    ("fight-set-json-key-twice", ["fight", "reference", "--engine", "physics", SET, 'room={"name": "a", "name": "b"}'],
+     "given twice"),
+    ("game-set-empty-value", ["game", "base", SET, "difficulty="], "no value after '='"),
+    ("tune-set-empty-value", ["tune", SET, "skill.speed_sd_frac=0:1", SET, "skill.novice=", "--target", "0.5"],
+     "no value after '='"),
+    ("validate-only-empty", ["validate", "--only", "", "--out", "{out}"], "--only"),
+    ("validate-only-comma", ["validate", "--only", ",", "--out", "{out}"], "--only"),
+    # reports over a run of another kind, or without what they read
+    ("template-report-without-templates", ["template-report", "{tmp}/plainrun"], "no variant of this run lays"),
+    ("shot-report-of-a-fight-run", ["shot-report", "{tmp}/fightrun"], "fight experiment"),
+    ("template-report-of-a-fight-run", ["template-report", "{tmp}/fightrun"], "fight experiment"),
+    ("sda-rolloff-of-a-fight-run", ["sda-rolloff", "{tmp}/fightrun"], "fight experiment"),
+    ("replay-of-a-fight-run", ["replay", "{tmp}/fightrun", "--cell", "0", "--index", "0"], "fight experiment"),
+    ("report-html-of-a-fight-run", ["report-html", "{tmp}/fightrun"], "fight experiment"),
+    ("fight-records-of-a-fight-run", ["fight", "reference", "--records", "{tmp}/fightrun"], "fight experiment"),
+    ("shot-report-resolved-key-twice", ["shot-report", "{tmp}/twicerun"], "given twice"),
     # reports and runs
     ("sda-stars-not-a-number", ["sda-rolloff", "{tmp}", "--stars", "star=x"], "--stars"),
     ("run-zero-workers", ["run", "quickstart", "--out", "{out}", "--workers", "0"], "--workers"),
@@ -176,9 +221,27 @@ def _inputs(tmp: Path) -> None:
                              "requirements": ["levitate"]})
     std = read_toml(builtin_dir("shot") / "standard.toml")
     _write(tmp, "aim.toml", {"kind": "shot", **std, "release": {**std["release"], "aim": "point"}})
+    _write(tmp, "hand.toml", {"kind": "shot", **std, "release": {**std["release"], "distance_mm": 100}})
+    _write(tmp, "handexp.toml", _experiment(defaults={"shots": [str(tmp / "hand.toml")]}))
+    laid = {"name": "fireball", "x_mm": 0, "y_mm": 0}
+    _write(tmp, "fireballs.toml", _experiment(defaults={"templates": [laid] * 3}))
+    _write(tmp, "explosions.toml", _experiment(defaults={"templates": [{"name": "explosion", "flip": True}] * 2}))
+    _run_folder(tmp / "plainrun", {"format": 1, "cells": [{"index": 0, "name": "a", "inputs": {"board": "magma"}}]})
+    _run_folder(tmp / "fightrun", {"format": 1, "kind": "fight", "cells": [{"index": 0, "variant": "a"}]})
+    _run_folder(tmp / "twicerun", '{"format": 1, "cells": [], "cells": []}')
     mat = read_toml(builtin_dir("prop") / "puddle.toml")
     mat["shape"]["hole"] = {"x_mm": 900, "y_mm": 0, "rx_mm": 40, "ry_mm": 40}
     _write(tmp, "mat.toml", {"kind": "prop", **mat})
+
+
+def _run_folder(folder: Path, resolved: dict | str) -> None:
+    """What a finished run folder holds as far as a report looks before reading records: the resolved
+    description (a fight run's says kind = "fight"), records.parquet, summary.json."""
+    folder.mkdir()
+    text = resolved if isinstance(resolved, str) else json.dumps(resolved)
+    (folder / "experiment.resolved.json").write_text(text)
+    (folder / "records.parquet").write_bytes(b"PAR1")
+    (folder / "summary.json").write_text("{}")
 
 
 @pytest.mark.parametrize("case, argv, needle", CASES, ids=[c[0] for c in CASES])
@@ -212,3 +275,23 @@ def test_check_accepts_an_experiment_file_outside_the_repository(tmp_path, capsy
     f = _write(tmp_path, "mine.toml", _experiment(name="mine", throws=10))
     assert main(["check", f]) == 0
     assert "valid experiment (2 cells" in capsys.readouterr().out
+
+
+def test_a_fight_experiment_takes_the_kind_the_check_hint_suggests(tmp_path, capsys):
+    """A fight experiment whose kind cannot be told from its keys gets the hint to add kind = "experiment";
+    with it (or told by its `fight` key) the file is checked as the fight experiment it is, not refused."""
+    head = ('name = "mine"\nfight = "reference"\nengine = "resample"\nthrows_from = "house-rules-throws"\n'
+            "seed = 1\nfights = 10\n")  # no variants (one, the fight as it is), nothing that says "experiment"
+    plain = tmp_path / "mine.toml"
+    plain.write_text(head)
+    assert main(["check", str(plain)]) == 0
+    assert "valid fight experiment" in capsys.readouterr().out
+    marked = tmp_path / "marked.toml"
+    marked.write_text('kind = "experiment"\n' + head)
+    assert main(["check", str(marked)]) == 0, capsys.readouterr().err
+    assert "valid fight experiment" in capsys.readouterr().out
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text('name = "x"\n')
+    assert main(["check", str(unknown)]) == 2
+    hint = capsys.readouterr().err
+    assert 'kind = "board" (or die, shot, experiment, ...)' in hint, hint

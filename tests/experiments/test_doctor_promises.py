@@ -374,3 +374,37 @@ def test_each_figure_is_said_as_its_drawing_starts(tmp_path, monkeypatch, capsys
         parts.append(ln.removeprefix("dfsim:   "))
     assert parts == ["landing.png", "outcomes.png", "sections.png", "damage.png", "comparison.png"], lines
     assert sorted(parts) == sorted(p.name for p in (out / "figures").glob("*.png"))
+
+
+def test_doctor_during_a_run_exits_0_or_1_never_by_a_signal(tmp_path):
+    """`dfsim doctor` on a folder a run is writing (chunks appearing, the records being assembled, the
+    manifest rewritten): each doctor, its own process, answers and exits 0 or 1. It once printed its
+    verdict and then died by SIGABRT ("terminate called without an active exception"): an Arrow reader
+    still working while the process exited."""
+    toml = TOML.replace("throws = 6\nchunk_throws = 2", "throws = 40\nchunk_throws = 2")
+    (tmp_path / "promise.toml").write_text(toml)
+    out = tmp_path / "out"
+    run = subprocess.Popen([*DRIVER, "run", str(tmp_path / "promise.toml"), "--out", str(out), "--quiet",
+                            "--no-figures", "--workers", "1"], env=_env(DFSIM_FAKE_DELAY_S="0.04"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    try:
+        while not (out / "manifest.json").is_file():
+            assert run.poll() is None, run.communicate()[1]
+            assert time.time() - t0 < 30
+            time.sleep(0.05)
+        answers: list[tuple[int, str, bool]] = []  # (exit status, stderr, whether the run was still going)
+        # as many doctors as the run lasts (at least 3, within 40 s: each is a fresh process, ~2 s)
+        while (run.poll() is None or len(answers) < 3) and len(answers) < 10 and time.time() - t0 < 40:
+            going = run.poll() is None
+            p = subprocess.run([sys.executable, "-m", "sim.cli", "doctor", str(out)], capture_output=True,
+                               text=True, timeout=30)
+            answers.append((p.returncode, p.stderr, going))
+    finally:
+        if run.poll() is None:
+            run.kill()
+        run.communicate(timeout=30)
+    assert any(going for _, _, going in answers), answers  # doctor met the run at work
+    for code, err, _ in answers:
+        assert code in (0, 1), (code, err)  # a negative status is death by a signal
+        assert "terminate called" not in err and "Traceback" not in err, err

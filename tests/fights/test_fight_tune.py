@@ -125,4 +125,6 @@ def test_a_target_the_range_does_not_reach_is_an_answer_exit_3(fight_dir, capsys
     assert main(argv) == 3
     cap = capsys.readouterr()
     assert cap.out == "" and "not inside the response" in cap.err and cap.err.count("\n") == 1
+    # the line the docs show (docs/tuning.md), not the exception's arguments as a Python tuple
+    assert cap.err.startswith("dfsim: tune monster.life: target win rate 0.5 is not inside the response over"), cap.err
     assert not out.exists()
