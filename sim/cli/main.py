@@ -90,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     if extra:
         sys.stderr.write(f"dfsim: {split_value_hint(argv) or 'unrecognized arguments: ' + ' '.join(extra)}\n")
         return EXIT_BAD_INPUT
+    empty = empty_argument(argv)
+    if empty:
+        sys.stderr.write(f"dfsim: command line: {empty}\n")
+        return EXIT_BAD_INPUT
     try:
         with command_inputs(), _sigterm_as_ctrl_c():
             try:
@@ -178,6 +182,21 @@ def _one_line_warnings() -> None:
 
     show.dfsim_one_line = True  # type: ignore[attr-defined]
     warnings.showwarning = show
+
+
+def empty_argument(argv: list[str]) -> str | None:
+    """The message for an empty or blank value (`--policy ""`, `--variant=`, a "" argument): in every
+    command it is a mistake (most often a shell variable that was not set), never "the default" or "all",
+    which is what leaving the option out says. None when every value has something in it."""
+    for i, a in enumerate(argv):
+        if not a.strip():
+            before = argv[i - 1] if i else ""
+            if before.startswith("-") and "=" not in before:
+                return f"{before}: is empty; give a value or leave the option out"
+            return "an empty argument; give a value or leave it out"
+        if a.startswith("--") and "=" in a and not a.partition("=")[2].strip():
+            return f"{a.partition('=')[0]}: is empty; give a value or leave the option out"
+    return None
 
 
 def split_value_hint(argv: list[str]) -> str | None:

@@ -156,6 +156,13 @@ CASES: list[tuple[str, list[str], str]] = [
     ("game-set-empty-value", ["game", "base", SET, "difficulty="], "no value after '='"),
     ("tune-set-empty-value", ["tune", SET, "skill.speed_sd_frac=0:1", SET, "skill.novice=", "--target", "0.5"],
      "no value after '='"),
+    ("fight-policy-empty", ["fight", "reference", "--engine", "physics", "--policy", ""], "--policy: is empty"),
+    ("fight-variant-empty", ["fight", "reference", "--records", "{tmp}/plainrun", "--variant="], "--variant: is empty"),
+    ("game-policy-empty", ["game", "base", "--policy", "  "], "--policy: is empty"),
+    ("sda-rolloff-stars-empty", ["sda-rolloff", "{tmp}/plainrun", "--stars", ""], "--stars: is empty"),
+    ("tune-fight-empty", ["tune", "", SET, "monster.life=1:9", "--target", "0.5"], "an empty argument"),
+    ("flip-aim-empty", ["flip", "fireball", *SEED, "--aim", ""], "--aim: is empty"),
+    ("check-empty-argument", ["check", ""], "an empty argument"),
     ("validate-only-empty", ["validate", "--only", "", "--out", "{out}"], "--only"),
     ("validate-only-comma", ["validate", "--only", ",", "--out", "{out}"], "--only"),
     # reports over a run of another kind, or without what they read
