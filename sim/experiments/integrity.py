@@ -21,6 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.specs.datafiles import DuplicateKey, loads_json
+
 # the columns every chunk of every run carries; they locate its rows in the plan
 LOCATING = ("cell", "index", "seed")
 
@@ -209,17 +211,15 @@ def read_json_object(path: Path) -> tuple[dict | None, str | None]:
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"cannot be read ({short_error(exc)})"
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
-    except ValueError:
+        obj = loads_json(text)
+    except DuplicateKey as exc:
+        return None, f"is not valid JSON ({exc})"
+    except (ValueError, RecursionError):
         return None, "is not valid JSON" if text.strip() else "is empty"
     if not isinstance(obj, dict):
         kind = "null" if obj is None else "a list" if isinstance(obj, list) else type(obj).__name__
         return None, f"holds {kind}, not a JSON object"
     return obj, None
-
-
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
 
 
 def non_finite_path(obj: Any, prefix: str = "") -> str | None:

@@ -166,6 +166,16 @@ def test_damaged_manifest_is_rebuilt(copy, reference, content):
     assert _run(copy).repairs == []  # rebuilt: the next rerun finds nothing to repair
 
 
+def test_a_manifest_naming_a_key_twice_is_rebuilt(copy, reference):
+    """A key given twice (here `state`, first as "running"): which one was meant cannot be told, so the
+    manifest is damaged, not read as its last value says."""
+    text = (copy / "manifest.json").read_text()
+    (copy / "manifest.json").write_text(text.replace("{", '{"state": "running", ', 1))
+    res = _run(copy)
+    _same(res.records, reference.records)
+    assert len(res.repairs) == 1 and "manifest.json" in res.repairs[0] and "twice" in res.repairs[0], res.repairs
+
+
 def test_manifest_of_an_older_dfsim_gets_hashes(copy, reference):
     """A results folder from before chunk hashes: chunks checked by range and kept, hashes recorded."""
     doc = json.loads((copy / "manifest.json").read_text())
