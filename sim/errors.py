@@ -22,6 +22,15 @@ class SpecError(ValueError):
         super().__init__(f"{where}: {self.field}: {self.problem}" if field else f"{where}: {self.problem}")
 
 
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice: which value was meant cannot be told (a JSON reader keeps the
+    last one silently), so dfsim refuses it, as tomllib refuses a TOML key given twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key '{key[:60]}' is given twice")
+        self.key = key
+
+
 class FieldError(ValueError):
     """Raised inside a validator that knows the exact field it is about, relative to the model (or
     field) being validated: pydantic alone would blame the model as a whole."""

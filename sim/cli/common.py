@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from sim.errors import SpecError
+from sim.errors import DuplicateKey, SpecError
 
 if TYPE_CHECKING:  # the specs are imported by the commands that build a scenario, not by `dfsim --help`
     from sim.specs.scenario import Scenario
@@ -103,7 +103,7 @@ def parse_value(text: str) -> Any:
 def json_or_text(text: str, flag: str, key: str) -> Any:
     """A `--set` value of a fight or a game: the JSON it spells (`2`, `true`, `["a", "b"]`), else the text
     itself; JSON naming a key twice is refused (which value was meant cannot be told)."""
-    from sim.specs.datafiles import DuplicateKey, loads_json
+    from sim.specs.datafiles import loads_json
 
     try:
         return loads_json(text)

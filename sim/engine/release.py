@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.errors import SpecError
-from sim.specs.datafiles import DuplicateKey, loads_json
+from sim.errors import DuplicateKey, SpecError
+from sim.specs.datafiles import loads_json
 from sim.vectors import norm
 
 # what a hand can do: within 5 m of the board centre, 50 m/s, 1000 rad/s (a fast flick is ~100 rad/s)

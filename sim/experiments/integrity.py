@@ -21,7 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.specs.datafiles import DuplicateKey, loads_json
+from sim.errors import DuplicateKey
+from sim.specs.datafiles import loads_json
 
 # the columns every chunk of every run carries; they locate its rows in the plan
 LOCATING = ("cell", "index", "seed")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sim import plugins
-from sim.errors import SpecError
+from sim.errors import DuplicateKey, SpecError
 from sim.files import note_input
 
 if sys.version_info >= (3, 11):
@@ -127,15 +127,6 @@ def _parse(raw: bytes, path: Path) -> dict[str, Any]:
     if _depth(data) > MAX_DEPTH:
         raise SpecError(path, "", f"tables or arrays nested too deeply (at most {MAX_DEPTH} levels)")
     return data
-
-
-class DuplicateKey(ValueError):
-    """A JSON object names one key twice: which value was meant cannot be told (a JSON reader keeps the
-    last one silently), so dfsim refuses it, as tomllib refuses a TOML key given twice."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(f"the key '{key[:60]}' is given twice")
-        self.key = key
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

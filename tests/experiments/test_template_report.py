@@ -30,8 +30,18 @@ def _records(n: int = 40) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _run_folder(folder) -> None:
+    """A finished template-odds run as the report reads it: its records and its resolved description (one
+    variant without a template, one laying the Weak Point)."""
+    _records().to_parquet(folder / "records.parquet")
+    laid = [{"name": "weak-point", "x_mm": 120, "y_mm": 0}]
+    cells = [{"index": 0, "name": "none-casual", "inputs": {"board": "magma"}},
+             {"index": 1, "name": "weak-point.laid-casual", "inputs": {"board": "magma", "templates": laid}}]
+    (folder / "experiment.resolved.json").write_text(json.dumps({"format": 1, "cells": cells}))
+
+
 def test_template_report_has_intervals(tmp_path):
-    _records().to_parquet(tmp_path / "records.parquet")
+    _run_folder(tmp_path)
     rep = template_report(tmp_path, figure=True)
     for name, r in rep["variants"].items():
         d = r["damage"]
@@ -48,7 +58,7 @@ def test_template_report_has_intervals(tmp_path):
 def test_the_table_shows_a_dash_not_nan_where_there_were_no_flips(tmp_path, capsys):
     from sim.cli.main import main
 
-    _records().to_parquet(tmp_path / "records.parquet")
+    _run_folder(tmp_path)
     assert main(["template-report", str(tmp_path), "--no-figure"]) == 0
     out = capsys.readouterr().out
     assert "nan" not in out.lower() and len(out.strip().splitlines()) == 3, out
