@@ -73,6 +73,7 @@ _local = (
 
 
 def task_scenario(task: ChunkTask | PrepareTask):
+    """The scenario a task throws in, built once per worker thread (the bank recorder's workers reuse it)."""
     cache = getattr(_local, "scenarios", None)
     if cache is None:
         cache = _local.scenarios = {}
