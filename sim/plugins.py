@@ -81,3 +81,9 @@ def data_kinds() -> tuple[DataKind, ...]:
 def experiment_kinds() -> tuple[ExperimentKindEntry, ...]:
     """Every declared experiment kind, in plugin order."""
     return tuple(k for p in plugins() for k in p.experiment_kinds)
+
+
+def cap_options() -> list[tuple[str, str]]:
+    """The caps the kinds declare besides "max_throws", (name, help): `dfsim run`'s options, read
+    without importing any kind (a command's help stays light)."""
+    return [c for d in experiment_kinds() for c in d.caps]

@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "a smaller experiment of its own (its own hash and folder contents)",
     )
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
-    from sim.experiments.kinds import cap_options
+    from sim.plugins import cap_options
 
     for name, text in cap_options():  # the caps the experiment kinds declare (sim/plugins.py)
         p.add_argument("--" + name.replace("_", "-"), type=integer(1, 100_000_000), help=text)
@@ -87,8 +87,8 @@ def runner_faults(call: Callable[[], T]) -> T | int:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the experiment (of any kind) and print what its kind shows; SpecError (bad input) propagates
     to the CLI's main, which prints one line."""
-    from sim.experiments.kinds import cap_options
     from sim.experiments.runner import run_experiment
+    from sim.plugins import cap_options
 
     if hasattr(signal, "SIGXFSZ"):  # a file-size limit is an OSError (exit 1, chunks kept), not a kill
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

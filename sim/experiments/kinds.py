@@ -73,11 +73,6 @@ for _declared in plugins.experiment_kinds():  # the packages built on the core (
     register(_declared.name, _declared.marker, _declared.entry_point, _declared.unit, _caps)
 
 
-def cap_options() -> list[tuple[str, str]]:
-    """The caps the kinds declare besides "max_throws", (name, help), for `dfsim run`'s options."""
-    return [c for d in plugins.experiment_kinds() for c in d.caps]
-
-
 def refuse_other_caps(kind: ExperimentKind, caps: Caps, source: str | None) -> None:
     """A cap the experiment's kind does not take is a SpecError naming the kinds that take it."""
     entry = KINDS[kind.name]
