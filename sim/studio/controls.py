@@ -98,6 +98,28 @@ def model_controls(prefix: str, model: type[BaseModel], group: str) -> list[dict
     return out
 
 
+BANK_CANNOT = (
+    "the throw bank cannot answer it: its throws were recorded at the usual release noise "
+    "(`dfsim game --engine physics` can)"
+)
+
+
+def release_rules() -> set[str]:
+    """House rules that change the release itself (the physics engine's noise), found by trying each
+    on the model: the bank's recorded throws cannot answer them."""
+    on = {n: True for n, f in HouseRules.model_fields.items() if f.annotation is bool}
+    everything = HouseRules(**on).release_noise_factor
+    out = set()
+    for name, f in HouseRules.model_fields.items():
+        if f.annotation is bool and HouseRules(**{name: True}).release_noise_factor != 1.0:
+            out.add(name)
+        elif f.annotation is float:
+            lo, hi = _bounds(f)
+            if hi is not None and HouseRules(**on, **{name: hi}).release_noise_factor != everything:
+                out.add(name)
+    return out
+
+
 def game_controls(spec: GameSpec) -> list[dict[str, Any]]:
     """The controls of one game: the table (difficulty, party size, skill, Setup), then every house
     rule and option; defaults are this game file's values."""
@@ -128,8 +150,12 @@ def game_controls(spec: GameSpec) -> list[dict[str, Any]]:
             c["max"] = 30  # the field allows 999; a slider that long says nothing
     for prefix, model, group in GROUPS:
         out += model_controls(prefix, model, group)
+    release = {f"house_rules.{n}" for n in release_rules()}
     for c in out:
         c["default"] = current(spec, c["key"])
+        c["doc"] = c["doc"].replace("`", "")
+        if c["key"] in release:
+            c["disabled"] = BANK_CANNOT
         if c["key"] == "throws.skill" and c["default"] not in c["choices"]:
             c["choices"] = [c["default"], *c["choices"]]
     return out
@@ -147,6 +173,8 @@ def current(spec: GameSpec, key: str) -> Any:
 
 def check_value(c: dict[str, Any], value: Any) -> str | None:
     """Why a value does not fit a control (None when it fits): the JSON type and the range."""
+    if c.get("disabled"):
+        return c["disabled"]
     if value is None:
         return None if c.get("optional") else "must be given (null is not allowed here)"
     kind = c["kind"]

@@ -109,10 +109,11 @@
     }
     input.id = id;
     lab.htmlFor = id;
-    if (c.doc) {
+    if (c.disabled) { input.disabled = true; wrap.classList.add('disabled'); wrap.title = c.disabled; }
+    if (c.doc || c.disabled) {
       const d = document.createElement('div');
       d.className = 'doc';
-      d.textContent = c.doc;
+      d.textContent = c.disabled ? `${c.doc} Not offered here: ${c.disabled}.` : c.doc;
       wrap.appendChild(d);
     }
     input.addEventListener('change', () => { S.values[c.key] = readValue(c, input); play(); });
@@ -356,6 +357,11 @@
   }
 
   async function start() {
+    // #target=3&cap=5000 (points, games) start with that stop rule; #tab=throws on the throw tab
+    const hash = new URLSearchParams(location.hash.slice(1));
+    if (hash.get('target')) $('target').value = hash.get('target');
+    if (hash.get('cap')) $('cap').value = hash.get('cap');
+    if (hash.get('tab') === 'throws') $('tab-throws-btn').click();
     try {
       const st = await api('/api/state');
       for (const g of st.games) $('game').appendChild(new Option(g.label + (g.builtin ? ' (built-in)' : ''), g.id));
