@@ -115,7 +115,8 @@ def release_rules() -> set[str]:
             out.add(name)
         elif f.annotation is float:
             lo, hi = _bounds(f)
-            if hi is not None and HouseRules(**on, **{name: hi}).release_noise_factor != everything:
+            most = HouseRules.model_validate(on | {name: hi}) if hi is not None else None
+            if most is not None and most.release_noise_factor != everything:
                 out.add(name)
     return out
 
