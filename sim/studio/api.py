@@ -56,6 +56,7 @@ class Studio:
 
     # ---- GET ----
     def state(self, query: dict[str, str]) -> dict[str, Any]:
+        """What the page needs first: games, policy rungs, the bank, the baseline."""
         return {
             "version": sim.__version__,
             "games": self.library.listing("game"),
@@ -71,6 +72,7 @@ class Studio:
         }
 
     def game(self, query: dict[str, str]) -> dict[str, Any]:
+        """A game's controls with their valid ranges and this file's values."""
         refuse_unknown(query, ("id",), "")
         ident = query.get("id", self.first_game)
         path = self.library.path_of("game", ident)
@@ -90,16 +92,19 @@ class Studio:
         }
 
     def job(self, ident: str) -> dict[str, Any]:
+        """A job's state, progress and latest answer (404 when unknown)."""
         j = self.jobs.get(ident)
         if j is None:
             raise ApiError(404, f"no job '{ident}'")
         return j.snapshot()
 
     def throw_options(self, query: dict[str, str]) -> dict[str, Any]:
+        """The throw tab's choices."""
         return options(self.library)
 
     # ---- POST ----
     def play(self, body: Any) -> dict[str, Any]:
+        """Start playing a setting (the job before it is cancelled: the user moved on)."""
         body = check_play(body)
         setting = parse_setting(body.get("setting", {}), self.library)
         rule = parse_stop(body)
@@ -108,6 +113,7 @@ class Studio:
         return {"job": job.id}
 
     def pin(self, body: Any) -> dict[str, Any]:
+        """Pin a setting as the baseline of paired differences, or unpin it (null)."""
         if not isinstance(body, dict):
             raise SpecError("request", "", "must be a JSON object")
         refuse_unknown(body, ("setting",), "")
@@ -117,6 +123,7 @@ class Studio:
         return {"baseline": self._baseline_json()}
 
     def cancel(self, body: Any) -> dict[str, Any]:
+        """Cancel a job (it stops at its next batch)."""
         if not isinstance(body, dict):
             raise SpecError("request", "", "must be a JSON object")
         refuse_unknown(body, ("job",), "")
@@ -127,6 +134,7 @@ class Studio:
         return {"job": j.id, "state": j.state}
 
     def throw(self, body: Any) -> dict[str, Any]:
+        """Start throwing a scenario in the physics engine (the throw job before it is cancelled)."""
         setting = parse_throw(body, self.library)
         job = throw_job(setting, self.bank)
         self.throw_settings[job.id] = setting
@@ -134,6 +142,7 @@ class Studio:
         return {"job": job.id}
 
     def replay(self, body: Any) -> dict[str, Any]:
+        """Start making the replay page of one throw of a throw job."""
         if not isinstance(body, dict):
             raise SpecError("request", "", "must be a JSON object")
         refuse_unknown(body, ("job", "index"), "")
@@ -148,6 +157,7 @@ class Studio:
         return {"job": job.id}
 
     def replay_page(self, name: str) -> str | None:
+        """A replay page made earlier, by name (None when unknown)."""
         return self.replays.pages.get(name)
 
     def _baseline_json(self) -> dict[str, Any] | None:
@@ -157,6 +167,7 @@ class Studio:
         return {"game": b.game, "policy": b.policy, "seed": b.seed, "set": dict(b.overrides)}
 
     def close(self, wait_s: float = 10.0) -> bool:
+        """Cancel every job; True when the lanes ended within `wait_s`."""
         return self.jobs.stop(wait_s)
 
 

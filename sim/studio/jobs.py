@@ -42,6 +42,7 @@ class Job:
         self.events: list[tuple[float, str]] = []  # (seconds since start, what happened): for timing
 
     def cancel(self) -> None:
+        """Ask the job to stop at its next batch."""
         self.cancel_event.set()
 
     def check(self) -> None:
@@ -50,6 +51,7 @@ class Job:
             raise Cancelled
 
     def note(self, what: str) -> None:
+        """Note what happened, with the seconds since the job was made (the benchmark reads them)."""
         self.events.append((round(time.monotonic() - self.t0, 4), what))
 
     def snapshot(self) -> dict[str, Any]:
@@ -78,6 +80,7 @@ class Lane:
         self.thread.start()
 
     def submit(self, job: Job) -> Job:
+        """Queue a job behind the lane's others."""
         self.queue.put(job)
         return job
 
@@ -148,6 +151,7 @@ class Jobs:
         return self.lanes[lane].submit(job)
 
     def get(self, ident: str) -> Job | None:
+        """A job by id, or None."""
         with self.lock:
             return self.jobs.get(ident)
 

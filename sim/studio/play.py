@@ -66,6 +66,7 @@ PLAY_FIELDS = ("setting", "target", "cap")
 
 
 def check_play(body: Any) -> dict[str, Any]:
+    """A play request's body: an object with known fields only."""
     if not isinstance(body, dict):
         raise SpecError("request", "", "must be a JSON object")
     refuse_unknown(body, PLAY_FIELDS, "")

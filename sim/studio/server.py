@@ -35,6 +35,7 @@ STATIC = {  # URL path -> (package file, content type)
 
 
 def static_file(name: str) -> bytes:
+    """One of the page's files, from the package data."""
     return resources.files("sim.studio").joinpath("static", name).read_bytes()
 
 
@@ -71,6 +72,8 @@ def open_server(studio: Studio, port: int = 0, log: bool = False) -> StudioServe
 
 
 class Handler(BaseHTTPRequestHandler):
+    """One request: static files, the JSON API, replay pages; every refusal one JSON line."""
+
     server: StudioServer
     protocol_version = "HTTP/1.1"
     server_version = "dfsim-studio"
@@ -78,6 +81,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- plumbing ----
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        """Requests are printed only with `dfsim studio --log`."""
         if self.server.log:
             sys.stderr.write(f"studio: {self.address_string()} {format % args}\n")
 
@@ -137,12 +141,15 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- methods ----
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        """GET: static files, API reads, replay pages."""
         self._guard(self._get)
 
     def do_HEAD(self) -> None:  # noqa: N802
+        """HEAD: as GET, without the body."""
         self._guard(self._get)
 
     def do_POST(self) -> None:  # noqa: N802
+        """POST: the API's actions (JSON bodies only)."""
         self._guard(self._post)
 
     def _get(self) -> None:

@@ -141,6 +141,7 @@ class Tally:
         return len(self.results)
 
     def add(self, results: list[GameResult], used: dict[str, Any]) -> None:
+        """Add games (the next indices), folding their traces into the per-combat sums."""
         for r in results:
             for row in r.trace:
                 k = int(row["combat"])
@@ -154,6 +155,7 @@ class Tally:
             self.tables.setdefault(label, t.describe())
 
     def won(self, n: int | None = None) -> np.ndarray:
+        """Won or not, game by game, of the first `n` games (all by default)."""
         return np.array([r.won for r in self.results[: self.n if n is None else n]], dtype=bool)
 
     def charts(self) -> dict[str, Any]:
@@ -184,6 +186,7 @@ class Player:
         self.tallies: dict[str, Tally] = {}
 
     def tally(self, s: Setting) -> Tally:
+        """The setting's tally (made empty on first use)."""
         t = self.tallies.get(s.key)
         if t is None:
             if len(self.tallies) > 64:  # a long session: forget the oldest settings
@@ -192,6 +195,8 @@ class Player:
         return t
 
     def source(self, s: Setting, discover: bool) -> BankSource:
+        """A bank throw source of the setting's seed (the white die answered by the colored die's throws
+        when they share a body)."""
         t = s.spec.throws
         return BankSource(self.bank, s.seed, discover=discover, alias=die_alias(t.colored_die, t.white_die))
 

@@ -37,6 +37,7 @@ class ThrowSetting:
     seed: int
 
     def scenario(self) -> Any:
+        """The physics scenario (loaded and checked like a data file)."""
         from sim.specs.scenario import Scenario
 
         return Scenario.build(
@@ -151,6 +152,8 @@ class Replays:
         self.pages: dict[str, str] = {}
 
     def job(self, setting: ThrowSetting, index: int) -> Job:
+        """A job that throws throw `index` again with a recorder and keeps its replay page."""
+
         def work(job: Job) -> None:
             from sim.engine.worlds import thrower_for
             from sim.viewer.replay import record_throw, replay_html
