@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import shlex
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -31,6 +31,8 @@ from sim.studio.controls import check_value, coerce, game_controls
 from sim.studio.library import Library
 
 SETTING_FIELDS = ("game", "policy", "seed", "set")
+MAX_SETTINGS = 64  # settings whose games the session keeps (a setting seen before answers at once)
+MAX_KEPT_GAMES = 1_000_000  # games kept over all of them (about 200 bytes each)
 
 
 def policy_names() -> list[str]:
@@ -126,11 +128,42 @@ def parse_setting(body: Any, library: Library) -> Setting:
     return s
 
 
+@dataclass(slots=True)
+class KeptGame:
+    """What a tally keeps of a game: the fields a summary reads (a GameResult without its log and
+    trace, in a tenth of the memory)."""
+
+    outcome: str
+    lost_at: str
+    lost_level: int
+    combats: int
+    rounds: int
+    shops: int
+    boss: str
+    points: int
+    title: str
+    gold: int
+    white_dice: int
+    xp: int
+    scars: int
+    eliminated: int
+    backed_down: int
+    throws: int
+    policy: str
+
+    @property
+    def won(self) -> bool:
+        return self.outcome == "won"
+
+
+KEPT = tuple(f.name for f in fields(KeptGame))
+
+
 @dataclass
 class Tally:
     """Games 0..n-1 of one setting, kept small (no logs, traces folded into per-combat sums)."""
 
-    results: list[GameResult] = field(default_factory=list)
+    results: list[KeptGame] = field(default_factory=list)
     reached: Counter = field(default_factory=Counter)  # combat k was played
     gold: Counter = field(default_factory=Counter)  # gold summed after combat k
     white: Counter = field(default_factory=Counter)  # white dice summed after combat k
@@ -148,9 +181,7 @@ class Tally:
                 self.reached[k] += 1
                 self.gold[k] += int(row["gold"])
                 self.white[k] += int(row["white_dice"])
-            r.trace = []
-            r.log = []
-            self.results.append(r)
+            self.results.append(KeptGame(*(getattr(r, k) for k in KEPT)))
         for label, t in used.items():
             self.tables.setdefault(label, t.describe())
 
@@ -189,7 +220,10 @@ class Player:
         """The setting's tally (made empty on first use)."""
         t = self.tallies.get(s.key)
         if t is None:
-            if len(self.tallies) > 64:  # a long session: forget the oldest settings
+            # a long session: forget the oldest settings (a game kept costs about a kilobyte)
+            while len(self.tallies) > 1 and (
+                len(self.tallies) >= MAX_SETTINGS or sum(x.n for x in self.tallies.values()) > MAX_KEPT_GAMES
+            ):
                 self.tallies.pop(next(iter(self.tallies)))
             t = self.tallies[s.key] = Tally()
         return t
@@ -222,7 +256,8 @@ def answer(t: Tally, base: Tally | None, confidence: float = 0.95) -> dict[str, 
     the charts and, against a pinned baseline, the paired difference on the games both played."""
     out: dict[str, Any] = {"n": t.n}
     if t.n:
-        out["summary"] = summarize_games(t.results, confidence)
+        # a KeptGame has every field a summary reads (duck-typed: the summary never needs the trace)
+        out["summary"] = summarize_games(cast(list[GameResult], t.results), confidence)
         out["charts"] = t.charts()
     if base is not None:
         m = min(t.n, base.n)
