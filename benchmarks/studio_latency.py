@@ -24,9 +24,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from sim.experiments.throw_bank import ThrowBank, die_alias, play
-from sim.rules.game import run_games
-from sim.specs.game import load_game
+from sim.games.engine import run_games
+from sim.games.spec import load_game
+from sim.games.throw_bank import ThrowBank, die_alias, play
 
 ROOT = Path(__file__).resolve().parents[1]
 DFSIM = [sys.executable, "-m", "sim.cli"]

@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_studio(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C (or SIGTERM); then cancel the jobs (finished bank entries stay) and exit 0."""
-    from sim.experiments.throw_bank import DEFAULT_THROWS, ThrowBank
+    from sim.games.throw_bank import DEFAULT_THROWS, ThrowBank
     from sim.studio.api import Studio
     from sim.studio.library import Library
     from sim.studio.server import open_server

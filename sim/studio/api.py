@@ -19,9 +19,9 @@ from typing import Any
 
 import sim
 from sim.errors import SpecError
-from sim.experiments.throw_bank import ThrowBank
+from sim.games.spec import game_from_dict
+from sim.games.throw_bank import ThrowBank
 from sim.specs.datafiles import read_toml, resolve
-from sim.specs.game import game_from_dict
 from sim.studio.controls import game_controls
 from sim.studio.jobs import Jobs
 from sim.studio.library import Library

@@ -15,10 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from sim.fights.house_rules import RULEBOOK, HouseRules
+from sim.fights.party import CHEST_DICE
+from sim.games.spec import MAX_HEROES, GameOptions, GameSpec
 from sim.specs.datafiles import builtin_names
-from sim.specs.game import MAX_HEROES, GameOptions, GameSpec
-from sim.specs.house_rules import RULEBOOK, HouseRules
-from sim.specs.party import CHEST_DICE
 
 # the game file's fields the page sets (the rest, names, decks, the roster, are the file's own)
 GROUPS = (

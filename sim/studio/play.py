@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SpecError
-from sim.experiments.throw_bank import ThrowBank, default_bank_dir, scenario_text
+from sim.games.throw_bank import ThrowBank, default_bank_dir, scenario_text
 from sim.studio.jobs import Job
 from sim.studio.session import Player, Setting, answer, refuse_unknown
 

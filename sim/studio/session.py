@@ -1,7 +1,7 @@
 """A setting of a game and the games played of it: what the page's controls stand for, checked as a
 game file is, and the tally that grows batch by batch.
 
-Why batches of game indices: game i depends only on (seed, i) (sim.rules.game), so games 0..n-1 played
+Why batches of game indices: game i depends only on (seed, i) (sim.games.engine), so games 0..n-1 played
 in any number of batches are the games `dfsim game --games n --seed S` plays, and two settings played
 on the same indices share their shuffles and throws (common random numbers): their difference is
 paired game by game.
@@ -20,13 +20,14 @@ from typing import Any, cast
 import numpy as np
 
 from sim.errors import SpecError
-from sim.experiments.game_report import summarize_games
 from sim.experiments.statistics import paired_rate_difference, wilson
-from sim.experiments.throw_bank import DEFAULT_THROWS, BankSource, ThrowBank, die_alias
-from sim.rules.game import TITLES, GameResult, run_games
-from sim.rules.game_policy import GAME_POLICIES
+from sim.games.engine import run_games
+from sim.games.policy import GAME_POLICIES
+from sim.games.report import summarize_games
+from sim.games.result import TITLES, GameResult
+from sim.games.spec import GameSpec, game_from_dict
+from sim.games.throw_bank import DEFAULT_THROWS, BankSource, ThrowBank, die_alias
 from sim.specs.datafiles import read_toml, resolve
-from sim.specs.game import GameSpec, game_from_dict
 from sim.studio.controls import check_value, coerce, game_controls
 from sim.studio.library import Library
 

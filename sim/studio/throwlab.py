@@ -12,7 +12,7 @@ from typing import Any
 
 from sim.errors import SpecError
 from sim.experiments.statistics import rates_from_counts, wilson
-from sim.experiments.throw_bank import ThrowBank
+from sim.games.throw_bank import ThrowBank
 from sim.specs.datafiles import builtin_names
 from sim.studio.jobs import Job
 from sim.studio.library import Library

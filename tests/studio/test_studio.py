@@ -3,7 +3,7 @@ another host, a busy port), its answers (the same games as `dfsim game` on the s
 tab in physics, and the page itself driven in headless Chromium: load, move a slider, pin a baseline,
 a bad value, a missing scenario recorded with progress, charts drawn.
 
-The games are played on a synthetic bank (tests/experiments/synthetic_bank.py): what is tested is the
+The games are played on a synthetic bank (tests/games/synthetic_bank.py): what is tested is the
 studio and the layers under it, not the physics of the recorded throws (a real bank takes minutes)."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ import numpy as np
 import pytest
 
 from sim.cli.main import main
-from sim.specs.game import GameOptions
-from sim.specs.house_rules import HouseRules
+from sim.fights.house_rules import HouseRules
+from sim.games.spec import GameOptions
 from sim.studio.api import Studio
 from sim.studio.library import Library
 from sim.studio.server import MAX_BODY, open_server
@@ -46,7 +46,7 @@ def _helper(path: Path, name: str):
     return mod
 
 
-_synthetic = _helper(TESTS / "experiments" / "synthetic_bank.py", "synthetic_bank")
+_synthetic = _helper(TESTS / "games" / "synthetic_bank.py", "synthetic_bank")
 _chromium = _helper(TESTS / "viewer" / "chromium_pipe.py", "chromium_pipe")
 Browser, find_chromium = _chromium.Browser, _chromium.find_chromium
 CHROMIUM = find_chromium()
@@ -170,7 +170,7 @@ def test_controls_are_every_house_rule_and_option_of_the_models(studio):
 
 
 def test_every_policy_rung_of_the_registry_is_offered(studio):
-    from sim.rules.game_policy import GAME_POLICIES
+    from sim.games.policy import GAME_POLICIES
 
     code, state = _get(studio, "/api/state")
     assert state["policies"] == list(GAME_POLICIES)
@@ -387,9 +387,10 @@ def test_the_page_in_chromium(studio, capsys, tmp_path):
         assert "points" in b.evaluate("document.getElementById('difference-value').textContent")
 
         # hovering a bar says its number
-        x, y = b.evaluate("(() => { const r = document.querySelector('#chart-lost .bar-rect').getBoundingClientRect();"
-                          " r.y; document.querySelector('#chart-lost').scrollIntoView(); const q = document.querySelector('#chart-lost .bar-rect').getBoundingClientRect();"
-                          " return [q.left + q.width / 2, q.top + q.height / 2]; })()")
+        b.evaluate("document.querySelector('#chart-lost').scrollIntoView()")
+        b.pump(0.2)
+        x, y = b.evaluate("(() => { const rs = [...document.querySelectorAll('#chart-lost .bar-rect')].map((e) => e.getBoundingClientRect());"
+                          " const q = rs.reduce((a, r) => (r.height > a.height ? r : a)); return [q.left + q.width / 2, q.top + q.height / 2]; })()")
         b.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y}, session=True)
         b.wait_for("document.body.dataset.tip && document.body.dataset.tip.includes('%')", 10)
         b.evaluate("window.scrollTo(0, 0)")
