@@ -56,12 +56,20 @@ class Job:
 
     def snapshot(self) -> dict[str, Any]:
         """What a poll answers: state, progress, the latest answer."""
-        end = self.t_end if self.t_end is not None else time.monotonic()
+        now = time.monotonic()
+        end = self.t_end if self.t_end is not None else now
+        progress = dict(self.progress)
+        started = progress.pop("started", None)
+        if started is not None:  # work counted in steps: seconds so far, and left at the pace so far
+            progress["elapsed_s"] = round(now - started, 1)
+            done, of = progress.get("done", 0), progress.get("of", 0)
+            if done and of:
+                progress["left_s"] = round((now - started) / done * (of - done), 1)
         return {
             "id": self.id,
             "kind": self.kind,
             "state": self.state,
-            "progress": self.progress,
+            "progress": progress,
             "result": self.result,
             "error": self.error,
             "elapsed_s": round(end - self.t0, 3),

@@ -123,6 +123,7 @@ def throw_job(setting: ThrowSetting, bank: ThrowBank) -> Job:
         points: list[list[Any]] = []
         hits = 0
         base = {"board": board_json(sc.board), "bank": entry, "scenario": sc.key, "seed": setting.seed}
+        t1 = time.monotonic()
         for k in range(setting.throws):
             job.check()
             res = th.throw(setting.seed, k)
@@ -132,6 +133,7 @@ def throw_job(setting: ThrowSetting, bank: ThrowBank) -> Job:
             x, y = o.position_mm[:2] if o.position_mm else (None, None)
             points.append([k, x, y, o.result, o.reason, o.value])
             job.progress = {"phase": "throwing", "busy": True, "done": k + 1, "of": setting.throws}
+            job.progress["started"] = t1  # the poll adds seconds so far and left
             if (k + 1) % 10 == 0 or k + 1 == setting.throws:
                 job.result = base | {
                     "n": k + 1,

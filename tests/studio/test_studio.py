@@ -291,6 +291,25 @@ def test_the_answer_is_dfsim_games_on_the_same_seeds(studio, capsys):
     assert sum(n for _, n in r["charts"]["titles"]) == 150 and r["charts"]["survival"][0] == 1.0
 
 
+def test_a_missing_scenario_is_recorded_with_progress(studio):
+    before = len(studio.bank.recorded)
+    code, j = _post(studio, "/api/play", {"setting": {"set": {"house_rules.bones_outer_section": True}}, "cap": 100})
+    seen = []
+    while True:
+        code, snap = _get(studio, f"/api/job/{j['job']}")
+        if snap["progress"].get("phase") == "recording":
+            seen.append(snap["progress"])
+        if snap["state"] not in ("queued", "running"):
+            break
+        time.sleep(0.02)
+    assert snap["state"] == "done" and snap["result"]["n"] == 100
+    recorded = studio.bank.recorded[before:]
+    assert recorded and all(s["rules"] == {"bones": "outer-section"} for s in recorded)
+    assert seen and all(0 <= p["done"] < p["of"] and p["throws"] == BANK_THROWS and "scenario" in p for p in seen)
+    assert any("left_s" in p for p in seen) and all(p["elapsed_s"] >= 0 for p in seen)
+    assert snap["progress"]["phase"] == "done" and [e for _, e in snap["events"] if e.startswith("recorded")]
+
+
 def test_a_new_setting_cancels_the_one_before(studio):
     code, a = _post(studio, "/api/play", {"setting": {"set": {"house_rules.monster_life_bonus": -3}}, "target": 0.002, "cap": 100000})
     code, b = _post(studio, "/api/play", {"setting": {"set": {"house_rules.monster_life_bonus": -2}}, "target": 0.5, "cap": 100})

@@ -179,7 +179,8 @@
     if (p.phase === 'recording') {
       body.dataset.state = 'recording';
       prog.hidden = false;
-      $('progress-text').textContent = `Recording the throws the bank lacks: scenario ${p.done + 1} of ${p.of} (${p.scenario}, ${p.throws} throws), ${p.elapsed_s} s so far`;
+      const left = p.left_s !== undefined ? `, about ${Math.round(p.left_s)} s left` : '';
+      $('progress-text').textContent = `Recording the throws the bank lacks: scenario ${p.done + 1} of ${p.of} (${p.scenario}, ${p.throws} throws), ${p.elapsed_s} s so far${left}`;
       $('progress-fill').style.width = `${(100 * p.done) / Math.max(1, p.of)}%`;
       body.dataset.recording = `${p.done}/${p.of}`;
       body.dataset.recordingSeen = String(Number(body.dataset.recordingSeen || 0) + 1);
@@ -418,7 +419,7 @@
       const p = snap.progress || {};
       $('t-progress').hidden = !p.busy;
       if (p.phase === 'aiming') $('t-progress-text').textContent = `Aiming the shot (solved once, then cached): reference throw ${p.done} of at most ${p.of}`;
-      else if (p.phase === 'throwing') $('t-progress-text').textContent = `Throwing: ${p.done} of ${p.of}`;
+      else if (p.phase === 'throwing') $('t-progress-text').textContent = `Throwing: ${p.done} of ${p.of}` + (p.left_s !== undefined ? `, about ${Math.round(p.left_s)} s left` : '');
       else $('t-progress-text').textContent = p.phase || '';
       if (p.of) $('t-progress-fill').style.width = `${(100 * p.done) / p.of}%`;
       if (snap.result && snap.result.hit) drawThrows(snap.result);
