@@ -14,7 +14,6 @@ JSON-able dict, or raises `ApiError` (status and one line) / SpecError (400, "fi
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import sim
@@ -28,6 +27,8 @@ from sim.studio.library import Library
 from sim.studio.play import check_play, parse_stop, play_job
 from sim.studio.session import Player, Setting, parse_setting, policy_names, refuse_unknown
 from sim.studio.throwlab import Replays, ThrowSetting, options, parse_throw, throw_job
+
+KEEP_THROW_JOBS = 20  # throw jobs whose throws can still be replayed
 
 
 class ApiError(Exception):
@@ -45,14 +46,13 @@ class Studio:
     def __init__(self, bank: ThrowBank, library: Library | None = None, game: str = "base") -> None:
         self.bank = bank
         self.library = library or Library()
+        self.library.path_of("game", game)  # a game the library offers, or SpecError now
+        self.first_game = game
         self.player = Player(bank)
         self.jobs = Jobs()
         self.replays = Replays()
         self.baseline: Setting | None = None
         self.throw_settings: dict[str, ThrowSetting] = {}
-        self.lock = threading.Lock()
-        self.library.path_of("game", game)  # a game the library offers, or SpecError now
-        self.first_game = game
 
     # ---- GET ----
     def state(self, query: dict[str, str]) -> dict[str, Any]:
@@ -138,6 +138,8 @@ class Studio:
         setting = parse_throw(body, self.library)
         job = throw_job(setting, self.bank)
         self.throw_settings[job.id] = setting
+        while len(self.throw_settings) > KEEP_THROW_JOBS:  # the replays of older throw jobs are gone
+            self.throw_settings.pop(next(iter(self.throw_settings)))
         self.jobs.start("throws", job, replace="throw")
         return {"job": job.id}
 
