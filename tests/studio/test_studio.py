@@ -449,3 +449,35 @@ def test_the_page_in_chromium(studio, capsys, tmp_path):
     keep = os.environ.get("DFSIM_STUDIO_SCREENSHOT")
     if keep:  # the docs' screenshot (docs/studio.md) is this one
         shutil.copy(shot, keep)
+
+
+@needs_chromium
+def test_the_throw_tab_in_chromium(studio, tmp_path):
+    with Browser(CHROMIUM, width=1300, height=1000) as b:
+        b.open(studio.url + "#tab=throws&cap=100")
+        b.wait_for("document.body.dataset.throwOptions === 'ready'", 30)
+        assert b.evaluate("[...document.getElementById('shot-0').options].some((o) => o.value === '0:fixed.toml')")
+        b.evaluate("document.getElementById('shot-0').value = '0:fixed.toml'; document.getElementById('t-throws').value = 30;"
+                   " document.getElementById('t-seed').value = 9; document.getElementById('t-go').click()")
+        b.wait_for("document.body.dataset.throwState === 'done' || document.body.dataset.throwState === 'error'", 120)
+        assert b.evaluate("document.body.dataset.throwState") == "done", b.evaluate("document.getElementById('errorbox').textContent")
+        hit = {k: float(v) for k, v in b.evaluate("Object.assign({}, document.getElementById('t-hit').dataset)").items()}
+        assert hit["n"] == 30 and hit["lo"] <= hit["rate"] <= hit["hi"]
+        b.pump(0.3)
+        shot = b.screenshot(tmp_path / "throws.png")
+        import matplotlib.image as mpimg
+
+        img = mpimg.imread(io.BytesIO(shot.read_bytes()))[:, :, :3]
+        _drawn(_chart_pixels(b, img, "#landing"), "landing map")
+        _drawn(_chart_pixels(b, img, "#chart-mix"), "outcome mix")
+        # click the first throw's landing: its replay page is made and linked
+        x, y = b.evaluate("(() => { const cv = document.getElementById('landing'), r = cv.getBoundingClientRect();"
+                          " const L = window.dfsimStudio.landing(); const p = L.pts[0];"
+                          " return [r.left + L.X(p[1]) * r.width / cv.width, r.top + L.Y(p[2]) * r.height / cv.height]; })()")
+        for kind in ("mousePressed", "mouseReleased"):
+            b.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}, session=True)
+        url = b.wait_for("document.body.dataset.replay", 120)
+        assert b.evaluate("document.getElementById('replay-link').getAttribute('href')") == url
+        page = b.evaluate(f"fetch({json.dumps(url)}).then((r) => r.text())")
+        assert "dfsim replay" in page
+        assert b.errors == [], b.errors

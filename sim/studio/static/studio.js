@@ -510,10 +510,9 @@
       $('replay-line').textContent = '';
       $('replay-line').appendChild(a);
       body.dataset.replay = snap.result.url;
-      window.open(snap.result.url, '_blank', 'noopener');
     } catch (e) { showError(e.message); }
   }
-  window.dfsimStudio = { play, setting, openReplay, state: S };
+  window.dfsimStudio = { play, setting, openReplay, state: S, landing: () => landing };
 
   start();
 })();
