@@ -100,7 +100,7 @@ def model_controls(prefix: str, model: type[BaseModel], group: str) -> list[dict
 
 BANK_CANNOT = (
     "the throw bank cannot answer it: its throws were recorded at the usual release noise "
-    "(`dfsim game --engine physics` can)"
+    "(dfsim game --engine physics can)"
 )
 
 
