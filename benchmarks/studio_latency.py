@@ -96,7 +96,7 @@ def quickstart(work: Path) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bank", help="bank folder (default: the user's, $DFSIM_BANK or ~/.cache/dfsim/throw-bank)")
-    ap.add_argument("--bank-throws", type=int, default=2000)
+    ap.add_argument("--bank-throws", type=int, default=None, help="throws per scenario (default: the bank's precision rule)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="the setting (default: Hard, 4 heroes)")
     ap.add_argument("--slider", metavar="KEY=FROM:TO", help="the control moved (default: extra white dice 0:4)")
@@ -112,7 +112,7 @@ def main() -> None:
     seed = 1
     build_s = complete_bank(bank, seed, 2000, fixed, slider)  # the stop at ±3 points comes within about 1,100 games
     print(f"bank {bank.dir}: complete for both settings ({build_s:.0f} s, not timed below)", file=sys.stderr)
-    cmd = [*DFSIM, "studio", "--bank", str(bank.dir), "--bank-throws", str(a.bank_throws)]
+    cmd = [*DFSIM, "studio", "--bank", str(bank.dir)] + (["--bank-throws", str(a.bank_throws)] if a.bank_throws else [])
     runs = []
     for _ in range(a.repeats):
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

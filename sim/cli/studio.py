@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bank-throws",
         type=integer(1, 1_000_000),
         default=None,
-        help="throws recorded per scenario (default 2000)",
+        help="throws per scenario (default: each recorded until its hit rate is known precisely)",
     )
     p.add_argument(
         "--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)"
@@ -48,14 +48,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_studio(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C (or SIGTERM); then cancel the jobs (finished bank entries stay) and exit 0."""
-    from sim.games.throw_bank import DEFAULT_THROWS, ThrowBank
+    from sim.games.throw_bank import ThrowBank
     from sim.studio.api import Studio
     from sim.studio.library import Library
     from sim.studio.server import open_server
 
     library = Library(args.folder)
     game = library.game_id(args.game)
-    bank = ThrowBank(args.bank, args.bank_throws or DEFAULT_THROWS, workers=args.workers, quiet=True)
+    bank = ThrowBank(args.bank, args.bank_throws, workers=args.workers, quiet=True)
     studio = Studio(bank, library, game)
     server = open_server(studio, args.port, log=args.log)  # a port in use: one line, exit 2
     print(f"dfsim studio: {server.url}  (game {args.game}; bank {bank.dir}; Ctrl-C stops)", flush=True)

@@ -65,7 +65,7 @@ class Studio:
             "folders": [str(f) for f in self.library.folders],
             "bank": {
                 "dir": str(self.bank.dir),
-                "throws": self.bank.throws,
+                "throws": self.bank.throws if self.bank.throws is not None else "by precision",
                 "entries": len(self.bank.entries()),
             },
             "baseline": self._baseline_json(),

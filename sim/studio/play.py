@@ -4,6 +4,7 @@ and record the scenarios the bank lacks first, scenario by scenario, with progre
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ DEFAULT_TARGET = 0.02  # 95 % half-width at which a setting stops (2 points)
 DEFAULT_CAP = 20_000
 MIN_GAMES = 100  # no stop before this many games, however narrow an interval of a few games looks
 MAX_CAP = 1_000_000
+WATCH_S = 0.2  # how often the page's recording progress looks at the bank
 
 
 @dataclass(frozen=True)
@@ -74,31 +76,58 @@ def check_play(body: Any) -> dict[str, Any]:
 
 
 def record_with_progress(job: Job, bank: ThrowBank, scenarios: list[dict[str, Any]]) -> None:
-    """Record the scenarios the bank lacks one by one, saying which and how far on the page; a cancel
-    stops between scenarios (every finished entry stays in the bank)."""
-    t0 = time.monotonic()
+    """Record the scenarios the bank lacks, all at once on the bank's workers, while a watcher thread
+    says on the page how many are done, which one is next and the time so far and left. Every finished
+    entry stays in the bank whatever happens next."""
     n = len(scenarios)
+    t0 = time.monotonic()
     job.note(f"recording {n}")
-    for i, s in enumerate(scenarios):
-        job.check()
-        job.progress = {
-            "phase": "recording",
-            "busy": True,
-            "done": i,
-            "of": n,
-            "scenario": scenario_text(s),
-            "throws": bank.throws,
-            "started": t0,  # the poll says the seconds since, and the time left at this pace
-            "bank": str(bank.dir),
-        }
-        bank.record([s])
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(WATCH_S):
+            done = [s for s in scenarios if bank.has(s)]
+            left = [s for s in scenarios if not bank.has(s)]
+            job.progress = {
+                "phase": "recording",
+                "busy": True,
+                "done": len(done),
+                "of": n,
+                "scenario": scenario_text(left[0]) if left else "",
+                "throws": bank.throws if bank.throws is not None else "by precision",
+                "started": t0,  # the poll says the seconds since, and the time left at this pace
+                "bank": str(bank.dir),
+            }
+
     job.progress = {
-        "phase": "playing",
+        "phase": "recording",
         "busy": True,
-        "recorded": n,
-        "recorded_s": round(time.monotonic() - t0, 2),
+        "done": 0,
+        "of": n,
+        "started": t0,
+        "scenario": scenario_text(scenarios[0]),
+        "bank": str(bank.dir),
+        "throws": bank.throws if bank.throws is not None else "by precision",
     }
+    watcher = threading.Thread(target=watch, name="studio-bank-watch", daemon=True)
+    watcher.start()
+    try:
+        bank.record(scenarios)
+    finally:
+        finished.set()
+        watcher.join()
+    job.detail["recorded"] = job.detail.get("recorded", 0) + n  # over the job's passes
+    job.detail["recorded_s"] = job.detail.get("recorded_s", 0.0) + time.monotonic() - t0
+    job.progress = {"phase": "playing", "busy": True, **recorded(job)}
     job.note(f"recorded {n}")
+    job.check()
+
+
+def recorded(job: Job) -> dict[str, Any]:
+    """How many scenarios the job recorded into the bank, and in how long (empty if none)."""
+    if not job.detail.get("recorded"):
+        return {}
+    return {"recorded": job.detail["recorded"], "recorded_s": round(job.detail["recorded_s"], 2)}
 
 
 def estimated_cards(setting: Setting) -> list[dict[str, str]]:
@@ -124,7 +153,7 @@ def play_job(player: Player, setting: Setting, baseline: Setting | None, rule: S
         ans = answer(t, b)
         ans["rests_on"] = {
             "bank": str(bank.dir),
-            "bank_throws": bank.throws,
+            "bank_throws": bank.throws if bank.throws is not None else "by precision",
             "tables": sorted(t.tables.values(), key=lambda d: d["label"]),
             "estimated_cards": cards,
             "command": setting.command(max(t.n, 1), bank, Path(default)),
@@ -151,13 +180,29 @@ def play_job(player: Player, setting: Setting, baseline: Setting | None, rule: S
             t = player.tally(setting)
             size = BATCHES[min(step, len(BATCHES) - 1)]
             step += 1
+            won = ans.get("summary", {}).get("won")
+            if won and t.n >= MIN_GAMES and 0 < _half(won) < float("inf"):
+                # a half-width shrinks as 1/sqrt(games): stop the batch about where the target falls
+                need = int(t.n * (_half(won) / rule.target) ** 2) + 1 - t.n
+                size = max(BATCHES[0], min(size, need))
             upto = min(rule.cap, t.n + size)
             player.play(setting, upto, record)
             if baseline is not None:
                 job.check()
                 player.play(baseline, player.tally(setting).n, record)
-            job.progress = {"phase": "playing", "busy": True, "games": player.tally(setting).n}
+            job.progress = {
+                "phase": "playing",
+                "busy": True,
+                "games": player.tally(setting).n,
+                **recorded(job),
+            }
             ans = publish(job)
-        job.progress = {"phase": "done", "busy": False, "games": ans["n"], "why": ans["stopped"]}
+        job.progress = {
+            "phase": "done",
+            "busy": False,
+            "games": ans["n"],
+            "why": ans["stopped"],
+            **recorded(job),
+        }
 
     return Job("play", work, {"setting": setting.key})

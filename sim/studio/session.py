@@ -26,7 +26,7 @@ from sim.games.policy import GAME_POLICIES
 from sim.games.report import summarize_games
 from sim.games.result import TITLES, GameResult
 from sim.games.spec import GameSpec, game_from_dict
-from sim.games.throw_bank import DEFAULT_THROWS, BankSource, ThrowBank, die_alias
+from sim.games.throw_bank import BankSource, ThrowBank, die_alias
 from sim.specs.datafiles import read_toml, resolve
 from sim.studio.controls import check_value, coerce, game_controls
 from sim.studio.library import Library
@@ -76,7 +76,7 @@ class Setting:
             words += ["--set", f"{k}={json.dumps(v) if not isinstance(v, str) else v}"]
         if default_bank is None or bank.dir.resolve() != default_bank.resolve():
             words += ["--bank", str(bank.dir)]
-        if bank.throws != DEFAULT_THROWS:
+        if bank.throws is not None:
             words += ["--bank-throws", str(bank.throws)]
         return shlex.join(words)
 

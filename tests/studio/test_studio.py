@@ -58,12 +58,15 @@ FIXED_SHOT = ('name = "standard-fixed"\nrequirements = ["bounce-before-board"]\n
               'distance_mm = 650\nheight_mm = 100\naim = "none"\nspeed_mps = 1.7727\nelevation_deg = 10.0\nspin_rps = 4.0\n')
 
 
-class SlowBank(_synthetic.SyntheticBank):
-    """The synthetic bank, taking a moment per scenario so that the page can show its progress."""
+def _slow_chunk(task):
+    time.sleep(0.1)
+    return _synthetic.synthetic_chunk(task)
 
-    def _record_one(self, s):
-        time.sleep(0.15)
-        super()._record_one(s)
+
+class SlowBank(_synthetic.SyntheticBank):
+    """The synthetic bank, taking a moment per chunk of throws so that the page can show its progress."""
+
+    chunk_fn = staticmethod(_slow_chunk)
 
 
 def _game_file(text: str, name: str, decks: str) -> str:
@@ -145,7 +148,7 @@ def _dfsim_game(command: str, capsys) -> dict:
     words = shlex.split(command)
     assert words[:2] == ["dfsim", "game"]
     capsys.readouterr()
-    assert main(words[1:] + ["--json"]) == 0
+    assert main(words[1:] + ["--json", "--bank-replicates", "0"]) == 0
     return json.loads(capsys.readouterr().out)["summary"]
 
 

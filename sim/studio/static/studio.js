@@ -180,13 +180,13 @@
       body.dataset.state = 'recording';
       prog.hidden = false;
       const left = p.left_s !== undefined ? `, about ${Math.round(p.left_s)} s left` : '';
-      $('progress-text').textContent = `Recording the throws the bank lacks: scenario ${p.done + 1} of ${p.of} (${p.scenario}, ${p.throws} throws), ${p.elapsed_s} s so far${left}`;
+      $('progress-text').textContent = `Recording the throws the bank lacks: scenario ${p.done + 1} of ${p.of} (next: ${p.scenario}; throws per scenario: ${p.throws}), ${p.elapsed_s} s so far${left}`;
       $('progress-fill').style.width = `${(100 * p.done) / Math.max(1, p.of)}%`;
       body.dataset.recording = `${p.done}/${p.of}`;
       body.dataset.recordingSeen = String(Number(body.dataset.recordingSeen || 0) + 1);
     } else if (p.recorded) {
       prog.hidden = false;
-      $('progress-text').textContent = `Recorded ${p.recorded} scenario${p.recorded > 1 ? 's' : ''} into the bank in ${p.recorded_s} s; playing`;
+      $('progress-text').textContent = `Recorded ${p.recorded} scenario${p.recorded > 1 ? 's' : ''} into the bank in ${p.recorded_s} s` + (snap.state === 'running' ? '; playing' : '');
       $('progress-fill').style.width = '100%';
       body.dataset.recorded = String(p.recorded);
     } else if (snap.state !== 'running') {
@@ -317,7 +317,7 @@
       }
       ul.dataset.count = String(ro.estimated_cards.length);
     }
-    $('bankline').textContent = `bank ${ro.bank} (${ro.bank_throws} throws per scenario)`;
+    $('bankline').textContent = `bank ${ro.bank} (throws per scenario: ${ro.bank_throws})`;
   }
 
   // ---- baseline ----
@@ -368,7 +368,7 @@
       for (const g of st.games) $('game').appendChild(new Option(g.label + (g.builtin ? ' (built-in)' : ''), g.id));
       for (const p of st.policies) $('policy').appendChild(new Option(p, p));
       $('game').value = st.game;
-      $('bankline').textContent = `bank ${st.bank.dir} (${st.bank.entries} scenarios, ${st.bank.throws} throws each)`;
+      $('bankline').textContent = `bank ${st.bank.dir} (${st.bank.entries} scenarios; throws per scenario: ${st.bank.throws})`;
       if (st.baseline) { S.baseline = st.baseline; $('unpin').hidden = false; }
       await loadGame(st.game);
       for (const id of ['policy', 'seed', 'target', 'cap']) $(id).addEventListener('change', play);
