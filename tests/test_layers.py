@@ -21,6 +21,7 @@ LAYER = {
     "sim.fights": 4.2,  # a package on the throw core, layered inside (INNER below)
     "sim.games": 4.3,  # games play fights: a package on the fights
     "sim.studies": 4.5,  # questions answered with the run machinery (validation, calibration, tuning...)
+    "sim.studio": 4.7,  # the designer's local page: plays games and throws for a browser, above all of it
     "sim.cli": 5,
 }
 SIBLINGS_APART = {("sim.rules", "sim.world"), ("sim.world", "sim.rules")}

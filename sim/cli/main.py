@@ -22,6 +22,7 @@ from sim.cli import (
     run,
     sensitivity,
     shots,
+    studio,
     templates,
     throws,
     tune,
@@ -50,6 +51,7 @@ COMMAND_GROUPS = (
     validate,
     sensitivity,
     board_tools,
+    studio,
 )
 
 
