@@ -1,11 +1,20 @@
-"""The aim: the thrower's technique (speed, elevation of the aimed release), solved and cached.
+"""The aim: the thrower's technique (speed, elevation, grip and spin of the aimed release), solved and cached.
 
 A practised thrower converges on the technique most reliable under their own scatter, not on the one
-a perfect hand would use (that one often skims the board's edge). The solve: over a grid of bounce
-points (around the shot's `bounce_gap_mm` before the board edge) and elevations, the release whose
-reference throws (the thrower's own spread around it, the same draws for every candidate, biases
-left out: they are what the thrower does not know about) score best at the objective, then rest
-closest to the aim point.
+a perfect hand would use (that one often skims the board's edge). The solve judges every candidate on
+reference throws: the thrower's own spread around it, the same draws for every candidate (paired),
+biases left out (they are what the thrower does not know about); the best scores best at the
+objective, then rests closest to the aim point.
+
+The space is searched coarse to fine by successive halving, so that the cost stays below the grid's:
+first the ballistic grid (a bounce at each of NOMINAL_GAP_FACTORS of the shot's gap before the board
+edge, at each elevation, the ballistic speed that reaches it) thrown the shot's own way (its grip and
+spin); then, at the best ballistic point, every way of leaving the hand the shot's limits allow (grips,
+spins: none, back, top and side); each stage throws every candidate HALVING_RUNGS[0] reference throws and
+keeps the better half for the next rung of throws. The last NOMINAL_FINALISTS are ranked again on
+more throws, doubling while the leader's paired lead is within its noise (`final_choice`, exact: a
+finalist stops throwing once it provably ranks below the leading two).
+The ballistic stage halts at its second rung (BALLISTIC_RUNGS): its survivors throw on in the second.
 
 The solver throws nothing itself: it is given the thrower's throw function and hand
 (sim/engine/hand.py), so it knows no world. Solved techniques are kept on disk per machine
@@ -26,7 +35,7 @@ from typing import Any
 import numpy as np
 from shapely.geometry import LineString
 
-from sim.engine.hand import Hand
+from sim.engine.hand import Hand, Technique, shot_technique
 from sim.engine.release import Release
 from sim.hashing import json_hash
 from sim.rules.outcome import AIM_OBJECTIVES, Outcome
@@ -43,27 +52,33 @@ NOMINAL_REF_SEED = 12345
 NOMINAL_MAX_SPEED_MPS = 15.0
 NOMINAL_VOID_MISS_M = 9.0
 NOMINAL_MISS_PER_HIT_M = 100.0
-# the solve screens every candidate on NOMINAL_REFS reference throws, then ranks the best
-# NOMINAL_FINALISTS again on NOMINAL_FINAL_REFS (the same first throws and more): the choice of the best of
-# twenty on sixteen noisy throws alone favours the luckiest candidate. While the leader's paired lead over
-# the runner-up is within NOMINAL_SEPARATION_SE standard errors, the finalists throw twice as many
-# reference throws, up to NOMINAL_MAX_FINAL_REFS: on a shot hit 20 % of the time (the Firewall) 64
-# throws leave a standard error of 5 points, more than the techniques differ, and each skill's
-# technique was then a lottery (an expert drew one 6 points below its best, no better than a casual's)
-NOMINAL_REFS = 16
-NOMINAL_PROBE_REFS = 4
-NOMINAL_FINALISTS = 3
-NOMINAL_FINAL_REFS = 64
-NOMINAL_MAX_FINAL_REFS = 256
+# successive halving: the reference throws every candidate of a stage has made at each rung; after each
+# rung the better half (by score on those throws) goes on, until a stage's survivors are few enough. The
+# ballistic stage stops at its second rung: its survivors throw on in the second stage
+HALVING_RUNGS = (4, 8, 16)
+BALLISTIC_RUNGS = HALVING_RUNGS[:2]
+NOMINAL_REFS = HALVING_RUNGS[-1]  # the throws the second stage's survivors have made
+# the ballistic points kept from the first stage (the best one's ways of leaving the hand are searched in
+# the second, the others go on thrown the shot's own way)
+BALLISTIC_KEPT = 2
+# the second stage's spins besides the shot's own: none, backspin and topspin of this rate about the
+# lateral axis, side spin of this rate; each clipped into the shot's spin limits
+TECHNIQUE_SPIN_RPS = 4.0
+# the finalists are ranked again on NOMINAL_FINAL_REFS (the same first throws and more): the choice of the
+# best of many on sixteen noisy throws alone favours the luckiest candidate. While the leader's paired lead
+# over the runner-up is within NOMINAL_SEPARATION_SE standard errors, the finalists throw twice as many
+# reference throws, up to NOMINAL_MAX_FINAL_REFS (where two candidates are still that close, they differ
+# by less than the thrower could tell: a standard error of the lead of ~4 points)
+NOMINAL_FINALISTS = 2
+NOMINAL_FINAL_REFS = 32
+NOMINAL_MAX_FINAL_REFS = 128
 NOMINAL_SEPARATION_SE = 2.0
 NOMINAL_GAP_FACTORS = (0.5, 1.0, 1.5, 2.5)
 NOMINAL_ELEVATIONS_DEG = (-10.0, 10.0, 25.0, 40.0, 55.0)
 
-Technique = tuple[float, float]
-"""An aimed release's (speed m/s, elevation deg)."""
-
 ThrowFn = Callable[[list[Release]], Outcome]
 """The thrower's throw: exact releases in, the first die's judged outcome out."""
+
 
 class AimSolver:
     """The technique of one thrower's world: solved on demand per key and kept, read from disk, or given.
@@ -128,14 +143,14 @@ class AimSolver:
         `solving()` state and kept."""
         rel = self.scenario.shot.release
         if aim is None:
-            return rel.speed_mps, rel.elevation_deg
+            return shot_technique(self.scenario, rel.speed_mps, rel.elevation_deg)
         if key in self.given:
             return self.given[key]
         if key in self.solved:
             return self.solved[key]
         from sim import diskcache  # solved once per machine (sim/diskcache.py)
 
-        cached = _technique(diskcache.load("aim", key, valid=plausible_aim)) if disk_cache else None
+        cached = Technique.from_json(diskcache.load("aim", key, valid=plausible_aim)) if disk_cache else None
         if cached is not None:
             self.solved[key] = cached
             return cached
@@ -146,44 +161,124 @@ class AimSolver:
             diskcache.store(
                 "aim",
                 key,
-                list(result),
-                "aimed release [speed_mps, elevation_deg] of one scenario; safe to delete",
+                result.to_json(),
+                "aimed release [speed_mps, elevation_deg, grip, spin_rps, spin_axis] of one scenario; "
+                "safe to delete",
             )
         return result
 
     def give(self, key: tuple, value: Technique) -> None:
         """Throw `value` as the technique under `key`, in place of a solve: one solved elsewhere (the
         runner solves each scenario's aim once per run and hands it to every worker with its chunks)."""
-        self.given[key] = (float(value[0]), float(value[1]))
+        self.given[key] = value
 
     def forget_given(self) -> None:
         """Forget every technique handed to this solver: it solves (or reads) its own again."""
         self.given.clear()
 
     def solve(self, aim: tuple[float, float], skill: SkillSpec | None) -> Technique:
-        """Solve the technique: every candidate of the grid screened on NOMINAL_REFS reference throws,
-        the best NOMINAL_FINALISTS ranked again (`final_choice`)."""
+        """Solve the technique: the ballistic grid thrown the shot's way, halved to BALLISTIC_KEPT; the
+        best point's ways of leaving the hand beside them, halved to NOMINAL_FINALISTS; those ranked
+        again (`final_choice`)."""
         grid = self.grid(aim)
         if not grid:
             rel = self.scenario.shot.release
-            return rel.speed_mps, rel.elevation_deg
-        n_final = min(NOMINAL_FINALISTS, len(grid))
-        self._made, self._at_most = (
-            0,
-            len(grid) * NOMINAL_REFS + n_final * (NOMINAL_MAX_FINAL_REFS - NOMINAL_REFS),
+            return shot_technique(self.scenario, rel.speed_mps, rel.elevation_deg)
+        options = self.hand_options()
+        self._made = 0
+        self._at_most = (
+            len(grid) * BALLISTIC_RUNGS[-1]
+            + (len(options) + BALLISTIC_KEPT) * NOMINAL_REFS
+            + NOMINAL_FINALISTS * NOMINAL_MAX_FINAL_REFS
         )
-        screened, values = self.screen(aim, grid, skill)
-        finalists = [(v, el) for _, v, el in sorted(screened)[:n_final]]
-        choice = self.final_choice(aim, finalists, skill, [values[grid.index(c)] for c in finalists])
+        values: dict[Technique, np.ndarray] = {}
+        kept = self.halve(aim, grid, values, skill, BALLISTIC_KEPT, BALLISTIC_RUNGS)
+        best = kept[0]
+        second = [
+            Technique(best.speed_mps, best.elevation_deg, grip, spin, axis)
+            for grip, spin, axis in options
+            if (grip, spin, axis) != (best.grip, best.spin_rps, best.spin_axis)
+        ]
+        finalists = self.halve(aim, kept + second, values, skill, NOMINAL_FINALISTS)
+        choice = self.final_choice(aim, finalists, skill, [values[c] for c in finalists])
         if self.progress is not None:
             self.progress(self._made, self._made)
         return choice
 
+    def hand_options(self) -> list[tuple[str, float, str]]:
+        """The ways of leaving the hand the shot allows: each grip of its limits with each spin (the
+        shot's own; none, back- and topspin of TECHNIQUE_SPIN_RPS about the lateral axis; side spin of that
+        rate), the lateral ones clipped into the spin limits, each once."""
+        rel, lim = self.scenario.shot.release, self.scenario.shot.limits
+        spins: list[tuple[float, str]] = [(float(rel.spin_rps), rel.spin_axis)]
+        if "lateral" in lim.spin_axes:
+            for rps in (0.0, -TECHNIQUE_SPIN_RPS, TECHNIQUE_SPIN_RPS):
+                spins.append((float(lim.clip("spin", rps)), "lateral"))
+        if "side" in lim.spin_axes:
+            spins.append((TECHNIQUE_SPIN_RPS, "side"))
+        out: list[tuple[str, float, str]] = []
+        for grip in lim.grips:
+            for rps, axis in spins:
+                if (grip, rps, axis) not in out:
+                    out.append((grip, rps, axis))
+        return out
+
+    def halve(
+        self,
+        aim: tuple[float, float],
+        candidates: list[Technique],
+        values: dict[Technique, np.ndarray],
+        skill: SkillSpec | None,
+        keep: int,
+        rungs: tuple[int, ...] = HALVING_RUNGS,
+    ) -> list[Technique]:
+        """Successive halving: every candidate thrown to `rungs[0]` reference throws, ranked by its score
+        on them, the better half thrown to the next rung, ..., the best `keep` after the last rung (best
+        first). Throws already made (`values`, by technique, extended in place) are not made again;
+        every candidate is ranked on the same throws (paired).
+
+        Exact, not a heuristic: a candidate stops throwing within a rung once as many candidates as go on
+        scored strictly better than the best it can still reach (`_best_possible`; not for "damage",
+        whose values have no upper bound), so the survivors are those all the rung's throws would give.
+        Throw i of a technique depends only on (technique, i): the order they are made in changes
+        nothing."""
+        bounded = self.objective[0] != "damage"
+        alive = list(dict.fromkeys(candidates))
+        for rung in rungs:
+            n_next = len(alive) if len(alive) <= keep else max(keep, math.ceil(len(alive) / 2))
+            full: list[float] = []  # the scores of the candidates thrown to the rung, ascending
+            done: list[Technique] = []
+            # the most promising first (the best partial mean), so that the bar is high early
+            for c in sorted(alive, key=lambda c: (-float(values[c][:, 0].mean()) if c in values else 0.0, c)):
+                have = values.get(c)
+                k = 0 if have is None else len(have)
+                while k < rung:
+                    if (
+                        bounded
+                        and have is not None
+                        and len(full) >= n_next
+                        and full[n_next - 1] < _best_possible(have, rung)
+                    ):
+                        break  # n_next candidates surely score better: it cannot go on
+                    more = self.reference_values(aim, c, 1, skill, start=k)
+                    have = more if have is None else np.vstack([have, more])
+                    k += 1
+                if have is not None:
+                    values[c] = have
+                if k >= rung:
+                    bisect.insort(full, _score_of(have[:rung]))
+                    done.append(c)
+            done.sort(key=lambda c: (_score_of(values[c][:rung]), c))
+            alive = done[:n_next]
+            if len(alive) <= keep:
+                break
+        return alive[:keep]
+
     def grid(self, aim: tuple[float, float]) -> list[Technique]:
-        """The candidate techniques: a bounce at each of NOMINAL_GAP_FACTORS of the shot's gap before the
-        board's edge, at each elevation, the ballistic speed that reaches it; the releases the body
-        allows, or, only when none of the grid is (a limit too tight for the aim), the grid's releases
-        clipped into the limits."""
+        """The ballistic candidates, thrown the shot's own way (its grip and spin): a bounce at each of
+        NOMINAL_GAP_FACTORS of the shot's gap before the board's edge, at each elevation, the ballistic
+        speed that reaches it; the releases the body allows, or, only when none of the grid is (a limit
+        too tight for the aim), the grid's releases clipped into the limits."""
         rel = self.scenario.shot.release
         edge_s = edge_distance(self.scenario.board, rel.distance_mm * 1e-3, rel.lateral_mm * 1e-3, aim)
         h = rel.height_mm * 1e-3
@@ -202,45 +297,10 @@ class AimSolver:
                         v, el = lim.clip("speed", v), lim.clip("elevation", el)
                     elif clipped:
                         continue
-                    grid.append((v, float(el)))
+                    grid.append(shot_technique(self.scenario, v, float(el)))
             if grid or not lim.any:
                 break
         return grid
-
-    def screen(
-        self, aim: tuple[float, float], grid: list[Technique], skill: SkillSpec | None
-    ) -> tuple[list[tuple[float, float, float]], list[np.ndarray]]:
-        """Each candidate's (score, speed, elevation) on NOMINAL_REFS reference throws, and the reference
-        values it threw; a candidate that can no longer be a finalist stops early and scores +inf.
-
-        Exact, not a heuristic: a reference throw's objective value lies in [0, 1] for "hit" and "kill"
-        and the miss term of the score is never negative, so after k throws a candidate cannot score
-        below `_best_possible`; once NOMINAL_FINALISTS fully screened
-        candidates score strictly below that, it cannot be among them, and the finalists are those the
-        full screen would pick. Throw i of a technique depends only on (technique, i), so the order the
-        throws are made in changes nothing. Every candidate is first screened on NOMINAL_PROBE_REFS
-        throws and the most promising finish first, so the finalists' bar is high early. "damage" values
-        have no upper bound: every candidate is screened in full."""
-        bounded = self.objective[0] != "damage"
-        probe = min(NOMINAL_PROBE_REFS, NOMINAL_REFS)
-        values = [self.reference_values(aim, c, probe, skill) for c in grid]
-        order = sorted(range(len(grid)), key=lambda i: -float(values[i][:, 0].sum()))
-        full: list[float] = []  # the scores of the candidates screened in full, ascending
-        scores = [math.inf] * len(grid)
-
-        def out_of_reach(v: np.ndarray) -> bool:  # NOMINAL_FINALISTS finished candidates are surely better
-            if not bounded or len(full) < NOMINAL_FINALISTS:
-                return False
-            return full[NOMINAL_FINALISTS - 1] < _best_possible(v, NOMINAL_REFS)
-
-        for i in order:
-            while len(values[i]) < NOMINAL_REFS and not out_of_reach(values[i]):
-                more = self.reference_values(aim, grid[i], 1, skill, start=len(values[i]))
-                values[i] = np.vstack([values[i], more])
-            if len(values[i]) == NOMINAL_REFS:
-                scores[i] = _score_of(values[i])
-                bisect.insort(full, scores[i])
-        return [(scores[i], v, el) for i, (v, el) in enumerate(grid)], values
 
     def final_choice(
         self,
@@ -253,9 +313,12 @@ class AimSolver:
         the leader's paired lead in the objective exceeds its noise (or the cap is reached).
 
         At each batch only the leader and the runner-up need all the batch's throws: another finalist
-        stops once it provably ranks below them (the bound of `screen`), and throws its missing ones
-        only if a later batch needs them. The choice is the one all throws would give. `screened`: each
-        finalist's first reference values, thrown by the screen (the same draws), not thrown again."""
+        stops once it provably ranks below them (`_best_possible`: a reference throw's value lies in
+        [0, 1] for "hit" and "kill" and the miss term of the score is never negative), and throws its
+        missing ones only if a later batch needs them. The choice is the one all throws would give.
+        `screened`: each finalist's first reference values, thrown by the halving (the same draws), not
+        thrown again. Throw i of a technique depends only on (technique, i), so the order the throws
+        are made in changes nothing."""
         bounded = self.objective[0] != "damage"
         values = [v.copy() for v in screened]
         refs = NOMINAL_FINAL_REFS
@@ -292,7 +355,7 @@ class AimSolver:
         def key(i: int) -> tuple:
             return (_score_of(values[i][:refs]), finalists[i])
 
-        def promise(i: int) -> tuple[float, int]:  # the best partial mean first; at first the screen's order
+        def promise(i: int) -> tuple[float, int]:  # the best partial mean first
             return (-float(values[i][:, 0].mean()) if len(values[i]) else 0.0, i)
 
         full: list[int] = []
@@ -311,7 +374,7 @@ class AimSolver:
     def reference_values(
         self,
         aim: tuple[float, float] | None,
-        nominal: Technique,
+        technique: Technique,
         refs: int = NOMINAL_REFS,
         skill: SkillSpec | None = None,
         start: int = 0,
@@ -326,7 +389,7 @@ class AimSolver:
                 self.progress(self._made, max(self._at_most, self._made + 1))
             self._made += 1
             draw = Draw.for_throw(NOMINAL_REF_SEED, i)
-            o = self.throw(self.hand.releases(draw, *nominal, aim, skill=skill, biased=False))
+            o = self.throw(self.hand.releases(draw, technique, aim, skill=skill, biased=False))
             miss = (
                 float(norm(np.array(o.position_mm[:2]) * 1e-3 - aim_v))
                 if o.result != "void"
@@ -386,15 +449,12 @@ def _elevations(lim) -> tuple[float, ...]:
 
 def plausible_aim(value: Any) -> bool:
     """Whether a cached aim can be an aimed release: a positive speed below 30 m/s, an elevation within
-    +-90 degrees (anything else is a damaged entry, solved again)."""
-    v = _technique(value)
-    return v is not None and 0.0 < v[0] <= 30.0 and -90.0 <= v[1] <= 90.0
-
-
-def _technique(value: Any) -> Technique | None:
-    """A cached aimed release as (speed, elevation), or None when it is not two finite numbers."""
-    try:
-        speed, elevation = (float(x) for x in value)
-    except (TypeError, ValueError):
-        return None
-    return (speed, elevation) if math.isfinite(speed) and math.isfinite(elevation) else None
+    +-90 degrees, a known grip and spin axis, a spin within +-60 rev/s (anything else is a damaged
+    entry, solved again)."""
+    v = Technique.from_json(value)
+    return (
+        v is not None
+        and 0.0 < v.speed_mps <= 30.0
+        and -90.0 <= v.elevation_deg <= 90.0
+        and abs(v.spin_rps) <= 60.0
+    )

@@ -130,7 +130,17 @@ def install_prepared(thrower: Any, prepared: dict[str, Any] | None) -> None:
     if not prepared or "nominal" not in prepared:
         return
     speed, elevation = (float(x) for x in prepared["nominal"])
-    thrower.set_nominal((speed, elevation))
+    if "technique" in prepared:  # how the die left the hand (grip, spin); a run from before: the shot's way
+        from sim.engine.hand import Technique
+
+        technique = Technique.from_json([speed, elevation, *prepared["technique"]])
+        if technique is None:
+            raise ValueError(
+                f"prepared technique {prepared['technique']!r} is not a grip, spin and spin axis"
+            )
+        thrower.set_nominal(technique)
+    else:
+        thrower.set_nominal((speed, elevation))
     if "flip_bank" in prepared:  # the templates' flips the run already held (sim/engine/flip_bank.py)
         from sim.engine.templates import install_flip_bank
 

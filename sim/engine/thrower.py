@@ -20,7 +20,7 @@ import numpy as np
 from shapely.geometry import Point
 
 from sim.engine.aim import AimSolver
-from sim.engine.hand import Hand
+from sim.engine.hand import Hand, Technique, shot_technique
 from sim.engine.records import die_columns, outcome_columns, release_columns
 from sim.engine.release import Release
 from sim.rules.classifier import classify
@@ -265,13 +265,13 @@ class Thrower:
     def _reference_throw(self, releases: list[Release]) -> Outcome:
         return self.throw_releases(releases).outcome
 
-    def nominal(
+    def technique(
         self, skill: SkillSpec | None = None, progress: Callable[[int, int], None] | None = None
-    ) -> tuple[float, float]:
-        """(speed, elevation) of the aimed release: the one given to this thrower (`set_nominal`), else
-        solved once per scenario (and `skill`, when given in place of the scenario's) and kept by this
-        thrower and on disk (sim/engine/aim.py). `progress`: the
-        solve's observer for this call only (`AimSolver.progress`: reference throws made, at most)."""
+    ) -> Technique:
+        """The aimed release as practised (speed, elevation, grip, spin): the one given to this thrower
+        (`set_nominal`), else solved once per scenario (and `skill`, when given in place of the
+        scenario's) and kept by this thrower and on disk (sim/engine/aim.py). `progress`: the solve's
+        observer for this call only (`AimSolver.progress`: reference throws made, at most)."""
         before = self.aim.progress
         if progress is not None:
             self.aim.progress = progress
@@ -282,21 +282,30 @@ class Thrower:
         finally:
             self.aim.progress = before
 
+    def nominal(
+        self, skill: SkillSpec | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[float, float]:
+        """(speed, elevation) of the aimed release (`technique`'s ballistic part)."""
+        return self.technique(skill, progress).ballistic
+
     def set_objective(self, objective: str = "hit", need: int = 0) -> None:
         """What the aimed release maximises: "hit", "damage" or "kill" (`AimSolver.set_objective`)."""
         self.aim.set_objective(objective, need)
 
-    def set_nominal(self, value: tuple[float, float]) -> None:
+    def set_nominal(self, value: Technique | tuple[float, float]) -> None:
         """Throw `value` as this thrower's aimed release (under its current objective), in place of a
-        solve: one solved elsewhere (the runner solves it once per run and passes it with each chunk).
-        This thrower only: `thrower_for` hands its world to the next caller without it."""
+        solve: one solved elsewhere (the runner solves it once per run and passes it with each chunk);
+        a bare (speed, elevation) is thrown the shot's own way (its grip and spin). This thrower only:
+        `thrower_for` hands its world to the next caller without it."""
+        if not isinstance(value, Technique):
+            value = shot_technique(self.scenario, float(value[0]), float(value[1]))
         self.aim.give(self.technique_key(), value)
 
     def release_for(self, draw: Draw, skill: SkillSpec | None = None) -> list[Release]:
         """The releases (one per die) for a throw's random draw: the shot's nominal release perturbed by
         the skill's noise (sim/engine/hand.py). `skill` replaces the scenario's, with its own technique
         (`dfsim fit-skill` throws the same draws with many skills in one world)."""
-        return self.hand.releases(draw, *self.nominal(skill), self.aim_point(), skill=skill)
+        return self.hand.releases(draw, self.technique(skill), self.aim_point(), skill=skill)
 
     # ---------------- throwing ----------------
     def throw(self, root_seed: int, index: int) -> ThrowResult:

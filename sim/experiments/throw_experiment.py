@@ -94,9 +94,13 @@ def task_scenario(task: ChunkTask | PrepareTask):
 def run_prepare(task: PrepareTask) -> dict[str, Any]:
     """The per-scenario values for PrepareTask (JSON-able, so the run folder can keep them)."""
     thrower = thrower_for(task_scenario(task))
-    speed, elevation = thrower.nominal()
+    t = thrower.technique()
     # a scenario whose templates are flipped from a bank: the entries this machine already holds
-    return {"nominal": [float(speed), float(elevation)], **prepared_flip_bank(thrower)}
+    return {
+        "nominal": [float(t.speed_mps), float(t.elevation_deg)],
+        "technique": [t.grip, float(t.spin_rps), t.spin_axis],
+        **prepared_flip_bank(thrower),
+    }
 
 
 def run_chunk(task: ChunkTask) -> pa.Table:

@@ -145,6 +145,21 @@ def combine_shots(shots: Sequence[ShotSpec], source: str = "<scenario>") -> tupl
                     f"{_range((slo, shi), unit)}",
                 )
             lim[f"{stem}_min_{unit}"], lim[f"{stem}_max_{unit}"] = lo, hi
+    for s in scenes:  # the techniques every prop leaves the hand (a grip or a spin axis all allow)
+        for key in ("grips", "spin_axes"):
+            kept = tuple(g for g in lim[key] if g in getattr(s.limits, key))
+            if not kept:
+                raise SpecError(
+                    source,
+                    "shots",
+                    f"{both} cannot be combined: {base.name} allows {key} {', '.join(lim[key])}, "
+                    f"{s.name} {', '.join(getattr(s.limits, key))}",
+                )
+            lim[key] = kept
+    if rel["grip"] not in lim["grips"]:
+        rel.update(grip=lim["grips"][0], grip_face=None)
+    if rel["spin_axis"] not in lim["spin_axes"]:
+        rel["spin_axis"] = lim["spin_axes"][0]
     if cap is not None:
         top, capper = cap
         low = lim["height_min_mm"]

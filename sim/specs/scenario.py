@@ -219,6 +219,17 @@ class Scenario:
             materials=MaterialTable.from_dict(raw["materials"], srcs["materials"]),
             props=prop_specs,
         )
+        grip_face = sc.shot.release.grip_face
+        if grip_face is not None:  # the face held down must be a face of the die it holds
+            first = sc.dice[0]
+            try:
+                first.face_index(grip_face)
+            except KeyError:
+                raise SpecError(
+                    sc.shot.source,
+                    "release.grip_face",
+                    f"die '{first.name}' has no face '{grip_face}' (faces: {', '.join(first.faces)})",
+                ) from None
         sc.description = {
             "board": raw["board"] if board_spec else None,
             "dice": dice_d,

@@ -12,6 +12,16 @@ from sim.specs.base import MAX_BOARD_MM, Name, Place, Spec
 from sim.specs.requirements import REQUIREMENT_NAMES
 
 MAX_NOISE_FACTOR = 100.0  # a shot may make a skill's spread at most this many times wider
+# how a die can be held (the grip of the release): "random" (as it lies in the hand: any orientation),
+# "face" (a face flat down, `grip_face` or the die's first face), "vertex" (the die's first vertex
+# straight down); the held orientation is yawed with the throw, so a grip is the same for every aim
+Grip = Literal["random", "face", "vertex"]
+SpinAxis = Literal["lateral", "side"]
+GRIPS: tuple[Grip, ...] = ("random", "face", "vertex")
+# the axis of the spin given on purpose: "lateral" (tumbling about the horizontal axis across the throw:
+# positive topspin, a forward roll; negative backspin) or "side" (about the vertical axis: positive
+# counter-clockwise seen from above)
+SPIN_AXES: tuple[SpinAxis, ...] = ("lateral", "side")
 MAX_LISTED = 20  # requirements, props of one shot
 
 
@@ -31,8 +41,14 @@ class ReleaseProfile(Spec):
     azimuth_deg: float = Field(default=0.0, ge=-180, le=180)
     spin_rps: float = Field(
         default=3.0, ge=-60, le=60
-    )  # nominal tumble about the lateral axis; negative = backspin
-    spin_axis: Literal["lateral", "random"] = "lateral"
+    )  # nominal spin about `spin_axis`; lateral: negative = backspin
+    spin_axis: Literal["lateral", "side"] = "lateral"
+    # how the die is held at release (GRIPS); the aim solve searches the grips the limits allow, an
+    # unaimed shot throws this one
+    grip: Literal["random", "face", "vertex"] = "random"
+    grip_face: str | None = Field(
+        default=None, min_length=1, max_length=40
+    )  # with grip "face": the face held down
 
     @model_validator(mode="after")
     def _aim(self) -> ReleaseProfile:
@@ -65,6 +81,17 @@ class ReleaseLimits(Spec):
     elevation_max_deg: float | None = Field(default=None, ge=-80, le=80)
     spin_min_rps: float | None = Field(default=None, ge=-60, le=60)
     spin_max_rps: float | None = Field(default=None, ge=-60, le=60)
+    # the techniques the body allows the aim solve to choose among: grips (GRIPS) and spin axes
+    # (SPIN_AXES); a thumb flip or a cup throw holds the die one way only
+    grips: tuple[Grip, ...] = Field(default=GRIPS, min_length=1, max_length=3)
+    spin_axes: tuple[SpinAxis, ...] = Field(default=SPIN_AXES, min_length=1, max_length=2)
+
+    @field_validator("grips", "spin_axes")
+    @classmethod
+    def _distinct(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(v)) != len(v):
+            raise FieldError("", f"names a technique twice ({', '.join(v)})")
+        return v
 
     @model_validator(mode="after")
     def _ordered(self) -> ReleaseLimits:
@@ -94,8 +121,12 @@ class ReleaseLimits(Spec):
 
     @property
     def any(self) -> bool:
-        """Whether any limit is set."""
-        return any(v is not None for v in self.model_dump().values())
+        """Whether any limit of the ranges is set."""
+        return any(
+            getattr(self, f"{stem}_{side}_{unit}") is not None
+            for stem, unit in LIMIT_PAIRS
+            for side in ("min", "max")
+        )
 
 
 class NoiseMultipliers(Spec):
@@ -109,6 +140,7 @@ class NoiseMultipliers(Spec):
     lateral: float = Field(default=1.0, ge=0, le=MAX_NOISE_FACTOR)
     distance: float = Field(default=1.0, ge=0, le=MAX_NOISE_FACTOR)
     spin: float = Field(default=1.0, ge=0, le=MAX_NOISE_FACTOR)
+    grip: float = Field(default=1.0, ge=0, le=MAX_NOISE_FACTOR)
 
 
 class CombineRules(Spec):
@@ -160,6 +192,17 @@ class ShotSpec(Spec):
     @model_validator(mode="after")
     def _nominal_in_limits(self) -> ShotSpec:
         rel, lim = self.release, self.limits
+        if rel.grip not in lim.grips:
+            raise FieldError(
+                "release.grip", f"'{rel.grip}' is not among the shot's limits.grips ({', '.join(lim.grips)})"
+            )
+        if rel.spin_axis not in lim.spin_axes:
+            raise FieldError(
+                "release.spin_axis",
+                f"'{rel.spin_axis}' is not among the shot's limits.spin_axes ({', '.join(lim.spin_axes)})",
+            )
+        if rel.grip_face is not None and rel.grip != "face":
+            raise FieldError("release.grip_face", f"applies only with grip = 'face' (grip is '{rel.grip}')")
         nominal = {"height": rel.height_mm, "distance": rel.distance_mm, "spin": rel.spin_rps}
         if rel.aim == "none":
             nominal |= {"speed": rel.speed_mps, "elevation": rel.elevation_deg}

@@ -17,6 +17,7 @@ SPREADS = (
     "lateral_sd_mm",
     "distance_sd_mm",
     "spin_sd_rps",
+    "grip_sd_deg",
 )
 
 
@@ -33,6 +34,9 @@ class SkillSpec(Spec):
     lateral_sd_mm: float = Field(ge=0, le=500)
     distance_sd_mm: float = Field(ge=0, le=500)
     spin_sd_rps: float = Field(ge=0, le=50)
+    # how repeatable the grip is: the held orientation turns about each axis by this standard deviation
+    # (a loose novice's ~60 deg leaves the die nearly as it lies; an expert's few degrees hold the face)
+    grip_sd_deg: float = Field(default=30.0, ge=0, le=180)
     # a thrower's systematic error (`dfsim fit-skill` fits them from where misses end): every release
     # this much faster (+) or slower (-) than the aimed one, and turned this far to the left (+, toward
     # +y) or right; neither is scaled by a shot's noise multipliers

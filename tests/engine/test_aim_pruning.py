@@ -19,35 +19,55 @@ from sim.specs.scenario import Scenario
 from sim.vectors import norm
 
 
+def _halved(solver: AimSolver, aim, candidates, values, keep, rungs):
+    """Successive halving written out: all thrown to each rung, the better half (paired scores on the
+    same throws, ties by technique) kept, the best `keep` after the last rung."""
+    alive = list(dict.fromkeys(candidates))
+    for rung in rungs:
+        for c in alive:
+            if c not in values:
+                values[c] = solver.reference_values(aim, c, rung)
+            elif len(values[c]) < rung:
+                values[c] = np.vstack([values[c], solver.reference_values(aim, c, rung - len(values[c]),
+                                                                          start=len(values[c]))])
+        alive.sort(key=lambda c: (_score_of(values[c][:rung]), c))
+        if len(alive) <= keep:
+            break
+        alive = alive[: max(keep, math.ceil(len(alive) / 2))]
+    return alive[:keep]
+
+
 def _exhaustive(solver: AimSolver, aim: tuple[float, float]) -> A.Technique:
-    """The solve with every reference throw made: all candidates on NOMINAL_REFS, the finalists on every
+    """The solve with every reference throw made: the two halving stages, then the finalists on every
     batch in full."""
-    grid = solver.grid(aim)
-    screened = sorted((_score_of(solver.reference_values(aim, c, A.NOMINAL_REFS)), *c) for c in grid)
-    finalists = [(v, el) for _, v, el in screened[: A.NOMINAL_FINALISTS]]
-    values = [solver.reference_values(aim, c, A.NOMINAL_FINAL_REFS) for c in finalists]
+    values: dict = {}
+    kept = _halved(solver, aim, solver.grid(aim), values, A.BALLISTIC_KEPT, A.BALLISTIC_RUNGS)
+    best = kept[0]
+    second = [A.Technique(best.speed_mps, best.elevation_deg, g, r, ax) for g, r, ax in solver.hand_options()]
+    finalists = _halved(solver, aim, kept + second, values, A.NOMINAL_FINALISTS, A.HALVING_RUNGS)
+    refs = A.NOMINAL_FINAL_REFS
     while True:
-        scores = [_score_of(v) for v in values]
+        full = [np.vstack([values[c][: min(len(values[c]), refs)],
+                           solver.reference_values(aim, c, refs - min(len(values[c]), refs),
+                                                   start=min(len(values[c]), refs))])
+                if len(values[c]) < refs else values[c][:refs] for c in finalists]
+        scores = [_score_of(v) for v in full]
         order = sorted(range(len(finalists)), key=lambda i: (scores[i], finalists[i]))
-        refs = len(values[0])
         if len(order) < 2 or refs >= A.NOMINAL_MAX_FINAL_REFS:
             return finalists[order[0]]
-        lead = values[order[0]][:, 0] - values[order[1]][:, 0]
+        lead = full[order[0]][:, 0] - full[order[1]][:, 0]
         se = float(lead.std(ddof=1)) / math.sqrt(refs)
         if se == 0.0 or float(lead.mean()) > A.NOMINAL_SEPARATION_SE * se:
             return finalists[order[0]]
-        more = min(refs, A.NOMINAL_MAX_FINAL_REFS - refs)
-        values = [
-            np.vstack([v, solver.reference_values(aim, c, more, start=refs)])
-            for c, v in zip(finalists, values)
-        ]
+        refs += min(refs, A.NOMINAL_MAX_FINAL_REFS - refs)
 
 
-LANDSCAPES = {  # hit chance of a release by its speed (m/s) and elevation (deg)
-    "peak": lambda v, el: 0.85 * math.exp(-((v - 2.0) ** 2) / 0.3 - (el - 20.0) ** 2 / 300.0),
-    "alike": lambda v, el: 0.5,
-    "never": lambda v, el: 0.0,
-    "close": lambda v, el: 0.55 + 0.03 * math.sin(3.0 * v + el / 10.0),
+LANDSCAPES = {  # hit chance of a release by its speed (m/s), elevation (deg) and spin (rad/s, the vector)
+    "peak": lambda v, el, w: 0.75 * math.exp(-((v - 2.0) ** 2) / 0.3 - (el - 20.0) ** 2 / 300.0)
+    + (0.2 if abs(w[2]) > 10.0 else 0.0),  # side spin helps
+    "alike": lambda v, el, w: 0.5,
+    "never": lambda v, el, w: 0.0,
+    "close": lambda v, el, w: 0.55 + 0.03 * math.sin(3.0 * v + el / 10.0),
 }
 
 
@@ -62,7 +82,7 @@ def _synthetic_throw(landscape, count: list[int]):
         u, x, y = (int.from_bytes(digest[8 * i : 8 * i + 8], "little") / 2.0**64 for i in range(3))
         v = float(norm(np.array(r.velocity_mps)))
         el = math.degrees(math.atan2(r.velocity_mps[2], math.hypot(r.velocity_mps[0], r.velocity_mps[1])))
-        hit = u < landscape(v, el)
+        hit = u < landscape(v, el, r.spin_radps)
         return Outcome(
             result="hit" if hit else "miss",
             reason="hit" if hit else "off-board",
