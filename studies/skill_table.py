@@ -1,7 +1,7 @@
 """Hit rates per shot and skill on the same throws, each shot's ceiling, and whether each step of skill is
 clearly better where the ceiling leaves room.
 
-    python benchmarks/skill_table.py [N] [--seed S] [--shot NAME[+NAME...]] ... [--json FILE]
+    python studies/skill_table.py [N] [--seed S] [--shot NAME[+NAME...]] ... [--json FILE]
 
 For every built-in shot and every combination the rulebooks name (or the `--shot`s given): throws
 0..N-1 of the seed (default 300, seed 2024) at novice, casual and expert on common random numbers, each
@@ -14,7 +14,7 @@ skill's rate. Prints one row per shot and, at the end, the required steps that a
 exit status 1 when there are any.
 
 Uses only what the throw core has long offered (Scenario.build, the thrower, the skill-order study), so
-the same script measures an older checkout too: `PYTHONPATH=/path/to/old python benchmarks/skill_table.py`.
+the same script measures an older checkout too: `PYTHONPATH=/path/to/old python studies/skill_table.py`.
 """
 
 from __future__ import annotations
