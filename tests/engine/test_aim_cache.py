@@ -16,8 +16,8 @@ from sim.engine.thrower import Thrower
 from sim.specs.scenario import Scenario
 
 
-def _bits(value):
-    return [float(x).hex() for x in value]
+def _bits(technique):
+    return [float(x).hex() if isinstance(x, float) else x for x in technique.to_json()]
 
 
 def test_cache_dir_follows_the_environment(tmp_path, monkeypatch):
@@ -30,15 +30,15 @@ def test_cache_dir_follows_the_environment(tmp_path, monkeypatch):
 
 def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, quick_aim):
     th = Thrower(quick_aim)
-    fresh = th.nominal()  # solved here (the folder is empty) and written
+    fresh = th.technique()  # solved here (the folder is empty) and written
     key = th.technique_key()
     path = diskcache.entry_path("aim", key)
-    assert path.exists() and diskcache.load("aim", key) == list(fresh)
+    assert path.exists() and diskcache.load("aim", key) == fresh.to_json()
     solves = []
     real = AimSolver.solve
     AimSolver.solve = lambda self, aim, skill: solves.append(1) or real(self, aim, skill)  # type: ignore[method-assign]
     try:
-        hit = Thrower(quick_aim).nominal()  # a new world, memory empty: read from disk
+        hit = Thrower(quick_aim).technique()  # a new world, memory empty: read from disk
         assert solves == [] and _bits(hit) == _bits(fresh)
         # the world built from the cached rebound calibration throws exactly as a calibrated one
         Thrower.disk_cache = False
@@ -53,9 +53,9 @@ def test_hit_is_the_fresh_solve_and_a_corrupt_entry_is_solved_again(cache, quick
         # corrupt: warned, solved again, the same value, a whole entry written back
         path.write_text('{"key": "')
         with pytest.warns(UserWarning, match="corrupt"):
-            again = Thrower(quick_aim).nominal()
+            again = Thrower(quick_aim).technique()
         assert solves == [1] and _bits(again) == _bits(fresh)
-        assert json.loads(path.read_text())["value"] == list(fresh)
+        assert json.loads(path.read_text())["value"] == fresh.to_json()
     finally:
         AimSolver.solve = real  # type: ignore[method-assign]
 

@@ -20,7 +20,7 @@ KEY = ["trust-test", 1]
 
 def _plant(path, how: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    good = {"key": diskcache.entry_key(KEY), "value": [4.0, 30.0]}
+    good = {"key": diskcache.entry_key(KEY), "value": [4.0, 30.0, "face", -4.0, "lateral"]}
     if how == "fifo":
         os.mkfifo(path)
     elif how == "random":
@@ -30,12 +30,13 @@ def _plant(path, how: str) -> None:
     elif how == "huge":
         path.write_text(json.dumps(good | {"what": "x" * (diskcache.MAX_ENTRY_BYTES + 10)}))
     elif how == "nan":
-        path.write_text(json.dumps(good | {"value": [float("nan"), 30.0]}))
+        path.write_text(json.dumps(good | {"value": [float("nan"), 30.0, "face", -4.0, "lateral"]}))
     elif how == "negative":
-        value = [-4.0, 30.0]
+        value = [-4.0, 30.0, "face", -4.0, "lateral"]
         path.write_text(json.dumps(good | {"value": value, "sha256": diskcache.value_sha256(value)}))
     elif how == "shifted":
-        path.write_text(json.dumps(good | {"value": [4.001, 30.0], "sha256": diskcache.value_sha256([4.0, 30.0])}))
+        path.write_text(json.dumps(good | {"value": [4.001, 30.0, "face", -4.0, "lateral"],
+                                           "sha256": diskcache.value_sha256([4.0, 30.0, "face", -4.0, "lateral"])}))
     elif how == "no-checksum":
         path.write_text(json.dumps(good))
 
@@ -55,20 +56,22 @@ def test_a_doubtful_entry_is_ignored_with_one_warning(cache, how):
 
 
 def test_a_good_entry_round_trips(cache):
-    assert diskcache.store("aim", KEY, [4.0, 30.0]) is not None
-    assert diskcache.load("aim", KEY, valid=plausible_aim) == [4.0, 30.0]
+    assert diskcache.store("aim", KEY, [4.0, 30.0, "face", -4.0, "lateral"]) is not None
+    assert diskcache.load("aim", KEY, valid=plausible_aim) == [4.0, 30.0, "face", -4.0, "lateral"]
 
 
 def test_a_nan_or_shifted_aim_is_solved_again_and_the_right_aim_cached(cache, quick_aim):
     th = Thrower(quick_aim)
-    fresh = th.nominal()
+    fresh = th.technique()
     key = th.technique_key()
     path = diskcache.entry_path("aim", key)
     entry = json.loads(path.read_text())
-    for value in ([float("nan"), fresh[1]], [fresh[0] + 0.05, fresh[1]]):
+    rest = fresh.to_json()[1:]
+    for value in ([float("nan"), *rest], [fresh.speed_mps + 0.05, *rest], [fresh.speed_mps, fresh.elevation_deg,
+                                                                            "palm", 0.0, "lateral"]):
         path.write_text(json.dumps(entry | {"value": value}))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            again = Thrower(quick_aim).nominal()
-        assert [x.hex() for x in again] == [x.hex() for x in fresh]
-        assert diskcache.load("aim", key, valid=plausible_aim) == list(fresh)
+            again = Thrower(quick_aim).technique()
+        assert again == fresh and again.speed_mps.hex() == fresh.speed_mps.hex()
+        assert diskcache.load("aim", key, valid=plausible_aim) == fresh.to_json()
