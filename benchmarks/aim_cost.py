@@ -3,6 +3,7 @@
     python benchmarks/aim_cost.py [--other /path/to/other/checkout] [--shot NAME] ... [--skill NAME] ...
     python benchmarks/aim_cost.py --root /path/to/checkout --json before.json   (one version, kept)
     python benchmarks/aim_cost.py --before before.json                          (compared with it)
+    python benchmarks/aim_cost.py --compare before.json after.json              (two kept runs, no solve)
 
 Solves each built-in aimed shot (on the magma board with the hero d8) at each skill from an empty cache
 (a temporary folder of its own per version) and prints the reference throws each solve made and the
@@ -85,7 +86,10 @@ def main() -> int:
     ap.add_argument("--root", help="the checkout to count in (default: this one)")
     ap.add_argument("--before", help="compare with the rows of an earlier --json (in place of --other)")
     ap.add_argument("--json", help="also write this checkout's rows to this file")
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two kept --json runs")
     a = ap.parse_args()
+    if a.compare:
+        return compare(*a.compare)
     shots = a.shot or aimed_shots()
     skills = a.skill or list(SKILLS)
     t0 = time.perf_counter()
@@ -114,6 +118,21 @@ def main() -> int:
     print(summary + f" ({n} solves, {time.perf_counter() - t0:.0f} s)")
     if a.json:
         Path(a.json).write_text(json.dumps({"root": str(here), "this": list(mine.values())}, indent=1))
+    return 0
+
+
+def compare(before: str, after: str) -> int:
+    """The table of two kept runs: each solve's count before and after, their ratio, the means."""
+    rows = [{(r["shot"], r["skill"]): r["refs"] for r in json.loads(Path(f).read_text())["this"]} for f in (before, after)]
+    keys = [k for k in rows[1] if k in rows[0]]
+    print(f"{'shot':<22} {'skill':<7} {'before':>6} {'after':>6} {'ratio':>6}")
+    for shot, skill in keys:
+        b, a = rows[0][(shot, skill)], rows[1][(shot, skill)]
+        print(f"{shot:<22} {skill:<7} {b:6d} {a:6d} {a / b:6.2f}")
+    tb, ta = sum(rows[0][k] for k in keys), sum(rows[1][k] for k in keys)
+    worst = max(rows[1][k] / rows[0][k] for k in keys)
+    print(f"mean per solve: before {tb / len(keys):.0f}, after {ta / len(keys):.0f}, ratio {ta / tb:.2f} "
+          f"(largest single ratio {worst:.2f}; {len(keys)} solves)")
     return 0
 
 
