@@ -122,6 +122,17 @@ def check_run_kind(
         )
 
 
+def prepared_aim(thrower: Any, progress: Any = None) -> dict[str, Any]:
+    """The scenario's aim as a run ships it to its workers (prepared.json): the technique solved (or read
+    from the cache) once, its ballistic part as `nominal` and how the die leaves the hand as
+    `technique` ([grip, spin_rps, spin_axis]); `install_prepared` gives it back to a thrower."""
+    t = thrower.technique(progress=progress)
+    return {
+        "nominal": [float(t.speed_mps), float(t.elevation_deg)],
+        "technique": [t.grip, float(t.spin_rps), t.spin_axis],
+    }
+
+
 def install_prepared(thrower: Any, prepared: dict[str, Any] | None) -> None:
     """Aim `thrower` as the run did: the nominal release solved once per scenario (prepared.json's
     value for its scenario key), so a worker or a replay never solves it again, and never differently;

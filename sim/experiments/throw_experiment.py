@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from sim.engine.records import throw_row
-from sim.engine.run_folder import REPORT_HTML, install_prepared
+from sim.engine.run_folder import REPORT_HTML, install_prepared, prepared_aim
 from sim.engine.templates import prepared_flip_bank
 from sim.engine.worlds import thrower_for
 from sim.experiments.integrity import ChunkLayout, Plan
@@ -94,13 +94,8 @@ def task_scenario(task: ChunkTask | PrepareTask):
 def run_prepare(task: PrepareTask) -> dict[str, Any]:
     """The per-scenario values for PrepareTask (JSON-able, so the run folder can keep them)."""
     thrower = thrower_for(task_scenario(task))
-    t = thrower.technique()
     # a scenario whose templates are flipped from a bank: the entries this machine already holds
-    return {
-        "nominal": [float(t.speed_mps), float(t.elevation_deg)],
-        "technique": [t.grip, float(t.spin_rps), t.spin_axis],
-        **prepared_flip_bank(thrower),
-    }
+    return {**prepared_aim(thrower), **prepared_flip_bank(thrower)}
 
 
 def run_chunk(task: ChunkTask) -> pa.Table:

@@ -58,6 +58,7 @@ GUESS_THROW_S = 0.02
 def record_prepare(task: Any) -> dict[str, Any]:
     """The scenario's aimed release (and flip-bank entries) as the runner prepares it, with how many
     reference throws the solve made (0: the aim came from this machine's cache) and its seconds."""
+    from sim.engine.run_folder import prepared_aim
     from sim.engine.templates import prepared_flip_bank
     from sim.engine.worlds import thrower_for
     from sim.experiments.throw_experiment import task_scenario
@@ -69,8 +70,7 @@ def record_prepare(task: Any) -> dict[str, Any]:
     def seen(done: int, at_most: int) -> None:
         made[0] = max(made[0], int(done))
 
-    speed, elevation = thrower.nominal(progress=seen)
-    prepared = {"nominal": [float(speed), float(elevation)], **prepared_flip_bank(thrower)}
+    prepared = {**prepared_aim(thrower, progress=seen), **prepared_flip_bank(thrower)}
     return {"prepared": prepared, "reference_throws": made[0], "seconds": time.perf_counter() - t0}
 
 
