@@ -52,6 +52,9 @@ def summarize_games(results: list[GameResult], confidence: float = 0.95) -> dict
                 "backed_down",
             )
         },
+        # the share of games whose Monster deck ran out (the rulebooks discard the rest of the deck at
+        # the third Shop, so with the printed decks it lasts; a stand-in deck that runs out is a finding)
+        "deck_ran_out": sum(getattr(r, "reshuffles", 0) > 0 for r in results) / max(1, len(results)),
         "shops_reached": {str(k): v for k, v in sorted(Counter(r.shops for r in results).items())},
     }
 
