@@ -563,13 +563,31 @@ def run_games(
     games: int | range,
     policy: Policy | str | None = None,
     log: bool = False,
+    progress: bool | None = None,
 ) -> list[GameResult]:
-    """Play games 0..n-1 (or the given range): game i depends only on (seed, i)."""
+    """Play games 0..n-1 (or the given range): game i depends only on (seed, i). `progress` shows a
+    bar of games with the time left (None: only for a searching policy, whose games take seconds)."""
     idx = range(games) if isinstance(games, int) else games
     given: Any = policy if policy is not None else spec.policy
     name = policy_label(given)
     pol = resolve_game_policy(given, spec.source)
-    return [Game(spec, source, pol, i, log, policy_name=name).run() for i in idx]
+    if progress is None:
+        progress = hasattr(pol, "for_game") and len(idx) > 1
+    bar = None
+    if progress:
+        from sim.experiments.progress import WorkBar
+
+        bar = WorkBar(len(idx), "game", f"playing {len(idx)} games ({name})", after_s=1.0)
+    out = []
+    try:
+        for i in idx:
+            out.append(Game(spec, source, pol, i, log, policy_name=name).run())
+            if bar is not None:
+                bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    return out
 
 
 __all__ = ["Game", "run_game", "run_games"]
