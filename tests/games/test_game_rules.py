@@ -116,3 +116,16 @@ def test_an_empty_monster_deck_is_reshuffled_or_loses_by_option():
         assert g.outcome == outcome
         assert (m is not None) == (option == "reshuffle")
         assert g.reshuffles == (1 if option == "reshuffle" else 0)
+
+
+def test_a_card_estimate_shifts_only_the_stand_ins_and_keeps_its_floor():
+    from sim.games.deck import load_deck
+    from sim.games.estimates import shifted
+
+    deck = load_deck("base")
+    new = shifted([deck], {"monster life": 3, "Shop icons": -1, "Final Boss life": -100})[0]
+    for old, m in zip(deck.monsters, new.monsters):
+        assert m.life == (old.life + 3 if old.name.startswith("unnamed") else old.life)
+    assert all(b.life == 1 for b in new.bosses if b.name.startswith("unnamed"))
+    assert all(c.shop_icons == max(0, o.shop_icons - (1 if o.name.startswith("unnamed") else 0))
+               for o, c in zip(deck.dungeon, new.dungeon))
