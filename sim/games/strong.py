@@ -201,12 +201,16 @@ class StrongPlayer:
                 pick = choices[best]
         if g.log is not None:
             order = sorted(range(len(choices)), key=lambda i: -values[i])
+            if pick != mine:
+                note = "; default would take " + _label(d, mine)
+            elif best != m:
+                note = "; the best one's gain is within one standard error: default's choice"
+            else:
+                note = ""
             g._note(
-                f"    strong {d.kind}: "
+                f"    strong {d.kind} -> {_label(d, pick)}: "
                 + " vs ".join(f"{_label(d, choices[i])} {100 * wins[i]:.0f} %" for i in order)
-                + f" ({self.policy.rollouts} rollouts each"
-                + ("" if pick == mine else "; default would take " + _label(d, mine))
-                + ")"
+                + f" ({R} rollouts each{note})"
             )
         return pick
 
