@@ -49,6 +49,7 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[3, 4])
     ap.add_argument("--difficulties", nargs="+", default=["normal", "hard"])
     ap.add_argument("--life", type=int, nargs="+", default=[0, -8], help="house_rules.monster_life_bonus values")
+    ap.add_argument("--rungs", nargs="+", default=list(RUNGS), help="rungs below strong to play")
     ap.add_argument("--ablation", action="store_true")
     ap.add_argument("--bank")
     ap.add_argument("--bank-throws", type=int, default=2000)
@@ -67,7 +68,7 @@ def main() -> None:
                 label = f"{size} casual, {diffc}" + (f", monster life {life:+d}" if life else "")
                 res: dict[str, list] = {}
                 cost: dict[str, float] = {}
-                pols = list(RUNGS) + (list(ABLATION.values()) if a.ablation else [])
+                pols = list(a.rungs) + (list(ABLATION.values()) if a.ablation else [])
                 for p in pols + [a.strong]:
                     n = a.strong_games if p == a.strong else a.games
                     if n <= 0:
@@ -83,8 +84,9 @@ def main() -> None:
                     row[p] = wilson(sum(w), len(w)).as_dict()
                     row[p + " deck ran out"] = sum(r.reshuffles > 0 for r in res[p]) / len(res[p])
                 d = won["default"]
-                row["default - classic"] = paired_rate_difference(d, won["classic"]).as_dict()
-                row["default - first-time"] = paired_rate_difference(d, won["first-time"]).as_dict()
+                for low in ("classic", "first-time"):
+                    if low in won:
+                        row[f"default - {low}"] = paired_rate_difference(d, won[low]).as_dict()
                 if a.strong in won:
                     m = len(won[a.strong])
                     row["strong - default"] = paired_rate_difference(won[a.strong], d[:m]).as_dict()

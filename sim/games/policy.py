@@ -52,8 +52,9 @@ class Table(NamedTuple):
 
 TABLES: dict[str, Table] = {
     # a table that knows the rules and nothing else: the most Shop icons, heal, buy what it can in the
-    # order it is shown, take a white die before hurting everyone, never back down
-    "first-time": Table("icons", "first-time", 0, 0, "white-first", "never", 0, "all", "always"),
+    # order it is shown, take a white die before hurting everyone, never back down; a weapon whose
+    # Specific Throw it has not seen in force is left unused (and unbought): a new throw to learn
+    "first-time": Table("icons", "first-time", 0, 0, "white-first", "never", 0, "in-force", "always"),
     # a sensible table (each change from "classic" measured on paired games: docs/game.md)
     "default": Table("counted", "dice-first", 5, 3, "afford", "estimate", 1, "in-force", "level-3"),
     "cautious": Table("danger", "heal-first", 7, 0, "safe-retrieve", "estimate", 2, "in-force", "boss"),
