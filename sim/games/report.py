@@ -86,7 +86,8 @@ def format_summary(head: dict[str, Any], s: dict[str, Any]) -> str:
         lines.append(f"  {label:<12} {e['value']:.2f} [{e['lo']:.2f}, {e['hi']:.2f}]  (mean per game)")
     lines.append("  titles: " + ", ".join(f"{t} {c}" for t, c in s["titles"].items()))
     if "deck_ran_out" in s:  # the rulebooks have no rule for it: the option options.empty_monster_deck
-        lines.append(f"  deck ran out {100 * s['deck_ran_out']:5.1f}% of the games (the Monster deck was made again)")
+        ran_out = 100 * s["deck_ran_out"]
+        lines.append(f"  deck ran out {ran_out:5.1f}% of the games (the Monster deck was made again)")
     if head.get("bank"):
         lines.append(
             f"  throws from the bank {head['bank']} ({len(head.get('tables', []))} scenarios x "
