@@ -11,8 +11,12 @@ answers the fight engine's decisions (sim.fights.policy) and the game's own. Gam
 | "power"    | (False, True)                   | activate the Power card detail["power"] now (detail "monster") |
 | "powers"   | the Power cards on offer        | (index, hero) pairs to buy for 1 XP each                |
 
-Three named policies (`GAME_POLICIES`), each documented rule by rule in `GamePolicy`: "default",
-"cautious" and "greedy". A user policy handles what it cares about and passes the rest on::
+Named policies (`GAME_POLICIES`, one registry): the ladder "first-time", "default" and "strong"
+(sim.games.strong: Monte Carlo rollouts), and "classic" (the default before the ladder), "cautious",
+"greedy", each a `Table` of knobs documented in `GamePolicy`. A name may set knobs or options:
+"default:shop=heal-first", "strong:rollouts=32" (`make_game_policy`; a bad one is a ValueError, a
+SpecError where a file or the command line gave it). A user policy handles what it cares about and
+passes the rest on::
 
     def shopaholic(d):
         if d.kind == "shop":
