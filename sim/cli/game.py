@@ -35,7 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="resample",
         help="throws from the throw bank (default) or simulated with physics in the loop",
     )
-    p.add_argument("--policy", help="game policy: default, cautious or greedy (default: the game file's)")
+    p.add_argument(
+        "--policy",
+        help="game policy: first-time, default or strong (the ladder), classic, cautious, greedy; options "
+        "as NAME:key=value,... e.g. strong:rollouts=16 (default: the game file's)",
+    )
     p.add_argument(
         "--set",
         action="append",

@@ -82,7 +82,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--variant", help="with a fight: use only this variant's throws (default: the fight file's)"
     )
-    p.add_argument("--policy", help="with a fight: named policy (default: the fight file's)")
+    p.add_argument(
+        "--policy",
+        help="with a fight or a game: named policy (a game's ladder: first-time, default, strong; "
+        "default: the file's)",
+    )
     p.add_argument("--target", type=float, required=True, help="the wanted rate, strictly between 0 and 1")
     p.add_argument(
         "--integer",

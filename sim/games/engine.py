@@ -28,6 +28,8 @@ Rule readings (docs/game.md has each with its rulebook sentence):
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -53,6 +55,7 @@ POWER_PRICE = 1  # "Each Power card costs 1 XP."
 XP_PER_ICON = 2  # "you earn 2 XP"
 LEVEL_UP_XP = 3  # "the highest space of the track (3 XP)"
 
+
 class Game:
     """The state of one game. Policies read it through `Decision.fight` (the game) for game decisions."""
 
@@ -70,7 +73,18 @@ class Game:
         self.source = source
         self.policy = resolve_game_policy(policy if policy is not None else spec.policy, spec.source)
         self.policy_name = policy_name or policy_label(policy if policy is not None else spec.policy)
-        self.fight_policy = resolve_policy(self.policy)
+        # a searching policy (sim.games.strong) plays this game through its own player, which replays
+        # the round so far from a checkpoint: every answer since the round began is recorded
+        bind = getattr(self.policy, "for_game", None)
+        if bind is not None:
+            self.policy = bind(self)
+        self.recording = bool(getattr(self.policy, "records", False))
+        self.answers: list[Any] = []  # the answers given since the checkpoint (when recording)
+        self.checkpoint: Game | None = None
+        self.drawn = {"dungeon": 0, "monster": 0, "shop": 0, "power": 0}  # cards taken off each deck
+        self.drawn_at: dict[str, int] = dict(self.drawn)
+        self.fight_policy = self._recorded if self.recording else resolve_policy(self.policy)
+        self.boss_card: BossCard | None = None
         self.game = game
         self.log: list[str] | None = [] if log else None
         ss = np.random.SeedSequence(spec.seed, spawn_key=(int(game), STREAM_GAME))
@@ -89,6 +103,7 @@ class Game:
         self.combats = 0
         self.rounds = 0
         self.backed_down = 0
+        self.reshuffles = 0  # times the empty Monster deck was made again from the defeated monsters
         self.throws = 0
         self.scars = 0
         self.trace: list[dict[str, Any]] = []
@@ -118,7 +133,57 @@ class Game:
             self.log.append(text)
 
     def _ask(self, kind: str, options: tuple, detail: dict | None = None, hero: Any = None) -> Any:
-        return self.policy(Decision(kind, self, hero, options, detail))
+        d = Decision(kind, self, hero, options, detail)
+        return self._recorded(d) if self.recording else self.policy(d)
+
+    def _recorded(self, d: Decision) -> Any:
+        """The policy's answer, kept in `answers` so a rollout can replay the round up to here."""
+        answer = self.policy(d)
+        self.answers.append((d.kind, answer))
+        return answer
+
+    def _mark(self) -> None:
+        """A checkpoint at the start of a round (or of the Final Boss combat) that rollouts replay from."""
+        if not self.recording:
+            return
+        self.answers = []
+        self.checkpoint = None  # not part of the copy
+        self.checkpoint = self.clone()
+        self.drawn_at = dict(self.drawn)
+
+    def clone(self) -> Game:
+        """A copy of the game state that plays on without changing this one (no log)."""
+        g = copy.copy(self)
+        g.heroes = [
+            dataclasses.replace(
+                h,
+                scars=list(h.scars),
+                equipment=list(h.equipment),
+                powers=list(h.powers),
+                level_up=list(h.level_up),
+                level_up_spent=list(h.level_up_spent),
+            )
+            for h in self.heroes
+        ]
+        for name in (
+            "relics", "dungeon", "set_aside", "shop_deck", "power_deck", "power_discard", "monster_deck",
+            "monster_discard", "answers",
+        ):  # fmt: skip
+            setattr(g, name, list(getattr(self, name)))
+        g.drawn = dict(self.drawn)
+        g.rng = copy.deepcopy(self.rng)
+        g.trace = []
+        g.log = None
+        g.recording = False
+        g.checkpoint = None
+        return g
+
+    def _pop(self, deck: str, cards: list, n: int = 1) -> list:
+        """Take `n` cards off the top of a deck (counted: a rollout reshuffles only the unseen ones)."""
+        out = cards[:n]
+        del cards[:n]
+        self.drawn[deck] += len(out)
+        return out
 
     @property
     def standing(self) -> list[GameHero]:
@@ -162,18 +227,26 @@ class Game:
             f"{s.difficulty}, {self.white} white dice, {self.gold} gold; leader "
             f"{self.heroes[self.leader].name}"
         )
+        self.play()
+        return self._result()
+
+    def play(self) -> None:
+        """Play on from where the game stands (a new game, or a rollout's copy at its checkpoint)."""
+        s = self.spec
         while not self.outcome and self.shops < SHOPS:
+            self._mark()
             self._round()
             if not self.outcome and self.icons >= s.shop_icons:
                 self._shop()
         if not self.outcome:
+            if self.boss_card is None:
+                self._draw_boss()
+                self._mark()  # after the draw: the Boss is seen before any choice of its combat
             self._final_boss()
-        return self._result()
 
     def _round(self) -> None:
         self.rounds += 1
-        drawn = self.dungeon[:2]
-        del self.dungeon[:2]
+        drawn = self._pop("dungeon", self.dungeon, 2)
         if not drawn:
             self._lose("combat", "the Dungeon deck is empty", 0)
             return
@@ -218,7 +291,7 @@ class Game:
         for _ in range(room.free_equipment):
             if not self.shop_deck:
                 break
-            card = self.shop_deck.pop(0)
+            card = self._pop("shop", self.shop_deck)[0]
             takers = tuple(h.name for h in self.standing if self.can_carry(h, card))
             who = self._ask("assign", takers, {"card": card}) if takers and card.kind != "relic" else None
             if not self._give(card, who, "free equipment"):
@@ -231,8 +304,9 @@ class Game:
                 return None
             self.monster_deck = self._shuffled(self.monster_discard)
             self.monster_discard = []
+            self.reshuffles += 1
             self._note("  the Monster deck is empty: the defeated monsters are shuffled into a new one")
-        return self.monster_deck.pop(0)
+        return self._pop("monster", self.monster_deck)[0]
 
     def _powers(self, monster: Any) -> tuple[dict[str, tuple], tuple[str, ...]]:
         """Power cards activated for this combat (paid now): template cards per hero, element dice."""
@@ -351,8 +425,7 @@ class Game:
         self.shops += 1
         self._note(f"SHOP {self.shops}: {self.gold} gold, {self.white} white dice")
         n = SHOP_EXTRA + len(self.standing)
-        offered = self.shop_deck[:n]
-        del self.shop_deck[:n]
+        offered = self._pop("shop", self.shop_deck, n)
         plan = self._ask("shop", tuple(offered), {"gold": self.gold, "white_dice": self.white})
         if not isinstance(plan, ShopPlan):
             raise TypeError(f"a game policy answers 'shop' with a ShopPlan, not {plan!r}")
@@ -410,8 +483,7 @@ class Game:
         if len(self.power_deck) < POWER_DRAW and self.power_discard:
             self.power_deck += self._shuffled(self.power_discard)
             self.power_discard = []
-        offered = self.power_deck[:POWER_DRAW]
-        del self.power_deck[:POWER_DRAW]
+        offered = self._pop("power", self.power_deck, POWER_DRAW)
         if not offered:
             return
         picks = self._ask("powers", tuple(offered), {"xp": self.xp}) or ()
@@ -430,12 +502,16 @@ class Game:
 
     def _final_boss(self) -> None:
         """5 · Final Boss Combat: "Shuffle the Final Boss cards, draw a random card"."""
-        bosses = self.plan.bosses
-        boss = bosses[int(self.rng.integers(len(bosses)))]
+        boss = self.boss_card or self._draw_boss()
         self.boss = boss.name
         self._note(f"FINAL BOSS: {boss.title or boss.name}")
         if self._combat(boss, None) == "won":
             self.outcome = "won"
+
+    def _draw_boss(self) -> BossCard:
+        bosses = self.plan.bosses
+        self.boss_card = bosses[int(self.rng.integers(len(bosses)))]
+        return self.boss_card
 
     def _lose(self, where: str, reason: str, level: int) -> None:
         self.outcome, self.lost_at, self.lost_reason, self.lost_level = "lost", where, reason, level
@@ -466,6 +542,7 @@ class Game:
             eliminated=elim,
             backed_down=self.backed_down,
             throws=self.throws,
+            reshuffles=self.reshuffles,
             trace=self.trace,
             log=self.log if self.log is not None else [],
             policy=str(self.policy_name),
@@ -486,13 +563,31 @@ def run_games(
     games: int | range,
     policy: Policy | str | None = None,
     log: bool = False,
+    progress: bool | None = None,
 ) -> list[GameResult]:
-    """Play games 0..n-1 (or the given range): game i depends only on (seed, i)."""
+    """Play games 0..n-1 (or the given range): game i depends only on (seed, i). `progress` shows a
+    bar of games with the time left (None: only for a searching policy, whose games take seconds)."""
     idx = range(games) if isinstance(games, int) else games
     given: Any = policy if policy is not None else spec.policy
     name = policy_label(given)
     pol = resolve_game_policy(given, spec.source)
-    return [Game(spec, source, pol, i, log, policy_name=name).run() for i in idx]
+    if progress is None:
+        progress = hasattr(pol, "for_game") and len(idx) > 1
+    bar = None
+    if progress:
+        from sim.experiments.progress import WorkBar
+
+        bar = WorkBar(len(idx), "game", f"playing {len(idx)} games ({name})", after_s=1.0)
+    out = []
+    try:
+        for i in idx:
+            out.append(Game(spec, source, pol, i, log, policy_name=name).run())
+            if bar is not None:
+                bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    return out
 
 
 __all__ = ["Game", "run_game", "run_games"]

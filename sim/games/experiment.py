@@ -1,5 +1,4 @@
-"""A game experiment file: its variants and contrasts, validated, and each variant's game built.
-"""
+"""A game experiment file: its variants and contrasts, validated, and each variant's game built."""
 
 from __future__ import annotations
 
@@ -15,12 +14,12 @@ from sim.experiments.spec import Model, check_name
 Value = bool | int | float | str | list[str]
 
 
-
 class GameVariant(Model):
     """One [[variants]] entry: a name and the dotted game-file keys it sets over [defaults]."""
 
     name: str
     description: str = ""
+    policy: str | None = None  # the game policy of this variant (a rung: first-time, default, strong)
     set: dict[str, Value] = Field(default_factory=dict)
 
     @field_validator("name")
@@ -97,12 +96,22 @@ def _game_path(spec: GameExperimentSpec, source: str) -> str:
 
 def variant_specs(spec: GameExperimentSpec, source: str) -> dict[str, Any]:
     """Each variant's game spec (defaults, then the variant's settings); a bad one names the variant."""
+    from sim.games.policy import resolve_game_policy
     from sim.games.spec import load_game
 
     out = {}
     for i, v in enumerate(spec.variants):
+        # the policy: the variant's `policy`, else its `set`, else the file's `policy`, else the game's
+        policy = {"policy": spec.policy} if spec.policy else {}
+        own = {"policy": v.policy} if v.policy else {}
         try:
-            g = load_game(_game_path(spec, source), {**spec.defaults, **v.set})
+            resolve_game_policy(v.policy or spec.policy, source)
+        except SpecError as exc:
+            where = f"variants.{i}.policy" if v.policy else "policy"
+            raise SpecError(source, where, exc.problem) from None
+        try:
+            g = load_game(_game_path(spec, source), {**policy, **spec.defaults, **v.set, **own})
+            resolve_game_policy(g.policy, "")
             g = g.with_seed(spec.seed)  # the experiment's seed is the root of the shuffles and the throws
             g.load_decks()
         except SpecError as exc:

@@ -93,7 +93,7 @@ def play_game_experiment(
     for k, (name, g) in enumerate(specs.items(), 1):
         if not quiet:
             print(f"[{k}/{len(specs)}] {name}: {n} games", file=sys.stderr, flush=True)
-        pol = spec.policy or g.policy
+        pol = g.policy  # the variant's, the file's or the game's (variant_specs)
         alias = die_alias(g.throws.colored_die, g.throws.white_die)
 
         def games(src: Any, g: Any = g, pol: str = pol) -> list:
@@ -155,7 +155,3 @@ def _write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
-
-
-
-

@@ -11,8 +11,12 @@ answers the fight engine's decisions (sim.fights.policy) and the game's own. Gam
 | "power"    | (False, True)                   | activate the Power card detail["power"] now (detail "monster") |
 | "powers"   | the Power cards on offer        | (index, hero) pairs to buy for 1 XP each                |
 
-Three named policies (`GAME_POLICIES`), each documented rule by rule in `GamePolicy`: "default",
-"cautious" and "greedy". A user policy handles what it cares about and passes the rest on::
+Named policies (`GAME_POLICIES`, one registry): the ladder "first-time", "default" and "strong"
+(sim.games.strong: Monte Carlo rollouts), and "classic" (the default before the ladder), "cautious",
+"greedy", each a `Table` of knobs documented in `GamePolicy`. A name may set knobs or options:
+"default:shop=heal-first", "strong:rollouts=32" (`make_game_policy`; a bad one is a ValueError, a
+SpecError where a file or the command line gave it). A user policy handles what it cares about and
+passes the rest on::
 
     def shopaholic(d):
         if d.kind == "shop":
@@ -25,20 +29,81 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
+from sim.fights.party import CHEST_DICE as CHEST
 from sim.fights.policy import Decision, DefaultPolicy, Policy, rank
 
+SHOPS_BEFORE_BOSS = 3  # "arrived at their third Shop, they are ready to face the Final Boss"
+
 GAME_KINDS = ("room", "assign", "shop", "level-up", "power", "powers")
-STYLES = ("default", "cautious", "greedy")
-# the default and cautious shoppers keep this many white dice for the Final Boss when they can
-BOSS_DICE = {"default": 5, "cautious": 7, "greedy": 3}
-# backing down ("Impossible Situations") at the reveal from a monster demanding a specific throw, up to
-# this level (the shame: that much life from every hero), when the throw source cannot estimate the cost
-BACK_DOWN_LEVEL = {"default": 1, "cautious": 2, "greedy": 0}
+# the ladder, weakest first (sim.games.strong adds "strong"); "cautious" and "greedy" are styles beside it
+STYLES = ("first-time", "default", "classic", "cautious", "greedy")
+
+
+class Table(NamedTuple):
+    """A game policy's knobs (each documented in `GamePolicy`); a policy name may set any of them
+    ("default:shop=heal-first,boss_dice=7"), which is how each change to `default` is measured."""
+
+    room: str  # "icons" | "danger" | "balanced" | "counted"
+    shop: str  # "first-time" | "heal-first" | "greedy" | "dice-first"
+    boss_dice: int  # white dice the shopper keeps (buys) for the Final Boss
+    heal_below: int  # "dice-first": heal first only up to this life for the weakest hero
+    dice_out: str  # "white-first" | "safe-retrieve" | "afford"
+    back_down: str  # "never" | "estimate"
+    back_down_level: int  # "estimate" with a source that cannot estimate: back down up to this level
+    weapons: str  # "all" | "in-force"
+    power: str  # "always" | "level-3" | "boss"
+
+
+TABLES: dict[str, Table] = {
+    # a table that knows the rules and nothing else: the most Shop icons, heal, buy what it can in the
+    # order it is shown, take a white die before hurting everyone, never back down; a weapon whose
+    # Specific Throw it has not seen in force is left unused (and unbought): a new throw to learn
+    "first-time": Table("icons", "first-time", 0, 0, "white-first", "never", 0, "in-force", "always"),
+    # a sensible table (each change from "classic" measured on paired games: docs/game.md)
+    # ("afford", retrieving while the party can, was tried and measured worse: docs/game.md)
+    "default": Table("counted", "dice-first", 5, 3, "safe-retrieve", "estimate", 1, "in-force", "level-3"),
+    "cautious": Table("danger", "heal-first", 7, 0, "safe-retrieve", "estimate", 2, "in-force", "boss"),
+    "greedy": Table("icons", "greedy", 3, 0, "white-first", "never", 0, "all", "level-3"),
+}
+# the default policy before the ladder (kept to measure each change against)
+TABLES["classic"] = Table(
+    "balanced", "heal-first", 5, 0, "safe-retrieve", "estimate", 1, "in-force", "level-3"
+)
+CHOICES = {
+    "room": ("icons", "danger", "balanced", "counted"),
+    "shop": ("first-time", "heal-first", "greedy", "dice-first"),
+    "dice_out": ("white-first", "safe-retrieve", "afford"),
+    "back_down": ("never", "estimate"),
+    "weapons": ("all", "in-force"),
+    "power": ("always", "level-3", "boss"),
+}
+BOUNDS = {"boss_dice": (0, 9), "heal_below": (0, 9), "back_down_level": (0, 4)}
 KIND_ORDER = {
+    "first-time": ("weapon", "armor", "spendable", "template", "relic"),  # unused: it buys in offer order
+    "classic": ("armor", "weapon", "spendable", "template", "relic"),
     "default": ("armor", "weapon", "spendable", "template", "relic"),
     "cautious": ("armor", "spendable", "relic", "weapon", "template"),
     "greedy": ("weapon", "spendable", "template", "relic", "armor"),
 }
+
+
+def table_with(style: str, options: dict[str, str]) -> Table:
+    """The style's knobs with `options` (text values from a policy name) set; ValueError names the bad one."""
+    t = TABLES[style]
+    out = t._asdict()
+    for k, v in options.items():
+        if k not in out:
+            raise ValueError(f"unknown option '{k}' of game policy '{style}' (one of {', '.join(out)})")
+        if k in BOUNDS:
+            lo, hi = BOUNDS[k]
+            if not v.isdigit() or not lo <= int(v) <= hi:
+                raise ValueError(f"option {k}={v}: expected a whole number {lo}-{hi}")
+            out[k] = int(v)
+        else:
+            if v not in CHOICES[k]:
+                raise ValueError(f"option {k}={v}: expected one of {', '.join(CHOICES[k])}")
+            out[k] = v
+    return Table(**out)
 
 
 class ShopPlan(NamedTuple):
@@ -85,43 +150,57 @@ def combat_cost(f: Any, hit: float, damage: float) -> float:
 
 
 class GamePolicy:
-    """A game policy in one of three styles; fight decisions go to a `DefaultPolicy`.
+    """A game policy from a `Table` of knobs; fight decisions not listed go to a `DefaultPolicy`.
 
-    - room: "default" maximises 2 x Shop icons - `danger`; "cautious" takes the least dangerous card
-      (then more icons); "greedy" the most Shop icons (then less danger): fewer combats per Shop;
-    - weapons (in a fight): "default" and "cautious" use a weapon only when its Specific Throws are
-      already in force (no new requirement for its bonus); "greedy" uses every weapon;
-    - back down (when the monster is revealed): from a monster whose own card demands a Specific
-      Throw (the room's would stay for the next one), when the recorded throws say fighting it would
-      cost more life (`combat_cost`) than the shame (its level from every hero) plus fighting a
-      monster without that throw; with a throw source that cannot tell (physics in the loop), up to
-      level 1 ("default") or 2 ("cautious"); "greedy" never backs down;
-    - out of colored dice: "default" and "cautious" retrieve when every standing hero survives it with
-      more than a miss's damage left, else take a white die; "greedy" takes white dice first;
+    - room: "icons" the most Shop icons (then the first card); "danger" the least `danger` (then
+      more icons); "balanced" maximises 2 x Shop icons - `danger`; "counted" likewise but counts only
+      the icons that still bring the next Shop closer (past the 10th they are wasted), so between two
+      rooms that both reach the Shop it takes the safer;
+    - weapons (in a fight): "in-force" uses a weapon only when its Specific Throws are already in
+      force (no new requirement for its bonus); "all" uses every weapon;
+    - back down (when the monster is revealed): "never"; "estimate" from a monster whose own card
+      demands a Specific Throw (the room's would stay for the next one), when the recorded throws say
+      fighting it would cost more life (`combat_cost`) than the shame (its level from every hero)
+      plus fighting a monster without that throw; with a throw source that cannot tell (physics in
+      the loop), up to `back_down_level`;
+    - out of colored dice: "white-first" takes white dice while there are any; "safe-retrieve"
+      retrieves when every standing hero survives it with more than a miss's damage left, else a
+      white die; "afford" retrieves while the party can afford it: unless retrieving would make
+      every standing hero faint (the game lost) or eliminate a hero with three Scars, or make someone
+      faint while the Chest holds more white dice than the `boss_dice` kept for the Final Boss (a
+      faint costs a Scar: 2 life for the rest of the game and an ability);
     - free equipment: the hero carrying the fewest cards, in seating order;
-    - shop: "default" heals the largest wound, then buys white dice up to `BOSS_DICE` (5), then
-      equipment by kind (`KIND_ORDER`: armor first), cheapest first, then more dice; "cautious" heals,
-      buys dice up to 7, then armor and spendables; "greedy" buys equipment first (weapons), then
-      dice up to 3, then heals with what is left;
+    - shop: "first-time" heals the largest wound, buys the cards it can afford in the order shown,
+      then white dice with what is left; "heal-first" heals the largest wound, buys dice up to
+      `boss_dice`, then equipment by kind (`KIND_ORDER`), cheapest first, then more dice; "greedy"
+      buys equipment first (weapons), dice up to `boss_dice`, heals with what is left; "dice-first"
+      knows that a faint restores a hero to full life (with a Scar): at the third Shop (the Final
+      Boss next) it buys white dice to the Chest's 9 first and heals with what is left; before, it
+      heals only the weakest hero up to `heal_below`, buys dice up to `boss_dice`, equipment, then
+      more dice;
     - level-up: the colour whose ability ranks highest (sim.fights.policy.ABILITY_RANK);
-    - power: "default" and "greedy" activate an affordable Power card against a level 3-4 monster or
-      the Final Boss, "cautious" only against the Final Boss; Miracle whenever a Scar can go;
+    - power: "always" activates every affordable Power card, "level-3" against a level 3-4 monster
+      or the Final Boss, "boss" only against the Final Boss; Miracle whenever a Scar can go;
     - powers: buy every card on offer the party can pay for, each to the hero with the fewest.
     """
 
-    def __init__(self, style: str = "default") -> None:
-        if style not in STYLES:
-            raise ValueError(f"unknown game policy style '{style}' (one of {', '.join(STYLES)})")
+    def __init__(self, style: str = "default", options: dict[str, str] | None = None) -> None:
+        if style not in TABLES:
+            raise ValueError(f"unknown game policy style '{style}' (one of {', '.join(TABLES)})")
         self.style = style
-        self.__name__ = style
-        self.fight = DefaultPolicy(out_of_dice="white-first" if style == "greedy" else "safe-retrieve")
+        self.t = table_with(style, options or {})
+        self.__name__ = style + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
+        white_first = self.t.dice_out == "white-first"
+        self.fight = DefaultPolicy(out_of_dice="white-first" if white_first else "safe-retrieve")
 
     def __call__(self, d: Decision) -> Any:
         if d.kind in GAME_KINDS:
             return getattr(self, "_" + d.kind.replace("-", "_"))(d)
         if d.kind == "back-down":
             return self._back_down(d)
-        if d.kind == "weapons" and self.style != "greedy":
+        if d.kind == "dice-out" and self.t.dice_out == "afford":
+            return self._dice_out(d)
+        if d.kind == "weapons" and self.t.weapons == "in-force":
             inforce = set(d.fight.requirements)
             return tuple(w.name for w in d.hero.weapons if w.use and set(w.requirements) <= inforce)
         return self.fight(d)
@@ -130,21 +209,37 @@ class GamePolicy:
         f = d.fight
         # only when the monster is revealed, and only for the monster's own Specific Throw: the room's
         # stays for the next monster, so backing down from it only costs the shame
-        if f.turns or not f.monster.requirements or self.style == "greedy":
+        if f.turns or not f.monster.requirements or self.t.back_down == "never":
             return False
         here = f.throw_estimate(d.hero, tuple(f.requirements))
         plain = f.throw_estimate(d.hero, tuple(f.spec.room.requirements))
         if here is None or plain is None:  # a source that cannot tell without throwing (physics)
-            return f.monster.level <= BACK_DOWN_LEVEL[self.style]
+            return f.monster.level <= self.t.back_down_level
         shame = f.monster.level * f.standing
         return combat_cost(f, *here) > shame + combat_cost(f, *plain)
 
+    def _dice_out(self, d: Decision) -> str:
+        if "white" not in d.options:
+            return "retrieve"
+        f = d.fight
+        cost = f.retrieval_damage
+        up = [h for h in f.heroes if not h.fainted]
+        faint = [h for h in up if h.life - cost < 1]
+        if len(faint) == len(up) or any(len(h.scars) >= 3 for h in faint):
+            return "white"
+        if faint and f.white_left > self.t.boss_dice:
+            return "white"
+        return "retrieve"
+
     def _room(self, d: Decision) -> int:
-        cards = d.options
-        if self.style == "cautious":
+        cards, room = d.options, self.t.room
+        if room == "danger":
             key = [(danger(c), -c.shop_icons) for c in cards]
-        elif self.style == "greedy":
-            key = [(-c.shop_icons, danger(c)) for c in cards]
+        elif room == "icons":
+            key = [(-c.shop_icons, 0) for c in cards]
+        elif room == "counted":
+            need = max(0, d.fight.spec.shop_icons - d.fight.icons)
+            key = [(danger(c) - 2 * min(c.shop_icons, need), -min(c.shop_icons, need)) for c in cards]
         else:
             key = [(danger(c) - 2 * c.shop_icons, -c.shop_icons) for c in cards]
         return min(range(len(cards)), key=lambda i: key[i])
@@ -155,33 +250,57 @@ class GamePolicy:
         return min(d.options, key=lambda n: (holders.get(n, 0), d.options.index(n)))
 
     def _shop(self, d: Decision) -> ShopPlan:
-        g = d.fight
+        g, t = d.fight, self.t
         gold = g.gold
-        wound = max((h.max_life - h.life for h in g.standing), default=0)
-        room_dice = 9 - g.white
-        want_dice = max(0, min(room_dice, BOSS_DICE[self.style] - g.white))
+        standing = g.standing
+        wound = max((h.max_life - h.life for h in standing), default=0)
+        room_dice = CHEST - g.white
+        want_dice = max(0, min(room_dice, t.boss_dice - g.white))
         heal = dice = 0
-        if self.style != "greedy":
+        if t.shop == "first-time":
+            heal = min(wound, gold)
+            gold -= heal
+            buy, gold = self._equipment(g, d.options, gold, in_order=True)
+            dice = min(room_dice, gold // 2)
+            return ShopPlan(buy=tuple(buy), heal=heal, white_dice=dice)
+        if t.shop == "dice-first":
+            if g.shops >= SHOPS_BEFORE_BOSS:  # the Final Boss next: dice first, then healing
+                dice = min(room_dice, gold // 2)
+                gold -= 2 * dice
+                heal = min(wound, gold)
+                return ShopPlan(heal=heal, white_dice=dice)
+            weakest = min((h.life for h in standing), default=0)
+            heal = min(max(0, t.heal_below - weakest), wound, gold)
+            gold -= heal
+            dice = min(want_dice, gold // 2)
+            gold -= 2 * dice
+        elif t.shop == "heal-first":
             heal = min(wound, gold)
             gold -= heal
             dice = min(want_dice, gold // 2)
             gold -= 2 * dice
         buy, gold = self._equipment(g, d.options, gold)
-        if self.style == "greedy":
+        if t.shop == "greedy":
             dice = min(want_dice, gold // 2)
             gold -= 2 * dice
             heal = min(wound, gold)
             gold -= heal
         more = min(room_dice - dice, gold // 2)  # what is left buys more dice
-        if more > 0 and (self.style != "greedy" or g.shops >= 3):
+        if more > 0 and (t.shop != "greedy" or g.shops >= SHOPS_BEFORE_BOSS):
             dice += more
         return ShopPlan(buy=tuple(buy), heal=heal, white_dice=dice)
 
-    def _equipment(self, g: Any, cards: tuple, gold: int) -> tuple[list[tuple[int, str | None]], int]:
+    def _equipment(
+        self, g: Any, cards: tuple, gold: int, in_order: bool = False
+    ) -> tuple[list[tuple[int, str | None]], int]:
         order = KIND_ORDER[self.style]
-        ranked = sorted(
-            range(len(cards)),
-            key=lambda i: (order.index(cards[i].kind), cards[i].price, -cards[i].bonus, -cards[i].damage),
+        ranked = (
+            list(range(len(cards)))
+            if in_order
+            else sorted(
+                range(len(cards)),
+                key=lambda i: (order.index(cards[i].kind), cards[i].price, -cards[i].bonus, -cards[i].damage),
+            )
         )
         load = {h.name: list(h.equipment) for h in g.standing}
         buy: list[tuple[int, str | None]] = []
@@ -189,7 +308,7 @@ class GamePolicy:
             c = cards[i]
             if c.price > gold:
                 continue
-            if self.style != "greedy" and c.kind == "weapon" and c.requirements:
+            if self.t.weapons == "in-force" and c.kind == "weapon" and c.requirements:
                 continue  # a weapon it would leave unused (see weapons)
             if c.kind == "relic":
                 buy.append((i, None))
@@ -215,7 +334,9 @@ class GamePolicy:
             return True
         if m is None:
             return False
-        if self.style == "cautious":
+        if self.t.power == "always":
+            return True
+        if self.t.power == "boss":
             return bool(m.final_boss)
         return bool(m.final_boss or m.level >= 3)
 
@@ -245,20 +366,47 @@ def _fits(g: Any, h: Any, load: list, card: Any) -> bool:
 
 
 GAME_POLICIES: dict[str, Policy] = {s: GamePolicy(s) for s in STYLES}
+LADDER = ("first-time", "default", "strong")  # the rungs, weakest first
+
+
+def parse_policy_name(text: str) -> tuple[str, dict[str, str]]:
+    """ "NAME" or "NAME:key=value,key=value" -> (NAME, {key: value}); ValueError on a malformed option."""
+    name, _, rest = text.partition(":")
+    opts: dict[str, str] = {}
+    for item in filter(None, (x.strip() for x in rest.split(","))):
+        k, eq, v = item.partition("=")
+        if not eq or not k.strip() or not v.strip():
+            raise ValueError(f"option '{item}' of game policy '{name}': expected key=value")
+        opts[k.strip()] = v.strip()
+    return name.strip(), opts
+
+
+def make_game_policy(text: str) -> Policy:
+    """The policy a name stands for ("default", "strong:rollouts=32", "default:shop=heal-first");
+    ValueError with one line on a bad name or option."""
+    name, opts = parse_policy_name(text)
+    if name not in GAME_POLICIES:
+        raise ValueError(f"unknown game policy '{name}' (one of {', '.join(GAME_POLICIES)})")
+    if not opts:
+        return GAME_POLICIES[name]
+    with_options = getattr(GAME_POLICIES[name], "with_options", None)
+    if with_options is not None:
+        return with_options(opts)
+    return GamePolicy(name, opts)
 
 
 def resolve_game_policy(policy: Policy | str | None, source: str = "<game>") -> Policy:
-    """A game policy from a name in `GAME_POLICIES`, any callable (as is), or None (the default)."""
+    """A game policy from a name in `GAME_POLICIES` (with options, "NAME:key=value,..."), any callable
+    (as is), or None (the default); a bad name or option is a SpecError naming `source`."""
     if policy is None:
         return GAME_POLICIES["default"]
     if isinstance(policy, str):
-        if policy not in GAME_POLICIES:
+        try:
+            return make_game_policy(policy)
+        except ValueError as exc:
             from sim.errors import SpecError
 
-            raise SpecError(
-                source, "policy", f"unknown game policy '{policy}' (one of {', '.join(GAME_POLICIES)})"
-            )
-        return GAME_POLICIES[policy]
+            raise SpecError(source, "policy", str(exc)) from None
     return policy
 
 
@@ -269,4 +417,22 @@ def policy_label(policy: Any) -> str:
     return str(getattr(policy, "__name__", type(policy).__name__))
 
 
-__all__ = ["GamePolicy", "ShopPlan", "GAME_POLICIES", "resolve_game_policy", "policy_label", "danger"]
+def _register_strong() -> None:
+    from sim.games.strong import StrongPolicy
+
+    GAME_POLICIES["strong"] = StrongPolicy()
+
+
+_register_strong()
+
+__all__ = [
+    "GamePolicy",
+    "ShopPlan",
+    "Table",
+    "GAME_POLICIES",
+    "LADDER",
+    "resolve_game_policy",
+    "make_game_policy",
+    "policy_label",
+    "danger",
+]

@@ -52,6 +52,9 @@ def summarize_games(results: list[GameResult], confidence: float = 0.95) -> dict
                 "backed_down",
             )
         },
+        # the share of games whose Monster deck ran out (the rulebooks discard the rest of the deck at
+        # the third Shop, so with the printed decks it lasts; a stand-in deck that runs out is a finding)
+        "deck_ran_out": sum(getattr(r, "reshuffles", 0) > 0 for r in results) / max(1, len(results)),
         "shops_reached": {str(k): v for k, v in sorted(Counter(r.shops for r in results).items())},
     }
 
@@ -82,6 +85,9 @@ def format_summary(head: dict[str, Any], s: dict[str, Any]) -> str:
         e = s[k]
         lines.append(f"  {label:<12} {e['value']:.2f} [{e['lo']:.2f}, {e['hi']:.2f}]  (mean per game)")
     lines.append("  titles: " + ", ".join(f"{t} {c}" for t, c in s["titles"].items()))
+    if "deck_ran_out" in s:  # the rulebooks have no rule for it: the option options.empty_monster_deck
+        ran_out = 100 * s["deck_ran_out"]
+        lines.append(f"  deck ran out {ran_out:5.1f}% of the games (the Monster deck was made again)")
     if head.get("bank"):
         lines.append(
             f"  throws from the bank {head['bank']} ({len(head.get('tables', []))} scenarios x "

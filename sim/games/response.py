@@ -1,5 +1,4 @@
-"""The win rate of a game as a function of one of its settings: what `dfsim tune --game` searches.
-"""
+"""The win rate of a game as a function of one of its settings: what `dfsim tune --game` searches."""
 
 from __future__ import annotations
 
@@ -42,6 +41,9 @@ class GameResponse:
         self.current = node
         self.integer_setting = isinstance(node, int) and not isinstance(node, bool)
         self.policy = policy or self.base.policy
+        from sim.games.policy import resolve_game_policy
+
+        resolve_game_policy(self.policy, "command line" if policy else self.base.source)
         self.bank = ThrowBank(bank, bank_throws, workers=workers)
         self._specs: dict[Any, Any] = {}
 
@@ -63,5 +65,9 @@ class GameResponse:
 
         spec = self.spec_at(value, seed)
         alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
-        results, _ = play(lambda src: run_games(spec, src, int(n), self.policy), self.bank, seed, alias)
+
+        def games(src: Any) -> list:
+            return run_games(spec, src, int(n), self.policy, progress=False)
+
+        results, _ = play(games, self.bank, seed, alias)
         return sum(r.won for r in results), int(n)

@@ -70,6 +70,7 @@ class GameResult:
     trace: list[dict[str, Any]]  # one row per combat: room, monster, outcome, party after it
     log: list[str]
     policy: str = ""
+    reshuffles: int = 0  # times the Monster deck ran out and was made again (options.empty_monster_deck)
 
     @property
     def won(self) -> bool:
@@ -94,6 +95,7 @@ class GameResult:
             "scars": self.scars,
             "eliminated": self.eliminated,
             "backed_down": self.backed_down,
+            "reshuffles": self.reshuffles,
             "throws": self.throws,
         }
 

@@ -79,9 +79,9 @@ class GamePlan:
     """What does not change between games of one spec: the decks, the fight spec of each (monster,
     room) pair (built on first use and kept), the party's sheets."""
 
-    def __init__(self, spec: GameSpec) -> None:
+    def __init__(self, spec: GameSpec, decks: list[DeckSpec] | None = None) -> None:
         self.spec = spec
-        self.decks: list[DeckSpec] = spec.load_decks()
+        self.decks: list[DeckSpec] = spec.load_decks() if decks is None else decks
         self.monsters: dict[int, list[MonsterCard]] = {lv: [] for lv in (1, 2, 3, 4)}
         for d in self.decks:
             for m in d.cards("monsters"):
@@ -132,11 +132,12 @@ class GamePlan:
 _PLANS: dict[int, GamePlan] = {}
 
 
-def game_plan(spec: GameSpec) -> GamePlan:
-    """The plan of a spec, kept by identity (specs are frozen)."""
+def game_plan(spec: GameSpec, decks: list[DeckSpec] | None = None) -> GamePlan:
+    """The plan of a spec, kept by identity (specs are frozen); `decks` gives it other cards than its
+    files' (a study of the estimated cards: sim.games.estimates), kept for that spec."""
     p = _PLANS.get(id(spec))
-    if p is None or p.spec is not spec:
+    if p is None or p.spec is not spec or decks is not None:
         if len(_PLANS) > 32:
             _PLANS.clear()
-        p = _PLANS[id(spec)] = GamePlan(spec)
+        p = _PLANS[id(spec)] = GamePlan(spec, decks)
     return p
