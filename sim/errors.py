@@ -171,3 +171,16 @@ def signal_name(signum: int) -> str:
 class PluginError(RuntimeError):
     """An entry point of the "dfsim.plugins" group that does not hold a sim.plugins.Plugin (a broken
     or stale install: reinstall the package)."""
+
+
+class ApiError(Exception):
+    """A request the studio refuses (sim/studio): an HTTP status and one line."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Cancelled(Exception):
+    """A studio job cancelled between two batches (the user moved on)."""

@@ -108,7 +108,7 @@ def cmd_game(args: argparse.Namespace) -> int:
     """Play the games; bad input is a SpecError (exit 2) before anything is recorded."""
     from sim.errors import FightError
     from sim.games.engine import run_games
-    from sim.games.policy import resolve_game_policy
+    from sim.games.ladder import resolve_game_policy
     from sim.games.report import format_summary, summarize_games
     from sim.games.throw_bank import ThrowBank, die_alias, play
 
@@ -149,9 +149,13 @@ def cmd_game(args: argparse.Namespace) -> int:
                 scheduler=args.scheduler,
             )
             alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
-            results, src = play(
-                lambda s: run_games(spec, s, idx, policy_name, log=(n == 1)), bank, seed, alias
-            )
+            from sim.games.progress import games_bar
+
+            def games(s: Any) -> list:
+                with games_bar(policy_name, len(idx), spec.source) as tick:
+                    return run_games(spec, s, idx, policy_name, log=(n == 1), progress=tick)
+
+            results, src = play(games, bank, seed, alias)
             head_bank = {
                 "bank": str(bank.dir),
                 "bank_throws": bank.throws if bank.throws is not None else "by precision",

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,8 @@ from sim.fights.party import CHEST_DICE, COLOURS, LIFE_TRACK_MAX, SCAR_LIFE
 from sim.fights.policy import Decision, Policy
 from sim.fights.throw_source import ThrowSource
 from sim.games.deck import BossCard, DungeonCard, EquipmentCard, MonsterCard, PowerCard
-from sim.games.policy import ShopPlan, policy_label, resolve_game_policy
+from sim.games.ladder import policy_label, resolve_game_policy
+from sim.games.policy import ShopPlan
 from sim.games.result import GameResult, score, title
 from sim.games.spec import SHOPS, GameSpec
 from sim.games.state import GameHero, game_plan
@@ -128,7 +130,8 @@ class Game:
     def _shuffled(self, cards: list) -> list:
         return [cards[i] for i in self.rng.permutation(len(cards))] if cards else []
 
-    def _note(self, text: str) -> None:
+    def note(self, text: str) -> None:
+        """A line of the round-by-round log (a policy's explanation of its choice too)."""
         if self.log is not None:
             self.log.append(text)
 
@@ -209,20 +212,20 @@ class Game:
     def _give(self, card: EquipmentCard, hero_name: str | None, why: str) -> bool:
         if card.kind == "relic":
             self.relics.append(card)
-            self._note(f"  {why}: {card.name} (relic, the party's)")
+            self.note(f"  {why}: {card.name} (relic, the party's)")
             return True
         h = next((x for x in self.standing if x.name == hero_name), None)
         if h is None or not self.can_carry(h, card):
             return False
         h.equipment.append(card)
-        self._note(f"  {why}: {card.name} to {h.name}")
+        self.note(f"  {why}: {card.name} to {h.name}")
         return True
 
     # ---- the game ------------------------------------------------------------------------------
     def run(self) -> GameResult:
         """Play the game to its end: three Shop cycles, the Final Boss, the score."""
         s = self.spec
-        self._note(
+        self.note(
             f"{s.name}: {len(self.heroes)} heroes ({', '.join(h.name for h in self.heroes)}), "
             f"{s.difficulty}, {self.white} white dice, {self.gold} gold; leader "
             f"{self.heroes[self.leader].name}"
@@ -256,7 +259,7 @@ class Game:
             c for i, c in enumerate(drawn) if i != pick
         ]  # "place the other Dungeon card on the bottom"
         if self.log is not None:
-            self._note(
+            self.note(
                 f"round {self.rounds}: {self.heroes[self.leader].name} leads into {room.name} "
                 f"({room.shop_icons} shop icons, {self.icons + room.shop_icons}/{self.spec.shop_icons})"
                 + (f" instead of {drawn[1 - pick].name}" if len(drawn) == 2 else "")
@@ -295,7 +298,7 @@ class Game:
             takers = tuple(h.name for h in self.standing if self.can_carry(h, card))
             who = self._ask("assign", takers, {"card": card}) if takers and card.kind != "relic" else None
             if not self._give(card, who, "free equipment"):
-                self._note(f"  free equipment: {card.name} (nobody can carry it)")
+                self.note(f"  free equipment: {card.name} (nobody can carry it)")
 
     def _draw_monster(self) -> MonsterCard | None:
         if not self.monster_deck:
@@ -305,7 +308,7 @@ class Game:
             self.monster_deck = self._shuffled(self.monster_discard)
             self.monster_discard = []
             self.reshuffles += 1
-            self._note("  the Monster deck is empty: the defeated monsters are shuffled into a new one")
+            self.note("  the Monster deck is empty: the defeated monsters are shuffled into a new one")
         return self._pop("monster", self.monster_deck)[0]
 
     def _powers(self, monster: Any) -> tuple[dict[str, tuple], tuple[str, ...]]:
@@ -328,7 +331,7 @@ class Game:
                         cards[h.name] = cards.get(h.name, ()) + (
                             TemplateCardSpec(kind="template", name=p.name, template=p.template),
                         )
-                    self._note(f"  {h.name} activates {p.name} ({p.xp} XP)")
+                    self.note(f"  {h.name} activates {p.name} ({p.xp} XP)")
         return cards, tuple(dice)
 
     def _combat(self, monster: MonsterCard | BossCard, room: DungeonCard | None) -> str:
@@ -380,7 +383,7 @@ class Game:
                 gain = fight.unused_icons.get(h.name, 0) + (1 if r.won and h.name == fight.last_hero else 0)
                 h.xp = min(LEVEL_UP_XP, h.xp + gain)
         if self.log is not None:
-            self._note(
+            self.note(
                 f"  {monster.title or monster.name} (level {monster.level}, {r.monster_life_start} life): "
                 f"{r.outcome.upper()} in {r.throws} throws; gold +{r.gold} = {self.gold}, white dice "
                 f"{self.white}, "
@@ -423,7 +426,7 @@ class Game:
     def _shop(self) -> None:
         """4 · Shopping Time!"""
         self.shops += 1
-        self._note(f"SHOP {self.shops}: {self.gold} gold, {self.white} white dice")
+        self.note(f"SHOP {self.shops}: {self.gold} gold, {self.white} white dice")
         n = SHOP_EXTRA + len(self.standing)
         offered = self._pop("shop", self.shop_deck, n)
         plan = self._ask("shop", tuple(offered), {"gold": self.gold, "white_dice": self.white})
@@ -442,12 +445,12 @@ class Game:
             self.gold -= heal * HEAL_PRICE
             for h in self.standing:
                 h.heal(heal)
-            self._note(f"  healing: {heal} gold, every hero +{heal}")
+            self.note(f"  healing: {heal} gold, every hero +{heal}")
         dice = max(0, min(int(plan.white_dice), self.gold // WHITE_DIE_PRICE, CHEST_DICE - self.white))
         if dice:
             self.gold -= dice * WHITE_DIE_PRICE
             self.white += dice
-            self._note(f"  {dice} white dice for {dice * WHITE_DIE_PRICE} gold: {self.white} on the Chest")
+            self.note(f"  {dice} white dice for {dice * WHITE_DIE_PRICE} gold: {self.white} on the Chest")
         if self.spec.options.level_up:
             for h in self.standing:
                 h.level_up += h.level_up_spent  # "all spent Level Up tokens are refreshed"
@@ -458,7 +461,7 @@ class Game:
                         colour = self._ask("level-up", free, None, hero=h)
                         h.level_up.append(colour)
                         h.xp = 0
-                        self._note(f"  {h.name} levels up: a Level Up token on {colour}")
+                        self.note(f"  {h.name} levels up: a Level Up token on {colour}")
         if self.spec.options.xp:
             self._power_shop()
         if self.shops < SHOPS:  # "a new cycle must be initiated"
@@ -479,7 +482,7 @@ class Game:
                     h.scars.pop()
                     h.max_life = LIFE_TRACK_MAX - SCAR_LIFE * len(h.scars)
                     h.life = h.max_life
-                    self._note(f"  {h.name}: Miracle removes a Scar")
+                    self.note(f"  {h.name}: Miracle removes a Scar")
         if len(self.power_deck) < POWER_DRAW and self.power_discard:
             self.power_deck += self._shuffled(self.power_discard)
             self.power_discard = []
@@ -497,14 +500,14 @@ class Game:
             self.xp -= POWER_PRICE
             h.powers.append(offered[i])
             taken.add(i)
-            self._note(f"  {h.name} buys the Power card {offered[i].name}")
+            self.note(f"  {h.name} buys the Power card {offered[i].name}")
         self.power_discard += [c for i, c in enumerate(offered) if i not in taken]
 
     def _final_boss(self) -> None:
         """5 · Final Boss Combat: "Shuffle the Final Boss cards, draw a random card"."""
         boss = self.boss_card or self._draw_boss()
         self.boss = boss.name
-        self._note(f"FINAL BOSS: {boss.title or boss.name}")
+        self.note(f"FINAL BOSS: {boss.title or boss.name}")
         if self._combat(boss, None) == "won":
             self.outcome = "won"
 
@@ -515,12 +518,12 @@ class Game:
 
     def _lose(self, where: str, reason: str, level: int) -> None:
         self.outcome, self.lost_at, self.lost_reason, self.lost_level = "lost", where, reason, level
-        self._note(f"LOST ({where}): {reason}")
+        self.note(f"LOST ({where}): {reason}")
 
     def _result(self) -> GameResult:
         elim = sum(h.eliminated for h in self.heroes)
         pts = score(self.gold, self.white, self.scars, elim, self.spec.difficulty)
-        self._note(
+        self.note(
             f'{self.outcome.upper()}: {pts} points, "{title(pts)}" ({self.gold} gold, {self.white} white '
             f"dice, {self.scars} scars, {elim} eliminated)"
         )
@@ -563,30 +566,19 @@ def run_games(
     games: int | range,
     policy: Policy | str | None = None,
     log: bool = False,
-    progress: bool | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> list[GameResult]:
-    """Play games 0..n-1 (or the given range): game i depends only on (seed, i). `progress` shows a
-    bar of games with the time left (None: only for a searching policy, whose games take seconds)."""
+    """Play games 0..n-1 (or the given range): game i depends only on (seed, i). `progress` is called
+    after each game (a bar's update: sim.games.progress.games_bar)."""
     idx = range(games) if isinstance(games, int) else games
     given: Any = policy if policy is not None else spec.policy
     name = policy_label(given)
     pol = resolve_game_policy(given, spec.source)
-    if progress is None:
-        progress = hasattr(pol, "for_game") and len(idx) > 1
-    bar = None
-    if progress:
-        from sim.experiments.progress import WorkBar
-
-        bar = WorkBar(len(idx), "game", f"playing {len(idx)} games ({name})", after_s=1.0)
     out = []
-    try:
-        for i in idx:
-            out.append(Game(spec, source, pol, i, log, policy_name=name).run())
-            if bar is not None:
-                bar.update()
-    finally:
-        if bar is not None:
-            bar.close()
+    for i in idx:
+        out.append(Game(spec, source, pol, i, log, policy_name=name).run())
+        if progress is not None:
+            progress()
     return out
 
 

@@ -96,7 +96,7 @@ def _game_path(spec: GameExperimentSpec, source: str) -> str:
 
 def variant_specs(spec: GameExperimentSpec, source: str) -> dict[str, Any]:
     """Each variant's game spec (defaults, then the variant's settings); a bad one names the variant."""
-    from sim.games.policy import resolve_game_policy
+    from sim.games.ladder import resolve_game_policy
     from sim.games.spec import load_game
 
     out = {}

@@ -46,6 +46,7 @@ from sim.games.experiment import (
     resolve_game_experiment,
 )
 from sim.games.figures import draw_figures
+from sim.games.progress import games_bar
 from sim.games.report import report, summarize
 
 
@@ -97,7 +98,8 @@ def play_game_experiment(
         alias = die_alias(g.throws.colored_die, g.throws.white_die)
 
         def games(src: Any, g: Any = g, pol: str = pol) -> list:
-            return run_games(g, src, n, pol)
+            with games_bar(pol, n, g.source) as tick:
+                return run_games(g, src, n, pol, progress=tick)
 
         results[name], _ = play(games, tb, spec.seed, alias)
     summary = summarize(spec, specs, results, n)

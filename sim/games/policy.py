@@ -11,7 +11,7 @@ answers the fight engine's decisions (sim.fights.policy) and the game's own. Gam
 | "power"    | (False, True)                   | activate the Power card detail["power"] now (detail "monster") |
 | "powers"   | the Power cards on offer        | (index, hero) pairs to buy for 1 XP each                |
 
-Named policies (`GAME_POLICIES`, one registry): the ladder "first-time", "default" and "strong"
+Named policies (`GAME_POLICIES` in sim/games/ladder.py, one registry): the ladder "first-time", "default" and "strong"
 (sim.games.strong: Monte Carlo rollouts), and "classic" (the default before the ladder), "cautious",
 "greedy", each a `Table` of knobs documented in `GamePolicy`. A name may set knobs or options:
 "default:shop=heal-first", "strong:rollouts=32" (`make_game_policy`; a bad one is a ValueError, a
@@ -30,7 +30,7 @@ import math
 from typing import Any, NamedTuple
 
 from sim.fights.party import CHEST_DICE as CHEST
-from sim.fights.policy import Decision, DefaultPolicy, Policy, rank
+from sim.fights.policy import Decision, DefaultPolicy, rank
 
 SHOPS_BEFORE_BOSS = 3  # "arrived at their third Shop, they are ready to face the Final Boss"
 
@@ -365,74 +365,9 @@ def _fits(g: Any, h: Any, load: list, card: Any) -> bool:
     return not (card.kind == "weapon" and any(e.name == card.name for e in load))
 
 
-GAME_POLICIES: dict[str, Policy] = {s: GamePolicy(s) for s in STYLES}
-LADDER = ("first-time", "default", "strong")  # the rungs, weakest first
-
-
-def parse_policy_name(text: str) -> tuple[str, dict[str, str]]:
-    """ "NAME" or "NAME:key=value,key=value" -> (NAME, {key: value}); ValueError on a malformed option."""
-    name, _, rest = text.partition(":")
-    opts: dict[str, str] = {}
-    for item in filter(None, (x.strip() for x in rest.split(","))):
-        k, eq, v = item.partition("=")
-        if not eq or not k.strip() or not v.strip():
-            raise ValueError(f"option '{item}' of game policy '{name}': expected key=value")
-        opts[k.strip()] = v.strip()
-    return name.strip(), opts
-
-
-def make_game_policy(text: str) -> Policy:
-    """The policy a name stands for ("default", "strong:rollouts=32", "default:shop=heal-first");
-    ValueError with one line on a bad name or option."""
-    name, opts = parse_policy_name(text)
-    if name not in GAME_POLICIES:
-        raise ValueError(f"unknown game policy '{name}' (one of {', '.join(GAME_POLICIES)})")
-    if not opts:
-        return GAME_POLICIES[name]
-    with_options = getattr(GAME_POLICIES[name], "with_options", None)
-    if with_options is not None:
-        return with_options(opts)
-    return GamePolicy(name, opts)
-
-
-def resolve_game_policy(policy: Policy | str | None, source: str = "<game>") -> Policy:
-    """A game policy from a name in `GAME_POLICIES` (with options, "NAME:key=value,..."), any callable
-    (as is), or None (the default); a bad name or option is a SpecError naming `source`."""
-    if policy is None:
-        return GAME_POLICIES["default"]
-    if isinstance(policy, str):
-        try:
-            return make_game_policy(policy)
-        except ValueError as exc:
-            from sim.errors import SpecError
-
-            raise SpecError(source, "policy", str(exc)) from None
-    return policy
-
-
-def policy_label(policy: Any) -> str:
-    """The name a report gives a policy: its name, or a callable's `__name__` / class name."""
-    if isinstance(policy, str):
-        return policy
-    return str(getattr(policy, "__name__", type(policy).__name__))
-
-
-def _register_strong() -> None:
-    from sim.games.strong import StrongPolicy
-
-    GAME_POLICIES["strong"] = StrongPolicy()
-
-
-_register_strong()
-
 __all__ = [
     "GamePolicy",
     "ShopPlan",
     "Table",
-    "GAME_POLICIES",
-    "LADDER",
-    "resolve_game_policy",
-    "make_game_policy",
-    "policy_label",
     "danger",
 ]

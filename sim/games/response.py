@@ -41,7 +41,7 @@ class GameResponse:
         self.current = node
         self.integer_setting = isinstance(node, int) and not isinstance(node, bool)
         self.policy = policy or self.base.policy
-        from sim.games.policy import resolve_game_policy
+        from sim.games.ladder import resolve_game_policy
 
         resolve_game_policy(self.policy, "command line" if policy else self.base.source)
         self.bank = ThrowBank(bank, bank_throws, workers=workers)
@@ -67,7 +67,7 @@ class GameResponse:
         alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
 
         def games(src: Any) -> list:
-            return run_games(spec, src, int(n), self.policy, progress=False)
+            return run_games(spec, src, int(n), self.policy)
 
         results, _ = play(games, self.bank, seed, alias)
         return sum(r.won for r in results), int(n)

@@ -4,7 +4,7 @@ kind = "game"
 name = "base"
 decks = ["base"]                 # deck files (decks/): several = boxes mixed ("Mixing Dungeon Fighter Boxes!")
 difficulty = "normal"            # normal | hard (+3 monster life every combat) | inferno (+5)
-policy = "default"               # a game policy (sim.games.policy.GAME_POLICIES)
+policy = "default"               # a game policy (sim.games.ladder.GAME_POLICIES)
 seed = 1
 games = 1
 [party]

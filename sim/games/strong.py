@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from sim.fights.policy import Decision, Policy
-from sim.games.policy import GAME_KINDS, GAME_POLICIES, GamePolicy, ShopPlan
+from sim.games.policy import GAME_KINDS, GamePolicy, ShopPlan
 from sim.rules.outcome import Outcome
 
 STREAM_ROLLOUT = 18  # spawn-key stream of rollouts (the game's shuffles use 17, fight resampling 16)
@@ -48,6 +48,7 @@ class RolloutSource:
         self.base, self.fight, self.throws, self.rng = base, fight, throws, rng
 
     def throw(self, req: Any) -> Outcome:
+        """The game's own throw where it was made already, else a fresh draw from the rollout's stream."""
         t = self.base.table_for(req)
         if t is None:  # a bank still discovering its scenarios: noted there, recorded before the replay
             return NOT_BANKED
@@ -56,6 +57,7 @@ class RolloutSource:
         return t.outcomes[int(u * t.n)]
 
     def estimate(self, req: Any) -> tuple[float, float] | None:
+        """The bank's own estimate: a rollout's policy reads what the game's would."""
         return self.base.estimate(req)
 
 
@@ -103,7 +105,7 @@ class StrongPolicy:
     def __init__(self, rollouts: int = DEFAULT_ROLLOUTS, decisions: tuple[str, ...] = SEARCHED) -> None:
         self.rollouts = int(rollouts)
         self.decisions = tuple(decisions)
-        self.base: GamePolicy = GAME_POLICIES["default"]  # type: ignore[assignment]
+        self.base: GamePolicy = GamePolicy("default")  # the rule-based rung it plays rollouts with
         self.__name__ = "strong"
         if (self.rollouts, self.decisions) != (DEFAULT_ROLLOUTS, SEARCHED):
             self.__name__ += f":rollouts={self.rollouts},decisions={'+'.join(self.decisions)}"
@@ -207,7 +209,7 @@ class StrongPlayer:
                 note = "; the best one's gain is within one standard error: default's choice"
             else:
                 note = ""
-            g._note(
+            g.note(
                 f"    strong {d.kind} -> {_label(d, pick)}: "
                 + " vs ".join(f"{_label(d, choices[i])} {100 * wins[i]:.0f} %" for i in order)
                 + f" ({R} rollouts each{note})"

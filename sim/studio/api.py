@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import sim
-from sim.errors import SpecError
+from sim.errors import ApiError, SpecError
 from sim.games.spec import game_from_dict
 from sim.games.throw_bank import ThrowBank
 from sim.specs.datafiles import read_toml, resolve
@@ -29,15 +29,6 @@ from sim.studio.session import Player, Setting, parse_setting, policy_names, ref
 from sim.studio.throwlab import Replays, ThrowSetting, options, parse_throw, throw_job
 
 KEEP_THROW_JOBS = 20  # throw jobs whose throws can still be replayed
-
-
-class ApiError(Exception):
-    """A refused request: an HTTP status and one line."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class Studio:

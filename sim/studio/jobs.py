@@ -12,14 +12,10 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from sim.errors import SpecError
+from sim.errors import Cancelled, SpecError
 
 STATES = ("queued", "running", "done", "cancelled", "error")
 KEEP_JOBS = 200  # finished jobs remembered (their last answer stays readable)
-
-
-class Cancelled(Exception):
-    """A job was cancelled between two batches."""
 
 
 class Job:

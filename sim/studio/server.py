@@ -19,8 +19,8 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from sim.errors import SpecError
-from sim.studio.api import GET_ROUTES, POST_ROUTES, ApiError, Studio
+from sim.errors import ApiError, SpecError
+from sim.studio.api import GET_ROUTES, POST_ROUTES, Studio
 
 HOST = "127.0.0.1"
 MAX_BODY = 64 * 1024

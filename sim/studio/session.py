@@ -22,7 +22,7 @@ import numpy as np
 from sim.errors import SpecError
 from sim.experiments.statistics import paired_rate_difference, wilson
 from sim.games.engine import run_games
-from sim.games.policy import GAME_POLICIES
+from sim.games.ladder import GAME_POLICIES
 from sim.games.report import summarize_games
 from sim.games.result import TITLES, GameResult
 from sim.games.spec import GameSpec, game_from_dict

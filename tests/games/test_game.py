@@ -11,7 +11,8 @@ from sim.fights.spec import fight_from_dict
 from sim.fights.throw_source import ScriptedSource, scripted
 from sim.games.deck import EquipmentCard, load_deck
 from sim.games.engine import Game, run_game
-from sim.games.policy import GAME_POLICIES, ShopPlan
+from sim.games.ladder import GAME_POLICIES
+from sim.games.policy import ShopPlan
 from sim.games.result import score, title
 from sim.games.spec import load_game
 from sim.games.throw_bank import water_rows

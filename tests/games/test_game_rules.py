@@ -64,7 +64,7 @@ def test_a_rooms_gold_and_healing_happen_once_when_revealed_not_again_after_back
 
 
 def _default(d):
-    from sim.games.policy import GAME_POLICIES
+    from sim.games.ladder import GAME_POLICIES
 
     return GAME_POLICIES["default"](d)
 

@@ -13,7 +13,8 @@ import pytest
 from sim.cli.main import main
 from sim.errors import SpecError
 from sim.games.engine import Game, run_games
-from sim.games.policy import GAME_POLICIES, LADDER, GamePolicy, ShopPlan, resolve_game_policy
+from sim.games.ladder import GAME_POLICIES, LADDER, resolve_game_policy
+from sim.games.policy import GamePolicy, ShopPlan
 from sim.games.spec import load_game
 from sim.games.strong import StrongPlayer, StrongPolicy
 from sim.games.throw_bank import BankSource, play

@@ -173,7 +173,7 @@ def test_controls_are_every_house_rule_and_option_of_the_models(studio):
 
 
 def test_every_policy_rung_of_the_registry_is_offered(studio):
-    from sim.games.policy import GAME_POLICIES
+    from sim.games.ladder import GAME_POLICIES
 
     code, state = _get(studio, "/api/state")
     assert state["policies"] == list(GAME_POLICIES)
