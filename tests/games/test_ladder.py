@@ -128,7 +128,7 @@ def test_strong_never_makes_an_illegal_choice(bank):
 
 def test_a_rollout_that_knows_the_future_replays_the_game_exactly(bank):
     """The rollout machinery is exact: replaying from the round's checkpoint with the game's own
-    throws and deck order, and default's choice forced, ends as the real game did."""
+    throws and deck order, and the base policy's choice forced, ends as the real game did."""
     spec = spec_of()
     played(bank, spec, 6, "default")  # records the scenarios
     src = BankSource(bank, spec.seed)
@@ -156,7 +156,7 @@ def test_a_rollout_that_knows_the_future_replays_the_game_exactly(bank):
 
         pol.for_game = bind
         r = Game(spec, src, pol, i, log=False).run()
-        ref = run_games(spec, src, range(i, i + 1), "default")[0]
+        ref = run_games(spec, src, range(i, i + 1), pol.base)[0]
         assert (r.outcome, r.shops, r.combats) == (ref.outcome, ref.shops, ref.combats)
         for won, progress in players[0].seen:
             assert (won == 1.0) == ref.won and progress == ref.shops + (ref.boss != "")
