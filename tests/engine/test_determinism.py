@@ -23,7 +23,7 @@ def test_every_builtin_shot_is_deterministic_and_its_aim_solve_throws(shot, grid
     if grid is not None:
         limits = sc.shot.limits
         assert grid, f"{shot}: no candidate release"
-        assert all(limits.allows("speed", v) and limits.allows("elevation", el) for v, el in grid), shot
+        assert all(limits.allows("speed", t.speed_mps) and limits.allows("elevation", t.elevation_deg) for t in grid), shot
         with th._solving_world():
             values = th.aim.reference_values(th.aim_point(), grid[0], 2)
         assert values.shape == (2, 2) and np.isfinite(values).all(), (shot, values)
