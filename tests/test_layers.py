@@ -46,7 +46,7 @@ INNER = {
         "sim.games": "sim.specs",
         "sim.games.deck": "sim.specs", "sim.games.spec": "sim.specs",
         "sim.games.policy": "sim.rules", "sim.games.strong": "sim.rules", "sim.games.ladder": "sim.rules", "sim.games.estimates": "sim.specs", "sim.games.state": "sim.rules", "sim.games.result": "sim.rules",
-        "sim.games.engine": "sim.rules",
+        "sim.games.engine": "sim.rules", "sim.games.shop": "sim.rules",
         "sim.games.throw_bank": "sim.experiments", "sim.games.experiment": "sim.experiments",
         "sim.games.kind": "sim.experiments", "sim.games.report": "sim.experiments",
         "sim.games.figures": "sim.experiments", "sim.games.response": "sim.experiments",
