@@ -66,7 +66,16 @@ def default_bank_dir() -> Path:
 
 
 def scenario_of(req: ThrowRequest) -> dict[str, Any]:
-    """The scenario of a throw request: what its recorded throws must match."""
+    """The scenario of a throw request: what its recorded throws must match. A request thrown with a
+    release-noise house rule (eyes closed, off hand) is refused: the bank's throws are recorded at the
+    usual noise, and serving them would answer another game without a word."""
+    if req.noise_factor != 1.0:
+        raise SpecError(
+            "house_rules",
+            "eyes_closed / off_hand",
+            f"multiply the release noise (x{req.noise_factor:g}), which the throw bank's throws do not "
+            "have: play such games with --engine physics",
+        )
     return {
         "die": req.die,
         "shots": list(req.shots),

@@ -130,3 +130,15 @@ def test_dfsim_game_says_which_part_of_the_interval_comes_from_the_bank(tmp_path
     assert d["hi"] - d["lo"] >= min(2 * d["games_half_width"], d["hi"] - d["lo"])
     assert main(argv) == 0
     assert "win rate with the bank's own uncertainty" in capsys.readouterr().out
+
+
+def test_a_release_noise_house_rule_is_refused_not_served_from_the_bank(tmp_path, capsys):
+    """Eyes closed and off hand change the release; the bank's throws have the usual one, so a game
+    under them is refused in one line (exit 2) before any throw is recorded, never answered silently."""
+    from sim.cli.main import main
+
+    bank = tmp_path / "bank"
+    code = main(["game", "base", "--set", "house_rules.eyes_closed=true", "--bank", str(bank), "--bank-throws", "100"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "eyes_closed" in err[0] and "--engine physics" in err[0], err
+    assert not bank.exists() or not any(bank.iterdir())
