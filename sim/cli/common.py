@@ -239,3 +239,20 @@ class AimProgress:
             sys.stderr.write("dfsim: aiming the shot (solved once for this scenario, then cached) ...\n")
         sys.stderr.flush()
         self.shown = True
+
+
+def bank_options(p: argparse.ArgumentParser) -> None:
+    """The throw bank's options, the same on every command that plays games from it."""
+    p.add_argument(
+        "--bank", metavar="DIR", help="throw bank folder (default: $DFSIM_BANK or ~/.cache/dfsim/throw-bank)"
+    )
+    p.add_argument(
+        "--bank-throws",
+        type=integer(1, 1_000_000),
+        default=None,
+        help="throws per bank scenario (default: as many as its hit rate and damage need, 400-4000); "
+        "an entry holding fewer grows",
+    )
+    p.add_argument(
+        "--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)"
+    )

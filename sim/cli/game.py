@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from sim.cli.common import INDEX, SEED, integer, json_or_text, split_pair
+from sim.cli.common import INDEX, SEED, bank_options, integer, json_or_text, split_pair
 from sim.errors import SpecError
 
 
@@ -47,24 +47,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         dest="overrides",
         help="override a game setting, e.g. difficulty=hard, party.size=4, house_rules.extra_white_dice=2",
     )
-    p.add_argument(
-        "--bank", metavar="DIR", help="throw bank folder (default: $DFSIM_BANK or ~/.cache/dfsim/throw-bank)"
-    )
-    p.add_argument(
-        "--bank-throws",
-        type=integer(1, 1_000_000),
-        default=None,
-        help="throws per bank scenario (default: as many as its hit rate and damage need, 400-4000); "
-        "an entry holding fewer grows",
-    )
+    bank_options(p)
     p.add_argument(
         "--bank-replicates",
         type=integer(0, 1000),
         default=None,
         help="bootstrap banks behind the bank's part of the win rate's interval (default 8; 0: none)",
-    )
-    p.add_argument(
-        "--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)"
     )
     p.add_argument(
         "--executor",

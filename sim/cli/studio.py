@@ -7,7 +7,7 @@ import argparse
 import sys
 import threading
 
-from sim.cli.common import integer
+from sim.cli.common import bank_options, integer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,18 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="a folder whose game and shot files the page may offer (repeat for more); nothing else is read",
     )
-    p.add_argument(
-        "--bank", metavar="DIR", help="throw bank folder (default: $DFSIM_BANK or ~/.cache/dfsim/throw-bank)"
-    )
-    p.add_argument(
-        "--bank-throws",
-        type=integer(1, 1_000_000),
-        default=None,
-        help="throws per scenario (default: each recorded until its hit rate is known precisely)",
-    )
-    p.add_argument(
-        "--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)"
-    )
+    bank_options(p)
     p.add_argument("--log", action="store_true", help="print every request on stderr")
     p.set_defaults(func=cmd_studio)
 
