@@ -16,6 +16,7 @@ from shapely.geometry import LineString
 from sim.errors import SpecError
 from sim.specs.board import BoardSpec
 from sim.specs.shot import ShotSpec
+from sim.vectors import norm, row_norms
 
 MM = 1e-3
 
@@ -69,9 +70,9 @@ def _way_to_edge(board: BoardSpec, hand: np.ndarray, aim: np.ndarray) -> float:
     aim solve measures its bounce gap from there)."""
     cross = LineString([tuple(hand), tuple(aim)]).intersection(board.outline_geom.exterior)
     if cross.is_empty:
-        return float(np.linalg.norm(aim - hand))
+        return norm(aim - hand)
     pts = np.array([[g.x, g.y] for g in getattr(cross, "geoms", [cross])])
-    return float(np.min(np.linalg.norm(pts - hand, axis=1)))
+    return float(np.min(row_norms(pts - hand)))
 
 
 def check_shot_file_stance(shot: ShotSpec, source: str) -> None:

@@ -66,7 +66,9 @@ def test_combined_shots_merge_props_requirements_and_release():
     fw = Scenario.build(shots=["firewall"])
     both = Scenario.build(shots=["firewall", "far"])
     assert both.shot.release.distance_mm == fw.shot.release.distance_mm + 700
-    assert both.shot.noise.distance == pytest.approx(fw.shot.noise.distance * 1.5)
+    # no flat multiplier on the Far Shot's distance noise: the speed error grows with the speed a
+    # longer throw needs (sim/engine/hand.py, the error law)
+    assert both.shot.noise.distance == pytest.approx(fw.shot.noise.distance)
     assert both.requirements == ["bounce-before-board", "firewall"]  # identical requirements count once
     assert [p.name for p in both.props] == ["firewall"]
     # the Firewall stands relative to the board, so stepping back does not move it

@@ -44,8 +44,13 @@ def _row(variant: str, index: int, faces: list[str], results: list[str] | None =
 
 
 def _fake_run(tmp_path: Path, rows: list[dict]) -> Path:
+    """A finished throw run as the roll-off reads it: records, summary and its resolved description (a
+    throw experiment: the report refuses a run of another kind)."""
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "records.parquet")
     (tmp_path / "summary.json").write_text(json.dumps({"experiment": {"confidence": 0.95}}))
+    variants = sorted({r["variant"] for r in rows})
+    cells = [{"index": i, "name": v, "inputs": {"dice": [v]}} for i, v in enumerate(variants)]
+    (tmp_path / "experiment.resolved.json").write_text(json.dumps({"format": 1, "cells": cells}))
     return tmp_path
 
 
