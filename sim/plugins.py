@@ -70,6 +70,11 @@ def plugins() -> tuple[Plugin, ...]:
         if not isinstance(obj, Plugin):
             raise PluginError(f"entry point {ep.name} = {ep.value} of {GROUP} is not a sim.plugins.Plugin")
         found.append(obj)
+    if not found:  # dfsim itself declares fights and games: none at all is an install from before them
+        raise PluginError(
+            f"no {GROUP} entry points are installed (fights and games declare theirs): reinstall dfsim, "
+            "e.g. pip install --no-deps -e ."
+        )
     return tuple(sorted(found, key=lambda p: p.name))
 
 

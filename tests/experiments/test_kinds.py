@@ -205,3 +205,20 @@ def test_a_new_kind_is_checked_and_run_by_the_cli(coin_kind, tmp_path, capsys):
     assert capsys.readouterr().out == f"ok: {f} is a valid coin experiment (1 coins)\n"
     assert main(["run", str(f), "--out", str(tmp_path / "run"), "--workers", "1"]) == 0
     assert capsys.readouterr().out.startswith("fair: ")
+
+
+def test_an_install_without_the_packages_declarations_says_to_reinstall(monkeypatch):
+    """An editable install made before fights and games declared themselves has no entry points: the
+    core says so in one line instead of reading a fight file as something else."""
+    from sim import plugins
+    from sim.errors import PluginError
+
+    plugins.plugins.cache_clear()
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [])
+    try:
+        with pytest.raises(PluginError, match="reinstall dfsim"):
+            plugins.plugins()
+    finally:
+        monkeypatch.undo()
+        plugins.plugins.cache_clear()
+    assert {p.name for p in plugins.plugins()} == {"fights", "games"}
