@@ -160,8 +160,17 @@ def house_rules(work: Path) -> str:
             + "\n".join(keep).rstrip("\n") + "\n")
 
 
+GAME_BANK: Path | None = None  # --bank: the throw bank of the game blocks (else one in the work folder)
+
+
+def game_bank(work: Path) -> Path:
+    """The throw bank the game blocks play on: --bank, else `game-bank` in the work folder (recorded
+    on first use: a fresh bank for a fresh measurement)."""
+    return GAME_BANK if GAME_BANK is not None else work / "game-bank"
+
+
 def game_win_rates(work: Path) -> str:
-    bank = work / "game-bank"  # its own bank (300 throws a scenario), recorded on first use
+    bank = game_bank(work)  # 300 throws a scenario, recorded on first use
     common = f"--bank {bank} --bank-throws 300 --seed 7"
 
     def game(sets: str, games: int = 2000) -> dict:
@@ -207,6 +216,164 @@ def game_win_rates(work: Path) -> str:
             + life.strip().splitlines()[0] + "\n")
 
 
+# the ladder's blocks (docs/game.md): one study run feeds the win rates, strong's gain and what Hard costs
+LADDER_THROWS = 500  # throws per bank scenario in the ladder's blocks
+LADDER_STUDY = ("--parties 3-casual 4-casual 3-expert --difficulties normal hard inferno --life -8 0 "
+                "--games 2000 --strong-games 1000 --strong-games-lost 200")
+RUNG_ORDER = ("first-time", "classic", "default", "strong")
+DIFFICULTIES = ("normal", "hard", "inferno")
+
+
+def strong_base() -> str:
+    """The name of strong's base alone (default with strong's knobs): measured beside the rungs, it
+    says which part of strong's gain the rollouts add."""
+    from sim.games.strong import BASE_KNOBS
+
+    return "default:" + ",".join(f"{k}={v}" for k, v in BASE_KNOBS.items())
+
+
+def _ladder(work: Path) -> dict:
+    """The ladder study's cells (run once per work folder and bank; kept as work/ladder.json)."""
+    bank = game_bank(work)
+    args = f"{LADDER_STUDY} --extra {strong_base()} --bank-throws {LADDER_THROWS}"
+    out = work / "ladder.json"
+    if out.is_file():
+        kept = json.loads(out.read_text())
+        if kept.get("command", "").startswith(args):
+            return kept
+    sh(f"{sys.executable} studies/policy_ladder.py {args} --bank {bank} --out {out}", ROOT, timeout=86400)
+    return json.loads(out.read_text())
+
+
+def _pct(w: dict) -> str:
+    return f"{100 * w['rate']:.1f} % [{100 * w['lo']:.1f}, {100 * w['hi']:.1f}]"
+
+
+def _pts(e: dict) -> str:
+    return f"{100 * e['value']:+.1f} [{100 * e['lo']:+.1f}, {100 * e['hi']:+.1f}]"
+
+
+def ladder_win_rates(work: Path) -> str:
+    data = _ladder(work)
+    cells = {(c["size"], c["skill"], c["difficulty"], c["life"]): c for c in data["cells"]}
+    parties = list(dict.fromkeys((c["size"], c["skill"]) for c in data["cells"]))
+    base = strong_base()
+    strong_n = int(LADDER_STUDY.split("--strong-games ")[1].split()[0])
+    games = int(LADDER_STUDY.split("--games ")[1].split()[0])
+    lines = [f"`python tools/doc_numbers.py --only ladder-win-rates` runs `python studies/policy_ladder.py "
+             f"{LADDER_STUDY} --extra {base}` on a bank of {LADDER_THROWS} throws per scenario (seed 1): "
+             f"{games:,} games per cell for the rule-based rungs, {strong_n:,} for `strong` (fewer where marked: "
+             "200 where `default` wins under 1 % of its games, so no rung can show a gain). Win rates with 95 % "
+             "Wilson intervals:"]
+    for life, title in ((0, "The printed game"), (-8, "Every monster's life -8 (`house_rules.monster_life_bonus=-8`)")):
+        lines += ["", f"{title}:", "", "| party | rung | Normal | Hard | Inferno |", "| --- | --- | --- | --- | --- |"]
+        for size, skill in parties:
+            for rung in RUNG_ORDER:
+                row = []
+                for d in DIFFICULTIES:
+                    c = cells.get((size, skill, d, life))
+                    if c is None or rung not in c["won"]:
+                        row.append("")
+                        continue
+                    n = c["games"][rung]
+                    row.append(_pct(c["won"][rung]) + (f" ({n} games)" if rung == "strong" and n != strong_n else ""))
+                if any(row):  # a rung or party not played in this setting has no row
+                    lines.append(f"| {size} {skill} | {rung} | " + " | ".join(row) + " |")
+    lines += ["", f"`strong` minus `default`, and strong's base alone (`{base}`) minus `default`, paired on the "
+              "games both played (points, Newcombe's interval; n: strong's games):", "",
+              "| party | monster life | difficulty | strong - default | base - default | strong - base | n |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for life in (0, -8):
+        for size, skill in parties:
+            for d in DIFFICULTIES:
+                c = cells.get((size, skill, d, life))
+                if c is None or "strong" not in c["minus_default"]:
+                    continue
+                md = c["minus_default"]
+                sb = c.get("strong_minus", {}).get(base)
+                lines.append(f"| {size} {skill} | {life:+d} | {d} | {_pts(md['strong'])} | "
+                             f"{_pts(md[base]) if base in md else ''} | {_pts(sb) if sb else ''} | "
+                             f"{md['strong']['n']} |")
+    lines += ["", "What Hard costs (Normal minus Hard, paired on game k) for three and for four casual heroes, "
+              "and the difference (three minus four, game by game: a paired mean with a normal 95 % interval; "
+              "points):", "", "| monster life | rung | three heroes | four heroes | three minus four |",
+              "| --- | --- | --- | --- | --- |"]
+    for h in data["hard_cost"]:
+        if h["skill"] != "casual" or h["policy"] not in RUNG_ORDER:
+            continue
+        lines.append(f"| {h['life']:+d} | {h['policy']} | {_pts(h['drop_3'])} | {_pts(h['drop_4'])} | "
+                     f"{_pts(h['three_minus_four'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def tune_answer(cmd: str) -> str:
+    """A tune's answer: its first line, or its one-line refusal when no value in the range reaches the
+    target (exit 3: that is an answer too)."""
+    argv = shlex.split(cmd)
+    argv[0] = str(BIN / "dfsim")
+    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=86400)
+    if p.returncode == 3 and "not inside the response" in p.stderr:
+        return p.stderr.strip().splitlines()[-1]
+    if p.returncode != 0:
+        sys.exit(f"doc_numbers: `{cmd}` exited {p.returncode}: {p.stderr.strip()}")
+    return p.stdout.strip().splitlines()[0]
+
+
+NOT_BRACKETED = re.compile(r"(?P<v>\d\.\d+) \[(?P<lo>\d\.\d+), (?P<hi>\d\.\d+)\] at (?P<at>-?\d+) \(n=(?P<n>\d+)\)")
+
+
+def _tune_cell(answer: str) -> str:
+    """A tune's answer in a table cell: the value with its interval, or "not bracketed" with both ends."""
+    if "not inside the response" in answer:
+        ends = [f"{100 * float(m['v']):.1f} % [{100 * float(m['lo']):.1f}, {100 * float(m['hi']):.1f}] at "
+                f"{m['at']} (n={m['n']})" for m in NOT_BRACKETED.finditer(answer)]
+        side = "below" if "below" in answer else "above" if "above" in answer else "outside"
+        return f"not bracketed ({side}): " + ", ".join(ends)
+    m = re.search(r"= (?P<v>-?\d+(?:\.\d+)?) \[(?P<lo>-?\d+(?:\.\d+)?), (?P<hi>-?\d+(?:\.\d+)?)\]", answer)
+    trials = re.search(r"after (\d+) of", answer)
+    return (f"{m['v']} [{m['lo']}, {m['hi']}]" if m else answer) + (f" ({trials[1]} games)" if trials else "")
+
+
+def ladder_designer(work: Path) -> str:
+    bank = game_bank(work)
+    cmd = ("dfsim tune --game base --set difficulty=hard --set party.size=4 --set house_rules.extra_white_dice=0:7 "
+           "--integer --target 0.5")
+    lines = [f"The designer's question per rung (`{cmd} --policy RUNG`, and with `--set "
+             "house_rules.monster_life_bonus=-8`; a bank of "
+             f"{LADDER_THROWS} throws per scenario; made by `python tools/doc_numbers.py --only ladder-designer`): "
+             "the number of extra white dice that makes Hard a coin flip for four casual heroes, with its 95 % "
+             "interval, or \"not bracketed\" with the win rate at both ends of the range:", "",
+             "| rung | printed game | every monster's life -8 |", "| --- | --- | --- |"]
+    for rung in RUNG_ORDER:
+        cells = []
+        for extra in ("", " --set house_rules.monster_life_bonus=-8"):
+            full = f"{cmd}{extra} --policy {rung} --bank {bank} --bank-throws {LADDER_THROWS}"
+            cells.append(_tune_cell(tune_answer(full)))
+        lines.append(f"| {rung} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def game_house_rules(work: Path) -> str:
+    bank = game_bank(work)
+    args = "--games 2000 --strong-games 500 --party 4-casual --difficulty normal --life 0 -8"
+    args += f" --bank-throws {LADDER_THROWS}"
+    out = work / "game-house-rules.json"  # kept: a second make of the block in the same work folder reuses it
+    if not (out.is_file() and json.loads(out.read_text()).get("command", "").startswith(args)):
+        sh(f"{sys.executable} studies/game_house_rules.py {args} --bank {bank} --out {out}", ROOT, timeout=86400)
+    rows = json.loads(out.read_text())["rows"]
+    heads = [(r["life"], r["policy"], r["games"]) for r in rows]
+    lines = [f"`python studies/game_house_rules.py {args}` (a bank of {LADDER_THROWS} throws per scenario; made "
+             "by `python tools/doc_numbers.py --only game-house-rules`): four casual heroes at Normal, each house "
+             "rule alone, its paired effect on the win rate against the printed rules (points, Newcombe's "
+             "interval) per rung:", "",
+             "| house rule | " + " | ".join(f"{p}, monster life {life:+d} ({n} games)" for life, p, n in heads) + " |",
+             "| --- |" + " --- |" * len(heads),
+             "| as printed (win rate) | " + " | ".join(_pct(r["won"]["as printed"]) for r in rows) + " |"]
+    for rule in rows[0]["minus_printed"]:
+        lines.append(f"| `{rule}` | " + " | ".join(_pts(r["minus_printed"][rule]) for r in rows) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def timings(work: Path) -> str:
     here = work / "timings"  # a fresh folder: a named experiment's throws are not found from an earlier run
     here.mkdir(parents=True, exist_ok=True)
@@ -244,6 +411,9 @@ BLOCKS = [
     Block("tune-fight", "docs/tuning.md", True, tune_fight),
     Block("house-rules", "docs/fights.md", True, house_rules),
     Block("game-win-rates", "docs/game.md", True, game_win_rates),
+    Block("ladder-win-rates", "docs/game.md", True, ladder_win_rates),
+    Block("ladder-designer", "docs/game.md", True, ladder_designer),
+    Block("game-house-rules", "docs/game.md", True, game_house_rules),
     Block("timings", "docs/experiments.md", True, timings),
 ]
 
@@ -282,7 +452,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=[], help="only this block (repeatable)")
     ap.add_argument("--write", action="store_true", help="replace each block by what was made now")
     ap.add_argument("--work", type=Path, help="keep the runs here (default: a temporary folder)")
+    ap.add_argument("--bank", type=Path, help="the throw bank of the game blocks (default: one recorded in the "
+                    "work folder on first use)")
     args = ap.parse_args(argv)
+    global GAME_BANK
+    GAME_BANK = args.bank
     names = {b.name for b in BLOCKS}
     for n in args.only:
         if n not in names:

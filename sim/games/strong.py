@@ -258,7 +258,7 @@ class StrongPlayer:
             order = sorted(shown, key=lambda i: -wins[i] / len(vals[i]))
             counts = sorted({len(vals[i]) for i in shown})
             each = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-            note = "; default would take " + _label(d, mine) if pick != m else ""
+            note = "; its base would take " + _label(d, mine) if pick != m else ""
             g.note(
                 f"    strong {d.kind} -> {_label(d, choices[pick])}: "
                 + " vs ".join(f"{_label(d, choices[i])} {100 * wins[i] / len(vals[i]):.0f} %" for i in order)
