@@ -22,7 +22,8 @@ the same seed: a paired mean with a normal interval).
 
 Throws come from the throw bank (`--bank`, default $DFSIM_BANK; recorded first where a policy meets a
 new scenario, with progress). One JSON object per cell on stdout as it is done, all of them with
-`--out` (tools/doc_numbers.py makes the docs' tables from that file).
+`--out` (tools/doc_numbers.py makes the docs' tables from that file), written after every cell: the
+same command run again resumes after the cells its file holds.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from typing import Any
@@ -102,8 +104,23 @@ def main() -> None:
     if "default" not in cheap:
         cheap.insert(0, "default")  # every gain is measured against it
     cheap += list(a.extra) + (list(ABLATION.values()) if a.ablation else [])
+    command = " ".join(sys.argv[1:])
+    done = {}  # the cells a run of the same command already wrote to --out (it resumes after them)
+    if a.out and os.path.isfile(a.out):
+        with open(a.out) as f:
+            kept = json.load(f)
+        if kept.get("command") == command:
+            done = {c["setting"]: c for c in kept["cells"]}
     rows: list[dict[str, Any]] = []
     wins: dict[tuple, dict[str, list[bool]]] = {}
+
+    def save(complete: bool, hard_cost: list) -> None:
+        if a.out:
+            with open(a.out + ".part", "w") as f:
+                json.dump({"command": command, "bank_throws": a.bank_throws, "complete": complete,
+                           "cells": rows, "hard_cost": hard_cost}, f, indent=1)
+            os.replace(a.out + ".part", a.out)
+
     for life in a.life:
         for difficulty in a.difficulties:
             for size, skill in parties:
@@ -115,6 +132,12 @@ def main() -> None:
                 spec.load_decks()
                 alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
                 label = cell_label(size, skill, difficulty, life)
+                if label in done:
+                    rows.append(done[label])
+                    wins[(size, skill, difficulty, life)] = {
+                        p: [x == "1" for x in w] for p, w in done[label]["won_games"].items()}
+                    print(f"{label}: kept from {a.out}", file=sys.stderr, flush=True)
+                    continue
                 res: dict[str, list] = {}
                 cost: dict[str, float] = {}
                 for p in [*cheap, *([strong] if strong else [])]:
@@ -135,6 +158,7 @@ def main() -> None:
                 wins[(size, skill, difficulty, life)] = won
                 d = won["default"]
                 row: dict[str, Any] = {"setting": label, "size": size, "skill": skill, "difficulty": difficulty,
+                                       "won_games": {p: "".join("1" if x else "0" for x in w) for p, w in won.items()},
                                        "life": life, "games": {p: len(w) for p, w in won.items()},
                                        "cpu_s_per_game": {p: round(c, 5) for p, c in cost.items()},
                                        "won": {}, "deck_ran_out": {}, "minus_default": {}, "strong_minus": {}}
@@ -150,7 +174,8 @@ def main() -> None:
                     for p in a.extra:
                         row["strong_minus"][p] = paired_rate_difference(won[strong], won[p][:m]).as_dict()
                 rows.append(row)
-                print(json.dumps(row), flush=True)
+                save(False, [])
+                print(json.dumps({k: v for k, v in row.items() if k != "won_games"}), flush=True)
     hard_cost = []
     for life in a.life:
         for skill in sorted({s for _, s in parties}):
@@ -166,10 +191,7 @@ def main() -> None:
                                       "drop_4": drop[4], "three_minus_four": difference_of_drops(*ws)})
     for h in hard_cost:
         print(json.dumps({"hard_cost": h}), flush=True)
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump({"command": " ".join(sys.argv[1:]), "bank_throws": a.bank_throws, "cells": rows,
-                       "hard_cost": hard_cost}, f, indent=1)
+    save(True, hard_cost)
 
 
 if __name__ == "__main__":

@@ -239,8 +239,8 @@ def _ladder(work: Path) -> dict:
     out = work / "ladder.json"
     if out.is_file():
         kept = json.loads(out.read_text())
-        if kept.get("command", "").startswith(args):
-            return kept
+        if kept.get("command", "").startswith(args) and kept.get("complete"):
+            return kept  # else the study resumes after the cells the file holds
     sh(f"{sys.executable} studies/policy_ladder.py {args} --bank {bank} --out {out}", ROOT, timeout=86400)
     return json.loads(out.read_text())
 
