@@ -31,12 +31,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a folder whose game and shot files the page may offer (repeat for more); nothing else is read",
     )
     bank_options(p)
+    p.add_argument(
+        "--bank-replicates",
+        type=integer(0, 1000),
+        default=None,
+        help="bootstrap banks behind the bank's part of the win rate's interval, as dfsim game "
+        "(default 8; 0: none)",
+    )
     p.add_argument("--log", action="store_true", help="print every request on stderr")
     p.set_defaults(func=cmd_studio)
 
 
 def cmd_studio(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C (or SIGTERM); then cancel the jobs (finished bank entries stay) and exit 0."""
+    from sim.games.bank_uncertainty import REPLICATES
     from sim.games.throw_bank import ThrowBank
     from sim.studio.api import Studio
     from sim.studio.library import Library
@@ -45,7 +53,8 @@ def cmd_studio(args: argparse.Namespace) -> int:
     library = Library(args.folder)
     game = library.game_id(args.game)
     bank = ThrowBank(args.bank, args.bank_throws, workers=args.workers, quiet=True)
-    studio = Studio(bank, library, game)
+    reps = REPLICATES if args.bank_replicates is None else args.bank_replicates
+    studio = Studio(bank, library, game, reps)  # --bank-replicates 1: one line, exit 2
     server = open_server(studio, args.port, log=args.log)  # a port in use: one line, exit 2
     print(f"dfsim studio: {server.url}  (game {args.game}; bank {bank.dir}; Ctrl-C stops)", flush=True)
     if args.open:

@@ -85,6 +85,19 @@ def with_bank(
         else:
             raise SpecError(bank.dir, "bank", f"still meeting new throw scenarios after {MAX_PASSES} passes")
         values.append(statistic(out))
+    return combine(value, games_half_width, values, confidence, bounds)
+
+
+def combine(
+    value: float,
+    games_half_width: float,
+    values: list[float],
+    confidence: float = 0.95,
+    bounds: tuple[float, float] = (0.0, 1.0),
+) -> dict[str, Any]:
+    """`value`'s interval from its games' half-width and the statistic on each bootstrap bank
+    (`values`): the bank's half-width is z times their standard deviation, the two added in
+    quadrature. What `dfsim game` and the studio both report."""
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     bank_hw = z * float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
     total = math.hypot(games_half_width, bank_hw) if not math.isnan(bank_hw) else games_half_width
@@ -97,7 +110,7 @@ def with_bank(
         "games_half_width": games_half_width,
         "bank_half_width": bank_hw,
         "bank_share": (bank_hw**2 / total**2) if total > 0 and not math.isnan(bank_hw) else 0.0,
-        "replicates": int(replicates),
+        "replicates": len(values),
         "replicate_values": [round(v, 6) for v in values],
     }
 
@@ -116,4 +129,4 @@ def interval_text(d: dict[str, Any], unit: float = 100.0, suffix: str = " %") ->
     )
 
 
-__all__ = ["BootstrapSource", "with_bank", "interval_text", "REPLICATES", "REPLICATE_GAMES"]
+__all__ = ["BootstrapSource", "with_bank", "combine", "interval_text", "REPLICATES", "REPLICATE_GAMES"]

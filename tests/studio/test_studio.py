@@ -143,13 +143,23 @@ def _wait_job(st, job: str, timeout: float = 90) -> dict:
     raise TimeoutError(job)
 
 
-def _dfsim_game(command: str, capsys) -> dict:
-    """Run the command line the page shows (its `dfsim game ...`) with --json; its summary."""
+def _dfsim_game(command: str, capsys, bank_part: bool = False) -> dict:
+    """Run the command line the page shows (its `dfsim game ...`) with --json; its summary (with the
+    bank's part of the interval when `bank_part`: the command as shown, its default bootstrap banks)."""
     words = shlex.split(command)
     assert words[:2] == ["dfsim", "game"]
     capsys.readouterr()
-    assert main(words[1:] + ["--json", "--bank-replicates", "0"]) == 0
+    assert main(words[1:] + ["--json"] + ([] if bank_part else ["--bank-replicates", "0"])) == 0
     return json.loads(capsys.readouterr().out)["summary"]
+
+
+def _same_bank_part(page: dict, cli: dict) -> None:
+    """The studio's win rate with the bank's part is `dfsim game`'s: the same bootstrap banks replaying
+    the same games give the same win rates, so the same half-widths (to rounding)."""
+    assert page["complete"] and page["replicates"] == cli["replicates"] == 8
+    assert page["replicate_values"] == cli["replicate_values"]
+    for k in ("value", "lo", "hi", "games_half_width", "bank_half_width", "bank_share"):
+        assert page[k] == pytest.approx(cli[k], rel=1e-9, abs=1e-12), k
 
 
 # ---- what the page is offered ----
@@ -288,10 +298,81 @@ def test_the_answer_is_dfsim_games_on_the_same_seeds(studio, capsys):
     assert "--games 150" in r["rests_on"]["command"] and "house_rules.extra_white_dice=4" in r["rests_on"]["command"]
     assert r["rests_on"]["tables"] and all(t["throws"] == BANK_THROWS for t in r["rests_on"]["tables"])
     assert any("estimated" in c and c["estimated"] for c in r["rests_on"]["estimated_cards"])
-    cli = _dfsim_game(r["rests_on"]["command"], capsys)
+    cli = _dfsim_game(r["rests_on"]["command"], capsys, bank_part=True)
     assert cli["won"] == r["summary"]["won"]
     assert cli["lost_where"] == r["summary"]["lost_where"] and cli["titles"] == r["summary"]["titles"]
     assert sum(n for _, n in r["charts"]["titles"]) == 150 and r["charts"]["survival"][0] == 1.0
+    # the bank's part: the same 150 games replayed on the same 8 bootstrap banks as dfsim game's
+    _same_bank_part(r["summary"]["won_with_bank"], cli["won_with_bank"])
+
+
+def test_another_seed_is_the_seed_of_the_shuffles_too(studio, capsys):
+    """The page's seed field is `dfsim game --seed`: the root of the shuffles as well as the throws."""
+    setting = {"seed": 7, "set": {"party.size": 4, "house_rules.monster_life_bonus": -6}}
+    code, j = _post(studio, "/api/play", {"setting": setting, "target": 0.002, "cap": 120})
+    snap = _wait_job(studio, j["job"])
+    assert snap["state"] == "done", snap["error"]
+    r = snap["result"]
+    assert "--seed 7" in r["rests_on"]["command"]
+    cli = _dfsim_game(r["rests_on"]["command"], capsys, bank_part=True)
+    assert cli["won"] == r["summary"]["won"] and cli["points"] == r["summary"]["points"]
+    assert cli["lost_where"] == r["summary"]["lost_where"]
+    _same_bank_part(r["summary"]["won_with_bank"], cli["won_with_bank"])
+
+
+def test_bootstrap_replays_in_batches_are_the_replays_in_one_go(studio):
+    """Game i on bootstrap bank b depends on (seed, b, i) alone: replays grown batch by batch are the
+    replays `dfsim game` makes in one go (what lets the page stream the bank's part)."""
+    from sim.games.bank_uncertainty import BootstrapSource
+    from sim.games.engine import run_games
+    from sim.games.throw_bank import die_alias
+    from sim.studio.session import Player, parse_setting
+
+    s = parse_setting({"seed": 3, "set": {"party.size": 4, "house_rules.monster_life_bonus": -6}}, studio.library)
+    p = Player(studio.bank, 3)
+    for upto in (10, 25, 60):
+        p.play(s, upto)
+        p.replay(s)
+        assert [len(b) for b in p.tally(s).boot] == [upto] * 3
+    for b, won in enumerate(p.tally(s).boot):
+        src = BootstrapSource(studio.bank, 3, b, die_alias(s.spec.throws.colored_die, s.spec.throws.white_die))
+        assert won == [g.won for g in run_games(s.spec, src, range(60), s.policy)] and not src.missing
+
+
+def test_the_stop_rule_reads_the_interval_with_the_banks_part():
+    from sim.studio.play import StopRule
+
+    rule = StopRule(target=0.03, cap=20_000)
+
+    def ans(n, lo, hi, wb=None, reps=8):
+        a = {"n": n, "bank_replicates": reps, "summary": {"won": {"rate": (lo + hi) / 2, "lo": lo, "hi": hi}}}
+        if wb is not None:
+            a["summary"]["won_with_bank"] = wb
+        return a
+
+    def wb(half, bank, replayed, complete=True):  # the two parts in quadrature make `half`
+        return {"lo": 0.4 - half, "hi": 0.4 + half, "bank_half_width": bank, "games_half_width": (half**2 - bank**2) ** 0.5,
+                "replayed": replayed, "complete": complete}
+
+    assert rule.met(ans(400, 0.38, 0.42)) == ""  # the bank's part not replayed yet: no stop on the games' alone
+    assert rule.met(ans(400, 0.38, 0.42, reps=0)).startswith("95 % interval within")
+    assert rule.met(ans(400, 0.38, 0.42, wb(0.025, 0.01, 400))).startswith("95 % interval within")
+    assert rule.met(ans(400, 0.38, 0.42, wb(0.025, 0.01, 100, complete=False))) == ""  # lagging behind
+    assert rule.met(ans(400, 0.38, 0.42, wb(0.036, 0.02, 400))) == ""  # wider with the bank's part: go on
+    # the bank's part alone wider than the target, on every game it takes: more games cannot help
+    assert rule.met(ans(400, 0.38, 0.42, wb(0.05, 0.045, 400))) == ""
+    assert "bank's own part is ±4.5 points" in rule.met(ans(600, 0.38, 0.42, wb(0.05, 0.045, 500)))
+    assert rule.met(ans(20_000, 0.3, 0.5, wb(0.1, 0.01, 500))) == "game cap 20,000"
+    # cut at 0: the half-width is the parts' (±4 points), not half the interval shown ([0, 6])
+    near0 = {"lo": 0.0, "hi": 0.06, "bank_half_width": 0.034, "games_half_width": 0.021, "replayed": 200, "complete": True}
+    assert rule.met(ans(200, 0.0, 0.05, near0)) == ""
+
+
+def test_one_bootstrap_bank_is_refused_in_one_line(tmp_path, capsys):
+    capsys.readouterr()
+    assert main(["studio", "--bank", str(tmp_path / "bank"), "--bank-replicates", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--bank-replicates" in err and "2 to 1000" in err
 
 
 def test_a_missing_scenario_is_recorded_with_progress(studio):
@@ -390,9 +471,19 @@ def test_the_page_in_chromium(studio, capsys, tmp_path):
         moved = _done(b)
         assert b.evaluate("document.querySelector('.control[data-key=\"house_rules.extra_white_dice\"] .val').textContent") == "4"
         assert (moved["rate"], moved["lo"], moved["hi"]) != (first["rate"], first["lo"], first["hi"])
-        cli = _dfsim_game(b.evaluate("document.getElementById('command').textContent"), capsys)
+        cli = _dfsim_game(b.evaluate("document.getElementById('command').textContent"), capsys, bank_part=True)
         assert cli["n"] == moved["n"] and cli["won"]["count"] == moved["count"]
-        assert cli["won"]["lo"] == pytest.approx(moved["lo"]) and cli["won"]["hi"] == pytest.approx(moved["hi"])
+        assert cli["won"]["lo"] == pytest.approx(moved["gamesLo"]) and cli["won"]["hi"] == pytest.approx(moved["gamesHi"])
+        # the interval shown is dfsim game's with the bank's part, and the page says the bank's share of it
+        wb = cli["won_with_bank"]
+        assert moved["bankComplete"] == 1 and moved["replicates"] == wb["replicates"]
+        assert moved["replayed"] == min(cli["n"], 500)
+        assert wb["lo"] == pytest.approx(moved["lo"]) and wb["hi"] == pytest.approx(moved["hi"])
+        assert wb["bank_half_width"] == pytest.approx(moved["bankHalf"]) and wb["bank_half_width"] > 0
+        shown = b.evaluate("document.getElementById('winrate-bank').textContent")
+        assert f"of which the bank's ±{100 * wb['bank_half_width']:.1f} points" in shown, shown
+        half = (wb["games_half_width"] ** 2 + wb["bank_half_width"] ** 2) ** 0.5
+        assert f"±{100 * half:.1f} points" in b.evaluate("document.getElementById('winrate-interval').textContent")
 
         # pin it as the baseline, move back: the paired difference on the same games
         b.evaluate("document.getElementById('pin').click()")
