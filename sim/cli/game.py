@@ -213,6 +213,7 @@ def won_with_bank(spec, idx, policy, bank, seed, alias, summary, replicates) -> 
             (won["hi"] - won["lo"]) / 2,
             alias,
             replicates,
+            games_interval=(won["lo"], won["hi"]),  # each side of Wilson's interval widened on its own
         )
     finally:
         el.done()

@@ -29,6 +29,7 @@ import queue
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.errors import Cancelled
 from sim.games.bank_size import CHUNK, Settled
 
 if TYPE_CHECKING:
@@ -185,8 +187,10 @@ class BankRecorder:
         self.locks = bank.dir / LOCKS
 
     # ---------------- public ----------------
-    def record(self, scenarios: list[dict[str, Any]]) -> int:
-        """Record (or grow) every scenario given until its size is settled; returns how many."""
+    def record(self, scenarios: list[dict[str, Any]], stop: Callable[[], bool] | None = None) -> int:
+        """Record (or grow) every scenario given until its size is settled; returns how many. `stop()`
+        true (asked at least every half second) ends the recording with Cancelled, every finished
+        chunk kept for the next recording (the studio's user moved on)."""
         jobs, waiting = [], []
         try:
             for s in scenarios:
@@ -201,7 +205,7 @@ class BankRecorder:
                     continue
                 jobs.append(self._job(s, lock))
             if jobs:
-                self._run(jobs)
+                self._run(jobs, stop)
         finally:
             for j in jobs:
                 if not j.done:
@@ -214,7 +218,7 @@ class BankRecorder:
             lock.release()
             self.bank.forget(s)
             if not self.bank.has(s):  # its recorder stopped before the end: carry on from its parts
-                n += self.record([s])
+                n += self.record([s], stop)
         return n
 
     # ---------------- setting up ----------------
@@ -264,7 +268,7 @@ class BankRecorder:
                 job.parts[start] = (stop, table)
 
     # ---------------- the loop ----------------
-    def _run(self, jobs: list[_Job]) -> None:
+    def _run(self, jobs: list[_Job], should_stop: Callable[[], bool] | None = None) -> None:
         bank = self.bank
         for j in jobs:
             j.aiming = j.prepared is None
@@ -287,6 +291,7 @@ class BankRecorder:
         bar = _Bar(len(live), todo_throws, bank.quiet, aim_s, throw_s, workers, aims)
         limit = max(2, 2 * workers)
         pending: dict[int, tuple[Any, _Job]] = {}  # id(task) -> (task, its scenario)
+        stopping = False
         try:
             for j in live:
                 if j.aiming:
@@ -294,7 +299,12 @@ class BankRecorder:
                     pending[id(t)] = (t, j)
                     ex.submit(t, bank.prepare_fn)
             while not all(j.done for j in live):
-                while len(pending) < limit:
+                stopping = stopping or (should_stop is not None and should_stop())
+                # stopped: an executor of our own is closed at once (its running chunks abandoned);
+                # one given is shared, so the chunks in flight are collected (and kept) first
+                if stopping and (owned or not pending):
+                    raise Cancelled
+                while not stopping and len(pending) < limit:
                     nxt = self._next(live)
                     if nxt is None:
                         break

@@ -68,10 +68,12 @@ def with_bank(
     replicates: int = REPLICATES,
     confidence: float = 0.95,
     bounds: tuple[float, float] = (0.0, 1.0),
+    games_interval: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """The answer `value` with an interval that carries the bank's uncertainty: `run(source)` replayed
     on `replicates` bootstrap banks, `statistic` of each; the bank's half-width is z times their
-    standard deviation, combined in quadrature with the games' own `games_half_width`."""
+    standard deviation, combined in quadrature with the games' own `games_half_width` (or, given
+    `games_interval`, with each side of it: see `combine`)."""
     values = []
     for b in range(int(replicates)):
         for _ in range(
@@ -85,7 +87,7 @@ def with_bank(
         else:
             raise SpecError(bank.dir, "bank", f"still meeting new throw scenarios after {MAX_PASSES} passes")
         values.append(statistic(out))
-    return combine(value, games_half_width, values, confidence, bounds)
+    return combine(value, games_half_width, values, confidence, bounds, games_interval)
 
 
 def combine(
@@ -94,14 +96,24 @@ def combine(
     values: list[float],
     confidence: float = 0.95,
     bounds: tuple[float, float] = (0.0, 1.0),
+    games_interval: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """`value`'s interval from its games' half-width and the statistic on each bootstrap bank
     (`values`): the bank's half-width is z times their standard deviation, the two added in
-    quadrature. What `dfsim game` and the studio both report."""
+    quadrature. With the games' own interval (`games_interval`, e.g. Wilson's, lopsided near 0 or 1)
+    each side is widened by the bank's part on its own: 0 won of 100 games stays [0, 3.7 %] on a
+    bank that adds nothing, where value +- the half-width would say [0, 1.8 %]. What `dfsim game`
+    and the studio both report."""
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     bank_hw = z * float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
     total = math.hypot(games_half_width, bank_hw) if not math.isnan(bank_hw) else games_half_width
-    lo, hi = max(bounds[0], value - total), min(bounds[1], value + total)
+    if games_interval is not None:
+        b = 0.0 if math.isnan(bank_hw) else bank_hw
+        lo = value - math.hypot(value - games_interval[0], b)
+        hi = value + math.hypot(games_interval[1] - value, b)
+    else:
+        lo, hi = value - total, value + total
+    lo, hi = max(bounds[0], lo), min(bounds[1], hi)
     return {
         "value": value,
         "lo": lo,

@@ -51,7 +51,7 @@ class StopRule:
             return f"game cap {self.cap:,}"
         if n < MIN_GAMES:
             return ""
-        halves = [_half(i) for i in intervals if i is not None]
+        halves = [half_width(i) for i in intervals if i is not None]
         if all(h <= self.target for h in halves):
             return f"95 % interval within ±{100 * self.target:g} points"
         banks = [i.get("bank_half_width") or 0.0 for i in intervals if i is not None]
@@ -82,7 +82,7 @@ def _bank_settled(i: dict[str, Any] | None) -> bool:
     return i is not None and i.get("replayed", 0) >= REPLICATE_GAMES
 
 
-def _half(r: dict[str, Any]) -> float:
+def half_width(r: dict[str, Any]) -> float:
     """An interval's half-width: with the bank's part, the two parts in quadrature (not the interval
     as cut at 0 or 1), else half its width."""
     if r.get("bank_half_width") is not None and r.get("games_half_width") is not None:
@@ -151,7 +151,7 @@ def record_with_progress(job: Job, bank: ThrowBank, scenarios: list[dict[str, An
     watcher = threading.Thread(target=watch, name="studio-bank-watch", daemon=True)
     watcher.start()
     try:
-        bank.record(scenarios)
+        bank.record(scenarios, stop=job.cancel_event.is_set)  # a new setting stops it at once
     finally:
         finished.set()
         watcher.join()
@@ -210,7 +210,7 @@ def play_job(player: Player, setting: Setting, baseline: Setting | None, rule: S
         ans["stopped"] = rule.met(ans)
         job.result = ans
         if t.n:
-            job.note(f"answer n={t.n} half={_half(ans['summary']['won']):.4f} bank={t.replayed}")
+            job.note(f"answer n={t.n} half={half_width(ans['summary']['won']):.4f} bank={t.replayed}")
         return ans
 
     def batch(t_n: int, step: int, ans: dict[str, Any]) -> int:
@@ -223,8 +223,8 @@ def play_job(player: Player, setting: Setting, baseline: Setting | None, rule: S
         if wb and wb.get("complete") and wb.get("bank_half_width"):
             bank_hw = wb["bank_half_width"]
             goal = (goal**2 - bank_hw**2) ** 0.5 if bank_hw < goal else 0.0
-        if won and goal > 0 and t_n >= MIN_GAMES and 0 < _half(won) < float("inf"):
-            need = int(t_n * (_half(won) / goal) ** 2) + 1 - t_n
+        if won and goal > 0 and t_n >= MIN_GAMES and 0 < half_width(won) < float("inf"):
+            need = int(t_n * (half_width(won) / goal) ** 2) + 1 - t_n
             size = max(BATCHES[0], min(size, need))
         return size
 

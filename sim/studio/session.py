@@ -316,7 +316,9 @@ def with_bank(t: Tally, won: dict[str, Any], replicates: int, confidence: float)
     if need == 0 or have == 0:
         return None
     values = [sum(b[:have]) / have for b in t.boot[:replicates]]
-    d = combine(won["rate"], (won["hi"] - won["lo"]) / 2, values, confidence)
+    d = combine(
+        won["rate"], (won["hi"] - won["lo"]) / 2, values, confidence, games_interval=(won["lo"], won["hi"])
+    )
     return d | {"replayed": have, "complete": have >= need}
 
 
@@ -345,8 +347,9 @@ def answer(
             if replicates > 1 and k and d["lo"] is not None and d["hi"] is not None:
                 # the same bootstrap bank under both settings: the bank's part of the paired difference
                 values = [sum(a[:k]) / k - sum(b[:k]) / k for a, b in zip(t.boot, base.boot, strict=False)]
+                games = (d["lo"], d["hi"])
                 wb = combine(
-                    d["value"], (d["hi"] - d["lo"]) / 2, values[:replicates], confidence, (-1.0, 1.0)
+                    d["value"], (games[1] - games[0]) / 2, values[:replicates], confidence, (-1.0, 1.0), games
                 )
                 d["with_bank"] = wb | {"replayed": k, "complete": k >= min(m, REPLICATE_GAMES)}
     return out

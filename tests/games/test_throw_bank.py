@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sim.errors import SpecError, UncoveredThrow
@@ -130,6 +131,24 @@ def test_dfsim_game_says_which_part_of_the_interval_comes_from_the_bank(tmp_path
     assert d["hi"] - d["lo"] >= min(2 * d["games_half_width"], d["hi"] - d["lo"])
     assert main(argv) == 0
     assert "win rate with the bank's own uncertainty" in capsys.readouterr().out
+
+
+def test_the_banks_part_widens_each_side_of_the_games_interval():
+    """Near 0 the games' (Wilson) interval is lopsided: a bank that adds nothing leaves it as it is, and
+    a bank part widens each side in quadrature with that side."""
+    from sim.experiments.statistics import wilson
+    from sim.games.bank_uncertainty import combine
+
+    w = wilson(0, 100)
+    d = combine(0.0, (w.hi - w.lo) / 2, [0.0] * 8, games_interval=(w.lo, w.hi))
+    assert d["bank_half_width"] == 0 and (d["lo"], d["hi"]) == (w.lo, w.hi) == (0.0, pytest.approx(0.037, abs=1e-3))
+    w = wilson(40, 100)
+    values = [0.36, 0.38, 0.40, 0.42, 0.44, 0.39, 0.41, 0.40]
+    d = combine(0.4, (w.hi - w.lo) / 2, values, games_interval=(w.lo, w.hi))
+    b = 1.959964 * np.std(values, ddof=1)
+    assert d["bank_half_width"] == pytest.approx(b, rel=1e-5)
+    assert d["lo"] == pytest.approx(0.4 - np.hypot(0.4 - w.lo, b)) and d["hi"] == pytest.approx(0.4 + np.hypot(w.hi - 0.4, b))
+    assert d["bank_share"] == pytest.approx(b**2 / (b**2 + ((w.hi - w.lo) / 2) ** 2))
 
 
 def test_a_release_noise_house_rule_is_refused_not_served_from_the_bank(tmp_path, capsys):

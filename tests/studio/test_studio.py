@@ -394,6 +394,36 @@ def test_a_missing_scenario_is_recorded_with_progress(studio):
     assert snap["progress"]["phase"] == "done" and [e for _, e in snap["events"] if e.startswith("recorded")]
 
 
+def test_a_new_setting_stops_a_recording_at_once_and_its_chunks_are_kept(studio):
+    """The user moves on while the bank records what the last setting lacked: the recording stops at
+    once (not when every scenario is in), its finished chunks are kept, and the setting, played again,
+    records only the rest."""
+    rule = {"house_rules.two_bounces": True}
+    code, a = _post(studio, "/api/play", {"setting": {"set": rule}, "cap": 100})
+    end = time.monotonic() + 60
+    while True:
+        code, snap = _get(studio, f"/api/job/{a['job']}")
+        if snap["progress"].get("phase") == "recording" and snap["progress"].get("done", 0) >= 1:
+            break
+        assert snap["state"] in ("queued", "running") and time.monotonic() < end, snap
+        time.sleep(0.02)
+    missing = snap["progress"]["of"]
+    t0 = time.monotonic()
+    code, b = _post(studio, "/api/play", {"setting": {"set": {"house_rules.monster_life_bonus": -1}}, "cap": 100})
+    first = _wait_job(studio, a["job"])
+    stopped_s = time.monotonic() - t0
+    stored = [s for s in studio.bank.recorded if s["rules"] == {"min_bounces": 2} and studio.bank.has(s)]
+    assert first["state"] == "cancelled" and stopped_s < 3.0, (first["state"], stopped_s)
+    assert 1 <= len(stored) < missing  # it stopped part way, what was finished stayed in the bank
+    assert _wait_job(studio, b["job"])["state"] == "done"
+    before = len(studio.bank.recorded)
+    code, again = _post(studio, "/api/play", {"setting": {"set": rule}, "cap": 100})
+    snap = _wait_job(studio, again["job"], 120)
+    assert snap["state"] == "done" and snap["result"]["n"] == 100
+    keys = {json.dumps(s, sort_keys=True) for s in stored}
+    assert not keys & {json.dumps(s, sort_keys=True) for s in studio.bank.recorded[before:]}
+
+
 def test_a_new_setting_cancels_the_one_before(studio):
     code, a = _post(studio, "/api/play", {"setting": {"set": {"house_rules.monster_life_bonus": -3}}, "target": 0.002, "cap": 100000})
     code, b = _post(studio, "/api/play", {"setting": {"set": {"house_rules.monster_life_bonus": -2}}, "target": 0.5, "cap": 100})

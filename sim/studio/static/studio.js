@@ -207,15 +207,14 @@
     const on = `${wb.replicates} bootstrap banks, the first ${wb.replayed.toLocaleString('en')} games`;
     return `of which the bank's ±${pct(wb.bank_half_width)} points (${Math.round(100 * wb.bank_share)} % of the variance) and the games' ±${pct(wb.games_half_width)}, added in quadrature; ${on}${pending || !wb.complete ? ', updating…' : ''}`;
   }
-  // an interval's half-width: the two parts in quadrature (the interval may be cut at 0 or 1), else half its width
+  // an interval's half-width: the two parts in quadrature (as the stop rule reads it), else half its width
   const halfWidth = (iv) => (iv.bank_half_width !== undefined && iv.bank_half_width !== null ? Math.hypot(iv.games_half_width, iv.bank_half_width) : (iv.hi - iv.lo) / 2);
-  const cut = (iv, lo, hi) => (iv.lo <= lo + 1e-12 ? ` cut at ${pct(lo, 0)} %` : iv.hi >= hi - 1e-12 ? ` cut at ${pct(hi, 0)} %` : '');
 
   function drawAnswer(r) {
     const w = r.summary.won, wb = r.summary.won_with_bank, reps = r.bank_replicates;
     const iv = wb || w;  // the interval shown: with the bank's part once it is there
     $('winrate-value').textContent = `${pct(w.rate)} %`;
-    $('winrate-interval').textContent = `95 % interval [${pct(iv.lo)}, ${pct(iv.hi)}] (±${pct(halfWidth(iv))} points${wb ? cut(iv, 0, 1) : ''})`;
+    $('winrate-interval').textContent = `95 % interval [${pct(iv.lo)}, ${pct(iv.hi)}] (±${pct(halfWidth(iv))} points)`;
     $('winrate-bank').textContent = bankWords(wb, reps, false);
     $('winrate-n').textContent = `${r.n.toLocaleString('en')} games, ${w.count.toLocaleString('en')} won`;
     const bar = $('winrate-bar');
