@@ -57,10 +57,8 @@ def cmd_studio(args: argparse.Namespace) -> int:
     studio = Studio(bank, library, game, reps)  # --bank-replicates 1: one line, exit 2
     server = open_server(studio, args.port, log=args.log)  # a port in use: one line, exit 2
     print(f"dfsim studio: {server.url}  (game {args.game}; bank {bank.dir}; Ctrl-C stops)", flush=True)
-    if args.open:
-        import webbrowser
-
-        threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
+    if args.open:  # beside the server: a browser that takes its time does not hold the page up
+        threading.Thread(target=open_browser, args=(server.url,), name="studio-browser", daemon=True).start()
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
@@ -74,3 +72,18 @@ def cmd_studio(args: argparse.Namespace) -> int:
             + "\n"
         )
     return 0
+
+
+def open_browser(url: str) -> bool:
+    """Open the page the way the user's desktop opens a link (Python's webbrowser: $BROWSER first, then
+    the system's default); where none can be started (a server, a container), say so in one line:
+    the address printed above still works from any browser on this machine."""
+    import webbrowser
+
+    try:
+        ok = webbrowser.open(url)
+    except webbrowser.Error:
+        ok = False
+    if not ok:
+        sys.stderr.write(f"dfsim studio: no web browser could be started here; open {url} in one\n")
+    return ok

@@ -187,10 +187,16 @@ class BankRecorder:
         self.locks = bank.dir / LOCKS
 
     # ---------------- public ----------------
-    def record(self, scenarios: list[dict[str, Any]], stop: Callable[[], bool] | None = None) -> int:
+    def record(
+        self,
+        scenarios: list[dict[str, Any]],
+        stop: Callable[[], bool] | None = None,
+        watch: Callable[[dict[str, Any]], None] | None = None,
+    ) -> int:
         """Record (or grow) every scenario given until its size is settled; returns how many. `stop()`
         true (asked at least every half second) ends the recording with Cancelled, every finished
-        chunk kept for the next recording (the studio's user moved on)."""
+        chunk kept for the next recording (the studio's user moved on). `watch(state)` is told what
+        the progress display shows, whenever it changes (the studio's page shows it)."""
         jobs, waiting = [], []
         try:
             for s in scenarios:
@@ -205,7 +211,7 @@ class BankRecorder:
                     continue
                 jobs.append(self._job(s, lock))
             if jobs:
-                self._run(jobs, stop)
+                self._run(jobs, stop, watch)
         finally:
             for j in jobs:
                 if not j.done:
@@ -218,7 +224,7 @@ class BankRecorder:
             lock.release()
             self.bank.forget(s)
             if not self.bank.has(s):  # its recorder stopped before the end: carry on from its parts
-                n += self.record([s], stop)
+                n += self.record([s], stop, watch)
         return n
 
     # ---------------- setting up ----------------
@@ -268,7 +274,12 @@ class BankRecorder:
                 job.parts[start] = (stop, table)
 
     # ---------------- the loop ----------------
-    def _run(self, jobs: list[_Job], should_stop: Callable[[], bool] | None = None) -> None:
+    def _run(
+        self,
+        jobs: list[_Job],
+        should_stop: Callable[[], bool] | None = None,
+        watch: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         bank = self.bank
         for j in jobs:
             j.aiming = j.prepared is None
@@ -288,7 +299,7 @@ class BankRecorder:
             f"({bank.rule_text()}): up to {aims} aim solve{'s' if aims != 1 else ''} and about "
             f"{todo_throws:,} throws to start, ~{_clock(guess)} on {ex.name} x{workers}"
         )
-        bar = _Bar(len(live), todo_throws, bank.quiet, aim_s, throw_s, workers, aims)
+        bar = _Bar(len(live), todo_throws, bank.quiet, aim_s, throw_s, workers, aims, watch)
         limit = max(2, 2 * workers)
         pending: dict[int, tuple[Any, _Job]] = {}  # id(task) -> (task, its scenario)
         stopping = False
@@ -425,10 +436,20 @@ class _Bar:
     (aims still to solve and throws still to make, at the rates measured so far)."""
 
     def __init__(
-        self, scenarios: int, throws: int, quiet: bool, aim_s: float, throw_s: float, workers: int, aims: int
+        self,
+        scenarios: int,
+        throws: int,
+        quiet: bool,
+        aim_s: float,
+        throw_s: float,
+        workers: int,
+        aims: int,
+        watch: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         from tqdm.auto import tqdm
 
+        self.watch = watch
+        self.thrown, self.planned = 0, throws  # counted here: a disabled (quiet) tqdm counts nothing
         self.scenarios, self.done = scenarios, 0
         self.aim_s, self.throw_s, self.workers, self.aims_left = aim_s, throw_s, workers, aims
         self.aim_seen: list[float] = []
@@ -449,7 +470,7 @@ class _Bar:
         aim = sum(self.aim_seen) / len(self.aim_seen) if self.aim_seen else self.aim_s
         n = sum(k for k, _ in self.throw_seen)
         per = sum(s for _, s in self.throw_seen) / n if n else self.throw_s
-        return (self.aims_left * aim + max(0, (self.bar.total or 0) - self.bar.n) * per) / self.workers
+        return (self.aims_left * aim + max(0, self.planned - self.thrown) * per) / self.workers
 
     def _show(self) -> None:
         aiming = f", aiming {self.aims_left}" if self.aims_left else ""
@@ -459,6 +480,21 @@ class _Bar:
             refresh=False,
         )
         self.bar.refresh()
+        if self.watch is not None:
+            self.watch(self.state())
+
+    def state(self) -> dict[str, Any]:
+        """What the display shows, as data: scenarios done of all, aims still to solve, throws made of
+        those planned (a scenario short of its precision adds more), the last heard of, seconds left."""
+        return {
+            "done": self.done,
+            "of": self.scenarios,
+            "aiming": self.aims_left,
+            "thrown": self.thrown,
+            "planned": self.planned,
+            "last": self.last,
+            "left_s": round(self._left(), 1),
+        }
 
     def tick(self) -> None:
         """Half a second passed with nothing back: the elapsed time moves."""
@@ -475,13 +511,15 @@ class _Bar:
     def chunk(self, throws: int, seconds: float, text: str) -> None:
         """A chunk of `throws` came back."""
         self.throw_seen.append((throws, seconds))
+        self.thrown += throws
         self.bar.update(throws)
         self.last = text
         self._show()
 
     def more(self, throws: int) -> None:
         """A scenario needs more throws than planned (its precision not yet reached)."""
-        self.bar.total = (self.bar.total or 0) + throws
+        self.planned += throws
+        self.bar.total = self.planned
         self._show()
 
     def scenario_done(self) -> None:

@@ -333,10 +333,15 @@ class ThrowBank:
             "variants": [{"name": "bank"}],
         }
 
-    def record(self, scenarios: Iterable[dict[str, Any]], stop: Callable[[], bool] | None = None) -> int:
+    def record(
+        self,
+        scenarios: Iterable[dict[str, Any]],
+        stop: Callable[[], bool] | None = None,
+        watch: Callable[[dict[str, Any]], None] | None = None,
+    ) -> int:
         """Record (or grow) every scenario the bank lacks, all at once on the workers, with progress on
-        stderr; returns how many were recorded (sim.games.bank_recorder). `stop()` true ends it early
-        with Cancelled, the finished chunks kept."""
+        stderr (and told to `watch`); returns how many were recorded (sim.games.bank_recorder).
+        `stop()` true ends it early with Cancelled, the finished chunks kept."""
         from sim.games.bank_recorder import BankRecorder
 
         todo = [s for s in _unique(scenarios) if not self.has(s)]
@@ -344,7 +349,7 @@ class ThrowBank:
             return 0
         self.dir.mkdir(parents=True, exist_ok=True)
         with command_inputs():  # the recording's files are its own inputs, not the command's
-            return BankRecorder(self).record(todo, stop)
+            return BankRecorder(self).record(todo, stop, watch)
 
     def history(self) -> tuple[float, float]:
         """Seconds per aim solve and per throw on one worker, from the entries this bank holds (a first

@@ -59,7 +59,7 @@ class Job:
         if started is not None:  # work counted in steps: seconds so far, and left at the pace so far
             progress["elapsed_s"] = round(now - started, 1)
             done, of = progress.get("done", 0), progress.get("of", 0)
-            if done and of:
+            if done and of and "left_s" not in progress:  # no estimate of the work's own
                 progress["left_s"] = round((now - started) / done * (of - done), 1)
         return {
             "id": self.id,

@@ -5,7 +5,6 @@ and record the scenarios the bank lacks first, scenario by scenario, with progre
 from __future__ import annotations
 
 import math
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,6 @@ DEFAULT_TARGET = 0.02  # 95 % half-width at which a setting stops (2 points)
 DEFAULT_CAP = 20_000
 MIN_GAMES = 100  # no stop before this many games, however narrow an interval of a few games looks
 MAX_CAP = 1_000_000
-WATCH_S = 0.2  # how often the page's recording progress looks at the bank
 
 
 @dataclass(frozen=True)
@@ -115,46 +113,34 @@ def check_play(body: Any) -> dict[str, Any]:
 
 
 def record_with_progress(job: Job, bank: ThrowBank, scenarios: list[dict[str, Any]]) -> None:
-    """Record the scenarios the bank lacks, all at once on the bank's workers, while a watcher thread
-    says on the page how many are done, which one is next and the time so far and left. Every finished
-    entry stays in the bank whatever happens next."""
+    """Record the scenarios the bank lacks, all at once on the bank's workers, the page told what the
+    recorder's own display says (scenarios done, aims still to solve, throws made of those planned,
+    the time so far and left); a new setting stops it at once. Every finished chunk and entry stays in
+    the bank whatever happens next."""
     n = len(scenarios)
     t0 = time.monotonic()
     job.note(f"recording {n}")
-    finished = threading.Event()
-
-    def watch() -> None:
-        while not finished.wait(WATCH_S):
-            done = [s for s in scenarios if bank.has(s)]
-            left = [s for s in scenarios if not bank.has(s)]
-            job.progress = {
-                "phase": "recording",
-                "busy": True,
-                "done": len(done),
-                "of": n,
-                "scenario": scenario_text(left[0]) if left else "",
-                "throws": bank.throws if bank.throws is not None else "by precision",
-                "started": t0,  # the poll says the seconds since, and the time left at this pace
-                "bank": str(bank.dir),
-            }
-
-    job.progress = {
+    base = {
         "phase": "recording",
         "busy": True,
-        "done": 0,
-        "of": n,
-        "started": t0,
-        "scenario": scenario_text(scenarios[0]),
+        "started": t0,  # the poll says the seconds since
         "bank": str(bank.dir),
         "throws": bank.throws if bank.throws is not None else "by precision",
     }
-    watcher = threading.Thread(target=watch, name="studio-bank-watch", daemon=True)
-    watcher.start()
-    try:
-        bank.record(scenarios, stop=job.cancel_event.is_set)  # a new setting stops it at once
-    finally:
-        finished.set()
-        watcher.join()
+    job.progress = base | {"done": 0, "of": n, "scenario": scenario_text(scenarios[0])}
+
+    def watch(state: dict[str, Any]) -> None:
+        job.progress = base | {
+            "done": state["done"],
+            "of": state["of"],
+            "scenario": state["last"] or scenario_text(scenarios[0]),
+            "aiming": state["aiming"],
+            "thrown": state["thrown"],
+            "planned": state["planned"],
+            "left_s": state["left_s"],
+        }
+
+    bank.record(scenarios, stop=job.cancel_event.is_set, watch=watch)
     job.detail["recorded"] = job.detail.get("recorded", 0) + n  # over the job's passes
     job.detail["recorded_s"] = job.detail.get("recorded_s", 0.0) + time.monotonic() - t0
     job.progress = {"phase": "playing", "busy": True, **recorded(job)}

@@ -285,6 +285,35 @@ def test_ctrl_c_stops_the_studio_cleanly(tmp_path):
         urllib.request.urlopen(url + "api/state", timeout=5)
 
 
+def test_open_starts_the_users_browser_on_the_page(tmp_path):
+    """`dfsim studio --open` opens the page as the desktop opens a link (Python's webbrowser, which
+    runs $BROWSER first): here a stand-in browser that notes the address it was given."""
+    seen = tmp_path / "opened.txt"
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!{sys.executable}\nimport sys\nopen({str(seen)!r}, 'a').write(sys.argv[1] + '\\n')\n")
+    browser.chmod(0o755)
+    env = dict(os.environ, DFSIM_BANK=str(tmp_path / "bank"), BROWSER=str(browser), PYTHONUNBUFFERED="1")
+    p = subprocess.Popen([sys.executable, "-m", "sim.cli", "studio", "base", "--open"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        url = p.stdout.readline().split()[2]
+        end = time.monotonic() + 30
+        while not (seen.is_file() and seen.read_text().endswith("\n")) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert seen.read_text().split() == [url]  # opened once, at the address printed
+        page = urllib.request.urlopen(url, timeout=30).read().decode()
+        assert "<title>dfsim studio</title>" in page
+        state = json.load(urllib.request.urlopen(url + "api/state", timeout=30))
+        assert state["game"] == "base"
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0 and "no web browser" not in err, err
+
+
 # ---- answers ----
 
 def test_the_answer_is_dfsim_games_on_the_same_seeds(studio, capsys):
@@ -389,8 +418,11 @@ def test_a_missing_scenario_is_recorded_with_progress(studio):
     assert snap["state"] == "done" and snap["result"]["n"] == 100
     recorded = studio.bank.recorded[before:]
     assert recorded and all(s["rules"] == {"bones": "outer-section"} for s in recorded)
-    assert seen and all(0 <= p["done"] < p["of"] and p["throws"] == BANK_THROWS and "scenario" in p for p in seen)
+    assert seen and all(0 <= p["done"] <= p["of"] and p["throws"] == BANK_THROWS and "scenario" in p for p in seen)
     assert any("left_s" in p for p in seen) and all(p["elapsed_s"] >= 0 for p in seen)
+    # the recorder's own count of throws made (in each pass of the games), moving before a scenario is done
+    assert any(0 < p.get("thrown", 0) and p["done"] == 0 for p in seen), seen
+    assert all(p["thrown"] <= p["planned"] for p in seen if "thrown" in p)
     assert snap["progress"]["phase"] == "done" and [e for _, e in snap["events"] if e.startswith("recorded")]
 
 

@@ -21,6 +21,7 @@
     if (!r.ok || data.error) throw new Error(data.error || `HTTP ${r.status}`);
     return data;
   }
+  const clock = (s) => { const t = Math.max(0, Math.round(s)); return t < 60 ? `${t} s` : `${Math.floor(t / 60)} min ${String(t % 60).padStart(2, '0')} s`; };
   const pct = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '–' : (100 * x).toFixed(d));
   const el = (tag, attrs = {}, text) => {
     const e = document.createElementNS(SVGNS, tag);
@@ -179,9 +180,12 @@
     if (p.phase === 'recording') {
       body.dataset.state = 'recording';
       prog.hidden = false;
-      const left = p.left_s !== undefined ? `, about ${Math.round(p.left_s)} s left` : '';
-      $('progress-text').textContent = `Recording the throws the bank lacks: scenario ${p.done + 1} of ${p.of} (next: ${p.scenario}; throws per scenario: ${p.throws}), ${p.elapsed_s} s so far${left}`;
-      $('progress-fill').style.width = `${(100 * p.done) / Math.max(1, p.of)}%`;
+      const left = p.left_s !== undefined ? `, about ${clock(p.left_s)} left` : '';
+      const parts = [`${p.done} of ${p.of} scenarios done`];
+      if (p.aiming) parts.push(`${p.aiming} aimed release${p.aiming > 1 ? 's' : ''} to solve first`);
+      if (p.planned) parts.push(`${p.thrown.toLocaleString('en')} of ${p.planned.toLocaleString('en')} throws${p.throws === 'by precision' ? ' planned so far' : ''}`);
+      $('progress-text').textContent = `Recording the throws the bank lacks (throws per scenario: ${p.throws}): ${parts.join(', ')}; last: ${p.scenario}; ${clock(p.elapsed_s)} so far${left}. The page stays live: move on at any time, what is recorded is kept.`;
+      $('progress-fill').style.width = `${p.planned ? (100 * p.thrown) / p.planned : (100 * p.done) / Math.max(1, p.of)}%`;
       body.dataset.recording = `${p.done}/${p.of}`;
       body.dataset.recordingSeen = String(Number(body.dataset.recordingSeen || 0) + 1);
     } else if (p.recorded) {
