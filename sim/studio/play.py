@@ -12,7 +12,7 @@ from typing import Any
 
 from sim.errors import SpecError
 from sim.games.bank_uncertainty import REPLICATE_GAMES
-from sim.games.throw_bank import ThrowBank, default_bank_dir, scenario_text
+from sim.games.throw_bank import ThrowBank, default_bank_dir
 from sim.studio.jobs import Job
 from sim.studio.session import Player, Setting, answer, refuse_unknown
 
@@ -127,13 +127,13 @@ def record_with_progress(job: Job, bank: ThrowBank, scenarios: list[dict[str, An
         "bank": str(bank.dir),
         "throws": bank.throws if bank.throws is not None else "by precision",
     }
-    job.progress = base | {"done": 0, "of": n, "scenario": scenario_text(scenarios[0])}
+    job.progress = base | {"done": 0, "of": n, "scenario": ""}
 
     def watch(state: dict[str, Any]) -> None:
         job.progress = base | {
             "done": state["done"],
             "of": state["of"],
-            "scenario": state["last"] or scenario_text(scenarios[0]),
+            "scenario": state["last"],  # the last scenario heard of ("" before any)
             "aiming": state["aiming"],
             "thrown": state["thrown"],
             "planned": state["planned"],

@@ -184,7 +184,7 @@
       const parts = [`${p.done} of ${p.of} scenarios done`];
       if (p.aiming) parts.push(`${p.aiming} aimed release${p.aiming > 1 ? 's' : ''} to solve first`);
       if (p.planned) parts.push(`${p.thrown.toLocaleString('en')} of ${p.planned.toLocaleString('en')} throws${p.throws === 'by precision' ? ' planned so far' : ''}`);
-      $('progress-text').textContent = `Recording the throws the bank lacks (throws per scenario: ${p.throws}): ${parts.join(', ')}; last: ${p.scenario}; ${clock(p.elapsed_s)} so far${left}. The page stays live: move on at any time, what is recorded is kept.`;
+      $('progress-text').textContent = `Recording the throws the bank lacks (throws per scenario: ${p.throws}): ${parts.join(', ')}${p.scenario ? `; last: ${p.scenario}` : ''}; ${clock(p.elapsed_s)} so far${left}. The page stays live: move on at any time, what is recorded is kept.`;
       $('progress-fill').style.width = `${p.planned ? (100 * p.thrown) / p.planned : (100 * p.done) / Math.max(1, p.of)}%`;
       body.dataset.recording = `${p.done}/${p.of}`;
       body.dataset.recordingSeen = String(Number(body.dataset.recordingSeen || 0) + 1);
