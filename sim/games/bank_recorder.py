@@ -38,7 +38,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.errors import Cancelled
+from sim.errors import Cancelled, ChunkFailed
 from sim.games.bank_size import CHUNK, Settled
 
 if TYPE_CHECKING:
@@ -88,7 +88,8 @@ def timed(fn: Any, task: Any) -> tuple[pa.Table, float]:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write under a temporary name in the same folder, flush to disk, rename into place."""
+    """Write under a temporary name in the same folder, flush to disk, rename into place; a write that
+    fails (a full disk, a file-size limit) leaves no temporary file and names `path` in its OSError."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -97,9 +98,11 @@ def write_atomic(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror or os.strerror(exc.errno), str(path)) from exc
         raise
 
 
@@ -155,7 +158,8 @@ class _Job:
     aiming: bool = False
     target: int = 0
     state: Settled | None = None
-    done: bool = False
+    done: bool = False  # its size is settled (its entry is being, or has been, stored)
+    stored: bool = False  # its entry is in the bank and its lock let go
 
     @property
     def contiguous(self) -> int:
@@ -214,7 +218,7 @@ class BankRecorder:
                 self._run(jobs, stop, watch)
         finally:
             for j in jobs:
-                if not j.done:
+                if not j.stored:
                     j.lock.release()
         n = len(jobs)
         for s in waiting:
@@ -279,6 +283,41 @@ class BankRecorder:
         jobs: list[_Job],
         should_stop: Callable[[], bool] | None = None,
         watch: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        """Record the jobs; a worker that died or failed, or a write the disk refused, stops the
+        recording in one line naming the bank folder (ChunkFailed, OSError; exit status 1), with what
+        is finished kept: every entry stored whole, every finished chunk in its part file."""
+        try:
+            self._throw(jobs, should_stop, watch)
+        except ChunkFailed as exc:
+            raise ChunkFailed(
+                f"{self.bank.dir}: recording stopped: {exc.reason}; {self._kept(jobs)}", exc.task, exc.reason
+            ) from None
+        except OSError as exc:
+            problem = exc.strerror or str(exc) or type(exc).__name__
+            if exc.filename is not None:
+                name = Path(str(exc.filename))
+                where = name.relative_to(self.bank.dir) if name.is_relative_to(self.bank.dir) else name
+                problem += f" writing {where}"
+            raise OSError(
+                exc.errno, f"recording stopped: {problem}; {self._kept(jobs)}", str(self.bank.dir)
+            ) from None
+
+    def _kept(self, jobs: list[_Job]) -> str:
+        """What a stopped recording keeps, and what to do."""
+        stored = sum(j.stored for j in jobs)
+        chunks = sum(len(j.parts) for j in jobs if not j.stored)
+        rest = " of the others" if stored else ""
+        return (
+            f"{stored} of {len(jobs)} scenarios stored, {chunks} finished chunks{rest} kept: "
+            "run the same command again to carry on"
+        )
+
+    def _throw(
+        self,
+        jobs: list[_Job],
+        should_stop: Callable[[], bool] | None,
+        watch: Callable[[dict[str, Any]], None] | None,
     ) -> None:
         bank = self.bank
         for j in jobs:
@@ -352,10 +391,10 @@ class BankRecorder:
                     elif j.target != was:
                         bar.more(j.target - was)
         except KeyboardInterrupt:
-            kept = sum(len(j.parts) for j in live if not j.done)
+            kept = sum(len(j.parts) for j in live if not j.stored)
             bar.close()
             bank.say(
-                f"dfsim: recording interrupted; {sum(j.done for j in live)} scenarios stored, {kept} "
+                f"dfsim: recording interrupted; {sum(j.stored for j in live)} scenarios stored, {kept} "
                 f"chunks of the others kept in {self.parts_root}: run the command again to carry on"
             )
             raise
@@ -428,7 +467,7 @@ class BankRecorder:
         self.bank.store(j.s, rows, prepared=j.prepared, meta={**j.meta, "size": j.state.as_dict()})
         shutil.rmtree(j.parts_dir, ignore_errors=True)
         j.lock.release()
-        j.done = True
+        j.done = j.stored = True
 
 
 class _Bar:

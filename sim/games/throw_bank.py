@@ -303,7 +303,12 @@ class ThrowBank:
             },
             **(meta or {}),
         }
-        write_atomic(self.path(s), json.dumps(body, sort_keys=True, indent=1, default=str).encode())
+        try:
+            write_atomic(self.path(s), json.dumps(body, sort_keys=True, indent=1, default=str).encode())
+        except BaseException:  # no manifest names the new records: they go, the entry stays as it was
+            if old is None or old.get("records") != name:
+                (self.dir / name).unlink(missing_ok=True)
+            raise
         if old is not None and old.get("records") not in (None, name):
             (self.dir / str(old["records"])).unlink(missing_ok=True)
         self.forget(s)
