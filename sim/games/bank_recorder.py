@@ -368,6 +368,12 @@ class BankRecorder:
                 except queue.Empty:
                     bar.tick()
                     continue
+                except ChunkFailed as exc:
+                    if exc.task is not None and id(exc.task) not in pending:
+                        continue  # see below
+                    raise
+                if id(task) not in pending:  # a task of an earlier recording that stopped, on an executor
+                    continue  # given to the bank (it outlives each recording): not this one's
                 _, j = pending.pop(id(task))
                 if task.chunk < 0:
                     self._aimed(j, value)

@@ -263,6 +263,44 @@ def test_a_second_studio_on_the_same_port_is_refused_in_one_line(studio, capsys)
     assert err.count("\n") == 0 and "--port" in err and "in use" in err
 
 
+def test_a_full_disk_while_the_bank_records_is_one_line_and_the_studio_keeps_serving(tmp_path, monkeypatch, capsys):
+    """The bank's disk refuses a part (ENOSPC, as the recorder's write meets it): the job ends in one line
+    naming the bank folder, with no traceback on the terminal either (the environment, not a fault of
+    the studio); the studio keeps serving, and once there is room the same request records and answers."""
+    import errno
+
+    import sim.games.bank_recorder as recorder
+
+    real = recorder.write_atomic
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    st = Studio(_synthetic.SyntheticBank(tmp_path / "bank", BANK_THROWS), Library([]))
+    srv = open_server(st, 0)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    st.url = srv.url
+    try:
+        monkeypatch.setattr(recorder, "write_atomic", full)
+        capsys.readouterr()
+        code, j = _post(st, "/api/play", {"setting": {}, "cap": 100})
+        assert code == 200, j
+        snap = _wait_job(st, j["job"])
+        err = snap["error"]
+        assert snap["state"] == "error" and "\n" not in err and "internal error" not in err, err
+        assert str(tmp_path / "bank") in err and os.strerror(errno.ENOSPC) in err, err
+        assert "Traceback" not in capsys.readouterr().err
+        assert _get(st, "/api/state")[0] == 200
+        monkeypatch.setattr(recorder, "write_atomic", real)
+        code, j = _post(st, "/api/play", {"setting": {}, "cap": 100})
+        snap = _wait_job(st, j["job"])
+        assert snap["state"] == "done", snap["error"]
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        assert st.close(10)
+
+
 def test_ctrl_c_stops_the_studio_cleanly(tmp_path):
     env = dict(os.environ, DFSIM_BANK=str(tmp_path / "bank"), PYTHONUNBUFFERED="1")
     p = subprocess.Popen([sys.executable, "-m", "sim.cli", "studio"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
