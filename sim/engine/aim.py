@@ -9,11 +9,13 @@ objective, then rests closest to the aim point.
 The space is searched coarse to fine by successive halving, so that the cost stays below the grid's:
 first the ballistic grid (a bounce at each of NOMINAL_GAP_FACTORS of the shot's gap before the board
 edge, at each elevation, the ballistic speed that reaches it) thrown the shot's own way (its grip and
-spin); then, at the best ballistic point, every way of leaving the hand the shot's limits allow (grips,
-spins: none, back, top and side); each stage throws every candidate HALVING_RUNGS[0] reference throws and
-keeps the better half for the next rung of throws. The last NOMINAL_FINALISTS are ranked again on
-more throws, doubling while the leader's paired lead is within its noise (`final_choice`, exact: a
-finalist stops throwing once it provably ranks below the leading two).
+spin); then, at each of the BALLISTIC_KEPT best ballistic points, every way of leaving the hand the
+shot's limits allow (grips, spins: none, back, top and side: the best point for a held grip is often
+not the best for a die that leaves as it lies, so the second stage does not search the first's winner
+alone); each stage throws every candidate HALVING_RUNGS[0] reference throws and keeps the better half
+for the next rung of throws. The last NOMINAL_FINALISTS are ranked again on more throws, doubling while
+the leader's paired lead is within its noise (`final_choice`, exact: a finalist stops throwing once it
+provably ranks below the leading two).
 The ballistic stage halts at its second rung (BALLISTIC_RUNGS): its survivors throw on in the second.
 
 The solver throws nothing itself: it is given the thrower's throw function and hand
@@ -58,8 +60,8 @@ NOMINAL_MISS_PER_HIT_M = 100.0
 HALVING_RUNGS = (4, 8, 16)
 BALLISTIC_RUNGS = HALVING_RUNGS[:2]
 NOMINAL_REFS = HALVING_RUNGS[-1]  # the throws the second stage's survivors have made
-# the ballistic points kept from the first stage (the best one's ways of leaving the hand are searched in
-# the second, the others go on thrown the shot's own way)
+# the ballistic points kept from the first stage (each one's ways of leaving the hand are searched in the
+# second)
 BALLISTIC_KEPT = 2
 # the second stage's spins besides the shot's own: none, backspin and topspin of this rate about the
 # lateral axis, side spin of this rate; each clipped into the shot's spin limits
@@ -177,9 +179,9 @@ class AimSolver:
         self.given.clear()
 
     def solve(self, aim: tuple[float, float], skill: SkillSpec | None) -> Technique:
-        """Solve the technique: the ballistic grid thrown the shot's way, halved to BALLISTIC_KEPT; the
-        best point's ways of leaving the hand beside them, halved to NOMINAL_FINALISTS; those ranked
-        again (`final_choice`)."""
+        """Solve the technique: the ballistic grid thrown the shot's way, halved to BALLISTIC_KEPT; each
+        kept point's ways of leaving the hand, halved to NOMINAL_FINALISTS; those ranked again
+        (`final_choice`)."""
         grid = self.grid(aim)
         if not grid:
             rel = self.scenario.shot.release
@@ -188,16 +190,16 @@ class AimSolver:
         self._made = 0
         self._at_most = (
             len(grid) * BALLISTIC_RUNGS[-1]
-            + (len(options) + BALLISTIC_KEPT) * NOMINAL_REFS
+            + len(options) * BALLISTIC_KEPT * NOMINAL_REFS
             + NOMINAL_FINALISTS * NOMINAL_MAX_FINAL_REFS
         )
         values: dict[Technique, np.ndarray] = {}
         kept = self.halve(aim, grid, values, skill, BALLISTIC_KEPT, BALLISTIC_RUNGS)
-        best = kept[0]
         second = [
-            Technique(best.speed_mps, best.elevation_deg, grip, spin, axis)
+            Technique(point.speed_mps, point.elevation_deg, grip, spin, axis)
+            for point in kept
             for grip, spin, axis in options
-            if (grip, spin, axis) != (best.grip, best.spin_rps, best.spin_axis)
+            if (grip, spin, axis) != (point.grip, point.spin_rps, point.spin_axis)
         ]
         finalists = self.halve(aim, kept + second, values, skill, NOMINAL_FINALISTS)
         choice = self.final_choice(aim, finalists, skill, [values[c] for c in finalists])

@@ -42,8 +42,7 @@ def _exhaustive(solver: AimSolver, aim: tuple[float, float]) -> A.Technique:
     batch in full."""
     values: dict = {}
     kept = _halved(solver, aim, solver.grid(aim), values, A.BALLISTIC_KEPT, A.BALLISTIC_RUNGS)
-    best = kept[0]
-    second = [A.Technique(best.speed_mps, best.elevation_deg, g, r, ax) for g, r, ax in solver.hand_options()]
+    second = [A.Technique(p.speed_mps, p.elevation_deg, g, r, ax) for p in kept for g, r, ax in solver.hand_options()]
     finalists = _halved(solver, aim, kept + second, values, A.NOMINAL_FINALISTS, A.HALVING_RUNGS)
     refs = A.NOMINAL_FINAL_REFS
     while True:
