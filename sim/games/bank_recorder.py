@@ -233,12 +233,10 @@ class BankRecorder:
 
     # ---------------- setting up ----------------
     def _job(self, s: dict[str, Any], lock: ScenarioLock) -> _Job:
-        from sim.experiments.kinds import resolve_any
-
         bank = self.bank
         key = bank.key(s)
         base, meta = bank.entry_rows(s)
-        _, exp = resolve_any(bank.experiment(s))
+        exp = bank.resolved(s)  # the very data the key was made of
         job = _Job(s, key, bank.text(s), exp, lock, self.parts_root / key, base)
         if meta:
             job.prepared = meta.get("prepared")

@@ -161,3 +161,52 @@ def test_a_release_noise_house_rule_is_refused_not_served_from_the_bank(tmp_path
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "eyes_closed" in err[0] and "--engine physics" in err[0], err
     assert not bank.exists() or not any(bank.iterdir())
+
+
+def _edit(path: Path, field: str, value: str) -> None:
+    """Set `field = value` in a TOML data file (the line that sets it)."""
+    lines = path.read_text().splitlines()
+    hits = [i for i, line in enumerate(lines) if line.split("=")[0].strip() == field]
+    assert hits, f"{path} sets no {field}"
+    lines[hits[0]] = f"{field} = {value}"
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_an_edited_data_file_is_another_entry_with_the_same_seed(tmp_path, monkeypatch):
+    """The key holds what the skill, shot, board and die files hold, not only their names: an edited
+    built-in file (or a user's skill file given by path) is recorded again, with the same seed, so the
+    unchanged data keeps its entry and its throws. A long-lived bank (the studio's) sees the edit too."""
+    import shutil
+
+    from sim.games.throw_bank import scenario_seed_key
+    from sim.specs import datafiles
+
+    root = Path(datafiles.__file__).resolve().parents[2]
+    for top in ("boards", "shots"):
+        shutil.copytree(root / top, tmp_path / "data" / top)
+    (tmp_path / "data" / "pyproject.toml").write_text("")
+    monkeypatch.setattr(datafiles, "_REPO", tmp_path / "data")
+    s = {"die": "hero-d8", "shots": ["standard"], "skill": "casual", "board": "magma", "templates": [], "rules": {}}
+    bank = ThrowBank(tmp_path / "bank", quiet=True)
+    name, seed = bank.key(s), scenario_seed_key(s)
+    assert scenario_key(s) == name and bank.key(dict(s)) == name  # unchanged data: the same entry
+    seen = {name}
+    for rel, field, value in [("shots/skills/casual.toml", "speed_sd_frac", "0.25"),
+                              ("shots/standard.toml", "distance_mm", "600"),
+                              ("boards/magma.toml", "thickness_mm", "3.0"),
+                              ("boards/dice/hero-d8.toml", "mass_g", "1.9")]:
+        f = tmp_path / "data" / rel
+        before = f.read_text()
+        _edit(f, field, value)
+        now = bank.key(s)
+        assert now not in seen and scenario_key(s) == now, rel  # the same bank object sees the edit
+        assert scenario_seed_key(s) == seed  # the throws of the scenario are seeded as before
+        f.write_text(before)
+        assert bank.key(s) == name, rel  # put back: the old entry again
+    own = tmp_path / "my-skill.toml"
+    own.write_text((tmp_path / "data" / "shots/skills/casual.toml").read_text())
+    mine = {**s, "skill": str(own)}
+    first = bank.key(mine)
+    assert bank.key(mine) == first
+    _edit(own, "elevation_sd_deg", "9.0")
+    assert bank.key(mine) != first and scenario_seed_key(mine) == scenario_seed_key({**s, "skill": str(own)})
