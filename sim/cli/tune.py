@@ -13,7 +13,15 @@ import json
 import re
 from typing import Any
 
-from sim.cli.common import SEED, add_scenario_options, pairs
+from sim.cli.common import (
+    SEED,
+    add_scenario_options,
+    bank_options,
+    executor_from,
+    executor_given,
+    executor_options,
+    pairs,
+)
 from sim.errors import SpecError
 
 _NUMBER = r"[-+]?[0-9.]+(?:[eE][-+]?\d+)?"
@@ -65,14 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="tune a game's win rate instead (a game file or built-in game name); "
         "its throws come from the throw bank (--bank)",
     )
-    p.add_argument(
-        "--bank", metavar="DIR", help="with --game: the throw bank folder (default: the user's cache)"
-    )
-    p.add_argument(
-        "--bank-throws",
-        type=int,
-        default=None,
-        help="with --game: throws per bank scenario (default: as many as its precision needs, 400-4000)",
+    bank_options(p, only="with --game: ")
+    executor_options(
+        p, only="with --game: ", where="where the bank is recorded: local processes or a Dask cluster"
     )
     p.add_argument(
         "--records",
@@ -240,6 +243,16 @@ def _counting(evaluate, bar, count: bool):
     return counted
 
 
+def _no_bank_options(args: argparse.Namespace) -> None:
+    """The bank's options are for --game: given without it, one line (they would change nothing)."""
+    for flag, given in (("--bank", args.bank), ("--bank-throws", args.bank_throws)):
+        if given is not None:
+            raise SpecError(SRC, flag, "is for --game (a game's throws come from the throw bank)")
+    flag = executor_given(args)
+    if flag:
+        raise SpecError(SRC, flag, "says where the throw bank is recorded: it is for --game")
+
+
 def cmd_tune(args: argparse.Namespace) -> int:
     """Tune the one ranged setting against the target; print (or --json) the result, save it with --out."""
     from sim.experiments.progress import WorkBar
@@ -259,17 +272,29 @@ def cmd_tune(args: argparse.Namespace) -> int:
             raise SpecError(SRC, "--game", "tunes a game: give no fight file or --records")
         from sim.games.response import GameResponse
 
+        executor, scheduler, security = executor_from(args)
         evaluate = GameResponse(
-            args.game, path, overrides=fixed, bank=args.bank, bank_throws=args.bank_throws, policy=args.policy
+            args.game,
+            path,
+            overrides=fixed,
+            bank=args.bank,
+            bank_throws=args.bank_throws,
+            policy=args.policy,
+            workers=args.workers,
+            executor=executor,
+            scheduler=scheduler,
+            security=security,
         )
         if evaluate.integer_setting and not args.integer:
             raise SpecError(SRC, f"--set {path}", "is an integer setting of the game: add --integer")
         metric = "win rate"
         budget = GAME_BUDGET if args.budget is None else args.budget
     elif args.fight:
+        _no_bank_options(args)
         evaluate, metric = _fight_response(args, path, fixed)
         budget = FIGHT_BUDGET if args.budget is None else args.budget
     else:
+        _no_bank_options(args)
         budget = SHOT_BUDGET if args.budget is None else args.budget
     # a bar of the trials against the budget (the tuner usually stops earlier: time left is at most that)
     # made when the first trial starts: the tuner still checks its range and target before that

@@ -413,7 +413,9 @@ class BankRecorder:
         given = self.bank.executor
         if isinstance(given, Executor):
             return given, []
-        ex = make_executor(str(given), self.bank.workers, self.bank.scheduler, warm=("sim.engine.thrower",))
+        bank = self.bank
+        security = getattr(bank, "security", None)
+        ex = make_executor(str(given), bank.workers, bank.scheduler, security, warm=("sim.engine.thrower",))
         return ex, [ex]
 
     def _next(self, live: list[_Job]) -> tuple[_Job, int, int] | None:

@@ -76,8 +76,12 @@ def play_game_experiment(
     quiet: bool = False,
     figures: bool = True,
     bank: Any = None,
+    executor: Any = "local",
+    scheduler: str | None = None,
+    security: Any = None,
 ) -> Results:
-    """Play a resolved game experiment into `folder` (checked before the bank is touched)."""
+    """Play a resolved game experiment into `folder` (checked before the bank is touched); the bank is
+    recorded on `workers` local processes or on a Dask cluster (`executor`, `scheduler`, `security`)."""
     from sim.files import check_output_dir
     from sim.games.engine import run_games
     from sim.games.throw_bank import ThrowBank, die_alias, play
@@ -87,7 +91,15 @@ def play_game_experiment(
     tb = (
         bank
         if isinstance(bank, ThrowBank)
-        else ThrowBank(bank, spec.bank_throws, workers=workers, quiet=quiet)
+        else ThrowBank(
+            bank,
+            spec.bank_throws,
+            workers=workers,
+            quiet=quiet,
+            executor=executor,
+            scheduler=scheduler,
+            security=security,
+        )
     )
     t0 = time.perf_counter()
     results: dict[str, list] = {}
@@ -142,7 +154,15 @@ class GameExperiments:
     def play(self, experiment: GameExperiment, out: Path, options: PlayOptions) -> Results:
         """Replay the games from the bank (recorded on demand) into `out`."""
         return play_game_experiment(
-            experiment, out, options.workers, options.quiet, options.figures, options.bank
+            experiment,
+            out,
+            options.workers,
+            options.quiet,
+            options.figures,
+            options.bank,
+            options.executor,
+            options.scheduler,
+            options.security,
         )
 
     def shown(self, results: Results) -> str:

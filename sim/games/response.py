@@ -11,7 +11,9 @@ class GameResponse:
     """The win rate of a game as a function of one setting, for `dfsim tune --game`: a call
     `response(value, n, seed)` plays games 0..n-1 with `path` at `value` (over `overrides`), throws
     from the bank (recorded on demand). Game i uses the same shuffles and throw streams at every value
-    (common random numbers), so the tuner compares values on paired games."""
+    (common random numbers), so the tuner compares values on paired games. The bank is recorded on
+    `workers` local processes or a Dask cluster (`executor`, `scheduler`, `security`); the games
+    themselves are played here (a few milliseconds each: a batch is over before workers would start)."""
 
     def __init__(
         self,
@@ -23,6 +25,9 @@ class GameResponse:
         bank_throws: int | None = None,
         policy: str | None = None,
         workers: int | None = None,
+        executor: Any = "local",
+        scheduler: str | None = None,
+        security: Any = None,
     ) -> None:
         from sim.games.spec import load_game
         from sim.games.throw_bank import ThrowBank
@@ -44,7 +49,9 @@ class GameResponse:
         from sim.games.ladder import resolve_game_policy
 
         resolve_game_policy(self.policy, "command line" if policy else self.base.source)
-        self.bank = ThrowBank(bank, bank_throws, workers=workers)
+        self.bank = ThrowBank(
+            bank, bank_throws, workers=workers, executor=executor, scheduler=scheduler, security=security
+        )
         self._specs: dict[Any, Any] = {}
 
     def spec_at(self, value: Any, seed: int | None = None) -> Any:

@@ -177,7 +177,7 @@ class ThrowBank:
     None: the precision rule `size` decides each entry's size. Either way a table is the entry's
     first throws up to that size, so an answer does not depend on what else grew the entry.
     Recording runs on `workers` local processes, or on a Dask cluster (`executor="dask"`,
-    `scheduler`), or on an Executor given (sim.games.bank_recorder)."""
+    `scheduler`, `security`: TLS as for `dfsim run`), or on an Executor given (sim.games.bank_recorder)."""
 
     def __init__(
         self,
@@ -188,6 +188,7 @@ class ThrowBank:
         executor: Any = "local",
         scheduler: str | None = None,
         size: BankSize = DEFAULT_SIZE,
+        security: Any = None,
     ) -> None:
         self.dir = Path(folder) if folder is not None else default_bank_dir()
         if self.dir.exists() and not self.dir.is_dir():
@@ -201,6 +202,7 @@ class ThrowBank:
         self.quiet = quiet
         self.executor = executor
         self.scheduler = scheduler
+        self.security = security
         self.size = size
         self._tables: dict[str, RecordedTable] = {}
         self._sizes: dict[str, Settled] = {}

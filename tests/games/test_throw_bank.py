@@ -210,3 +210,69 @@ def test_an_edited_data_file_is_another_entry_with_the_same_seed(tmp_path, monke
     assert bank.key(mine) == first
     _edit(own, "elevation_sd_deg", "9.0")
     assert bank.key(mine) != first and scenario_seed_key(mine) == scenario_seed_key({**s, "skill": str(own)})
+
+
+def _capture_executors(monkeypatch) -> list[tuple]:
+    """Every executor the bank recorder asks for (kind, workers, scheduler, security), each handed an
+    in-process executor whose workers make synthetic throws."""
+    from synthetic_bank import InlineExecutor, synthetic_chunk, synthetic_prepare
+
+    from sim.experiments import executor as executors
+
+    monkeypatch.setattr(ThrowBank, "chunk_fn", staticmethod(synthetic_chunk))
+    monkeypatch.setattr(ThrowBank, "prepare_fn", staticmethod(synthetic_prepare))
+    asked: list[tuple] = []
+
+    def make(kind="local", workers=None, scheduler=None, security=None, warm=()):
+        asked.append((kind, workers, scheduler, security))
+        return InlineExecutor()
+
+    monkeypatch.setattr(executors, "make_executor", make)
+    return asked
+
+
+def test_tune_game_records_the_bank_on_the_workers_and_executor_asked(tmp_path, monkeypatch, capsys):
+    """`dfsim tune --game` takes --workers and --executor/--scheduler as `dfsim game` does, and they
+    reach the bank's recorder; without --game they are refused in one line (they would change nothing)."""
+    from sim.cli.main import main
+
+    asked = _capture_executors(monkeypatch)
+    base = ["tune", "--game", "base", "--set", "house_rules.monster_life_bonus=-12:0", "--integer",
+            "--target", "0.5", "--bank-throws", "100", "--budget", "200", "--seed", "2", "--json"]
+    assert main([*base, "--bank", str(tmp_path / "b1"), "--workers", "3"]) == 0
+    assert asked and set(asked) == {("local", 3, None, None)}
+    asked.clear()
+    assert main([*base, "--bank", str(tmp_path / "b2"), "--executor", "dask",
+                 "--scheduler", "tcp://127.0.0.1:8786"]) == 0
+    assert asked and set(asked) == {("dask", None, "tcp://127.0.0.1:8786", None)}
+    capsys.readouterr()
+    shot = ["tune", "--set", "skill.speed_sd_frac=0:1", "--target", "0.5"]
+    for extra, flag in ([["--workers", "2"], "--workers"], [["--executor", "dask"], "--executor"],
+                        [["--bank-throws", "100"], "--bank-throws"]):
+        assert main([*shot, *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and flag in err and "--game" in err
+    assert main([*base, "--bank", str(tmp_path / "b3"), "--scheduler", "tcp://127.0.0.1:8786"]) == 2
+    assert "needs --executor dask" in capsys.readouterr().err
+    assert not (tmp_path / "b3").exists()
+
+
+def test_a_game_experiment_run_records_its_bank_on_the_executor_asked(tmp_path, monkeypatch, capsys):
+    """`dfsim run GAME-EXPERIMENT --executor dask --scheduler ...`: the bank is recorded there (the
+    options were dropped on the way to a game experiment before)."""
+    from sim.cli.main import main
+
+    asked = _capture_executors(monkeypatch)
+    exp = tmp_path / "exp.toml"
+    exp.write_text('name = "g"\ngame = "base"\nseed = 5\ngames = 10\nbank_throws = 100\n[[variants]]\nname = "a"\n')
+    assert main(["run", str(exp), "--out", str(tmp_path / "out"), "--bank", str(tmp_path / "bank"), "--quiet",
+                 "--no-figures", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:8786", "--workers", "2"]) == 0
+    assert asked and set(asked) == {("dask", 2, "tcp://127.0.0.1:8786", None)}
+
+
+def test_dfsim_game_with_physics_refuses_the_banks_recording_options(capsys):
+    from sim.cli.main import main
+
+    assert main(["game", "base", "--engine", "physics", "--workers", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--workers" in err and "physics" in err
