@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from typing import Any
 
 from sim.cli.common import (
@@ -20,6 +21,7 @@ from sim.cli.common import (
     executor_from,
     executor_given,
     executor_options,
+    integer,
     pairs,
 )
 from sim.errors import SpecError
@@ -74,6 +76,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "its throws come from the throw bank (--bank)",
     )
     bank_options(p, only="with --game: ")
+    p.add_argument(
+        "--bank-replicates",
+        type=integer(0, 1000),
+        default=None,
+        help="with --game: bootstrap banks behind the bank's part of the answer's interval (default 8; "
+        "0: none)",
+    )
     executor_options(
         p, only="with --game: ", where="where the bank is recorded: local processes or a Dask cluster"
     )
@@ -243,9 +252,29 @@ def _counting(evaluate, bar, count: bool):
     return counted
 
 
+def _with_bank(response, res, replicates: int | None) -> dict[str, Any] | None:
+    """The answer's interval with the bank's part (GameResponse.with_bank), its wait shown on stderr."""
+    from sim.experiments.progress import Elapsed
+    from sim.games.bank_uncertainty import REPLICATES
+
+    reps = REPLICATES if replicates is None else replicates
+    if reps < 2 or len(res.points) < 2:
+        return None
+    el = Elapsed(sys.stderr)
+    el.start(f"the bank's uncertainty: the values around the answer on {reps} bootstrap banks")
+    try:
+        return response.with_bank(res, reps)
+    finally:
+        el.done()
+
+
 def _no_bank_options(args: argparse.Namespace) -> None:
     """The bank's options are for --game: given without it, one line (they would change nothing)."""
-    for flag, given in (("--bank", args.bank), ("--bank-throws", args.bank_throws)):
+    for flag, given in (
+        ("--bank", args.bank),
+        ("--bank-throws", args.bank_throws),
+        ("--bank-replicates", args.bank_replicates),
+    ):
         if given is not None:
             raise SpecError(SRC, flag, "is for --game (a game's throws come from the throw bank)")
     flag = executor_given(args)
@@ -331,6 +360,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
         bar.close()
     if args.fight:
         res.context = _fight_context(evaluate, res)
+    if args.game:
+        banked = _with_bank(evaluate, res, args.bank_replicates)
+        if banked is not None:
+            res.context = {**res.context, "with_bank": banked}
     if args.out:
         save_result(res, args.out)
     if args.json:
@@ -343,6 +376,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(
             f"  {c['fight']}: monster life {c['monster_life_at_answer']} [{lo_life}, {hi_life}] at the answer"
         )
+    if "with_bank" in res.context:
+        from sim.games.response import with_bank_text
+
+        text = with_bank_text(res.context["with_bank"], path, res.integer)
+        print(f"  with the bank's own uncertainty: {text}")
     for note in res.notes:
         print(f"  note: {note}")
     print(f"  {'value':>12} {'n':>6} {'successes':>9}  rate [{100 * res.confidence:g} % interval]")

@@ -456,7 +456,12 @@ class BankRecorder:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def _advance(self, j: _Job) -> None:
-        """Decide the size on the rows so far: settled (done) or the next checkpoint (target)."""
+        """Decide the size on the rows so far: settled (done) or the next checkpoint (target). Below the
+        checkpoint nothing can change (the rule reads whole prefixes up to its checkpoints), so the
+        rows are only gathered again once it is reached: not once per chunk, which grew as the square
+        of a large entry's chunks."""
+        if j.state is not None and not j.state.settled and j.contiguous < j.state.throws:
+            return
         rows = self._rows(j)
         j.state = self.bank.decide(j.s, rows)
         if j.state.settled:
