@@ -5,6 +5,7 @@ and record the scenarios the bank lacks first, scenario by scenario, with progre
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,8 +116,9 @@ def check_play(body: Any) -> dict[str, Any]:
 def record_with_progress(job: Job, bank: ThrowBank, scenarios: list[dict[str, Any]]) -> None:
     """Record the scenarios the bank lacks, all at once on the bank's workers, the page told what the
     recorder's own display says (scenarios done, aims still to solve, throws made of those planned,
-    the time so far and left); a new setting stops it at once. Every finished chunk and entry stays in
-    the bank whatever happens next."""
+    the time so far and left); a new setting stops it at once. The terminal gets one line when a
+    recording starts (its scenarios, throws, aims and estimated time: the recorder's first estimate)
+    and one when it ends. Every finished chunk and entry stays in the bank whatever happens next."""
     n = len(scenarios)
     t0 = time.monotonic()
     job.note(f"recording {n}")
@@ -129,7 +131,18 @@ def record_with_progress(job: Job, bank: ThrowBank, scenarios: list[dict[str, An
     }
     job.progress = base | {"done": 0, "of": n, "scenario": ""}
 
+    told: list[bool] = []
+
     def watch(state: dict[str, Any]) -> None:
+        if not told:  # the recorder's first estimate: the terminal's one line
+            told.append(True)
+            k, aims = state["of"], state["aiming"]
+            sys.stderr.write(
+                f"dfsim studio: recording {k} scenario{'s' if k != 1 else ''} into {bank.dir}: about "
+                f"{state['planned']:,} throws and {aims} aim solve{'s' if aims != 1 else ''}, "
+                f"~{_clock(state['left_s'])}\n"
+            )
+            sys.stderr.flush()
         job.progress = base | {
             "done": state["done"],
             "of": state["of"],
@@ -140,9 +153,15 @@ def record_with_progress(job: Job, bank: ThrowBank, scenarios: list[dict[str, An
             "left_s": state["left_s"],
         }
 
-    bank.record(scenarios, stop=job.cancel_event.is_set, watch=watch)
+    try:
+        bank.record(scenarios, stop=job.cancel_event.is_set, watch=watch)
+    finally:
+        took = time.monotonic() - t0
+        if told:
+            sys.stderr.write(f"dfsim studio: recording ended after {_clock(took)}\n")
+            sys.stderr.flush()
     job.detail["recorded"] = job.detail.get("recorded", 0) + n  # over the job's passes
-    job.detail["recorded_s"] = job.detail.get("recorded_s", 0.0) + time.monotonic() - t0
+    job.detail["recorded_s"] = job.detail.get("recorded_s", 0.0) + took
     job.progress = {"phase": "playing", "busy": True, **recorded(job)}
     job.note(f"recorded {n}")
     job.check()
@@ -265,3 +284,9 @@ def play_job(player: Player, setting: Setting, baseline: Setting | None, rule: S
         }
 
     return Job("play", work, {"setting": setting.key})
+
+
+def _clock(seconds: float) -> str:
+    """m:ss (h:mm:ss from an hour), as the recorder's bar shows time."""
+    s = int(max(0.0, seconds) + 0.999)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"

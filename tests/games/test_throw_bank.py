@@ -7,6 +7,7 @@ tested is the bank and the experiment layer, not the physics."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -362,3 +363,39 @@ def test_the_tunes_bank_part_is_the_banks_not_the_games_noise_again(tmp_path, mo
     widths = {n: _tune_with_bank(main, capsys, tmp_path / f"b{n}", n)[1]["bank_rate_half_width"] for n in (50, 2000)}
     print(widths)
     assert widths[50] > 2 * widths[2000] > 0, widths
+
+
+RECORDING = re.compile(r"^recording (\d+) scenarios? into \S+ \(.*\): up to (\d+) aim solves? and about ([\d,]+) "
+                       r"throws to start, ~(\d+:\d\d) on \S+ x\d+$", re.M)
+
+
+@pytest.mark.parametrize("command", ["game", "tune", "run"])
+def test_every_command_that_records_a_bank_says_what_and_how_long_first(command, tmp_path, monkeypatch, capsys):
+    """No silent wait: `dfsim game`, `dfsim tune --game` and `dfsim run` of a game experiment each say,
+    before the recording's first throw, how many scenarios it will record and about how long that takes,
+    then show the scenarios done, the throws and the time left (the studio: tests/studio)."""
+    from sim.cli.main import main
+
+    use_synthetic_workers(monkeypatch)
+    bank = str(tmp_path / "bank")
+    if command == "game":
+        argv = ["game", "base", "--games", "20", "--bank", bank, "--bank-throws", "100", "--bank-replicates", "0"]
+    elif command == "tune":
+        argv = ["tune", "--game", "base", "--set", "house_rules.monster_life_bonus=-12:0", "--integer", "--target",
+                "0.5", "--bank", bank, "--bank-throws", "100", "--budget", "200", "--bank-replicates", "0"]
+    else:
+        exp = tmp_path / "exp.toml"
+        exp.write_text('name = "g"\ngame = "base"\nseed = 5\ngames = 20\nbank_throws = 100\nbank_replicates = 0\n'
+                       '[[variants]]\nname = "a"\n')
+        argv = ["run", str(exp), "--out", str(tmp_path / "out"), "--bank", bank, "--no-figures"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    firsts = list(RECORDING.finditer(err))
+    assert firsts, err[:2000]
+    for m in firsts:  # every pass that records says so first, then its bar follows
+        assert int(m.group(1)) >= 1 and int(m.group(3).replace(",", "")) >= 100 * int(m.group(1))
+        after = err[m.end():].split("recording ", 1)[0]
+        assert re.search(r"\d+/\d+ scenarios", after) and re.search(r"/\d+ throws", after) and "left" in after
+    # the first line comes before the first bar; the bar names the scenario it last heard of
+    assert firsts[0].start() < re.search(r"\d+/\d+ scenarios", err).start()
+    assert re.search(r"(hero-d8|white-d8|water)[^\n\r]*standard", err)

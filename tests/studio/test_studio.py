@@ -13,6 +13,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -442,7 +443,9 @@ def test_one_bootstrap_bank_is_refused_in_one_line(tmp_path, capsys):
     assert err.count("\n") == 0 and "--bank-replicates" in err and "2 to 1000" in err
 
 
-def test_a_missing_scenario_is_recorded_with_progress(studio):
+def test_a_missing_scenario_is_recorded_with_progress(studio, capsys):
+    """The page shows the recorder's own numbers; the terminal says when each recording starts (its
+    scenarios, throws, aims and estimated time) and when it ends."""
     before = len(studio.bank.recorded)
     code, j = _post(studio, "/api/play", {"setting": {"set": {"house_rules.bones_outer_section": True}}, "cap": 100})
     seen = []
@@ -462,6 +465,11 @@ def test_a_missing_scenario_is_recorded_with_progress(studio):
     assert any(0 < p.get("thrown", 0) and p["done"] == 0 for p in seen), seen
     assert all(p["thrown"] <= p["planned"] for p in seen if "thrown" in p)
     assert snap["progress"]["phase"] == "done" and [e for _, e in snap["events"] if e.startswith("recorded")]
+    err = capsys.readouterr().err
+    passes = re.findall(r"dfsim studio: recording (\d+) scenarios? into .*: about [\d,]+ throws and \d+ aim solves?, "
+                        r"~\d+:\d\d\n", err)
+    assert sum(int(k) for k in passes) == len(recorded), err  # one line per recording, before it
+    assert err.count("dfsim studio: recording ended after") == len(passes)
 
 
 def test_a_new_setting_stops_a_recording_at_once_and_its_chunks_are_kept(studio):
