@@ -106,3 +106,42 @@ def test_the_solve_chooses_what_every_reference_throw_would_choose(landscape, ob
     assert counts["bounded"][0] <= counts["full"][0]
     if landscape == "peak" and objective != "damage":  # the bound bites where candidates differ
         assert counts["bounded"][0] < counts["full"][0], counts
+
+
+def _tool():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "aim_agreement.py"
+    spec = importlib.util.spec_from_file_location("aim_agreement", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("landscape", sorted(LANDSCAPES))
+def test_the_agreement_tools_exhaustive_search_is_the_solve_without_the_halving(landscape):
+    """tools/aim_agreement.py: its exhaustive search is the solve's stages with every candidate thrown
+    the full NOMINAL_REFS (written out here, no bound), and the throws it shares with the halving
+    solve (each made once) change neither choice."""
+    tool = _tool()
+    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
+    aim = (0.0, 0.0)
+    plain = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], [0]))
+    values: dict = {}
+    kept = _halved(plain, aim, plain.grid(aim), values, A.BALLISTIC_KEPT, (A.NOMINAL_REFS,))
+    best = kept[0]
+    second = [A.Technique(best.speed_mps, best.elevation_deg, g, r, ax) for g, r, ax in plain.hand_options()
+              if (g, r, ax) != (best.grip, best.spin_rps, best.spin_axis)]
+    finalists = _halved(plain, aim, kept + second, values, A.NOMINAL_FINALISTS, (A.NOMINAL_REFS,))
+    written = plain.final_choice(aim, finalists, None, [values[c] for c in finalists])
+    made = [0]
+    shared_solver = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], made))
+    shared = tool.SharedThrows(shared_solver)
+    shared_solver.reference_values = shared
+    halving = shared_solver.solve(aim, None)
+    asked_h, shared.asked = shared.asked, 0
+    assert tool.exhaustive(shared_solver, aim) == written
+    lone = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], [0]))
+    assert halving == lone.solve(aim, None)
+    assert made[0] == shared.thrown < asked_h + shared.asked  # shared throws were made once
