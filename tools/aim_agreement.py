@@ -3,12 +3,12 @@ whose hit rates agree within the solve's own stopping tolerance? Paired on the s
 
     nice -n 19 python tools/aim_agreement.py [--throws 2000] [--scenario SHOT/SKILL ...] [--json out.json]
 
-The aim solve (sim/engine/aim.py, `AimSolver.solve`) searches the ballistic grid, then the best point's
-ways of leaving the hand, by successive halving: every candidate thrown 4 reference throws, the better
-half on to 8, then 16, before the two finalists are ranked on 32-128 paired throws. The exhaustive
-search here takes the same candidates and the same steps with the halving taken out: every ballistic
-candidate thrown the full 16 reference throws and the best two kept, the best point's ways of leaving
-the hand beside them each thrown 16 as well, the best two ranked by the same finals. (Within a rung a
+The aim solve (sim/engine/aim.py, `AimSolver.solve`) searches the ballistic grid, then each kept
+point's ways of leaving the hand, by successive halving: every candidate thrown 4 reference throws, the
+better half on to 8, then 16, before the two finalists are ranked on 32-128 paired throws. The
+exhaustive search here takes the same candidates and the same steps with the halving taken out: every
+ballistic candidate thrown the full 16 reference throws and the best two kept, each kept point's ways
+of leaving the hand beside them each thrown 16 as well, the best two ranked by the same finals. (Within a rung a
 candidate stops once it provably cannot be among those kept: exact, so it is the choice all 16 throws
 would give.) Reference throw i of a technique is the same throw in both searches, so a throw both ask
 for is made once; each search counts the throws it asked for.
@@ -93,11 +93,11 @@ def exhaustive(solver: A.AimSolver, aim) -> Technique:
         return solver.solve(aim, None)
     values: dict[Technique, np.ndarray] = {}
     kept = solver.halve(aim, grid, values, None, A.BALLISTIC_KEPT, (A.NOMINAL_REFS,))
-    best = kept[0]
     second = [
-        Technique(best.speed_mps, best.elevation_deg, grip, spin, axis)
+        Technique(point.speed_mps, point.elevation_deg, grip, spin, axis)
+        for point in kept
         for grip, spin, axis in solver.hand_options()
-        if (grip, spin, axis) != (best.grip, best.spin_rps, best.spin_axis)
+        if (grip, spin, axis) != (point.grip, point.spin_rps, point.spin_axis)
     ]
     finalists = solver.halve(aim, kept + second, values, None, A.NOMINAL_FINALISTS, (A.NOMINAL_REFS,))
     return solver.final_choice(aim, finalists, None, [values[c] for c in finalists])

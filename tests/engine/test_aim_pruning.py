@@ -130,9 +130,7 @@ def test_the_agreement_tools_exhaustive_search_is_the_solve_without_the_halving(
     plain = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], [0]))
     values: dict = {}
     kept = _halved(plain, aim, plain.grid(aim), values, A.BALLISTIC_KEPT, (A.NOMINAL_REFS,))
-    best = kept[0]
-    second = [A.Technique(best.speed_mps, best.elevation_deg, g, r, ax) for g, r, ax in plain.hand_options()
-              if (g, r, ax) != (best.grip, best.spin_rps, best.spin_axis)]
+    second = [A.Technique(p.speed_mps, p.elevation_deg, g, r, ax) for p in kept for g, r, ax in plain.hand_options()]
     finalists = _halved(plain, aim, kept + second, values, A.NOMINAL_FINALISTS, (A.NOMINAL_REFS,))
     written = plain.final_choice(aim, finalists, None, [values[c] for c in finalists])
     made = [0]
