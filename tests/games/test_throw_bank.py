@@ -350,19 +350,58 @@ def test_the_tunes_answer_carries_the_banks_part_of_its_interval(tmp_path, monke
     assert "with_bank" not in again.get("context", {}) and again["interval"] == res["interval"]
 
 
-@pytest.mark.slow
-def test_the_tunes_bank_part_is_the_banks_not_the_games_noise_again(tmp_path, monkeypatch, capsys):
-    """The bank's part shrinks with the bank: on 50-throw entries the win rate at the answer moves over
-    bootstrap banks several times as much as on 2,000-throw ones (1/sqrt(size): ~6x were it all the
-    bank's; 3.7x measured, the rest the games' outcomes that sit on an edge the bootstrap moves; 2x is
-    asked). Were the replicates' throws drawn afresh, the games' own noise would be most of both: 1.9x
-    was measured so (with 60 and 3,000 throws)."""
-    from sim.cli.main import main
+def test_bootstrap_copies_of_an_entry_differ_by_the_bank_not_by_fresh_draws():
+    """Two bootstrap copies of one entry, read with the same uniforms (as the same games read them):
+    a throw lands on the same outcome in both unless a copy moved the edge between two outcomes near
+    it, so few throws differ, and fewer the larger the entry (each edge moves as 1/sqrt(size)); copies
+    whose rows were drawn afresh would differ as often as two independent draws (1 - sum of p^2)."""
+    import numpy as np
+    from synthetic_bank import synthetic_rows
 
-    use_synthetic_workers(monkeypatch)
-    widths = {n: _tune_with_bank(main, capsys, tmp_path / f"b{n}", n)[1]["bank_rate_half_width"] for n in (50, 2000)}
-    print(widths)
-    assert widths[50] > 2 * widths[2000] > 0, widths
+    from sim.fights.resample import RecordedTable
+
+    u = (np.arange(20_000) + 0.5) / 20_000
+
+    def read(t):
+        return [(t.outcomes[i].result, t.outcomes[i].damage, t.outcomes[i].face) for i in (u * t.n).astype(int)]
+
+    differ = {}
+    for size in (200, 2000):
+        t = RecordedTable(synthetic_rows(["standard"], False, 7, 0, size))
+        a, b = (read(t.bootstrap(np.random.default_rng(k))) for k in (1, 2))
+        differ[size] = float(np.mean([x != y for x, y in zip(a, b)]))
+        kinds = np.unique([repr(x) for x in read(t)], return_counts=True)[1] / len(u)
+        fresh = 1.0 - float(np.sum(kinds**2))  # two independent draws differ this often (~0.8 here)
+        assert differ[size] < fresh / 3, (size, differ[size], fresh)
+    # fewer the larger the entry: 0.24 of the throws at 200, 0.14 at 2,000 (less than 1/sqrt(size)'s 3.2x:
+    # neighbouring edges move together); 1.3x asked. Fresh draws: ~0.8 at both sizes
+    assert differ[200] > 1.3 * differ[2000], differ
+
+
+@pytest.mark.slow
+def test_the_banks_part_shrinks_with_the_bank_and_is_not_the_games_noise_again(tmp_path):
+    """300 games on bootstrap banks of 50- and 2,000-throw entries: the bank's part shrinks with the
+    bank (1/sqrt(size) would give 6x; 12x measured: a 50-throw entry is far from its scenario), and on
+    the large bank it is well inside the games' own half-width (~5.6 points for 300 games). Copies
+    drawn afresh per throw had replayed other games: 26 and 8.8 points (2.9x), the large bank's part
+    above the games' own noise."""
+    from sim.games.bank_uncertainty import with_bank
+
+    spec = load_game("base", {"party.size": 4, "house_rules.monster_life_bonus": -6})
+    alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
+    n, seed = 300, 11
+
+    def rate(rs):
+        return sum(r.won for r in rs) / len(rs)
+
+    part = {}
+    for size in (50, 2000):
+        bank = SyntheticBank(tmp_path / f"b{size}", size)
+        res, _ = play(lambda s: run_games(spec, s, n), bank, seed, alias)
+        part[size] = with_bank(lambda s: run_games(spec, s, n), rate, bank, seed, rate(res), 0.0, alias, 8)[
+            "bank_half_width"]
+    games_hw = 1.96 * (0.25 / n) ** 0.5
+    assert part[50] > 4 * part[2000] > 0 and part[2000] < 0.75 * games_hw, part
 
 
 RECORDING = re.compile(r"^recording (\d+) scenarios? into \S+ \(.*\): up to (\d+) aim solves? and about ([\d,]+) "
