@@ -13,7 +13,9 @@ spin); then, at each of the BALLISTIC_KEPT best ballistic points, every way of l
 shot's limits allow (grips, spins: none, back, top and side: the best point for a held grip is often
 not the best for a die that leaves as it lies, so the second stage does not search the first's winner
 alone); each stage throws every candidate HALVING_RUNGS[0] reference throws and keeps the better half
-for the next rung of throws. The last NOMINAL_FINALISTS are ranked again on more throws, doubling while
+for the next rung of throws, the rungs first scaled to the stage's hit rate (`rung_scale`: a stage of
+rare hits ranks its candidates on more throws, or its ranking is close to a draw). The last
+NOMINAL_FINALISTS are ranked again on more throws, doubling while
 the leader's paired lead is within its noise (`final_choice`, exact: a finalist stops throwing once it
 provably ranks below the leading two).
 The ballistic stage halts at its second rung (BALLISTIC_RUNGS): its survivors throw on in the second.
@@ -59,7 +61,13 @@ NOMINAL_MISS_PER_HIT_M = 100.0
 # ballistic stage stops at its second rung: its survivors throw on in the second stage
 HALVING_RUNGS = (4, 8, 16)
 BALLISTIC_RUNGS = HALVING_RUNGS[:2]
-NOMINAL_REFS = HALVING_RUNGS[-1]  # the throws the second stage's survivors have made
+NOMINAL_REFS = HALVING_RUNGS[-1]  # the throws the second stage's survivors have made (unscaled)
+# rate-scaled rungs: a stage's rungs are multiplied by the power of two (at most RUNG_SCALE_MAX) at which
+# NOMINAL_REFS throws become enough to hold RUNG_EXPECTED_HITS expected hits (or misses, whichever is
+# rarer) at the stage's rate, measured on a pilot (every candidate's first HALVING_RUNGS[0] throws). At
+# a 12 % rate sixteen throws hold two hits and the ranking is close to a draw; at 50 % they hold eight
+RUNG_EXPECTED_HITS = 8.0
+RUNG_SCALE_MAX = 4
 # the ballistic points kept from the first stage (each one's ways of leaving the hand are searched in the
 # second)
 BALLISTIC_KEPT = 2
@@ -189,8 +197,8 @@ class AimSolver:
         options = self.hand_options()
         self._made = 0
         self._at_most = (
-            len(grid) * BALLISTIC_RUNGS[-1]
-            + len(options) * BALLISTIC_KEPT * NOMINAL_REFS
+            len(grid) * BALLISTIC_RUNGS[-1] * RUNG_SCALE_MAX
+            + len(options) * BALLISTIC_KEPT * NOMINAL_REFS * RUNG_SCALE_MAX
             + NOMINAL_FINALISTS * NOMINAL_MAX_FINAL_REFS
         )
         values: dict[Technique, np.ndarray] = {}
@@ -237,7 +245,9 @@ class AimSolver:
         """Successive halving: every candidate thrown to `rungs[0]` reference throws, ranked by its score
         on them, the better half thrown to the next rung, ..., the best `keep` after the last rung (best
         first). Throws already made (`values`, by technique, extended in place) are not made again;
-        every candidate is ranked on the same throws (paired).
+        every candidate is ranked on the same throws (paired). The rungs are first scaled to the stage's
+        rate (`rung_scale` of a pilot: every candidate's first `rungs[0]` throws, made in full), so
+        that a stage of rare hits ranks its candidates on enough of them.
 
         Exact, not a heuristic: a candidate stops throwing within a rung once as many candidates as go on
         scored strictly better than the best it can still reach (`_best_possible`; not for "damage",
@@ -246,7 +256,14 @@ class AimSolver:
         nothing."""
         bounded = self.objective[0] != "damage"
         alive = list(dict.fromkeys(candidates))
-        for rung in rungs:
+        for c in alive:  # the pilot
+            have = values.get(c)
+            k = 0 if have is None else len(have)
+            if k < rungs[0]:
+                more = self.reference_values(aim, c, rungs[0] - k, skill, start=k)
+                values[c] = more if have is None else np.vstack([have, more])
+        scale = rung_scale([values[c][: rungs[0]] for c in alive])
+        for rung in (r * scale for r in rungs):
             n_next = len(alive) if len(alive) <= keep else max(keep, math.ceil(len(alive) / 2))
             full: list[float] = []  # the scores of the candidates thrown to the rung, ascending
             done: list[Technique] = []
@@ -422,6 +439,23 @@ def ballistic_speed(distance_m: float, height_m: float, elevation_deg: float) ->
     if denom <= 0:
         return float("nan")
     return math.sqrt(GRAVITY * distance_m * distance_m / denom)
+
+
+def rung_scale(pilot: list[np.ndarray]) -> int:
+    """How many times a stage's rungs are multiplied: the smallest power of two, at most RUNG_SCALE_MAX,
+    at which that many times NOMINAL_REFS throws of the pilot's rate hold RUNG_EXPECTED_HITS of its
+    rarer outcome (hits
+    at a low rate, misses at a high one). The rate is the pilot's share of throws of any value (a hit,
+    or for "damage" any damage) over every candidate, so it depends on the pilot alone."""
+    throws = np.concatenate([p[:, 0] for p in pilot]) if pilot else np.zeros(0)
+    if len(throws) == 0:
+        return 1
+    rate = float((throws > 0).mean())
+    rarer = min(rate, 1.0 - rate)
+    scale = 1
+    while scale < RUNG_SCALE_MAX and scale * NOMINAL_REFS * rarer < RUNG_EXPECTED_HITS:
+        scale *= 2
+    return scale
 
 
 def _best_possible(per_throw: np.ndarray, refs: int) -> float:

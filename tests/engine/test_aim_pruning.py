@@ -20,10 +20,15 @@ from sim.vectors import norm
 
 
 def _halved(solver: AimSolver, aim, candidates, values, keep, rungs):
-    """Successive halving written out: all thrown to each rung, the better half (paired scores on the
-    same throws, ties by technique) kept, the best `keep` after the last rung."""
+    """Successive halving written out: the pilot (every candidate's first rung) sets the rungs' scale,
+    then all thrown to each scaled rung, the better half (paired scores on the same throws, ties by
+    technique) kept, the best `keep` after the last rung."""
     alive = list(dict.fromkeys(candidates))
-    for rung in rungs:
+    for c in alive:
+        if c not in values:
+            values[c] = solver.reference_values(aim, c, rungs[0])
+    scale = A.rung_scale([values[c][: rungs[0]] for c in alive])
+    for rung in (r * scale for r in rungs):
         for c in alive:
             if c not in values:
                 values[c] = solver.reference_values(aim, c, rung)
@@ -67,6 +72,8 @@ LANDSCAPES = {  # hit chance of a release by its speed (m/s), elevation (deg) an
     "alike": lambda v, el, w: 0.5,
     "never": lambda v, el, w: 0.0,
     "close": lambda v, el, w: 0.55 + 0.03 * math.sin(3.0 * v + el / 10.0),
+    # rare hits: the rungs are scaled up (`rung_scale`) and the bound still must not change the choice
+    "rare": lambda v, el, w: 0.06 + 0.1 * math.exp(-((v - 2.0) ** 2) / 0.5) + (0.08 if abs(w[2]) > 10.0 else 0.0),
 }
 
 
@@ -143,3 +150,29 @@ def test_the_agreement_tools_exhaustive_search_is_the_solve_without_the_halving(
     lone = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], [0]))
     assert halving == lone.solve(aim, None)
     assert made[0] == shared.thrown < asked_h + shared.asked  # shared throws were made once
+
+
+def _pilot(rate: float, n: int = 400) -> list[np.ndarray]:
+    """A pilot whose throws hit at exactly `rate` (first column), split over candidates of 4 throws."""
+    hits = np.zeros(n)
+    hits[: round(rate * n)] = 1.0
+    return [np.column_stack([hits[i : i + 4], np.ones(4)]) for i in range(0, n, 4)]
+
+
+@pytest.mark.parametrize(
+    ("rate", "scale"),
+    [(0.5, 1), (0.4, 2), (0.25, 2), (0.2, 4), (0.12, 4), (0.0, A.RUNG_SCALE_MAX), (0.75, 2), (0.9, A.RUNG_SCALE_MAX)],
+)
+def test_rungs_grow_until_the_rarer_outcome_is_expected_often_enough(rate, scale):
+    # the smallest power of two s with s * NOMINAL_REFS * min(rate, 1 - rate) >= RUNG_EXPECTED_HITS, capped
+    assert A.rung_scale(_pilot(rate)) == scale
+
+
+def test_a_stage_of_rare_hits_is_screened_on_more_throws():
+    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
+    made = {}
+    for name in ("alike", "rare"):
+        count = [0]
+        AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[name], count)).solve((0.0, 0.0), None)
+        made[name] = count[0]
+    assert made["rare"] > 1.3 * made["alike"], made  # 793 against 543 when written
