@@ -1,9 +1,14 @@
-"""The `strong` game policy: the best play the model can find, by Monte Carlo rollouts.
+"""The `strong` game policy: the best play the model can find, `default` with its knobs optimised on
+paired games as a base, and Monte Carlo rollouts where they were measured to pay.
 
-At each decision that matters (the room, what to buy at a Shop, a white die or retrieving the colored
-dice, backing down), the policy plays the rest of the game `rollouts` times for every choice and
-takes the one that won most often (ties: the `default` policy's choice); every other decision, and
-every decision inside a rollout, is `default`'s. A rollout replays the round so far from the game's
+The base (`BASE_KNOBS`) is `default` with the knobs a coordinate search on paired training games
+chose (studies/strong_base.py; docs/game.md has its held-out gain). At the decisions searched (by
+default what to buy at a Shop, and a white die or retrieving the colored dice; the room and backing
+down can be searched too, by option), the policy races the choices on rollouts: each plays the rest
+of the game `rollouts` times, a challenger still ahead of the base's choice gets twice as many, up to
+`max_rollouts`, and replaces the base's choice once its paired gain is above `GAIN_Z` standard errors
+(so the rollouts go to the close decisions, and a clear one stops early); every other decision, and
+every decision inside a rollout, is the base's. A rollout replays the round so far from the game's
 checkpoint (sim.games.engine: the state at the start of the round, with the answers given since),
 forces the choice, and plays on:
 
@@ -17,7 +22,8 @@ forces the choice, and plays on:
 
 A rollout needs a throw source that can draw recorded throws with other uniform numbers (the throw
 bank, recorded tables); with physics in the loop the policy plays as `default`. The round-by-round log
-says what each searched decision weighed: "strong: retrieve 62 % vs white 55 % (16 rollouts each)".
+says what each searched decision weighed: "strong dice-out -> white die: white die 62 % vs retrieve 55 %
+(8-32 rollouts each)".
 """
 
 from __future__ import annotations
@@ -27,17 +33,22 @@ from typing import Any
 import numpy as np
 
 from sim.fights.policy import Decision, Policy
-from sim.games.policy import GAME_KINDS, GamePolicy, ShopPlan
+from sim.games.policy import GAME_KINDS, GamePolicy, ShopPlan, Table, table_with
 from sim.rules.outcome import Outcome
 
 STREAM_ROLLOUT = 18  # spawn-key stream of rollouts (the game's shuffles use 17, fight resampling 16)
-SEARCHED = ("room", "shop", "dice-out", "back-down")  # the decisions that matter
-DEFAULT_ROLLOUTS = 8
+SEARCHED = ("room", "shop", "dice-out", "back-down")  # the decisions that can be searched
+# searched unless told: adding rooms or backing down measured no gain for their cost (docs/game.md)
+DEFAULT_DECISIONS = ("shop", "dice-out")
+DEFAULT_ROLLOUTS = 8  # each choice's first rollouts
+MAX_ROLLOUTS = 256  # the most a choice still in the race gets (doubling from DEFAULT_ROLLOUTS)
 # a choice replaces default's only when its paired gain over default's choice, rollout by rollout, is
 # above this many standard errors (noise alone would otherwise pick among equals at random)
 GAIN_Z = 2.0
 NOT_BANKED = Outcome(result="miss", reason="not-banked")
-BASE_KNOBS = {"heal_below": "5"}  # strong's base: default's knobs as optimised (StrongPolicy)
+# strong's base: default's knobs as a coordinate search on paired training games chose them
+# (studies/strong_base.py: games 10000-11499 of 3 and 4 casual heroes at Normal and Hard, monster life -8)
+BASE_KNOBS = {"heal_below": "5", "room": "danger", "boss_dice": "4"}
 PROGRESS_WEIGHT = 1e-3  # a rollout's value: 1 for a win, plus this per Shop reached (ties between losses)
 
 
@@ -100,30 +111,50 @@ def can_roll_out(source: Any) -> bool:
 
 
 class StrongPolicy:
-    """The `strong` rung: `StrongPolicy(rollouts=16, decisions=SEARCHED)`; a game binds it to a
-    `StrongPlayer` (`for_game`). Options by name: "strong:rollouts=32,decisions=room+shop"."""
+    """The `strong` rung: `StrongPolicy(rollouts=8, decisions=("shop", "dice-out"), max_rollouts=256,
+    base=BASE_KNOBS)`; a game binds it to a `StrongPlayer` (`for_game`). Options by name:
+    "strong:rollouts=16,max_rollouts=128,decisions=room+shop", and any knob of `default` sets the
+    base's ("strong:heal_below=3": sim.games.policy.Table)."""
 
-    def __init__(self, rollouts: int = DEFAULT_ROLLOUTS, decisions: tuple[str, ...] = SEARCHED) -> None:
+    def __init__(
+        self,
+        rollouts: int = DEFAULT_ROLLOUTS,
+        decisions: tuple[str, ...] = DEFAULT_DECISIONS,
+        max_rollouts: int = MAX_ROLLOUTS,
+        base: dict[str, str] | None = None,
+    ) -> None:
         self.rollouts = int(rollouts)
+        self.max_rollouts = max(int(max_rollouts), self.rollouts)
         self.decisions = tuple(decisions)
-        # the base: default with its knobs optimised on paired games (games 1000-1399 of 4 casual heroes
-        # at Normal, monster life -8, over boss_dice x heal_below; held out, games 2000-2999: +3.3
-        # points [+1.3, +5.3] over default): heal the weakest hero up to 5 before buying dice
-        self.base = GamePolicy("default", dict(BASE_KNOBS))
+        self.knobs = dict(BASE_KNOBS if base is None else base)
+        self.base = GamePolicy("default", dict(self.knobs))
         self.__name__ = "strong"
-        if (self.rollouts, self.decisions) != (DEFAULT_ROLLOUTS, SEARCHED):
-            self.__name__ += f":rollouts={self.rollouts},decisions={'+'.join(self.decisions)}"
+        opts = []
+        if self.rollouts != DEFAULT_ROLLOUTS:
+            opts.append(f"rollouts={self.rollouts}")
+        if self.max_rollouts != max(MAX_ROLLOUTS, self.rollouts):
+            opts.append(f"max_rollouts={self.max_rollouts}")
+        if self.decisions != DEFAULT_DECISIONS:
+            opts.append(f"decisions={'+'.join(self.decisions)}")
+        opts += [f"{k}={v}" for k, v in self.knobs.items() if BASE_KNOBS.get(k) != v]
+        opts += [f"{k}=default" for k in BASE_KNOBS if k not in self.knobs]
+        if opts:
+            self.__name__ += ":" + ",".join(opts)
 
     def with_options(self, opts: dict[str, str]) -> StrongPolicy:
         """A copy with options from a policy name; ValueError names the bad one."""
-        rollouts, decisions = self.rollouts, self.decisions
+        rollouts, most, decisions = self.rollouts, self.max_rollouts, self.decisions
+        knobs = dict(self.knobs)
         for k, v in opts.items():
-            if k == "rollouts":
+            if k in ("rollouts", "max_rollouts"):
                 if not v.isdigit() or not 1 <= int(v) <= 10_000:
                     raise ValueError(
-                        f"option rollouts={v} of game policy 'strong': expected a whole number 1-10000"
+                        f"option {k}={v} of game policy 'strong': expected a whole number 1-10000"
                     )
-                rollouts = int(v)
+                if k == "rollouts":
+                    rollouts = int(v)
+                else:
+                    most = int(v)
             elif k == "decisions":
                 decisions = tuple(x for x in v.split("+") if x)
                 bad = [x for x in decisions if x not in SEARCHED]
@@ -131,9 +162,20 @@ class StrongPolicy:
                     raise ValueError(
                         f"option decisions={v} of game policy 'strong': expected some of {'+'.join(SEARCHED)}"
                     )
+            elif k in Table._fields:
+                if v == "default":  # default's own knob, not the base's tuned one
+                    knobs.pop(k, None)
+                    continue
+                table_with("default", {k: v})  # checked here: the error names the option
+                knobs[k] = v
             else:
-                raise ValueError(f"unknown option '{k}' of game policy 'strong' (one of rollouts, decisions)")
-        return StrongPolicy(rollouts, decisions)
+                raise ValueError(
+                    f"unknown option '{k}' of game policy 'strong' (one of rollouts, max_rollouts, "
+                    f"decisions, or a knob of default: {', '.join(Table._fields)})"
+                )
+        if "max_rollouts" not in opts:
+            most = max(most, rollouts)
+        return StrongPolicy(rollouts, decisions, most, knobs)
 
     def for_game(self, game: Any) -> Policy:
         """The player of one game (it reads the game's checkpoint to roll out)."""
@@ -177,48 +219,52 @@ class StrongPlayer:
         return list(dict.fromkeys(d.options))
 
     def _search(self, d: Decision, choices: list[Any], mine: Any) -> Any:
+        """Race the choices on paired rollouts: `rollouts` each, then doubling for the challengers still
+        in the race (paired gain over the base's choice, rollout by rollout, not yet below zero by
+        `GAIN_Z` standard errors), up to `max_rollouts`; a challenger wins once its gain is above
+        `GAIN_Z` standard errors (and still then is the best), else the base's choice stays."""
         g = self.game
-        game_decision = d.kind in GAME_KINDS
-        if game_decision:
+        if d.kind in GAME_KINDS:
             fight, throws = g.game * 64 + g.combats, 0
         else:
             fight, throws = d.fight.fight, d.fight.throws
         n = self.searched
         self.searched += 1
-        R = self.policy.rollouts
-        vals = np.zeros((len(choices), R))
-        wins = []
-        for i, c in enumerate(choices):
-            w = 0.0
-            for j in range(R):
-                won, progress = self._rollout((d.kind, c), n, j, fight, throws)
-                w += won
-                vals[i, j] = won + PROGRESS_WEIGHT * progress
-            wins.append(w / R)
-        self.rollouts_played += len(choices) * R
-        values = vals.mean(axis=1)
+        p = self.policy
         m = choices.index(mine) if mine in choices else 0
-        best = int(np.argmax(values))
-        pick = mine
-        if best != m:
-            diff = vals[best] - vals[m]
-            se = diff.std(ddof=1) / np.sqrt(R) if R > 1 else 0.0
-            if diff.mean() > GAIN_Z * se:
-                pick = choices[best]
+        vals: list[list[float]] = [[] for _ in choices]
+        wins = [0.0] * len(choices)
+        alive = [i for i in range(len(choices)) if i != m]
+        pick, played, batch = m, 0, p.rollouts
+        while alive:
+            for i in [m, *alive]:
+                for j in range(played, played + batch):
+                    won, progress = self._rollout((d.kind, choices[i]), n, j, fight, throws)
+                    wins[i] += won
+                    vals[i].append(won + PROGRESS_WEIGHT * progress)
+                self.rollouts_played += batch
+            played += batch
+            gains = {i: _paired(vals[i], vals[m]) for i in alive}
+            alive = [i for i in alive if gains[i][0] > 0]  # ahead so far: worth more rollouts
+            ahead = [i for i in alive if gains[i][0] > GAIN_Z * gains[i][1]]
+            if ahead:
+                pick = max(ahead, key=lambda i: gains[i][0])
+                break
+            if played >= p.max_rollouts:
+                break
+            batch = min(played, p.max_rollouts - played)
         if g.log is not None:
-            order = sorted(range(len(choices)), key=lambda i: -values[i])
-            if pick != mine:
-                note = "; default would take " + _label(d, mine)
-            elif best != m:
-                note = "; the best one's gain is within one standard error: default's choice"
-            else:
-                note = ""
+            shown = [i for i in range(len(choices)) if vals[i]]
+            order = sorted(shown, key=lambda i: -wins[i] / len(vals[i]))
+            counts = sorted({len(vals[i]) for i in shown})
+            each = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+            note = "; default would take " + _label(d, mine) if pick != m else ""
             g.note(
-                f"    strong {d.kind} -> {_label(d, pick)}: "
-                + " vs ".join(f"{_label(d, choices[i])} {100 * wins[i]:.0f} %" for i in order)
-                + f" ({R} rollouts each{note})"
+                f"    strong {d.kind} -> {_label(d, choices[pick])}: "
+                + " vs ".join(f"{_label(d, choices[i])} {100 * wins[i] / len(vals[i]):.0f} %" for i in order)
+                + f" ({each} rollouts each{note})"
             )
-        return pick
+        return choices[pick]
 
     def _rollout(
         self, choice: tuple[str, Any], n: int, j: int, fight: int, throws: int, peek: bool = False
@@ -245,6 +291,13 @@ class StrongPlayer:
         r.policy = r.fight_policy = replay
         r.play()
         return (1.0 if r.outcome == "won" else 0.0), r.shops + (r.boss != "")
+
+
+def _paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """The mean paired difference a - b and its standard error (0 for fewer than two pairs)."""
+    diff = np.asarray(a) - np.asarray(b)
+    se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0
+    return float(diff.mean()), se
 
 
 def shop_plans(d: Decision, base: GamePolicy) -> list[ShopPlan]:

@@ -16,7 +16,7 @@ from sim.games.engine import Game, run_games
 from sim.games.ladder import GAME_POLICIES, LADDER, resolve_game_policy
 from sim.games.policy import GamePolicy, ShopPlan
 from sim.games.spec import load_game
-from sim.games.strong import StrongPlayer, StrongPolicy
+from sim.games.strong import SEARCHED, StrongPlayer, StrongPolicy
 from sim.games.throw_bank import BankSource, play
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -41,7 +41,7 @@ def played(bank, spec, games, policy):
     return out
 
 
-@pytest.mark.parametrize("policy", ["first-time", "default", "strong:rollouts=2"])
+@pytest.mark.parametrize("policy", ["first-time", "classic", "default", "strong:rollouts=2,max_rollouts=4"])
 def test_each_rung_replays_per_seed_and_differs_between_games(bank, policy):
     spec = spec_of()
     a = played(bank, spec, range(3), policy)
@@ -71,6 +71,8 @@ def test_the_ladder_is_one_registry_and_every_rung_resolves():
         ("strong:rollouts=0", "rollouts=0"),
         ("strong:depth=3", "unknown option 'depth'"),
         ("strong:decisions=room+dance", "decisions=room+dance"),
+        ("strong:max_rollouts=0", "max_rollouts=0"),
+        ("strong:room=maze", "room=maze"),
         ("default:shop=hoard", "shop=hoard"),
         ("default:boss_dice=12", "boss_dice=12"),
         ("default:shop", "expected key=value"),
@@ -117,9 +119,75 @@ class Checked(StrongPolicy):
         return check
 
 
+def test_a_bad_policy_of_a_game_tune_is_one_line_and_exit_2(tmp_path, capsys):
+    bank = tmp_path / "bank"
+    argv = ["tune", "--game", "base", "--set", "house_rules.extra_white_dice=0:7", "--integer", "--target",
+            "0.5", "--bank", str(bank), "--policy", "strong:max_rollouts=x"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "max_rollouts=x" in err[0]
+    assert not bank.exists()
+
+
+def test_strong_options_set_its_race_and_its_base():
+    p = resolve_game_policy("strong:rollouts=4,max_rollouts=16,heal_below=2")
+    assert (p.rollouts, p.max_rollouts, p.base.t.heal_below) == (4, 16, 2)
+    assert p.__name__ == "strong:rollouts=4,max_rollouts=16,heal_below=2"
+    plain = resolve_game_policy("strong:room=default")  # default's own room rule under strong's other knobs
+    assert plain.base.t.room == GamePolicy("default").t.room
+    assert resolve_game_policy("strong:rollouts=300").max_rollouts == 300  # never fewer than the first batch
+
+
+class Scripted(StrongPlayer):
+    """A strong player whose rollouts are scripted: choice i wins rollout j when wins[i](j)."""
+
+    def __init__(self, policy, wins):
+        self.policy, self.base, self.wins = policy, policy.base, wins
+        self.game = type("G", (), {"game": 0, "combats": 0, "log": None})()
+        self.searched = self.rollouts_played = 0
+        self.played = []
+
+    def _rollout(self, choice, n, j, fight, throws, peek=False):
+        self.played.append((choice[1], j))
+        return float(self.wins[choice[1]](j)), 0
+
+
+def race(wins, mine=0, rollouts=8, most=64):
+    from sim.fights.policy import Decision
+
+    p = Scripted(StrongPolicy(rollouts=rollouts, max_rollouts=most), wins)
+    d = Decision("room", None, None, tuple(range(len(wins))), None)
+    pick = p._search(d, list(range(len(wins))), mine)
+    return pick, {c: sum(1 for x, _ in p.played if x == c) for c in range(len(wins))}
+
+
+def test_the_race_keeps_the_base_choice_among_equals_and_spends_only_the_first_batch():
+    pick, played = race([lambda j: j % 2, lambda j: j % 2, lambda j: j % 2])
+    assert pick == 0 and played == {0: 8, 1: 8, 2: 8}
+
+
+def test_the_race_stops_as_soon_as_a_choice_is_clearly_ahead():
+    pick, played = race([lambda j: False, lambda j: j % 3 == 0, lambda j: True])
+    assert pick == 2 and played[2] == 8  # 8 wins against 0 after the first batch: no more rollouts
+
+
+def test_the_race_doubles_for_a_choice_ahead_but_not_yet_clearly_and_drops_those_behind():
+    # choice 1 wins one rollout in 8 more than the base's choice and loses one in 16 (ahead, never
+    # clearly: 1.2 standard errors after 64); choice 2 never wins
+    def one(j):
+        return (j % 4 == 0 and j % 16 != 12) or j % 8 == 1
+
+    pick, played = race([lambda j: j % 4 == 0, one, lambda j: False])
+    assert played[2] == 8  # behind after the first batch: out of the race
+    assert played[1] == played[0] == 64  # raced to the most
+    assert pick == 0
+    pick, played = race([lambda j: j % 4 == 0, one, lambda j: False], most=8)
+    assert played[1] == 8 and pick == 0
+
+
 def test_strong_never_makes_an_illegal_choice(bank):
     spec = spec_of()
-    pol = Checked(rollouts=2)
+    pol = Checked(rollouts=2, max_rollouts=4, decisions=SEARCHED)
     pol.seen = []
     out, _ = play(lambda src: run_games(spec, src, range(4), pol), bank, spec.seed)
     assert {"room", "shop", "dice-out"} <= set(pol.seen)
@@ -181,7 +249,7 @@ def last_shop_game(bank, policy):
     return g
 
 
-@pytest.mark.parametrize("policy", ["default", "strong"])
+@pytest.mark.parametrize("policy", ["default", "strong:max_rollouts=8"])
 def test_the_last_shop_before_the_boss_buys_white_dice(bank, policy):
     g = last_shop_game(bank, policy)
     lines = [x for x in g.log if x.startswith("SHOP 3") or "white dice for" in x or "healing:" in x]
@@ -190,7 +258,7 @@ def test_the_last_shop_before_the_boss_buys_white_dice(bank, policy):
     white = int(shop.split(", ")[1].split(" white")[0])
     bought = next(x for x in lines if "white dice for" in x)
     assert f"{min(9, white + gold // 2)} on the Chest" in bought, lines
-    if policy == "strong":
+    if policy.startswith("strong"):
         assert any("strong shop -> " in x for x in g.log)
 
 
@@ -209,3 +277,47 @@ def test_an_experiment_variant_picks_its_rung_and_a_bad_one_names_the_variant():
     data["variants"][1]["policy"] = "strong:rollouts=-1"
     with pytest.raises(SpecError, match=r"variants\.1\.policy.*rollouts=-1"):
         resolve_game_experiment(parse_game_experiment(data, "x.toml"), "x.toml")
+
+
+class Watched(StrongPolicy):
+    """A policy (strong, or its base alone with `search=False`) that notes each out-of-dice answer with the
+    party's life then."""
+
+    def __init__(self, search=True, **kw):
+        super().__init__(**kw)
+        self.search, self.answers = search, []
+
+    def for_game(self, game):
+        player = StrongPlayer(self, game) if self.search else self.base
+        answers = self.answers
+
+        def answer(d):
+            a = player(d)
+            if d.kind == "dice-out" and game.checkpoint is not None:
+                f = d.fight
+                answers.append((a, [h.life for h in f.heroes if not h.fainted], f.retrieval_damage))
+            return a
+
+        answer.records = True
+        return answer
+
+
+@pytest.mark.parametrize("search", [False, True], ids=["default", "strong"])
+def test_out_of_dice_when_retrieving_would_fell_every_hero_takes_a_white_die(bank, search):
+    """The position: every hero starts at 1 life with the Chest full, so once the colored dice run out
+    (the misses before have felled some), retrieving them (every hero loses the monster's level, at
+    least 1) would make every standing hero faint and lose the game; a white die keeps it going."""
+    pol = Watched(search, rollouts=4, max_rollouts=8)
+
+    def run(src):
+        for game in range(6):
+            g = Game(spec_of(), src, pol, game=game, log=False)
+            g.white = 9
+            for h in g.heroes:
+                h.life = 1
+            g.play()
+
+    play(run, bank, 1)
+    fatal = [a for a, lives, cost in pol.answers if all(life - cost < 1 for life in lives)]
+    assert fatal, pol.answers  # the position was reached
+    assert set(fatal) == {"white"}, pol.answers
