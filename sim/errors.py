@@ -71,7 +71,14 @@ class FightError(RuntimeError):
 
 
 class ChunkFailed(RuntimeError):
-    """A worker raised while running a chunk (a bug, or a worker that died)."""
+    """A worker raised while running a chunk (a bug, or a worker that died): `reason` is the worker's
+    side of it alone (no chunk or cell), `task` the task that failed, when known, so that a caller
+    (the throw bank's recorder) can tell it in its own words."""
+
+    def __init__(self, message: str, task: Any = None, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.task = task
+        self.reason = reason if reason is not None else message
 
 
 class Interrupted(Exception):

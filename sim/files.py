@@ -32,6 +32,7 @@ TEMP_RE = re.compile(r"^\.(?P<name>.+?)(\.[a-z0-9_]{8}\.tmp(\.[A-Za-z0-9]{1,8})?
 _UMASK = os.umask(0o022)  # read once (setting it is the only way to read it), then put back
 os.umask(_UMASK)
 _INPUTS: set[tuple[int, int]] | None = None  # (device, inode) of every file the running command has read
+_READERS: list[list[Path]] = []  # the open `files_read` spans: each gets every data file read in it
 
 
 @contextlib.contextmanager
@@ -46,8 +47,23 @@ def command_inputs() -> Iterator[None]:
         _INPUTS = outer
 
 
+@contextlib.contextmanager
+def files_read() -> Iterator[list[Path]]:
+    """The data files read inside this span (every one `note_input` is told of): what a value worked
+    out from them depends on, so a cache of it can tell when one has changed."""
+    got: list[Path] = []
+    _READERS.append(got)
+    try:
+        yield got
+    finally:
+        del _READERS[next(i for i, g in enumerate(_READERS) if g is got)]  # this span's, not an equal one
+
+
 def note_input(path: str | Path) -> None:
-    """Remember a file the command reads, so no output of the command may replace it."""
+    """Remember a file the command reads, so no output of the command may replace it (and tell the
+    open `files_read` spans)."""
+    for got in _READERS:
+        got.append(Path(path))
     if _INPUTS is None:
         return
     try:

@@ -241,18 +241,93 @@ class AimProgress:
         self.shown = True
 
 
-def bank_options(p: argparse.ArgumentParser) -> None:
-    """The throw bank's options, the same on every command that plays games from it."""
+def bank_options(p: argparse.ArgumentParser, only: str = "") -> None:
+    """The throw bank's options, the same on every command that plays games from it (`only`: the words
+    that say when they apply, e.g. "with --game: ")."""
     p.add_argument(
-        "--bank", metavar="DIR", help="throw bank folder (default: $DFSIM_BANK or ~/.cache/dfsim/throw-bank)"
+        "--bank",
+        metavar="DIR",
+        help=f"{only}throw bank folder (default: $DFSIM_BANK or ~/.cache/dfsim/throw-bank)",
     )
     p.add_argument(
         "--bank-throws",
         type=integer(1, 1_000_000),
         default=None,
-        help="throws per bank scenario (default: as many as its hit rate and damage need, 400-4000); "
-        "an entry holding fewer grows",
+        help=f"{only}throws per bank scenario (default: as many as its hit rate and damage need, "
+        "400-4000); an entry holding fewer grows",
     )
     p.add_argument(
-        "--workers", type=integer(1, 1024), help="worker processes recording the bank (default: all cores)"
+        "--workers",
+        type=integer(1, 1024),
+        help=f"{only}worker processes recording the bank (default: all cores)",
     )
+
+
+SCHEDULER_HELP = (
+    "Dask scheduler address tcp:// or tls://HOST:PORT (default: a local Dask "
+    "cluster; one that does not answer as a scheduler within 10 s stops the run, exit 1). "
+    "Full trust: whoever runs the scheduler or its workers can run code as you; use only a "
+    "cluster you control, over tls:// on a network that is not yours (docs/experiments.md)"
+)
+
+
+def executor_options(p: argparse.ArgumentParser, only: str = "", where: str = "where the work runs") -> None:
+    """--executor, --scheduler and the Dask TLS files, the same on `dfsim run` and on every command
+    that records a throw bank (`executor_from` reads them back, checked)."""
+    p.add_argument(
+        "--executor", choices=("local", "dask"), default="local", help=f"{only}{where} (default: local)"
+    )
+    p.add_argument("--scheduler", help=f"{only}with --executor dask: {SCHEDULER_HELP}")
+    p.add_argument("--tls-ca-file", help=f"{only}Dask TLS: CA certificate to check the scheduler with")
+    p.add_argument("--tls-cert", help=f"{only}Dask TLS: this client's certificate (PEM)")
+    p.add_argument(
+        "--tls-key", help=f"{only}Dask TLS: this client's private key (PEM; default: in --tls-cert)"
+    )
+
+
+def executor_from(args: argparse.Namespace) -> tuple[str, str | None, dict[str, str] | None]:
+    """(executor, scheduler, security) from `executor_options`, checked before any work: a scheduler
+    needs dask and is an address, TLS needs a tls:// scheduler and its files."""
+    if args.scheduler is not None:
+        if args.executor != "dask":
+            raise SpecError("command line", "--scheduler", "needs --executor dask")
+        from sim.experiments.scheduler import scheduler_address
+
+        scheduler_address(args.scheduler)
+    return args.executor, args.scheduler, tls_files(args)
+
+
+def executor_given(args: argparse.Namespace) -> str | None:
+    """The first of --workers, --executor dask, --scheduler and the TLS files given (None: none)."""
+    for flag, value in (
+        ("--workers", getattr(args, "workers", None)),
+        ("--executor", None if getattr(args, "executor", "local") == "local" else args.executor),
+        ("--scheduler", getattr(args, "scheduler", None)),
+        ("--tls-ca-file", getattr(args, "tls_ca_file", None)),
+        ("--tls-cert", getattr(args, "tls_cert", None)),
+        ("--tls-key", getattr(args, "tls_key", None)),
+    ):
+        if value is not None:
+            return flag
+    return None
+
+
+def tls_files(args: argparse.Namespace) -> dict[str, str] | None:
+    """The --tls-* options as the runner's `security` dict (None: Dask's own configuration applies)."""
+    from pathlib import Path
+
+    given = {"ca_file": args.tls_ca_file, "cert": args.tls_cert, "key": args.tls_key}
+    if not any(given.values()):
+        return None
+    flags = {"ca_file": "--tls-ca-file", "cert": "--tls-cert", "key": "--tls-key"}
+    for k in ("ca_file", "cert"):
+        if not given[k]:
+            raise SpecError("command line", flags[k], "is needed with the other --tls options")
+    for k, v in given.items():
+        if v and not Path(v).is_file():
+            raise SpecError("command line", flags[k], f"file not found: {v}")
+    if args.executor != "dask" or not (args.scheduler or "").startswith("tls://"):
+        raise SpecError(
+            "command line", "--tls-ca-file", "TLS needs --executor dask --scheduler tls://HOST:PORT"
+        )
+    return {k: str(v) for k, v in given.items() if v}

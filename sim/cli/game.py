@@ -14,7 +14,17 @@ import json
 import sys
 from typing import Any
 
-from sim.cli.common import INDEX, SEED, bank_options, integer, json_or_text, split_pair
+from sim.cli.common import (
+    INDEX,
+    SEED,
+    bank_options,
+    executor_from,
+    executor_given,
+    executor_options,
+    integer,
+    json_or_text,
+    split_pair,
+)
 from sim.errors import SpecError
 
 
@@ -54,15 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="bootstrap banks behind the bank's part of the win rate's interval (default 8; 0: none)",
     )
-    p.add_argument(
-        "--executor",
-        choices=("local", "dask"),
-        default="local",
-        help="where the bank is recorded (as dfsim run)",
-    )
-    p.add_argument(
-        "--scheduler", help="with --executor dask: the scheduler's address (default: a local cluster)"
-    )
+    executor_options(p, where="where the bank is recorded: local processes or a Dask cluster (as dfsim run)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_game)
 
@@ -113,6 +115,11 @@ def cmd_game(args: argparse.Namespace) -> int:
                 raise SpecError(
                     "command line", "--bank", "is for --engine resample (physics simulates every throw)"
                 )
+            flag = executor_given(args)
+            if flag:
+                raise SpecError(
+                    "command line", flag, "records the bank: --engine physics throws in this process"
+                )
             from sim.experiments.progress import RunProgress
             from sim.fights.physics_source import PhysicsSource
 
@@ -127,14 +134,14 @@ def cmd_game(args: argparse.Namespace) -> int:
             bar.bar.close()
             head_bank: dict[str, Any] = {}
         else:
-            if args.scheduler and args.executor != "dask":
-                raise SpecError("command line", "--scheduler", "needs --executor dask")
+            executor, scheduler, security = executor_from(args)
             bank = ThrowBank(
                 args.bank,
                 args.bank_throws,
                 workers=args.workers,
-                executor=args.executor,
-                scheduler=args.scheduler,
+                executor=executor,
+                scheduler=scheduler,
+                security=security,
             )
             alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
             from sim.games.progress import games_bar
@@ -213,6 +220,7 @@ def won_with_bank(spec, idx, policy, bank, seed, alias, summary, replicates) -> 
             (won["hi"] - won["lo"]) / 2,
             alias,
             replicates,
+            games_interval=(won["lo"], won["hi"]),  # each side of Wilson's interval widened on its own
         )
     finally:
         el.done()

@@ -30,7 +30,7 @@ from sim.cli import (
     viewer,
 )
 from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, EXIT_NO_ANSWER, Parser
-from sim.errors import NotBracketedError, SpecError, Stopped, signal_name, stop_signal
+from sim.errors import ChunkFailed, NotBracketedError, SpecError, Stopped, signal_name, stop_signal
 from sim.files import command_inputs
 
 COMMAND_GROUPS = (
@@ -119,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except ChunkFailed as exc:  # a worker died or failed (its words: sim.experiments.executor): exit 1
+        sys.stderr.write(f"dfsim: {exc}\n")
+        return EXIT_FAULT
     except OSError as exc:  # the environment failed (a full disk, a vanished folder): one line, exit 1
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         sys.stderr.write(f"dfsim: {where}{exc.strerror or exc}\n")

@@ -6,11 +6,17 @@ import argparse
 import signal
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TypeVar
 
-from sim.cli.common import EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, integer, patterns
-from sim.errors import SpecError
+from sim.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAULT,
+    EXIT_INTERRUPTED,
+    executor_from,
+    executor_options,
+    integer,
+    patterns,
+)
 
 T = TypeVar("T")
 
@@ -25,17 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("experiment", help="experiment TOML file, or a built-in name such as 'quickstart'")
     p.add_argument("--out", help="output folder (default: results/<experiment name>/)")
     p.add_argument("--workers", type=integer(1, 1024), help="worker processes (default: all cores)")
-    p.add_argument("--executor", choices=["local", "dask"], default="local")
-    p.add_argument(
-        "--scheduler",
-        help="Dask scheduler address tcp:// or tls://HOST:PORT (default: a local Dask "
-        "cluster; one that does not answer as a scheduler within 10 s stops the run, exit 1). "
-        "Full trust: whoever runs the scheduler or its workers can run code as you; use only a "
-        "cluster you control, over tls:// on a network that is not yours (docs/experiments.md)",
-    )
-    p.add_argument("--tls-ca-file", help="Dask TLS: CA certificate to check the scheduler with")
-    p.add_argument("--tls-cert", help="Dask TLS: this client's certificate (PEM)")
-    p.add_argument("--tls-key", help="Dask TLS: this client's private key (PEM; default: in --tls-cert)")
+    executor_options(p, where="where the chunks run: local processes or a Dask cluster")
     p.add_argument(
         "--force",
         action="store_true",
@@ -92,21 +88,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if hasattr(signal, "SIGXFSZ"):  # a file-size limit is an OSError (exit 1, chunks kept), not a kill
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    if args.scheduler is not None and args.executor != "dask":
-        raise SpecError("command line", "--scheduler", "needs --executor dask")
+    executor, scheduler, security = executor_from(args)
     try:
         res = runner_faults(
             lambda: run_experiment(
                 args.experiment,
                 out=args.out,
                 workers=args.workers,
-                executor=args.executor,
-                scheduler=args.scheduler,
+                executor=executor,
+                scheduler=scheduler,
                 force=args.force,
                 quiet=args.quiet,
                 max_throws=args.max_throws,
                 figures=not args.no_figures,
-                security=tls_files(args),
+                security=security,
                 variants=args.variants,
                 bank=args.bank,
                 **{name: getattr(args, name) for name, _ in cap_options()},
@@ -120,25 +115,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(res.kind.shown(res), end="")
     return 0
-
-
-def tls_files(args: argparse.Namespace) -> dict[str, str] | None:
-    """The --tls-* options as the runner's `security` dict (None: Dask's own configuration applies)."""
-    given = {"ca_file": args.tls_ca_file, "cert": args.tls_cert, "key": args.tls_key}
-    if not any(given.values()):
-        return None
-    flags = {"ca_file": "--tls-ca-file", "cert": "--tls-cert", "key": "--tls-key"}
-    for k in ("ca_file", "cert"):
-        if not given[k]:
-            raise SpecError("command line", flags[k], "is needed with the other --tls options")
-    for k, v in given.items():
-        if v and not Path(v).is_file():
-            raise SpecError("command line", flags[k], f"file not found: {v}")
-    if args.executor != "dask" or not (args.scheduler or "").startswith("tls://"):
-        raise SpecError(
-            "command line", "--tls-ca-file", "TLS needs --executor dask --scheduler tls://HOST:PORT"
-        )
-    return {k: str(v) for k, v in given.items() if v}
 
 
 def os_error(exc: OSError) -> str:

@@ -31,12 +31,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a folder whose game and shot files the page may offer (repeat for more); nothing else is read",
     )
     bank_options(p)
+    p.add_argument(
+        "--bank-replicates",
+        type=integer(0, 1000),
+        default=None,
+        help="bootstrap banks behind the bank's part of the win rate's interval, as dfsim game "
+        "(default 8; 0: none)",
+    )
     p.add_argument("--log", action="store_true", help="print every request on stderr")
     p.set_defaults(func=cmd_studio)
 
 
 def cmd_studio(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C (or SIGTERM); then cancel the jobs (finished bank entries stay) and exit 0."""
+    from sim.games.bank_uncertainty import REPLICATES
     from sim.games.throw_bank import ThrowBank
     from sim.studio.api import Studio
     from sim.studio.library import Library
@@ -45,13 +53,12 @@ def cmd_studio(args: argparse.Namespace) -> int:
     library = Library(args.folder)
     game = library.game_id(args.game)
     bank = ThrowBank(args.bank, args.bank_throws, workers=args.workers, quiet=True)
-    studio = Studio(bank, library, game)
+    reps = REPLICATES if args.bank_replicates is None else args.bank_replicates
+    studio = Studio(bank, library, game, reps)  # --bank-replicates 1: one line, exit 2
     server = open_server(studio, args.port, log=args.log)  # a port in use: one line, exit 2
     print(f"dfsim studio: {server.url}  (game {args.game}; bank {bank.dir}; Ctrl-C stops)", flush=True)
-    if args.open:
-        import webbrowser
-
-        threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
+    if args.open:  # beside the server: a browser that takes its time does not hold the page up
+        threading.Thread(target=open_browser, args=(server.url,), name="studio-browser", daemon=True).start()
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
@@ -65,3 +72,18 @@ def cmd_studio(args: argparse.Namespace) -> int:
             + "\n"
         )
     return 0
+
+
+def open_browser(url: str) -> bool:
+    """Open the page the way the user's desktop opens a link (Python's webbrowser: $BROWSER first, then
+    the system's default); where none can be started (a server, a container), say so in one line:
+    the address printed above still works from any browser on this machine."""
+    import webbrowser
+
+    try:
+        ok = webbrowser.open(url)
+    except webbrowser.Error:
+        ok = False
+    if not ok:
+        sys.stderr.write(f"dfsim studio: no web browser could be started here; open {url} in one\n")
+    return ok

@@ -11,9 +11,19 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from typing import Any
 
-from sim.cli.common import SEED, add_scenario_options, pairs
+from sim.cli.common import (
+    SEED,
+    add_scenario_options,
+    bank_options,
+    executor_from,
+    executor_given,
+    executor_options,
+    integer,
+    pairs,
+)
 from sim.errors import SpecError
 
 _NUMBER = r"[-+]?[0-9.]+(?:[eE][-+]?\d+)?"
@@ -65,14 +75,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="tune a game's win rate instead (a game file or built-in game name); "
         "its throws come from the throw bank (--bank)",
     )
+    bank_options(p, only="with --game: ")
     p.add_argument(
-        "--bank", metavar="DIR", help="with --game: the throw bank folder (default: the user's cache)"
-    )
-    p.add_argument(
-        "--bank-throws",
-        type=int,
+        "--bank-replicates",
+        type=integer(0, 1000),
         default=None,
-        help="with --game: throws per bank scenario (default: as many as its precision needs, 400-4000)",
+        help="with --game: bootstrap banks behind the bank's part of the answer's interval (default 8; "
+        "0: none)",
+    )
+    executor_options(
+        p, only="with --game: ", where="where the bank is recorded: local processes or a Dask cluster"
     )
     p.add_argument(
         "--records",
@@ -240,6 +252,36 @@ def _counting(evaluate, bar, count: bool):
     return counted
 
 
+def _with_bank(response, res, replicates: int | None) -> dict[str, Any] | None:
+    """The answer's interval with the bank's part (GameResponse.with_bank), its wait shown on stderr."""
+    from sim.experiments.progress import Elapsed
+    from sim.games.bank_uncertainty import REPLICATES
+
+    reps = REPLICATES if replicates is None else replicates
+    if reps < 2 or len(res.points) < 2:
+        return None
+    el = Elapsed(sys.stderr)
+    el.start(f"the bank's uncertainty: the values around the answer on {reps} bootstrap banks")
+    try:
+        return response.with_bank(res, reps)
+    finally:
+        el.done()
+
+
+def _no_bank_options(args: argparse.Namespace) -> None:
+    """The bank's options are for --game: given without it, one line (they would change nothing)."""
+    for flag, given in (
+        ("--bank", args.bank),
+        ("--bank-throws", args.bank_throws),
+        ("--bank-replicates", args.bank_replicates),
+    ):
+        if given is not None:
+            raise SpecError(SRC, flag, "is for --game (a game's throws come from the throw bank)")
+    flag = executor_given(args)
+    if flag:
+        raise SpecError(SRC, flag, "says where the throw bank is recorded: it is for --game")
+
+
 def cmd_tune(args: argparse.Namespace) -> int:
     """Tune the one ranged setting against the target; print (or --json) the result, save it with --out."""
     from sim.experiments.progress import WorkBar
@@ -259,17 +301,29 @@ def cmd_tune(args: argparse.Namespace) -> int:
             raise SpecError(SRC, "--game", "tunes a game: give no fight file or --records")
         from sim.games.response import GameResponse
 
+        executor, scheduler, security = executor_from(args)
         evaluate = GameResponse(
-            args.game, path, overrides=fixed, bank=args.bank, bank_throws=args.bank_throws, policy=args.policy
+            args.game,
+            path,
+            overrides=fixed,
+            bank=args.bank,
+            bank_throws=args.bank_throws,
+            policy=args.policy,
+            workers=args.workers,
+            executor=executor,
+            scheduler=scheduler,
+            security=security,
         )
         if evaluate.integer_setting and not args.integer:
             raise SpecError(SRC, f"--set {path}", "is an integer setting of the game: add --integer")
         metric = "win rate"
         budget = GAME_BUDGET if args.budget is None else args.budget
     elif args.fight:
+        _no_bank_options(args)
         evaluate, metric = _fight_response(args, path, fixed)
         budget = FIGHT_BUDGET if args.budget is None else args.budget
     else:
+        _no_bank_options(args)
         budget = SHOT_BUDGET if args.budget is None else args.budget
     # a bar of the trials against the budget (the tuner usually stops earlier: time left is at most that)
     # made when the first trial starts: the tuner still checks its range and target before that
@@ -306,6 +360,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
         bar.close()
     if args.fight:
         res.context = _fight_context(evaluate, res)
+    if args.game:
+        banked = _with_bank(evaluate, res, args.bank_replicates)
+        if banked is not None:
+            res.context = {**res.context, "with_bank": banked}
     if args.out:
         save_result(res, args.out)
     if args.json:
@@ -318,6 +376,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(
             f"  {c['fight']}: monster life {c['monster_life_at_answer']} [{lo_life}, {hi_life}] at the answer"
         )
+    if "with_bank" in res.context:
+        from sim.games.response import with_bank_text
+
+        text = with_bank_text(res.context["with_bank"], path, res.integer)
+        print(f"  with the bank's own uncertainty: {text}")
     for note in res.notes:
         print(f"  note: {note}")
     print(f"  {'value':>12} {'n':>6} {'successes':>9}  rate [{100 * res.confidence:g} % interval]")

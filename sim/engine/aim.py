@@ -9,11 +9,15 @@ objective, then rests closest to the aim point.
 The space is searched coarse to fine by successive halving, so that the cost stays below the grid's:
 first the ballistic grid (a bounce at each of NOMINAL_GAP_FACTORS of the shot's gap before the board
 edge, at each elevation, the ballistic speed that reaches it) thrown the shot's own way (its grip and
-spin); then, at the best ballistic point, every way of leaving the hand the shot's limits allow (grips,
-spins: none, back, top and side); each stage throws every candidate HALVING_RUNGS[0] reference throws and
-keeps the better half for the next rung of throws. The last NOMINAL_FINALISTS are ranked again on
-more throws, doubling while the leader's paired lead is within its noise (`final_choice`, exact: a
-finalist stops throwing once it provably ranks below the leading two).
+spin); then, at each of the BALLISTIC_KEPT best ballistic points, every way of leaving the hand the
+shot's limits allow (grips, spins: none, back, top and side: the best point for a held grip is often
+not the best for a die that leaves as it lies, so the second stage does not search the first's winner
+alone); each stage throws every candidate HALVING_RUNGS[0] reference throws and keeps the better half
+for the next rung of throws, the rungs first scaled to the stage's hit rate (`rung_scale`: a stage of
+rare hits ranks its candidates on more throws, or its ranking is close to a draw). The last
+NOMINAL_FINALISTS are ranked again on more throws, doubling while
+the leader's paired lead is within its noise (`final_choice`, exact: a finalist stops throwing once it
+provably ranks below the leading two).
 The ballistic stage halts at its second rung (BALLISTIC_RUNGS): its survivors throw on in the second.
 
 The solver throws nothing itself: it is given the thrower's throw function and hand
@@ -57,9 +61,15 @@ NOMINAL_MISS_PER_HIT_M = 100.0
 # ballistic stage stops at its second rung: its survivors throw on in the second stage
 HALVING_RUNGS = (4, 8, 16)
 BALLISTIC_RUNGS = HALVING_RUNGS[:2]
-NOMINAL_REFS = HALVING_RUNGS[-1]  # the throws the second stage's survivors have made
-# the ballistic points kept from the first stage (the best one's ways of leaving the hand are searched in
-# the second, the others go on thrown the shot's own way)
+NOMINAL_REFS = HALVING_RUNGS[-1]  # the throws the second stage's survivors have made (unscaled)
+# rate-scaled rungs: a stage's rungs are multiplied by the power of two (at most RUNG_SCALE_MAX) at which
+# NOMINAL_REFS throws become enough to hold RUNG_EXPECTED_HITS expected hits (or misses, whichever is
+# rarer) at the stage's rate, measured on a pilot (every candidate's first HALVING_RUNGS[0] throws). At
+# a 12 % rate sixteen throws hold two hits and the ranking is close to a draw; at 50 % they hold eight
+RUNG_EXPECTED_HITS = 8.0
+RUNG_SCALE_MAX = 4
+# the ballistic points kept from the first stage (each one's ways of leaving the hand are searched in the
+# second)
 BALLISTIC_KEPT = 2
 # the second stage's spins besides the shot's own: none, backspin and topspin of this rate about the
 # lateral axis, side spin of this rate; each clipped into the shot's spin limits
@@ -177,9 +187,9 @@ class AimSolver:
         self.given.clear()
 
     def solve(self, aim: tuple[float, float], skill: SkillSpec | None) -> Technique:
-        """Solve the technique: the ballistic grid thrown the shot's way, halved to BALLISTIC_KEPT; the
-        best point's ways of leaving the hand beside them, halved to NOMINAL_FINALISTS; those ranked
-        again (`final_choice`)."""
+        """Solve the technique: the ballistic grid thrown the shot's way, halved to BALLISTIC_KEPT; each
+        kept point's ways of leaving the hand, halved to NOMINAL_FINALISTS; those ranked again
+        (`final_choice`)."""
         grid = self.grid(aim)
         if not grid:
             rel = self.scenario.shot.release
@@ -187,17 +197,17 @@ class AimSolver:
         options = self.hand_options()
         self._made = 0
         self._at_most = (
-            len(grid) * BALLISTIC_RUNGS[-1]
-            + (len(options) + BALLISTIC_KEPT) * NOMINAL_REFS
+            len(grid) * BALLISTIC_RUNGS[-1] * RUNG_SCALE_MAX
+            + len(options) * BALLISTIC_KEPT * NOMINAL_REFS * RUNG_SCALE_MAX
             + NOMINAL_FINALISTS * NOMINAL_MAX_FINAL_REFS
         )
         values: dict[Technique, np.ndarray] = {}
         kept = self.halve(aim, grid, values, skill, BALLISTIC_KEPT, BALLISTIC_RUNGS)
-        best = kept[0]
         second = [
-            Technique(best.speed_mps, best.elevation_deg, grip, spin, axis)
+            Technique(point.speed_mps, point.elevation_deg, grip, spin, axis)
+            for point in kept
             for grip, spin, axis in options
-            if (grip, spin, axis) != (best.grip, best.spin_rps, best.spin_axis)
+            if (grip, spin, axis) != (point.grip, point.spin_rps, point.spin_axis)
         ]
         finalists = self.halve(aim, kept + second, values, skill, NOMINAL_FINALISTS)
         choice = self.final_choice(aim, finalists, skill, [values[c] for c in finalists])
@@ -235,7 +245,9 @@ class AimSolver:
         """Successive halving: every candidate thrown to `rungs[0]` reference throws, ranked by its score
         on them, the better half thrown to the next rung, ..., the best `keep` after the last rung (best
         first). Throws already made (`values`, by technique, extended in place) are not made again;
-        every candidate is ranked on the same throws (paired).
+        every candidate is ranked on the same throws (paired). The rungs are first scaled to the stage's
+        rate (`rung_scale` of a pilot: every candidate's first `rungs[0]` throws, made in full), so
+        that a stage of rare hits ranks its candidates on enough of them.
 
         Exact, not a heuristic: a candidate stops throwing within a rung once as many candidates as go on
         scored strictly better than the best it can still reach (`_best_possible`; not for "damage",
@@ -244,7 +256,14 @@ class AimSolver:
         nothing."""
         bounded = self.objective[0] != "damage"
         alive = list(dict.fromkeys(candidates))
-        for rung in rungs:
+        for c in alive:  # the pilot
+            have = values.get(c)
+            k = 0 if have is None else len(have)
+            if k < rungs[0]:
+                more = self.reference_values(aim, c, rungs[0] - k, skill, start=k)
+                values[c] = more if have is None else np.vstack([have, more])
+        scale = rung_scale([values[c][: rungs[0]] for c in alive])
+        for rung in (r * scale for r in rungs):
             n_next = len(alive) if len(alive) <= keep else max(keep, math.ceil(len(alive) / 2))
             full: list[float] = []  # the scores of the candidates thrown to the rung, ascending
             done: list[Technique] = []
@@ -420,6 +439,23 @@ def ballistic_speed(distance_m: float, height_m: float, elevation_deg: float) ->
     if denom <= 0:
         return float("nan")
     return math.sqrt(GRAVITY * distance_m * distance_m / denom)
+
+
+def rung_scale(pilot: list[np.ndarray]) -> int:
+    """How many times a stage's rungs are multiplied: the smallest power of two, at most RUNG_SCALE_MAX,
+    at which that many times NOMINAL_REFS throws of the pilot's rate hold RUNG_EXPECTED_HITS of its
+    rarer outcome (hits
+    at a low rate, misses at a high one). The rate is the pilot's share of throws of any value (a hit,
+    or for "damage" any damage) over every candidate, so it depends on the pilot alone."""
+    throws = np.concatenate([p[:, 0] for p in pilot]) if pilot else np.zeros(0)
+    if len(throws) == 0:
+        return 1
+    rate = float((throws > 0).mean())
+    rarer = min(rate, 1.0 - rate)
+    scale = 1
+    while scale < RUNG_SCALE_MAX and scale * NOMINAL_REFS * rarer < RUNG_EXPECTED_HITS:
+        scale *= 2
+    return scale
 
 
 def _best_possible(per_throw: np.ndarray, refs: int) -> float:

@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any
 
 from sim.errors import ChunkFailed
@@ -86,8 +86,7 @@ class Executor:
         """The next finished chunk; raises queue.Empty on timeout and ChunkFailed if it failed."""
         task, ok, value = self._results.get(timeout=timeout)
         if not ok:
-            what = f"chunk {task.chunk}" if task.chunk >= 0 else "preparing"
-            raise ChunkFailed(f"{what} of cell {task.cell} failed: {value}")
+            raise failed(task, value)
         return task, value
 
     def close(self) -> None:
@@ -98,6 +97,15 @@ class Executor:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+WORKER_DIED = "a worker process died (killed, out of memory, or a crash in native code)"
+
+
+def failed(task: Any, reason: str) -> ChunkFailed:
+    """The ChunkFailed of a task (`reason`: what went wrong on the worker's side)."""
+    what = f"chunk {task.chunk}" if task.chunk >= 0 else "preparing"
+    return ChunkFailed(f"{what} of cell {task.cell} failed: {reason}", task=task, reason=reason)
 
 
 def default_workers() -> int:
@@ -179,7 +187,10 @@ class LocalExecutor(Executor):
 
     def submit(self, task: Any, fn: Callable[[Any], Any]) -> None:
         """Run `fn(task)` in the process pool; the result is queued for `next_result` when done."""
-        fut = self._pool.submit(fn, task)
+        try:
+            fut = self._pool.submit(fn, task)
+        except BrokenExecutor:  # a worker died since the last result came back
+            raise failed(task, WORKER_DIED) from None
         fut.add_done_callback(functools.partial(self._done, task))
 
     def _done(self, task: Any, fut) -> None:
@@ -188,6 +199,8 @@ class LocalExecutor(Executor):
         exc = fut.exception()
         if exc is None:
             self._results.put((task, True, fut.result()))
+        elif isinstance(exc, BrokenExecutor):  # the pool's words name no process and no cause
+            self._results.put((task, False, WORKER_DIED))
         else:
             self._results.put((task, False, f"{type(exc).__name__}: {exc}"))
 

@@ -57,6 +57,9 @@ class PlayOptions:
     quiet: bool = False
     figures: bool = True
     bank: Any = None  # a throw bank folder (or ThrowBank) for kinds that draw from one
+    executor: Any = "local"  # where such a bank is recorded: "local", "dask" or an Executor
+    scheduler: str | None = None  # with "dask": the scheduler's address
+    security: Any = None  # with "dask": TLS (a Security, or a dict with ca_file, cert, key)
 
 
 # run another experiment (a fight experiment's throws) with the options of the current run:

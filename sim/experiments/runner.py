@@ -184,7 +184,20 @@ def run_experiment(
     kind, exp = resolve_any(path_or_spec, caps=Caps.of(max_throws=max_throws, **caps), variants=variants)
     out = Path(out) if out is not None else Path("results") / exp.name
     if isinstance(kind, PlayedKind):
-        res = kind.play(exp, out, PlayOptions(workers=workers, quiet=quiet, figures=figures, bank=bank))
+        if workers is not None and workers < 1:
+            raise SpecError("command line", "--workers", "must be at least 1")
+        if scheduler is not None:
+            scheduler_address(scheduler)
+        played = PlayOptions(
+            workers=workers,
+            quiet=quiet,
+            figures=figures,
+            bank=bank,
+            executor=executor,
+            scheduler=scheduler,
+            security=security,
+        )
+        res = kind.play(exp, out, played)
         res.kind = kind
         return res
     if not isinstance(kind, ChunkedKind):

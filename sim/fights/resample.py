@@ -135,11 +135,17 @@ class RecordedTable:
         self.hit_rate = float(self.hit.mean())
         self.mean_damage = float(np.where(self.hit, self.damage, 0.0).mean())
         self._kill: dict[int, float] = {}
+        self._order: np.ndarray | None = None  # outcome_order, worked out when first asked
 
     def bootstrap(self, rng: np.random.Generator) -> RecordedTable:
         """A bootstrap copy: its outcomes drawn again with replacement, as many as it has (what the
-        table's own sampling leaves uncertain: a game answer's bank part)."""
-        idx = rng.integers(0, self.n, self.n)
+        table's own sampling leaves uncertain: a game answer's bank part), laid out in one fixed order
+        of the outcomes (`outcome_order`). So row j of every copy is the j-th of its draws in that
+        order, and a throw's uniform lands on the same outcome in every copy unless the draw moved the
+        edge between two outcomes near it: copies differ by what the bank's sampling changes (how
+        often each outcome comes), not by throws drawn afresh, which would put the games' own noise
+        into the bank's part."""
+        idx = self.outcome_order()[np.sort(rng.integers(0, self.n, self.n))]
         new = copy.copy(self)
         new.outcomes = [self.outcomes[i] for i in idx]
         new.hit, new.damage, new.insta = self.hit[idx], self.damage[idx], self.insta[idx]
@@ -147,7 +153,35 @@ class RecordedTable:
         new.mean_damage = float(np.where(new.hit, new.damage, 0.0).mean())
         new._kill = {}
         new._estimate = None
+        new._order = np.arange(self.n, dtype=np.int64)  # its rows are in that order already
         return new
+
+    def outcome_order(self) -> np.ndarray:
+        """The rows in a fixed order of their outcomes (void, miss, hit; then the insta-kill, damage,
+        value and the rest of what a game reads), like outcomes next to each other."""
+        if getattr(self, "_order", None) is None:
+            rank = {"void": 0, "miss": 1, "hit": 2}
+
+            def key(i: int) -> tuple:
+                o = self.outcomes[i]
+                return (
+                    rank.get(o.result, 3),
+                    o.insta_kill,
+                    o.damage,
+                    -1 if o.value is None else o.value,
+                    o.hero_damage,
+                    o.icon,
+                    o.face or "",
+                    o.template or "",
+                    o.partial_template,
+                    o.section or "",
+                    ";".join(sorted(str(e) for e in o.effects)),
+                    str(o.reason),
+                )
+
+            self._order = np.array(sorted(range(self.n), key=key), dtype=np.int64)
+        assert self._order is not None
+        return self._order
 
     def kill_rate(self, life: int) -> float:
         """P(one throw deals at least `life` on a hit, or insta-kills), from the recorded damage."""

@@ -29,6 +29,7 @@ import queue
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.errors import Cancelled, ChunkFailed
 from sim.games.bank_size import CHUNK, Settled
 
 if TYPE_CHECKING:
@@ -86,7 +88,8 @@ def timed(fn: Any, task: Any) -> tuple[pa.Table, float]:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write under a temporary name in the same folder, flush to disk, rename into place."""
+    """Write under a temporary name in the same folder, flush to disk, rename into place; a write that
+    fails (a full disk, a file-size limit) leaves no temporary file and names `path` in its OSError."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -95,9 +98,11 @@ def write_atomic(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror or os.strerror(exc.errno), str(path)) from exc
         raise
 
 
@@ -153,7 +158,8 @@ class _Job:
     aiming: bool = False
     target: int = 0
     state: Settled | None = None
-    done: bool = False
+    done: bool = False  # its size is settled (its entry is being, or has been, stored)
+    stored: bool = False  # its entry is in the bank and its lock let go
 
     @property
     def contiguous(self) -> int:
@@ -185,8 +191,16 @@ class BankRecorder:
         self.locks = bank.dir / LOCKS
 
     # ---------------- public ----------------
-    def record(self, scenarios: list[dict[str, Any]]) -> int:
-        """Record (or grow) every scenario given until its size is settled; returns how many."""
+    def record(
+        self,
+        scenarios: list[dict[str, Any]],
+        stop: Callable[[], bool] | None = None,
+        watch: Callable[[dict[str, Any]], None] | None = None,
+    ) -> int:
+        """Record (or grow) every scenario given until its size is settled; returns how many. `stop()`
+        true (asked at least every half second) ends the recording with Cancelled, every finished
+        chunk kept for the next recording (the studio's user moved on). `watch(state)` is told what
+        the progress display shows, whenever it changes (the studio's page shows it)."""
         jobs, waiting = [], []
         try:
             for s in scenarios:
@@ -201,10 +215,10 @@ class BankRecorder:
                     continue
                 jobs.append(self._job(s, lock))
             if jobs:
-                self._run(jobs)
+                self._run(jobs, stop, watch)
         finally:
             for j in jobs:
-                if not j.done:
+                if not j.stored:
                     j.lock.release()
         n = len(jobs)
         for s in waiting:
@@ -214,17 +228,15 @@ class BankRecorder:
             lock.release()
             self.bank.forget(s)
             if not self.bank.has(s):  # its recorder stopped before the end: carry on from its parts
-                n += self.record([s])
+                n += self.record([s], stop, watch)
         return n
 
     # ---------------- setting up ----------------
     def _job(self, s: dict[str, Any], lock: ScenarioLock) -> _Job:
-        from sim.experiments.kinds import resolve_any
-
         bank = self.bank
         key = bank.key(s)
         base, meta = bank.entry_rows(s)
-        _, exp = resolve_any(bank.experiment(s))
+        exp = bank.resolved(s)  # the very data the key was made of
         job = _Job(s, key, bank.text(s), exp, lock, self.parts_root / key, base)
         if meta:
             job.prepared = meta.get("prepared")
@@ -264,7 +276,47 @@ class BankRecorder:
                 job.parts[start] = (stop, table)
 
     # ---------------- the loop ----------------
-    def _run(self, jobs: list[_Job]) -> None:
+    def _run(
+        self,
+        jobs: list[_Job],
+        should_stop: Callable[[], bool] | None = None,
+        watch: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        """Record the jobs; a worker that died or failed, or a write the disk refused, stops the
+        recording in one line naming the bank folder (ChunkFailed, OSError; exit status 1), with what
+        is finished kept: every entry stored whole, every finished chunk in its part file."""
+        try:
+            self._throw(jobs, should_stop, watch)
+        except ChunkFailed as exc:
+            raise ChunkFailed(
+                f"{self.bank.dir}: recording stopped: {exc.reason}; {self._kept(jobs)}", exc.task, exc.reason
+            ) from None
+        except OSError as exc:
+            problem = exc.strerror or str(exc) or type(exc).__name__
+            if exc.filename is not None:
+                name = Path(str(exc.filename))
+                where = name.relative_to(self.bank.dir) if name.is_relative_to(self.bank.dir) else name
+                problem += f" writing {where}"
+            raise OSError(
+                exc.errno, f"recording stopped: {problem}; {self._kept(jobs)}", str(self.bank.dir)
+            ) from None
+
+    def _kept(self, jobs: list[_Job]) -> str:
+        """What a stopped recording keeps, and what to do."""
+        stored = sum(j.stored for j in jobs)
+        chunks = sum(len(j.parts) for j in jobs if not j.stored)
+        rest = " of the others" if stored else ""
+        return (
+            f"{stored} of {len(jobs)} scenarios stored, {chunks} finished chunks{rest} kept: "
+            "run the same command again to carry on"
+        )
+
+    def _throw(
+        self,
+        jobs: list[_Job],
+        should_stop: Callable[[], bool] | None,
+        watch: Callable[[dict[str, Any]], None] | None,
+    ) -> None:
         bank = self.bank
         for j in jobs:
             j.aiming = j.prepared is None
@@ -284,9 +336,10 @@ class BankRecorder:
             f"({bank.rule_text()}): up to {aims} aim solve{'s' if aims != 1 else ''} and about "
             f"{todo_throws:,} throws to start, ~{_clock(guess)} on {ex.name} x{workers}"
         )
-        bar = _Bar(len(live), todo_throws, bank.quiet, aim_s, throw_s, workers, aims)
+        bar = _Bar(len(live), todo_throws, bank.quiet, aim_s, throw_s, workers, aims, watch)
         limit = max(2, 2 * workers)
         pending: dict[int, tuple[Any, _Job]] = {}  # id(task) -> (task, its scenario)
+        stopping = False
         try:
             for j in live:
                 if j.aiming:
@@ -294,7 +347,12 @@ class BankRecorder:
                     pending[id(t)] = (t, j)
                     ex.submit(t, bank.prepare_fn)
             while not all(j.done for j in live):
-                while len(pending) < limit:
+                stopping = stopping or (should_stop is not None and should_stop())
+                # stopped: an executor of our own is closed at once (its running chunks abandoned);
+                # one given is shared, so the chunks in flight are collected (and kept) first
+                if stopping and (owned or not pending):
+                    raise Cancelled
+                while not stopping and len(pending) < limit:
                     nxt = self._next(live)
                     if nxt is None:
                         break
@@ -308,6 +366,12 @@ class BankRecorder:
                 except queue.Empty:
                     bar.tick()
                     continue
+                except ChunkFailed as exc:
+                    if exc.task is not None and id(exc.task) not in pending:
+                        continue  # see below
+                    raise
+                if id(task) not in pending:  # a task of an earlier recording that stopped, on an executor
+                    continue  # given to the bank (it outlives each recording): not this one's
                 _, j = pending.pop(id(task))
                 if task.chunk < 0:
                     self._aimed(j, value)
@@ -331,10 +395,10 @@ class BankRecorder:
                     elif j.target != was:
                         bar.more(j.target - was)
         except KeyboardInterrupt:
-            kept = sum(len(j.parts) for j in live if not j.done)
+            kept = sum(len(j.parts) for j in live if not j.stored)
             bar.close()
             bank.say(
-                f"dfsim: recording interrupted; {sum(j.done for j in live)} scenarios stored, {kept} "
+                f"dfsim: recording interrupted; {sum(j.stored for j in live)} scenarios stored, {kept} "
                 f"chunks of the others kept in {self.parts_root}: run the command again to carry on"
             )
             raise
@@ -349,7 +413,9 @@ class BankRecorder:
         given = self.bank.executor
         if isinstance(given, Executor):
             return given, []
-        ex = make_executor(str(given), self.bank.workers, self.bank.scheduler, warm=("sim.engine.thrower",))
+        bank = self.bank
+        security = getattr(bank, "security", None)
+        ex = make_executor(str(given), bank.workers, bank.scheduler, security, warm=("sim.engine.thrower",))
         return ex, [ex]
 
     def _next(self, live: list[_Job]) -> tuple[_Job, int, int] | None:
@@ -390,7 +456,12 @@ class BankRecorder:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def _advance(self, j: _Job) -> None:
-        """Decide the size on the rows so far: settled (done) or the next checkpoint (target)."""
+        """Decide the size on the rows so far: settled (done) or the next checkpoint (target). Below the
+        checkpoint nothing can change (the rule reads whole prefixes up to its checkpoints), so the
+        rows are only gathered again once it is reached: not once per chunk, which grew as the square
+        of a large entry's chunks."""
+        if j.state is not None and not j.state.settled and j.contiguous < j.state.throws:
+            return
         rows = self._rows(j)
         j.state = self.bank.decide(j.s, rows)
         if j.state.settled:
@@ -407,7 +478,7 @@ class BankRecorder:
         self.bank.store(j.s, rows, prepared=j.prepared, meta={**j.meta, "size": j.state.as_dict()})
         shutil.rmtree(j.parts_dir, ignore_errors=True)
         j.lock.release()
-        j.done = True
+        j.done = j.stored = True
 
 
 class _Bar:
@@ -415,10 +486,20 @@ class _Bar:
     (aims still to solve and throws still to make, at the rates measured so far)."""
 
     def __init__(
-        self, scenarios: int, throws: int, quiet: bool, aim_s: float, throw_s: float, workers: int, aims: int
+        self,
+        scenarios: int,
+        throws: int,
+        quiet: bool,
+        aim_s: float,
+        throw_s: float,
+        workers: int,
+        aims: int,
+        watch: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         from tqdm.auto import tqdm
 
+        self.watch = watch
+        self.thrown, self.planned = 0, throws  # counted here: a disabled (quiet) tqdm counts nothing
         self.scenarios, self.done = scenarios, 0
         self.aim_s, self.throw_s, self.workers, self.aims_left = aim_s, throw_s, workers, aims
         self.aim_seen: list[float] = []
@@ -439,7 +520,7 @@ class _Bar:
         aim = sum(self.aim_seen) / len(self.aim_seen) if self.aim_seen else self.aim_s
         n = sum(k for k, _ in self.throw_seen)
         per = sum(s for _, s in self.throw_seen) / n if n else self.throw_s
-        return (self.aims_left * aim + max(0, (self.bar.total or 0) - self.bar.n) * per) / self.workers
+        return (self.aims_left * aim + max(0, self.planned - self.thrown) * per) / self.workers
 
     def _show(self) -> None:
         aiming = f", aiming {self.aims_left}" if self.aims_left else ""
@@ -449,6 +530,21 @@ class _Bar:
             refresh=False,
         )
         self.bar.refresh()
+        if self.watch is not None:
+            self.watch(self.state())
+
+    def state(self) -> dict[str, Any]:
+        """What the display shows, as data: scenarios done of all, aims still to solve, throws made of
+        those planned (a scenario short of its precision adds more), the last heard of, seconds left."""
+        return {
+            "done": self.done,
+            "of": self.scenarios,
+            "aiming": self.aims_left,
+            "thrown": self.thrown,
+            "planned": self.planned,
+            "last": self.last,
+            "left_s": round(self._left(), 1),
+        }
 
     def tick(self) -> None:
         """Half a second passed with nothing back: the elapsed time moves."""
@@ -465,13 +561,15 @@ class _Bar:
     def chunk(self, throws: int, seconds: float, text: str) -> None:
         """A chunk of `throws` came back."""
         self.throw_seen.append((throws, seconds))
+        self.thrown += throws
         self.bar.update(throws)
         self.last = text
         self._show()
 
     def more(self, throws: int) -> None:
         """A scenario needs more throws than planned (its precision not yet reached)."""
-        self.bar.total = (self.bar.total or 0) + throws
+        self.planned += throws
+        self.bar.total = self.planned
         self._show()
 
     def scenario_done(self) -> None:

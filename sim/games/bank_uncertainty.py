@@ -4,9 +4,13 @@ Why: a game replays recorded throws, and a bank entry is a sample of its scenari
 2,000 games gave a 42.5 % win rate on 2,000-throw entries and 56.6 % on 100-throw ones, far outside
 either interval, because the games' own (Wilson) interval treats the bank as the truth. Here each
 entry's throws are bootstrapped (drawn again with replacement, its size kept), the same games are
-replayed on each bootstrap bank (the same shuffles and throw streams: only the bank differs), and the
-spread of their answers is the bank's part of the uncertainty. It is combined with the games' own
-as independent parts (half-widths added in quadrature), and both parts are reported.
+replayed on each bootstrap bank (the same shuffles and throw streams: only the bank differs; a copy
+lays its draws out in one order of the outcomes, RecordedTable.bootstrap, so a throw lands on the
+same outcome in every copy unless the copy moved an edge near it, and the games' own noise is not
+counted again), and the spread of their answers is the bank's part of the uncertainty. It is
+combined with the games' own as independent parts (half-widths added in quadrature), and both parts
+are reported: by `dfsim game`, by a game experiment for every win rate, difference and contrast
+(sim.games.kind), by `dfsim tune --game` for its answer (GameResponse.with_bank).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from statistics import NormalDist
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -23,13 +27,16 @@ from sim.fights.resample import RecordedTable
 from sim.fights.throw_source import ThrowRequest
 from sim.games.throw_bank import MAX_PASSES, BankSource, ThrowBank
 
+T = TypeVar("T")
 REPLICATES = 8  # bootstrap banks per answer (the bank part's half-width known to about +-25 %)
 REPLICATE_GAMES = 500  # games replayed per bootstrap bank at most (the first ones)
 
 
 class BootstrapSource(BankSource):
-    """A bank source whose every table is bootstrap replicate `replicate` of its entry (seeded by the
-    game seed, the replicate and the entry, so the same replicate is the same bank every time).
+    """A bank source whose every table is bootstrap replicate `replicate` of its entry, seeded by
+    `bank_seed` (default: the game seed), the replicate and the entry, so the same replicate is the
+    same bank every time: give one `bank_seed` to sources of other throw seeds (a tune's batches, an
+    experiment's variants) and they all play on the same bootstrap bank.
     Discovering by default: a replicate's games may go where the answer's did not."""
 
     def __init__(
@@ -39,9 +46,11 @@ class BootstrapSource(BankSource):
         replicate: int,
         alias: dict[str, str] | None = None,
         discover: bool = True,
+        bank_seed: int | None = None,
     ) -> None:
         super().__init__(bank, seed, discover=discover, alias=alias)
         self.replicate = int(replicate)
+        self.bank_seed = self.seed if bank_seed is None else int(bank_seed)
         self._boot: dict[int, RecordedTable] = {}
 
     def table_for(self, req: ThrowRequest) -> RecordedTable | None:  # type: ignore[override]
@@ -52,9 +61,43 @@ class BootstrapSource(BankSource):
         b = self._boot.get(id(t))
         if b is None:
             entry = int(str(getattr(t, "bank_key", "0"))[:12] or "0", 16)
-            rng = np.random.default_rng([self.seed, self.replicate, entry])
+            rng = np.random.default_rng([self.bank_seed, self.replicate, entry])
             b = self._boot[id(t)] = t.bootstrap(rng)
         return b
+
+
+def on_replicate(
+    run: Callable[[BankSource], T],
+    bank: ThrowBank,
+    seed: int,
+    replicate: int,
+    alias: dict[str, str] | None = None,
+    bank_seed: int | None = None,
+) -> T:
+    """`run(source)` on bootstrap replicate `replicate` of the bank, recording first any scenario the
+    replicate's games meet that the bank lacks (as `play` does)."""
+    for _ in range(MAX_PASSES):
+        src = BootstrapSource(bank, seed, replicate, alias, bank_seed=bank_seed)
+        out = run(src)
+        if not src.missing:
+            return out
+        bank.record(src.missing.values())
+    raise SpecError(bank.dir, "bank", f"still meeting new throw scenarios after {MAX_PASSES} passes")
+
+
+def replicate_values(
+    run: Callable[[BankSource], Any],
+    statistic: Callable[[Any], float],
+    bank: ThrowBank,
+    seed: int,
+    alias: dict[str, str] | None = None,
+    replicates: int = REPLICATES,
+    bank_seed: int | None = None,
+) -> list[float]:
+    """`statistic(run(source))` on each of `replicates` bootstrap banks (the same games on each)."""
+    return [
+        float(statistic(on_replicate(run, bank, seed, b, alias, bank_seed))) for b in range(int(replicates))
+    ]
 
 
 def with_bank(
@@ -68,27 +111,40 @@ def with_bank(
     replicates: int = REPLICATES,
     confidence: float = 0.95,
     bounds: tuple[float, float] = (0.0, 1.0),
+    games_interval: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """The answer `value` with an interval that carries the bank's uncertainty: `run(source)` replayed
     on `replicates` bootstrap banks, `statistic` of each; the bank's half-width is z times their
-    standard deviation, combined in quadrature with the games' own `games_half_width`."""
-    values = []
-    for b in range(int(replicates)):
-        for _ in range(
-            MAX_PASSES
-        ):  # a replicate's games may meet scenarios the answer's did not: record them
-            src = BootstrapSource(bank, seed, b, alias)
-            out = run(src)
-            if not src.missing:
-                break
-            bank.record(src.missing.values())
-        else:
-            raise SpecError(bank.dir, "bank", f"still meeting new throw scenarios after {MAX_PASSES} passes")
-        values.append(statistic(out))
+    standard deviation, combined in quadrature with the games' own `games_half_width` (or, given
+    `games_interval`, with each side of it: see `combine`)."""
+    values = replicate_values(run, statistic, bank, seed, alias, replicates)
+    return combine(value, games_half_width, values, confidence, bounds, games_interval)
+
+
+def combine(
+    value: float,
+    games_half_width: float,
+    values: list[float],
+    confidence: float = 0.95,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    games_interval: tuple[float, float] | None = None,
+) -> dict[str, Any]:
+    """`value`'s interval from its games' half-width and the statistic on each bootstrap bank
+    (`values`): the bank's half-width is z times their standard deviation, the two added in
+    quadrature. With the games' own interval (`games_interval`, e.g. Wilson's, lopsided near 0 or 1)
+    each side is widened by the bank's part on its own: 0 won of 100 games stays [0, 3.7 %] on a
+    bank that adds nothing, where value +- the half-width would say [0, 1.8 %]. What `dfsim game`,
+    the studio and a game experiment report."""
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     bank_hw = z * float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
     total = math.hypot(games_half_width, bank_hw) if not math.isnan(bank_hw) else games_half_width
-    lo, hi = max(bounds[0], value - total), min(bounds[1], value + total)
+    if games_interval is not None:
+        b = 0.0 if math.isnan(bank_hw) else bank_hw
+        lo = value - math.hypot(value - games_interval[0], b)
+        hi = value + math.hypot(games_interval[1] - value, b)
+    else:
+        lo, hi = value - total, value + total
+    lo, hi = max(bounds[0], lo), min(bounds[1], hi)
     return {
         "value": value,
         "lo": lo,
@@ -97,7 +153,7 @@ def with_bank(
         "games_half_width": games_half_width,
         "bank_half_width": bank_hw,
         "bank_share": (bank_hw**2 / total**2) if total > 0 and not math.isnan(bank_hw) else 0.0,
-        "replicates": int(replicates),
+        "replicates": len(values),
         "replicate_values": [round(v, 6) for v in values],
     }
 
@@ -116,4 +172,13 @@ def interval_text(d: dict[str, Any], unit: float = 100.0, suffix: str = " %") ->
     )
 
 
-__all__ = ["BootstrapSource", "with_bank", "interval_text", "REPLICATES", "REPLICATE_GAMES"]
+__all__ = [
+    "BootstrapSource",
+    "on_replicate",
+    "replicate_values",
+    "combine",
+    "with_bank",
+    "interval_text",
+    "REPLICATES",
+    "REPLICATE_GAMES",
+]

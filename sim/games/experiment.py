@@ -47,6 +47,7 @@ class GameExperimentSpec(Model):
     seed: int = Field(ge=0, le=2**63 - 1)
     games: int = Field(ge=1, le=10_000_000)
     bank_throws: int | None = Field(default=None, ge=1, le=1_000_000)
+    bank_replicates: int | None = Field(default=None, ge=0, le=1000)  # default REPLICATES; 0: no bank part
     policy: str | None = None
     baseline: str | None = None
     confidence: float = Field(default=0.95, gt=0.5, lt=1)

@@ -8,6 +8,7 @@ without the chunked runner)::
     seed = 7
     games = 2000                     # games per variant
     bank_throws = 2000               # throws per bank scenario (default: as its precision needs)
+    bank_replicates = 8              # bootstrap banks behind the bank's part of each interval (0: none)
     baseline = "normal-casual-3"     # differences are taken against it (default: the first variant)
     [defaults]                       # dotted game-file keys every variant starts from
     "party.size" = 3
@@ -21,6 +22,10 @@ without the chunked runner)::
 Game i of every variant uses the same shuffles and throw streams (common random numbers), so
 variants are compared on paired games: the paired difference of win rates (Newcombe) against the
 baseline, and each contrast's difference of differences (t interval on the per-game values).
+Every win rate, difference and contrast also carries the bank's part of its interval (`won_with_bank`,
+sim.games.bank_uncertainty): the first games of each variant are replayed on bootstrap banks, the
+same replicate banks for every variant, so a difference's bank part is the spread of the replicates'
+differences.
 Writes summary.json, report.md and figures (win rate per variant, where games are lost, survival
 by combat, titles, gold and white dice over the game) into the output folder. Not chunked: a run is
 repeated from the start (the bank keeps the throws, so a rerun only replays games).
@@ -76,8 +81,12 @@ def play_game_experiment(
     quiet: bool = False,
     figures: bool = True,
     bank: Any = None,
+    executor: Any = "local",
+    scheduler: str | None = None,
+    security: Any = None,
 ) -> Results:
-    """Play a resolved game experiment into `folder` (checked before the bank is touched)."""
+    """Play a resolved game experiment into `folder` (checked before the bank is touched); the bank is
+    recorded on `workers` local processes or on a Dask cluster (`executor`, `scheduler`, `security`)."""
     from sim.files import check_output_dir
     from sim.games.engine import run_games
     from sim.games.throw_bank import ThrowBank, die_alias, play
@@ -87,10 +96,22 @@ def play_game_experiment(
     tb = (
         bank
         if isinstance(bank, ThrowBank)
-        else ThrowBank(bank, spec.bank_throws, workers=workers, quiet=quiet)
+        else ThrowBank(
+            bank,
+            spec.bank_throws,
+            workers=workers,
+            quiet=quiet,
+            executor=executor,
+            scheduler=scheduler,
+            security=security,
+        )
     )
+    from sim.games.bank_uncertainty import REPLICATE_GAMES, REPLICATES, replicate_values
+
+    reps = REPLICATES if spec.bank_replicates is None else spec.bank_replicates
     t0 = time.perf_counter()
     results: dict[str, list] = {}
+    replicated: dict[str, list[float]] = {}
     for k, (name, g) in enumerate(specs.items(), 1):
         if not quiet:
             print(f"[{k}/{len(specs)}] {name}: {n} games", file=sys.stderr, flush=True)
@@ -102,9 +123,23 @@ def play_game_experiment(
                 return run_games(g, src, n, pol, progress=tick)
 
         results[name], _ = play(games, tb, spec.seed, alias)
-    summary = summarize(spec, specs, results, n)
+        if reps > 1:  # the bank's part: the first games on bootstrap banks, the same ones for every variant
+            m = min(n, REPLICATE_GAMES)
+            if not quiet:
+                print(f"  the bank's part: {m} games on {reps} bootstrap banks", file=sys.stderr, flush=True)
+
+            def first(src: Any, g: Any = g, pol: str = pol, m: int = m) -> list:
+                return run_games(g, src, m, pol)
+
+            replicated[name] = replicate_values(first, _won, tb, spec.seed, alias, reps)
+    summary = summarize(spec, specs, results, n, replicated)
     summary["elapsed_s"] = round(time.perf_counter() - t0, 2)
-    summary["bank"] = {"folder": str(tb.dir), "throws": tb.throws}
+    summary["bank"] = {
+        "folder": str(tb.dir),
+        "throws": tb.throws,
+        "replicates": reps if replicated else 0,  # bootstrap banks behind each won_with_bank
+        "replicate_games": min(n, REPLICATE_GAMES) if replicated else 0,  # the first games replayed on them
+    }
     folder.mkdir(parents=True, exist_ok=True)
     figs = draw_figures(folder, spec, results) if figures else []
     summary["figures"] = [str(f.name) for f in figs]
@@ -142,7 +177,15 @@ class GameExperiments:
     def play(self, experiment: GameExperiment, out: Path, options: PlayOptions) -> Results:
         """Replay the games from the bank (recorded on demand) into `out`."""
         return play_game_experiment(
-            experiment, out, options.workers, options.quiet, options.figures, options.bank
+            experiment,
+            out,
+            options.workers,
+            options.quiet,
+            options.figures,
+            options.bank,
+            options.executor,
+            options.scheduler,
+            options.security,
         )
 
     def shown(self, results: Results) -> str:
@@ -151,6 +194,10 @@ class GameExperiments:
 
 
 GAMES = GameExperiments()
+
+
+def _won(results: list) -> float:
+    return sum(r.won for r in results) / len(results)
 
 
 def _write(path: Path, text: str) -> None:

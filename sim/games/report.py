@@ -97,12 +97,29 @@ def format_summary(head: dict[str, Any], s: dict[str, Any]) -> str:
 
 
 def summarize(
-    spec: GameExperimentSpec, specs: dict[str, Any], results: dict[str, list], n: int
+    spec: GameExperimentSpec,
+    specs: dict[str, Any],
+    results: dict[str, list],
+    n: int,
+    replicated: dict[str, list[float]] | None = None,
 ) -> dict[str, Any]:
-    """summary.json: every variant's game summary, paired differences against the baseline, contrasts."""
-    from sim.games.report import summarize_games
+    """summary.json: every variant's game summary, paired differences against the baseline, contrasts.
+    `replicated`: each variant's win rate on the same bootstrap banks (sim.games.bank_uncertainty);
+    given, every win rate, difference and contrast also carries `won_with_bank`, its interval with the
+    bank's part (a difference's: the spread of the replicates' differences)."""
+    from sim.games.bank_uncertainty import combine
 
     conf = spec.confidence
+    reps = replicated if replicated and all(len(v) > 1 for v in replicated.values()) else None
+
+    def banked(d: dict, values: list[float], bounds: tuple[float, float]) -> dict:
+        value = d["rate"] if "rate" in d else d["value"]
+        return combine(value, (d["hi"] - d["lo"]) / 2, values, conf, bounds, (d["lo"], d["hi"]))
+
+    def rep(name: str) -> np.ndarray:
+        assert reps is not None
+        return np.asarray(reps[name], dtype=float)
+
     base = spec.baseline or spec.variants[0].name
     won = {k: np.array([r.won for r in v], dtype=bool) for k, v in results.items()}
     variants = []
@@ -121,21 +138,32 @@ def summarize(
                 "options": g.options.model_dump(exclude_defaults=True),
             }
         )
-    diffs = [
-        {"name": k, "vs": base, "won": paired_rate_difference(won[k], won[base], conf).as_dict()}
-        for k in results
-        if k != base
-    ]
+        if reps is not None:
+            variants[-1]["won_with_bank"] = banked(s["won"], list(rep(name)), (0.0, 1.0))
+    diffs = []
+    for k in results:
+        if k == base:
+            continue
+        d: dict[str, Any] = {
+            "name": k,
+            "vs": base,
+            "won": paired_rate_difference(won[k], won[base], conf).as_dict(),
+        }
+        if reps is not None:
+            d["won_with_bank"] = banked(d["won"], list(rep(k) - rep(base)), (-1.0, 1.0))
+        diffs.append(d)
     contrasts = []
     for c in spec.contrasts:
         x = (won[c.a].astype(float) - won[c.b]) - (won[c.c].astype(float) - won[c.d])
-        contrasts.append(
-            {
-                "name": c.name,
-                "of": f"({c.a} - {c.b}) - ({c.c} - {c.d})",
-                "won": mean_interval(x, conf, "t").as_dict(),
-            }
-        )
+        ct: dict[str, Any] = {
+            "name": c.name,
+            "of": f"({c.a} - {c.b}) - ({c.c} - {c.d})",
+            "won": mean_interval(x, conf, "t").as_dict(),
+        }
+        if reps is not None:
+            xb = (rep(c.a) - rep(c.b)) - (rep(c.c) - rep(c.d))
+            ct["won_with_bank"] = banked(ct["won"], list(xb), (-2.0, 2.0))
+        contrasts.append(ct)
     return {
         "experiment": {
             "name": spec.name,
@@ -144,6 +172,7 @@ def summarize(
             "games": n,
             "bank_throws": spec.bank_throws,
             "baseline": base,
+            "bank_replicates": len(next(iter(reps.values()))) if reps else 0,
         },
         "variants": variants,
         "differences": diffs,
@@ -159,40 +188,63 @@ def _pts(e: dict) -> str:
     return f"{100 * e['value']:+.1f} [{100 * e['lo']:+.1f}, {100 * e['hi']:+.1f}]"
 
 
+def _with_bank(d: dict) -> str:
+    """' | [lo, hi] (bank +-x)' in points: the interval with the bank's part, and that part."""
+    w = d.get("won_with_bank")
+    if not w:
+        return ""
+    bank = w["bank_half_width"]
+    part = f"bank +-{100 * bank:.1f}" if bank == bank else "bank part unknown"
+    return f" | [{100 * w['lo']:.1f}, {100 * w['hi']:.1f}] ({part}, {100 * w['bank_share']:.0f} % of it)"
+
+
 def report(s: dict[str, Any]) -> str:
-    """report.md: the win rate per variant, the paired differences and the contrasts."""
+    """report.md: the win rate per variant, the paired differences and the contrasts; with the bank's
+    part of each interval when the experiment replayed its games on bootstrap banks."""
     e = s["experiment"]
+    banked = bool(e.get("bank_replicates"))
+    col = " | with the bank's part (95 %)" if banked else ""
+    sep = " | ---" if banked else ""
+    sizes = f"{e['bank_throws']}" if e.get("bank_throws") else "as their precision needs"
     lines = [
-        f"# {e['name']}: {e['game']}, {e['games']} games per variant (seed {e['seed']}, "
-        f"{e['bank_throws']} banked throws per scenario)",
+        f"# {e['name']}: {e['game']}, {e['games']} games per variant (seed {e['seed']}, banked throws "
+        f"per scenario: {sizes})",
         "",
-        "| variant | difficulty | heroes | skill | policy | won (95 %) | lost at the Final Boss | points | "
-        "titles (top) |",
-        "| --- | --- | ---: | --- | --- | --- | --- | ---: | --- |",
+        f"| variant | difficulty | heroes | skill | policy | won (95 %){col} | lost at the Final Boss "
+        "| points | titles (top) |",
+        f"| --- | --- | ---: | --- | --- | ---{sep} | --- | ---: | --- |",
     ]
     for v in s["variants"]:
         boss = v["lost_where"].get("final boss")
         top = max(v["titles"].items(), key=lambda kv: kv[1])[0] if v["titles"] else ""
         lines.append(
             f"| {v['name']} | {v['difficulty']} | {v['heroes']} | {v['skill']} | {v['policy']} | "
-            f"{_pct(v['won'])} "
+            f"{_pct(v['won'])}{_with_bank(v)} "
             f"| {_pct(boss) if boss else '0'} | {v['points']['value']:.1f} | {top} |"
         )
+    if banked:
+        lines += [
+            "",
+            "won (95 %): the games' own interval, as if the bank's throws were the truth. With the bank's "
+            f"part: the same answer replayed on {e['bank_replicates']} bootstrap banks (each entry's throws "
+            "drawn again; the same banks for every variant), their spread added in quadrature; the bank's "
+            "half-width (points) and its share of the variance in brackets.",
+        ]
     lines += [
         "",
         f"Paired differences against {e['baseline']} (percentage points, 95 %):",
         "",
-        "| variant | won |",
-        "| --- | --- |",
+        f"| variant | won{col} |",
+        f"| --- | ---{sep} |",
     ]
-    lines += [f"| {d['name']} | {_pts(d['won'])} |" for d in s["differences"]]
+    lines += [f"| {d['name']} | {_pts(d['won'])}{_with_bank(d)} |" for d in s["differences"]]
     if s["contrasts"]:
         lines += [
             "",
             "Differences of differences (percentage points, 95 %):",
             "",
-            "| contrast | of | won |",
-            "| --- | --- | --- |",
+            f"| contrast | of | won{col} |",
+            f"| --- | --- | ---{sep} |",
         ]
-        lines += [f"| {c['name']} | {c['of']} | {_pts(c['won'])} |" for c in s["contrasts"]]
+        lines += [f"| {c['name']} | {c['of']} | {_pts(c['won'])}{_with_bank(c)} |" for c in s["contrasts"]]
     return "\n".join(lines) + "\n"

@@ -5,9 +5,10 @@ shots in force, skill, board, templates lying on the board, classification rules
 by the throw experiment's worker functions (the same physics, aimed release and records as
 `dfsim run`), throw k from the scenario's seed and k alone, and kept in the bank folder as a manifest
 `<key>.json` naming its records `<key>.<sha>.parquet`, content-addressed: the key is a hash of the
-scenario and of the code that throws (not of a count: an entry grows, its first throws unchanged). So
-every game, fight, experiment and tune that needs the scenario reuses the same throws, and two bank
-folders built apart agree.
+scenario, of what its data files hold (an edited skill, shot, board or die file is another entry) and
+of the code that throws (not of a count: an entry grows, its first throws unchanged). So every game,
+fight, experiment and tune that needs the scenario reuses the same throws, and two bank folders built
+apart agree. The recording's seed is the scenario's alone: unchanged data, the same throws.
 
 An entry's size is set by the precision it buys (sim.games.bank_size: its hit rate and mean damage to
 a stated half-width, between a floor and a cap), or by `--bank-throws`; a table is the entry's first
@@ -96,14 +97,58 @@ def scenario_text(s: dict[str, Any]) -> str:
     return t
 
 
-def scenario_key(s: dict[str, Any]) -> str:
-    """The content address of a scenario's entry recorded by this code: the code salt (dfsim's
-    version, the source of the modules that throw and classify, PyBullet's, the machine) is part of
-    it, so an upgraded dfsim records again instead of serving throws it would not make. The throw
-    count is not: an entry grows (throw k depends only on the scenario's seed and k)."""
+def scenario_key(s: dict[str, Any], data: str | None = None) -> str:
+    """The content address of a scenario's entry recorded by this code: the scenario's data (`data`:
+    its `scenario_data_key`, worked out when not given) and the code salt (dfsim's version, the source
+    of the modules that throw and classify, PyBullet's, the machine) are part of it, so an edited skill,
+    shot, board or die file, or an upgraded dfsim, records again instead of serving throws it would not
+    make. The throw count is not: an entry grows (throw k depends only on the scenario's seed and k)."""
     from sim.diskcache import code_salt
 
-    return json_hash([scenario_seed_key(s), code_salt()], 24, compact=True)
+    data = scenario_data_key(s) if data is None else data
+    return json_hash([scenario_seed_key(s), code_salt(), data], 24, compact=True)
+
+
+def scenario_experiment(s: dict[str, Any]) -> dict[str, Any]:
+    """The one-cell throw experiment whose throws are the scenario's (its seed the scenario's)."""
+    dice = [WATER_DIE] * WATER_DICE if s["die"] == WATER else [s["die"]]
+    defaults: dict[str, Any] = {
+        "board": s["board"],
+        "dice": dice,
+        "skill": s["skill"],
+        "shots": list(s["shots"]),
+    }
+    if s["rules"]:
+        defaults["rules"] = dict(s["rules"])
+    if s["templates"]:
+        defaults["templates"] = [{"name": t, "flip": True} for t in s["templates"]]
+    return {
+        "name": f"bank-{scenario_seed_key(s)[:12]}",
+        "description": scenario_text(s),
+        "seed": scenario_seed(s),
+        "throws": CHUNK,
+        "chunk_throws": CHUNK,
+        "defaults": defaults,
+        "variants": [{"name": "bank"}],
+    }
+
+
+def resolve_scenario(experiment: dict[str, Any]) -> tuple[Any, list[Path]]:
+    """A scenario's throw experiment (`scenario_experiment`) resolved (its die, shot, skill, board,
+    template and material files read and validated) and the data files that were read."""
+    from sim.experiments.kinds import resolve_any
+    from sim.files import files_read
+
+    with files_read() as files:
+        _, exp = resolve_any(experiment)
+    return exp, files
+
+
+def scenario_data_key(s: dict[str, Any]) -> str:
+    """The hash of the scenario's resolved data: every value of its die, shots, skill, board, templates
+    and materials as loaded (the resolved scenario's key). A scenario names its files; this is what
+    they hold, so an edited file makes another entry (its seed, `scenario_seed_key`, is unchanged)."""
+    return str(resolve_scenario(scenario_experiment(s))[0].cells[0].key)
 
 
 def scenario_seed_key(s: dict[str, Any]) -> str:
@@ -132,7 +177,7 @@ class ThrowBank:
     None: the precision rule `size` decides each entry's size. Either way a table is the entry's
     first throws up to that size, so an answer does not depend on what else grew the entry.
     Recording runs on `workers` local processes, or on a Dask cluster (`executor="dask"`,
-    `scheduler`), or on an Executor given (sim.games.bank_recorder)."""
+    `scheduler`, `security`: TLS as for `dfsim run`), or on an Executor given (sim.games.bank_recorder)."""
 
     def __init__(
         self,
@@ -143,6 +188,7 @@ class ThrowBank:
         executor: Any = "local",
         scheduler: str | None = None,
         size: BankSize = DEFAULT_SIZE,
+        security: Any = None,
     ) -> None:
         self.dir = Path(folder) if folder is not None else default_bank_dir()
         if self.dir.exists() and not self.dir.is_dir():
@@ -156,9 +202,12 @@ class ThrowBank:
         self.quiet = quiet
         self.executor = executor
         self.scheduler = scheduler
+        self.security = security
         self.size = size
         self._tables: dict[str, RecordedTable] = {}
         self._sizes: dict[str, Settled] = {}
+        # scenario (JSON) -> (its resolved experiment, the digests and paths of the files it read)
+        self._resolved: dict[str, tuple[Any, tuple, list[str]]] = {}
 
     # the worker functions (a synthetic bank in the tests swaps them)
     chunk_fn: Callable[[Any], Any] = staticmethod(_run_chunk)  # type: ignore[assignment]
@@ -166,8 +215,8 @@ class ThrowBank:
 
     # ---------------- names ----------------
     def key(self, s: dict[str, Any]) -> str:
-        """The scenario's entry name."""
-        return scenario_key(s)
+        """The scenario's entry name (`scenario_key`, its data as the files hold them now)."""
+        return scenario_key(s, str(self.resolved(s).cells[0].key))
 
     def text(self, s: dict[str, Any]) -> str:
         """The scenario in a few words."""
@@ -175,7 +224,7 @@ class ThrowBank:
 
     def path(self, s: dict[str, Any]) -> Path:
         """The manifest of a scenario's entry (its records file is named inside)."""
-        return self.dir / f"{scenario_key(s)}.json"
+        return self.dir / f"{self.key(s)}.json"
 
     def rule_text(self) -> str:
         """The size rule in words (the first line of a recording)."""
@@ -202,13 +251,13 @@ class ThrowBank:
 
     def forget(self, s: dict[str, Any]) -> None:
         """Drop what is held in memory of the scenario's entry (another process may have changed it)."""
-        key = scenario_key(s)
+        key = self.key(s)
         self._tables.pop(key, None)
         self._sizes.pop(key, None)
 
     def settled(self, s: dict[str, Any]) -> Settled | None:
         """The size the scenario's entry gives (None: no entry)."""
-        key = scenario_key(s)
+        key = self.key(s)
         st = self._sizes.get(key)
         if st is None:
             if not self.path(s).is_file():
@@ -274,7 +323,7 @@ class ThrowBank:
         it replaced removed. `prepared`: the aim the throws were made with (an entry grows with it)."""
         from sim.games.bank_recorder import table_bytes, write_atomic
 
-        key = scenario_key(s)
+        key = self.key(s)
         self.dir.mkdir(parents=True, exist_ok=True)
         keep = [
             c for c in records.columns if c in OUTCOME_READ or c.startswith("die") or c in ("index", "n_dice")
@@ -291,6 +340,7 @@ class ThrowBank:
             "format": BANK_FORMAT,
             "key": key,
             "scenario": s,
+            "data": str(self.resolved(s).cells[0].key),  # the resolved data's hash (part of the key)
             "seed": scenario_seed(s),
             "records": name,
             "records_sha256": digest,
@@ -303,7 +353,12 @@ class ThrowBank:
             },
             **(meta or {}),
         }
-        write_atomic(self.path(s), json.dumps(body, sort_keys=True, indent=1, default=str).encode())
+        try:
+            write_atomic(self.path(s), json.dumps(body, sort_keys=True, indent=1, default=str).encode())
+        except BaseException:  # no manifest names the new records: they go, the entry stays as it was
+            if old is None or old.get("records") != name:
+                (self.dir / name).unlink(missing_ok=True)
+            raise
         if old is not None and old.get("records") not in (None, name):
             (self.dir / str(old["records"])).unlink(missing_ok=True)
         self.forget(s)
@@ -311,31 +366,29 @@ class ThrowBank:
 
     def experiment(self, s: dict[str, Any]) -> dict[str, Any]:
         """The one-cell throw experiment whose throws are the scenario's (its seed the scenario's)."""
-        key = scenario_key(s)
-        dice = [WATER_DIE] * WATER_DICE if s["die"] == WATER else [s["die"]]
-        defaults: dict[str, Any] = {
-            "board": s["board"],
-            "dice": dice,
-            "skill": s["skill"],
-            "shots": list(s["shots"]),
-        }
-        if s["rules"]:
-            defaults["rules"] = dict(s["rules"])
-        if s["templates"]:
-            defaults["templates"] = [{"name": t, "flip": True} for t in s["templates"]]
-        return {
-            "name": f"bank-{key[:12]}",
-            "description": scenario_text(s),
-            "seed": scenario_seed(s),
-            "throws": CHUNK,
-            "chunk_throws": CHUNK,
-            "defaults": defaults,
-            "variants": [{"name": "bank"}],
-        }
+        return scenario_experiment(s)
 
-    def record(self, scenarios: Iterable[dict[str, Any]]) -> int:
+    def resolved(self, s: dict[str, Any]) -> Any:
+        """The scenario's throw experiment resolved, kept while none of the data files it read changes
+        (a long-lived bank, the studio's, sees an edited file at the next question)."""
+        name = json.dumps(s, sort_keys=True)
+        held = self._resolved.get(name)
+        if held is not None and held[1] == _digests(held[2]):
+            return held[0]
+        exp, files = resolve_scenario(self.experiment(s))
+        paths = sorted({str(f) for f in files})
+        self._resolved[name] = (exp, _digests(paths), paths)
+        return exp
+
+    def record(
+        self,
+        scenarios: Iterable[dict[str, Any]],
+        stop: Callable[[], bool] | None = None,
+        watch: Callable[[dict[str, Any]], None] | None = None,
+    ) -> int:
         """Record (or grow) every scenario the bank lacks, all at once on the workers, with progress on
-        stderr; returns how many were recorded (sim.games.bank_recorder)."""
+        stderr (and told to `watch`); returns how many were recorded (sim.games.bank_recorder).
+        `stop()` true ends it early with Cancelled, the finished chunks kept."""
         from sim.games.bank_recorder import BankRecorder
 
         todo = [s for s in _unique(scenarios) if not self.has(s)]
@@ -343,7 +396,7 @@ class ThrowBank:
             return 0
         self.dir.mkdir(parents=True, exist_ok=True)
         with command_inputs():  # the recording's files are its own inputs, not the command's
-            return BankRecorder(self).record(todo)
+            return BankRecorder(self).record(todo, stop, watch)
 
     def history(self) -> tuple[float, float]:
         """Seconds per aim solve and per throw on one worker, from the entries this bank holds (a first
@@ -362,7 +415,7 @@ class ThrowBank:
 
     def table(self, s: dict[str, Any]) -> RecordedTable:
         """The recorded table of a scenario: its entry's first throws up to its size."""
-        key = scenario_key(s)
+        key = self.key(s)
         t = self._tables.get(key)
         if t is not None:
             return t
@@ -411,6 +464,18 @@ class ThrowBank:
 def scenario_seed(s: dict[str, Any]) -> int:
     """The root seed of a scenario's throws."""
     return int(scenario_seed_key(s)[:15], 16)
+
+
+def _digests(paths: list[str]) -> tuple:
+    """What tells a changed file: each one's content digest (None: gone). Data files are a few kB, so
+    reading them costs less than a resolve, and unlike a modification time it misses no edit."""
+    out: list[bytes | None] = []
+    for p in paths:
+        try:
+            out.append(hashlib.blake2b(Path(p).read_bytes(), digest_size=16).digest())
+        except OSError:
+            out.append(None)
+    return tuple(out)
 
 
 def _unique(scenarios: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -496,7 +561,7 @@ class BankSource(ResampleSource):
             if not self.bank.has(s):
                 if not self.discover:
                     raise UncoveredThrow(f"no banked throws for {scenario_text(s)}")
-                self.missing.setdefault(scenario_key(s), s)
+                self.missing.setdefault(self.bank.key(s), s)
                 return None
             t = self._choice[key] = self.bank.table(s)
             self.used.setdefault(t.label, t)

@@ -18,6 +18,7 @@ from typing import Any
 
 import sim
 from sim.errors import ApiError, SpecError
+from sim.games.bank_uncertainty import REPLICATE_GAMES, REPLICATES
 from sim.games.spec import game_from_dict
 from sim.games.throw_bank import ThrowBank
 from sim.specs.datafiles import read_toml, resolve
@@ -34,12 +35,18 @@ KEEP_THROW_JOBS = 20  # throw jobs whose throws can still be replayed
 class Studio:
     """The state behind the page: the library of files, the bank, the played tallies, the jobs."""
 
-    def __init__(self, bank: ThrowBank, library: Library | None = None, game: str = "base") -> None:
+    def __init__(
+        self,
+        bank: ThrowBank,
+        library: Library | None = None,
+        game: str = "base",
+        replicates: int = REPLICATES,
+    ) -> None:
         self.bank = bank
         self.library = library or Library()
         self.library.path_of("game", game)  # a game the library offers, or SpecError now
         self.first_game = game
-        self.player = Player(bank)
+        self.player = Player(bank, replicates)  # bootstrap banks behind the bank's part (0: none)
         self.jobs = Jobs()
         self.replays = Replays()
         self.baseline: Setting | None = None
@@ -58,6 +65,8 @@ class Studio:
                 "dir": str(self.bank.dir),
                 "throws": self.bank.throws if self.bank.throws is not None else "by precision",
                 "entries": len(self.bank.entries()),
+                "replicates": self.player.replicates,
+                "replicate_games": REPLICATE_GAMES,
             },
             "baseline": self._baseline_json(),
         }

@@ -6,16 +6,24 @@ from __future__ import annotations
 
 import itertools
 import queue
+import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-from sim.errors import Cancelled, SpecError
+from sim.errors import Cancelled, ChunkFailed, SpecError
 
 STATES = ("queued", "running", "done", "cancelled", "error")
 KEEP_JOBS = 200  # finished jobs remembered (their last answer stays readable)
+
+
+def environment_fault(exc: OSError | ChunkFailed) -> str:
+    """A fault of the environment in one line, as the command line words it (the file, then why)."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return " ".join(str(exc).split())[:400] or type(exc).__name__
 
 
 class Job:
@@ -59,7 +67,7 @@ class Job:
         if started is not None:  # work counted in steps: seconds so far, and left at the pace so far
             progress["elapsed_s"] = round(now - started, 1)
             done, of = progress.get("done", 0), progress.get("of", 0)
-            if done and of:
+            if done and of and "left_s" not in progress:  # no estimate of the work's own
                 progress["left_s"] = round((now - started) / done * (of - done), 1)
         return {
             "id": self.id,
@@ -105,6 +113,9 @@ class Lane:
                 job.state = "cancelled"
             except SpecError as exc:
                 job.error, job.state = f"{exc.field}: {exc.problem}" if exc.field else exc.problem, "error"
+            except (OSError, ChunkFailed) as exc:  # the environment (a full disk, a worker killed): one
+                job.error, job.state = environment_fault(exc), "error"  # line, here and on the terminal
+                print(f"dfsim studio: {job.error}", file=sys.stderr, flush=True)
             except Exception as exc:  # a fault: one line on the page, the traceback on the terminal
                 traceback.print_exc()
                 job.error, job.state = f"internal error ({type(exc).__name__}: {exc})"[:400], "error"

@@ -5,6 +5,10 @@ Why batches of game indices: game i depends only on (seed, i) (sim.games.engine)
 in any number of batches are the games `dfsim game --games n --seed S` plays, and two settings played
 on the same indices share their shuffles and throws (common random numbers): their difference is
 paired game by game.
+
+The bank's own part of the interval is `dfsim game`'s (sim.games.bank_uncertainty): the first
+REPLICATE_GAMES games replayed on each of a few bootstrap banks. Game i on bootstrap bank b depends
+only on (seed, b, i) too, so those replays grow batch by batch beside the games.
 """
 
 from __future__ import annotations
@@ -21,12 +25,13 @@ import numpy as np
 
 from sim.errors import SpecError
 from sim.experiments.statistics import paired_rate_difference, wilson
+from sim.games.bank_uncertainty import REPLICATE_GAMES, REPLICATES, BootstrapSource, combine
 from sim.games.engine import run_games
 from sim.games.ladder import GAME_POLICIES
 from sim.games.report import summarize_games
 from sim.games.result import TITLES, GameResult
 from sim.games.spec import GameSpec, game_from_dict
-from sim.games.throw_bank import BankSource, ThrowBank, die_alias
+from sim.games.throw_bank import MAX_PASSES, BankSource, ThrowBank, die_alias
 from sim.specs.datafiles import read_toml, resolve
 from sim.studio.controls import check_value, coerce, game_controls
 from sim.studio.library import Library
@@ -64,12 +69,17 @@ class Setting:
 
     @cached_property
     def spec(self) -> GameSpec:
+        """The game file with the overrides, its root seed the setting's (the shuffles' too, as
+        `dfsim game --seed` makes it)."""
         return game_from_dict(
             read_toml(resolve("game", self.path)), resolve("game", self.path), dict(self.overrides)
-        )
+        ).with_seed(self.seed)
 
-    def command(self, games: int, bank: ThrowBank, default_bank: Path | None = None) -> str:
-        """The `dfsim game` command line that plays these games on the same seeds and bank."""
+    def command(
+        self, games: int, bank: ThrowBank, default_bank: Path | None = None, replicates: int = REPLICATES
+    ) -> str:
+        """The `dfsim game` command line that plays these games on the same seeds and bank (and
+        reports the bank's part of the interval on as many bootstrap banks)."""
         words = ["dfsim", "game", self.path, "--games", str(games), "--seed", str(self.seed)]
         words += ["--policy", self.policy]
         for k, v in self.overrides:
@@ -78,6 +88,8 @@ class Setting:
             words += ["--bank", str(bank.dir)]
         if bank.throws is not None:
             words += ["--bank-throws", str(bank.throws)]
+        if replicates != REPLICATES:
+            words += ["--bank-replicates", str(replicates)]
         return shlex.join(words)
 
 
@@ -169,10 +181,21 @@ class Tally:
     gold: Counter = field(default_factory=Counter)  # gold summed after combat k
     white: Counter = field(default_factory=Counter)  # white dice summed after combat k
     tables: dict[str, dict[str, Any]] = field(default_factory=dict)  # the bank entries played on
+    boot: list[list[bool]] = field(default_factory=list)  # won or not of games 0.. on bootstrap bank b
 
     @property
     def n(self) -> int:
         return len(self.results)
+
+    @property
+    def replayed(self) -> int:
+        """How many of the first games every bootstrap bank has replayed (0 without any)."""
+        return min((len(b) for b in self.boot), default=0)
+
+    def bank_part(self, replicates: int) -> int:
+        """The games each of `replicates` bootstrap banks replays for the bank's part of the interval
+        (`dfsim game`'s rule: the first REPLICATE_GAMES games, fewer when fewer are played)."""
+        return min(self.n, REPLICATE_GAMES) if replicates > 1 else 0
 
     def add(self, results: list[GameResult], used: dict[str, Any]) -> None:
         """Add games (the next indices), folding their traces into the per-combat sums."""
@@ -211,10 +234,14 @@ class Tally:
 
 
 class Player:
-    """Plays batches of a setting on the bank, recording what the bank lacks first (`on_record`)."""
+    """Plays batches of a setting on the bank, recording what the bank lacks first (`on_record`), and
+    replays them on `replicates` bootstrap banks for the bank's part of the interval (0: none)."""
 
-    def __init__(self, bank: ThrowBank) -> None:
+    def __init__(self, bank: ThrowBank, replicates: int = REPLICATES) -> None:
+        if replicates == 1 or not 0 <= replicates <= 1000:
+            raise SpecError("command line", "--bank-replicates", "must be 0 (none) or from 2 to 1000")
         self.bank = bank
+        self.replicates = int(replicates)
         self.tallies: dict[str, Tally] = {}
 
     def tally(self, s: Setting) -> Tally:
@@ -251,14 +278,64 @@ class Player:
             (on_record or self.bank.record)(list(src.missing.values()))
         raise SpecError(self.bank.dir, "bank", "still meeting new throw scenarios after 12 passes")
 
+    def replay(self, s: Setting, on_record: Any = None, check: Any = None) -> Tally:
+        """Replay the games the bank's part needs (`Tally.bank_part`) on each bootstrap bank not yet
+        there, recording what a bootstrap bank's games meet that the bank lacks; `check()` between
+        banks (a cancel)."""
+        t = self.tally(s)
+        upto = t.bank_part(self.replicates)
+        while len(t.boot) < self.replicates:
+            t.boot.append([])
+        dice = s.spec.throws
+        alias = die_alias(dice.colored_die, dice.white_die)
+        for b, won in enumerate(t.boot):
+            if len(won) >= upto:
+                continue
+            if check is not None:
+                check()
+            games = range(len(won), upto)
+            for _ in range(MAX_PASSES):
+                src = BootstrapSource(self.bank, s.seed, b, alias)
+                results = run_games(s.spec, src, games, s.policy)
+                if not src.missing:
+                    break
+                (on_record or self.bank.record)(list(src.missing.values()))
+            else:
+                raise SpecError(
+                    self.bank.dir, "bank", f"still meeting new throw scenarios after {MAX_PASSES} passes"
+                )
+            won.extend(r.won for r in results)
+        return t
 
-def answer(t: Tally, base: Tally | None, confidence: float = 0.95) -> dict[str, Any]:
-    """The page's answer for a tally: the summary (win rate with Wilson interval, where lost, ...),
-    the charts and, against a pinned baseline, the paired difference on the games both played."""
+
+def with_bank(t: Tally, won: dict[str, Any], replicates: int, confidence: float) -> dict[str, Any] | None:
+    """The win rate's interval with the bank's part, as `dfsim game` reports it (None before every
+    bootstrap bank has replayed games; `replayed` says on how many of the first games it rests, and
+    `complete` whether that is all the bank's part takes at this many games)."""
+    need, have = t.bank_part(replicates), t.replayed
+    if need == 0 or have == 0:
+        return None
+    values = [sum(b[:have]) / have for b in t.boot[:replicates]]
+    d = combine(
+        won["rate"], (won["hi"] - won["lo"]) / 2, values, confidence, games_interval=(won["lo"], won["hi"])
+    )
+    return d | {"replayed": have, "complete": have >= need}
+
+
+def answer(
+    t: Tally, base: Tally | None, confidence: float = 0.95, replicates: int = REPLICATES
+) -> dict[str, Any]:
+    """The page's answer for a tally: the summary (win rate with Wilson interval, where lost, ...) and
+    the same win rate with the bank's part of its interval (`won_with_bank`, once bootstrap banks have
+    replayed games), the charts and, against a pinned baseline, the paired difference on the games
+    both played."""
     out: dict[str, Any] = {"n": t.n}
     if t.n:
         # a KeptGame has every field a summary reads (duck-typed: the summary never needs the trace)
         out["summary"] = summarize_games(cast(list[GameResult], t.results), confidence)
+        wb = with_bank(t, out["summary"]["won"], replicates, confidence)
+        if wb is not None:
+            out["summary"]["won_with_bank"] = wb
         out["charts"] = t.charts()
     if base is not None:
         m = min(t.n, base.n)
@@ -266,4 +343,13 @@ def answer(t: Tally, base: Tally | None, confidence: float = 0.95) -> dict[str, 
         if m:
             out["baseline_won"] = wilson(int(base.won(m).sum()), m, confidence).as_dict()
             out["difference"] = paired_rate_difference(t.won(m), base.won(m), confidence).as_dict()
+            k, d = min(t.replayed, base.replayed), out["difference"]
+            if replicates > 1 and k and d["lo"] is not None and d["hi"] is not None:
+                # the same bootstrap bank under both settings: the bank's part of the paired difference
+                values = [sum(a[:k]) / k - sum(b[:k]) / k for a, b in zip(t.boot, base.boot, strict=False)]
+                games = (d["lo"], d["hi"])
+                wb = combine(
+                    d["value"], (games[1] - games[0]) / 2, values[:replicates], confidence, (-1.0, 1.0), games
+                )
+                d["with_bank"] = wb | {"replayed": k, "complete": k >= min(m, REPLICATE_GAMES)}
     return out

@@ -32,6 +32,7 @@ flip's stream, whatever ended the attempts before it.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -426,9 +427,6 @@ class FlipWorld:
 
     def nominal_speed(self, spec: TemplateSpec) -> float:
         """Horizontal speed that lands the nominal flip (with drag) on the aim point."""
-        key = (spec.name, self.profile.model_dump_json())
-        if key in _NOMINAL:
-            return _NOMINAL[key]
         from sim import diskcache  # solved once per machine (sim/diskcache.py)
 
         disk_key = [
@@ -437,6 +435,10 @@ class FlipWorld:
             self.profile.model_dump(mode="json"),
             self.board.thickness_m,
         ]
+        # in memory by what the template holds, not its name: an edited template file is solved again
+        key = json.dumps(disk_key, sort_keys=True, default=str)
+        if key in _NOMINAL:
+            return _NOMINAL[key]
         cached = diskcache.load("flip", disk_key, valid=lambda v: isinstance(v, float) and 0.05 <= v <= 6.0)
         if isinstance(cached, float) and math.isfinite(cached):
             _NOMINAL[key] = cached

@@ -148,3 +148,46 @@ def test_concurrent_writers_never_tear_an_entry(cache):
     assert diskcache.load("aim", ["shared"])[1] == n - 1
     assert [f.name for f in (cache / "aim").iterdir() if f.name.endswith(".tmp")] == []  # no temporary file left
     assert seen > 0
+
+
+def test_an_edited_data_file_gives_another_aim_key(tmp_path, monkeypatch):
+    """The aim is keyed by what the skill, shot, board, die, prop and template files hold, not by their
+    names: an edited built-in file is solved again, put back it finds its old entry."""
+    import shutil
+    from pathlib import Path
+
+    from sim.specs import datafiles
+
+    root = Path(datafiles.__file__).resolve().parents[2]
+    for top in ("boards", "shots"):
+        shutil.copytree(root / top, tmp_path / top)
+    (tmp_path / "pyproject.toml").write_text("")
+    monkeypatch.setattr(datafiles, "_REPO", tmp_path)
+
+    def keys():
+        plain = Scenario.build(board="magma", dice=["hero-d8"], shots=["firewall"], skill="casual")
+        laid = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual",
+                              templates=[{"name": "explosion", "x_mm": 0, "y_mm": 0, "aim": True}])
+        return plain.aim_key, laid.aim_key
+
+    first = keys()
+    for rel, field, value in [("shots/skills/casual.toml", "azimuth_sd_deg", "7.0"),
+                              ("shots/standard.toml", "distance_mm", "600"),
+                              ("boards/magma.toml", "thickness_mm", "3.0"),
+                              ("boards/dice/hero-d8.toml", "mass_g", "1.9"),
+                              ("boards/props/firewall.toml", "height_mm", "40"),
+                              ("boards/templates/explosion.toml", "thickness_mm", "3.0")]:
+        f = tmp_path / rel
+        before = f.read_text()
+        lines = before.splitlines()
+        i = next(i for i, line in enumerate(lines) if line.split("=")[0].strip() == field)
+        lines[i] = f"{field} = {value}"
+        f.write_text("\n".join(lines) + "\n")
+        now = keys()
+        # the firewall shot throws the standard release and the firewall prop; the template is laid
+        # in the second only
+        moved = {"shots/standard.toml": (False, True), "boards/props/firewall.toml": (True, False),
+                 "boards/templates/explosion.toml": (False, True)}.get(rel, (True, True))
+        assert tuple(a != b for a, b in zip(now, first)) == moved, rel
+        f.write_text(before)
+        assert keys() == first, rel

@@ -6,6 +6,7 @@ release's; the error law grows the speed spread with the speed required."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -35,8 +36,8 @@ BAD = [
     ("shot", STANDARD.replace("[release]\n", '[release]\ngrip = "vertex"\n') + '\n[limits]\ngrips = ["face"]\n',
      "release.grip", "not among the shot's limits.grips"),
     ("shot", STANDARD + '\n[limits]\nspin_axes = ["side", "wobble"]\n', "limits.spin_axes", "lateral"),
-    ("skill", CASUAL.replace("grip_sd_deg = 25", "grip_sd_deg = -3"), "grip_sd_deg", "greater than or equal"),
-    ("skill", CASUAL.replace("grip_sd_deg = 25", "grip_sd_deg = 400"), "grip_sd_deg", "less than or equal"),
+    ("skill", re.sub(r"(?m)^grip_sd_deg = .*$", "grip_sd_deg = -3", CASUAL), "grip_sd_deg", "greater than or equal"),
+    ("skill", re.sub(r"(?m)^grip_sd_deg = .*$", "grip_sd_deg = 400", CASUAL), "grip_sd_deg", "less than or equal"),
 ]
 
 

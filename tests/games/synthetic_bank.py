@@ -97,10 +97,10 @@ class SyntheticBank(ThrowBank):
         exp["seed"] = (exp["seed"] + 7919 * self.salt) % 2**62  # another bank of the same scenarios
         return exp
 
-    def record(self, scenarios):
+    def record(self, scenarios, stop=None, watch=None):
         todo = [s for s in scenarios if not self.has(s)]
         self.recorded += todo
-        return super().record(todo)
+        return super().record(todo, stop, watch)
 
 
 def use_synthetic_workers(monkeypatch) -> None:

@@ -174,6 +174,39 @@ def test_a_recording_killed_with_kill_9_resumes_without_losing_a_finished_chunk(
     assert not list(parts.glob("*/*.parquet"))
 
 
+def test_a_recording_its_caller_stops_ends_at_once_and_keeps_its_chunks(tmp_path, monkeypatch):
+    """`stop()` (the studio's user moved on) ends a recording within a second, its worker processes
+    closed, the scenarios' locks released and every finished chunk kept for the next recording."""
+    from sim.errors import Cancelled
+
+    monkeypatch.setenv("DFSIM_TEST_CHUNK_DELAY_S", "0.3")
+    bank = SyntheticBank(tmp_path / "bank", 600, executor="local", workers=1)
+    parts = bank.dir / ".parts"
+    scenarios = [dict(S1, shots=[s]) for s in ("standard", "far", "lava")]
+    asked: list[float] = []
+
+    def stop() -> bool:
+        if not asked and len(list(parts.glob("*/*.parquet"))) >= 2:
+            asked.append(time.monotonic())
+        return bool(asked)
+
+    before = set(_children(os.getpid()))
+    with pytest.raises(Cancelled):
+        bank.record(scenarios, stop)
+    assert asked and time.monotonic() - asked[0] < 5.0
+    workers = [c for c in set(_children(os.getpid())) - before if _alive(c)
+               and "resource_tracker" not in Path(f"/proc/{c}/cmdline").read_text()]  # multiprocessing's own
+    assert not workers, "worker processes left running"
+    kept = sorted(p for p in parts.glob("*/*.parquet") if not p.name.startswith("."))
+    assert len(kept) >= 2 and not any(bank.has(s) for s in scenarios[1:])
+    Counting.made = []
+    again = Counting(bank.dir, 600)
+    again.record(scenarios)  # the locks were released: nothing waits
+    assert sum(b - a for a, b in Counting.made) == 3 * 600 - 100 * len(kept)
+    for s in scenarios:
+        pd.testing.assert_frame_equal(rows_of(again, s), synthetic(s, 600))
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
 def test_two_recorders_on_one_bank_lose_and_corrupt_nothing(tmp_path):
     bank_dir = tmp_path / "bank"

@@ -29,18 +29,22 @@ def test_the_judge_flags_a_better_thrower_worse_beyond_noise():
 @pytest.mark.parametrize("shots", QUICK, ids=["+".join(s) for s in QUICK])
 def test_skills_are_in_order_on_common_throws(shots):
     """On the same 300 throws no step of skill is worse beyond noise, and the expert is clearly better
-    than the novice: the whole paired interval of (expert - novice) above zero, at a family-wise 95 %
-    over the three comparisons (the interval's width is the sample's: about +-7 points at 300 throws)."""
+    than the casual thrower and the novice: the whole paired intervals of (expert - casual) and (expert -
+    novice) above zero, at a family-wise 95 % over the three comparisons (the interval's width is the
+    sample's: about +-7 points at 300 throws). Novice -> casual is not asserted: on the Firewall it is a
+    step of about 2 points (10 % -> 12 % at 1000 throws), which no test-sized sample resolves."""
     from sim.experiments.statistics import paired_rate_difference
     from sim.studies.skill_order import FAMILY_CONFIDENCE
 
     hits = hits_on_common_throws(shots, QUICK_N, seed=11)
     comparisons = len(QUICK) * len(SKILLS)
-    steps = skill_steps(shots, hits, comparisons=comparisons)
+    steps = skill_steps(shots, hits, comparisons=comparisons)  # novice -> casual, casual -> expert
     assert not [s.format() for s in steps if s.out_of_order]
     confidence = 1.0 - (1.0 - FAMILY_CONFIDENCE) / comparisons
+    rates = {k: float(v.mean()) for k, v in hits.items()}
     outright = paired_rate_difference(hits["expert"], hits["novice"], confidence)
-    assert outright.lo > 0.0, (outright, {k: float(v.mean()) for k, v in hits.items()})
+    assert outright.lo > 0.0, (outright, rates)
+    assert steps[1].difference.lo > 0.0, (steps[1].format(), rates)
 
 
 def test_the_expert_firewall_technique_is_a_lob_bouncing_before_the_wall():

@@ -13,6 +13,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -143,13 +144,23 @@ def _wait_job(st, job: str, timeout: float = 90) -> dict:
     raise TimeoutError(job)
 
 
-def _dfsim_game(command: str, capsys) -> dict:
-    """Run the command line the page shows (its `dfsim game ...`) with --json; its summary."""
+def _dfsim_game(command: str, capsys, bank_part: bool = False) -> dict:
+    """Run the command line the page shows (its `dfsim game ...`) with --json; its summary (with the
+    bank's part of the interval when `bank_part`: the command as shown, its default bootstrap banks)."""
     words = shlex.split(command)
     assert words[:2] == ["dfsim", "game"]
     capsys.readouterr()
-    assert main(words[1:] + ["--json", "--bank-replicates", "0"]) == 0
+    assert main(words[1:] + ["--json"] + ([] if bank_part else ["--bank-replicates", "0"])) == 0
     return json.loads(capsys.readouterr().out)["summary"]
+
+
+def _same_bank_part(page: dict, cli: dict) -> None:
+    """The studio's win rate with the bank's part is `dfsim game`'s: the same bootstrap banks replaying
+    the same games give the same win rates, so the same half-widths (to rounding)."""
+    assert page["complete"] and page["replicates"] == cli["replicates"] == 8
+    assert page["replicate_values"] == cli["replicate_values"]
+    for k in ("value", "lo", "hi", "games_half_width", "bank_half_width", "bank_share"):
+        assert page[k] == pytest.approx(cli[k], rel=1e-9, abs=1e-12), k
 
 
 # ---- what the page is offered ----
@@ -253,6 +264,44 @@ def test_a_second_studio_on_the_same_port_is_refused_in_one_line(studio, capsys)
     assert err.count("\n") == 0 and "--port" in err and "in use" in err
 
 
+def test_a_full_disk_while_the_bank_records_is_one_line_and_the_studio_keeps_serving(tmp_path, monkeypatch, capsys):
+    """The bank's disk refuses a part (ENOSPC, as the recorder's write meets it): the job ends in one line
+    naming the bank folder, with no traceback on the terminal either (the environment, not a fault of
+    the studio); the studio keeps serving, and once there is room the same request records and answers."""
+    import errno
+
+    import sim.games.bank_recorder as recorder
+
+    real = recorder.write_atomic
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    st = Studio(_synthetic.SyntheticBank(tmp_path / "bank", BANK_THROWS), Library([]))
+    srv = open_server(st, 0)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    st.url = srv.url
+    try:
+        monkeypatch.setattr(recorder, "write_atomic", full)
+        capsys.readouterr()
+        code, j = _post(st, "/api/play", {"setting": {}, "cap": 100})
+        assert code == 200, j
+        snap = _wait_job(st, j["job"])
+        err = snap["error"]
+        assert snap["state"] == "error" and "\n" not in err and "internal error" not in err, err
+        assert str(tmp_path / "bank") in err and os.strerror(errno.ENOSPC) in err, err
+        assert "Traceback" not in capsys.readouterr().err
+        assert _get(st, "/api/state")[0] == 200
+        monkeypatch.setattr(recorder, "write_atomic", real)
+        code, j = _post(st, "/api/play", {"setting": {}, "cap": 100})
+        snap = _wait_job(st, j["job"])
+        assert snap["state"] == "done", snap["error"]
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        assert st.close(10)
+
+
 def test_ctrl_c_stops_the_studio_cleanly(tmp_path):
     env = dict(os.environ, DFSIM_BANK=str(tmp_path / "bank"), PYTHONUNBUFFERED="1")
     p = subprocess.Popen([sys.executable, "-m", "sim.cli", "studio"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -275,6 +324,35 @@ def test_ctrl_c_stops_the_studio_cleanly(tmp_path):
         urllib.request.urlopen(url + "api/state", timeout=5)
 
 
+def test_open_starts_the_users_browser_on_the_page(tmp_path):
+    """`dfsim studio --open` opens the page as the desktop opens a link (Python's webbrowser, which
+    runs $BROWSER first): here a stand-in browser that notes the address it was given."""
+    seen = tmp_path / "opened.txt"
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!{sys.executable}\nimport sys\nopen({str(seen)!r}, 'a').write(sys.argv[1] + '\\n')\n")
+    browser.chmod(0o755)
+    env = dict(os.environ, DFSIM_BANK=str(tmp_path / "bank"), BROWSER=str(browser), PYTHONUNBUFFERED="1")
+    p = subprocess.Popen([sys.executable, "-m", "sim.cli", "studio", "base", "--open"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        url = p.stdout.readline().split()[2]
+        end = time.monotonic() + 30
+        while not (seen.is_file() and seen.read_text().endswith("\n")) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert seen.read_text().split() == [url]  # opened once, at the address printed
+        page = urllib.request.urlopen(url, timeout=30).read().decode()
+        assert "<title>dfsim studio</title>" in page
+        state = json.load(urllib.request.urlopen(url + "api/state", timeout=30))
+        assert state["game"] == "base"
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0 and "no web browser" not in err, err
+
+
 # ---- answers ----
 
 def test_the_answer_is_dfsim_games_on_the_same_seeds(studio, capsys):
@@ -288,13 +366,86 @@ def test_the_answer_is_dfsim_games_on_the_same_seeds(studio, capsys):
     assert "--games 150" in r["rests_on"]["command"] and "house_rules.extra_white_dice=4" in r["rests_on"]["command"]
     assert r["rests_on"]["tables"] and all(t["throws"] == BANK_THROWS for t in r["rests_on"]["tables"])
     assert any("estimated" in c and c["estimated"] for c in r["rests_on"]["estimated_cards"])
-    cli = _dfsim_game(r["rests_on"]["command"], capsys)
+    cli = _dfsim_game(r["rests_on"]["command"], capsys, bank_part=True)
     assert cli["won"] == r["summary"]["won"]
     assert cli["lost_where"] == r["summary"]["lost_where"] and cli["titles"] == r["summary"]["titles"]
     assert sum(n for _, n in r["charts"]["titles"]) == 150 and r["charts"]["survival"][0] == 1.0
+    # the bank's part: the same 150 games replayed on the same 8 bootstrap banks as dfsim game's
+    _same_bank_part(r["summary"]["won_with_bank"], cli["won_with_bank"])
 
 
-def test_a_missing_scenario_is_recorded_with_progress(studio):
+def test_another_seed_is_the_seed_of_the_shuffles_too(studio, capsys):
+    """The page's seed field is `dfsim game --seed`: the root of the shuffles as well as the throws."""
+    setting = {"seed": 7, "set": {"party.size": 4, "house_rules.monster_life_bonus": -6}}
+    code, j = _post(studio, "/api/play", {"setting": setting, "target": 0.002, "cap": 120})
+    snap = _wait_job(studio, j["job"])
+    assert snap["state"] == "done", snap["error"]
+    r = snap["result"]
+    assert "--seed 7" in r["rests_on"]["command"]
+    cli = _dfsim_game(r["rests_on"]["command"], capsys, bank_part=True)
+    assert cli["won"] == r["summary"]["won"] and cli["points"] == r["summary"]["points"]
+    assert cli["lost_where"] == r["summary"]["lost_where"]
+    _same_bank_part(r["summary"]["won_with_bank"], cli["won_with_bank"])
+
+
+def test_bootstrap_replays_in_batches_are_the_replays_in_one_go(studio):
+    """Game i on bootstrap bank b depends on (seed, b, i) alone: replays grown batch by batch are the
+    replays `dfsim game` makes in one go (what lets the page stream the bank's part)."""
+    from sim.games.bank_uncertainty import BootstrapSource
+    from sim.games.engine import run_games
+    from sim.games.throw_bank import die_alias
+    from sim.studio.session import Player, parse_setting
+
+    s = parse_setting({"seed": 3, "set": {"party.size": 4, "house_rules.monster_life_bonus": -6}}, studio.library)
+    p = Player(studio.bank, 3)
+    for upto in (10, 25, 60):
+        p.play(s, upto)
+        p.replay(s)
+        assert [len(b) for b in p.tally(s).boot] == [upto] * 3
+    for b, won in enumerate(p.tally(s).boot):
+        src = BootstrapSource(studio.bank, 3, b, die_alias(s.spec.throws.colored_die, s.spec.throws.white_die))
+        assert won == [g.won for g in run_games(s.spec, src, range(60), s.policy)] and not src.missing
+
+
+def test_the_stop_rule_reads_the_interval_with_the_banks_part():
+    from sim.studio.play import StopRule
+
+    rule = StopRule(target=0.03, cap=20_000)
+
+    def ans(n, lo, hi, wb=None, reps=8):
+        a = {"n": n, "bank_replicates": reps, "summary": {"won": {"rate": (lo + hi) / 2, "lo": lo, "hi": hi}}}
+        if wb is not None:
+            a["summary"]["won_with_bank"] = wb
+        return a
+
+    def wb(half, bank, replayed, complete=True):  # the two parts in quadrature make `half`
+        return {"lo": 0.4 - half, "hi": 0.4 + half, "bank_half_width": bank, "games_half_width": (half**2 - bank**2) ** 0.5,
+                "replayed": replayed, "complete": complete}
+
+    assert rule.met(ans(400, 0.38, 0.42)) == ""  # the bank's part not replayed yet: no stop on the games' alone
+    assert rule.met(ans(400, 0.38, 0.42, reps=0)).startswith("95 % interval within")
+    assert rule.met(ans(400, 0.38, 0.42, wb(0.025, 0.01, 400))).startswith("95 % interval within")
+    assert rule.met(ans(400, 0.38, 0.42, wb(0.025, 0.01, 100, complete=False))) == ""  # lagging behind
+    assert rule.met(ans(400, 0.38, 0.42, wb(0.036, 0.02, 400))) == ""  # wider with the bank's part: go on
+    # the bank's part alone wider than the target, on every game it takes: more games cannot help
+    assert rule.met(ans(400, 0.38, 0.42, wb(0.05, 0.045, 400))) == ""
+    assert "bank's own part is ±4.5 points" in rule.met(ans(600, 0.38, 0.42, wb(0.05, 0.045, 500)))
+    assert rule.met(ans(20_000, 0.3, 0.5, wb(0.1, 0.01, 500))) == "game cap 20,000"
+    # cut at 0: the half-width is the parts' (±4 points), not half the interval shown ([0, 6])
+    near0 = {"lo": 0.0, "hi": 0.06, "bank_half_width": 0.034, "games_half_width": 0.021, "replayed": 200, "complete": True}
+    assert rule.met(ans(200, 0.0, 0.05, near0)) == ""
+
+
+def test_one_bootstrap_bank_is_refused_in_one_line(tmp_path, capsys):
+    capsys.readouterr()
+    assert main(["studio", "--bank", str(tmp_path / "bank"), "--bank-replicates", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--bank-replicates" in err and "2 to 1000" in err
+
+
+def test_a_missing_scenario_is_recorded_with_progress(studio, capsys):
+    """The page shows the recorder's own numbers; the terminal says when each recording starts (its
+    scenarios, throws, aims and estimated time) and when it ends."""
     before = len(studio.bank.recorded)
     code, j = _post(studio, "/api/play", {"setting": {"set": {"house_rules.bones_outer_section": True}}, "cap": 100})
     seen = []
@@ -308,9 +459,47 @@ def test_a_missing_scenario_is_recorded_with_progress(studio):
     assert snap["state"] == "done" and snap["result"]["n"] == 100
     recorded = studio.bank.recorded[before:]
     assert recorded and all(s["rules"] == {"bones": "outer-section"} for s in recorded)
-    assert seen and all(0 <= p["done"] < p["of"] and p["throws"] == BANK_THROWS and "scenario" in p for p in seen)
+    assert seen and all(0 <= p["done"] <= p["of"] and p["throws"] == BANK_THROWS and "scenario" in p for p in seen)
     assert any("left_s" in p for p in seen) and all(p["elapsed_s"] >= 0 for p in seen)
+    # the recorder's own count of throws made (in each pass of the games), moving before a scenario is done
+    assert any(0 < p.get("thrown", 0) and p["done"] == 0 for p in seen), seen
+    assert all(p["thrown"] <= p["planned"] for p in seen if "thrown" in p)
     assert snap["progress"]["phase"] == "done" and [e for _, e in snap["events"] if e.startswith("recorded")]
+    err = capsys.readouterr().err
+    passes = re.findall(r"dfsim studio: recording (\d+) scenarios? into .*: about [\d,]+ throws and \d+ aim solves?, "
+                        r"~\d+:\d\d\n", err)
+    assert sum(int(k) for k in passes) == len(recorded), err  # one line per recording, before it
+    assert err.count("dfsim studio: recording ended after") == len(passes)
+
+
+def test_a_new_setting_stops_a_recording_at_once_and_its_chunks_are_kept(studio):
+    """The user moves on while the bank records what the last setting lacked: the recording stops at
+    once (not when every scenario is in), its finished chunks are kept, and the setting, played again,
+    records only the rest."""
+    rule = {"house_rules.two_bounces": True}
+    code, a = _post(studio, "/api/play", {"setting": {"set": rule}, "cap": 100})
+    end = time.monotonic() + 60
+    while True:
+        code, snap = _get(studio, f"/api/job/{a['job']}")
+        if snap["progress"].get("phase") == "recording" and snap["progress"].get("done", 0) >= 1:
+            break
+        assert snap["state"] in ("queued", "running") and time.monotonic() < end, snap
+        time.sleep(0.02)
+    missing = snap["progress"]["of"]
+    t0 = time.monotonic()
+    code, b = _post(studio, "/api/play", {"setting": {"set": {"house_rules.monster_life_bonus": -1}}, "cap": 100})
+    first = _wait_job(studio, a["job"])
+    stopped_s = time.monotonic() - t0
+    stored = [s for s in studio.bank.recorded if s["rules"] == {"min_bounces": 2} and studio.bank.has(s)]
+    assert first["state"] == "cancelled" and stopped_s < 3.0, (first["state"], stopped_s)
+    assert 1 <= len(stored) < missing  # it stopped part way, what was finished stayed in the bank
+    assert _wait_job(studio, b["job"])["state"] == "done"
+    before = len(studio.bank.recorded)
+    code, again = _post(studio, "/api/play", {"setting": {"set": rule}, "cap": 100})
+    snap = _wait_job(studio, again["job"], 120)
+    assert snap["state"] == "done" and snap["result"]["n"] == 100
+    keys = {json.dumps(s, sort_keys=True) for s in stored}
+    assert not keys & {json.dumps(s, sort_keys=True) for s in studio.bank.recorded[before:]}
 
 
 def test_a_new_setting_cancels_the_one_before(studio):
@@ -390,9 +579,19 @@ def test_the_page_in_chromium(studio, capsys, tmp_path):
         moved = _done(b)
         assert b.evaluate("document.querySelector('.control[data-key=\"house_rules.extra_white_dice\"] .val').textContent") == "4"
         assert (moved["rate"], moved["lo"], moved["hi"]) != (first["rate"], first["lo"], first["hi"])
-        cli = _dfsim_game(b.evaluate("document.getElementById('command').textContent"), capsys)
+        cli = _dfsim_game(b.evaluate("document.getElementById('command').textContent"), capsys, bank_part=True)
         assert cli["n"] == moved["n"] and cli["won"]["count"] == moved["count"]
-        assert cli["won"]["lo"] == pytest.approx(moved["lo"]) and cli["won"]["hi"] == pytest.approx(moved["hi"])
+        assert cli["won"]["lo"] == pytest.approx(moved["gamesLo"]) and cli["won"]["hi"] == pytest.approx(moved["gamesHi"])
+        # the interval shown is dfsim game's with the bank's part, and the page says the bank's share of it
+        wb = cli["won_with_bank"]
+        assert moved["bankComplete"] == 1 and moved["replicates"] == wb["replicates"]
+        assert moved["replayed"] == min(cli["n"], 500)
+        assert wb["lo"] == pytest.approx(moved["lo"]) and wb["hi"] == pytest.approx(moved["hi"])
+        assert wb["bank_half_width"] == pytest.approx(moved["bankHalf"]) and wb["bank_half_width"] > 0
+        shown = b.evaluate("document.getElementById('winrate-bank').textContent")
+        assert f"of which the bank's ±{100 * wb['bank_half_width']:.1f} points" in shown, shown
+        half = (wb["games_half_width"] ** 2 + wb["bank_half_width"] ** 2) ** 0.5
+        assert f"±{100 * half:.1f} points" in b.evaluate("document.getElementById('winrate-interval').textContent")
 
         # pin it as the baseline, move back: the paired difference on the same games
         b.evaluate("document.getElementById('pin').click()")

@@ -21,6 +21,7 @@
     if (!r.ok || data.error) throw new Error(data.error || `HTTP ${r.status}`);
     return data;
   }
+  const clock = (s) => { const t = Math.max(0, Math.round(s)); return t < 60 ? `${t} s` : `${Math.floor(t / 60)} min ${String(t % 60).padStart(2, '0')} s`; };
   const pct = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '–' : (100 * x).toFixed(d));
   const el = (tag, attrs = {}, text) => {
     const e = document.createElementNS(SVGNS, tag);
@@ -179,9 +180,12 @@
     if (p.phase === 'recording') {
       body.dataset.state = 'recording';
       prog.hidden = false;
-      const left = p.left_s !== undefined ? `, about ${Math.round(p.left_s)} s left` : '';
-      $('progress-text').textContent = `Recording the throws the bank lacks: scenario ${p.done + 1} of ${p.of} (next: ${p.scenario}; throws per scenario: ${p.throws}), ${p.elapsed_s} s so far${left}`;
-      $('progress-fill').style.width = `${(100 * p.done) / Math.max(1, p.of)}%`;
+      const left = p.left_s !== undefined ? `, about ${clock(p.left_s)} left` : '';
+      const parts = [`${p.done} of ${p.of} scenarios done`];
+      if (p.aiming) parts.push(`${p.aiming} aimed release${p.aiming > 1 ? 's' : ''} to solve first`);
+      if (p.planned) parts.push(`${p.thrown.toLocaleString('en')} of ${p.planned.toLocaleString('en')} throws${p.throws === 'by precision' ? ' planned so far' : ''}`);
+      $('progress-text').textContent = `Recording the throws the bank lacks (throws per scenario: ${p.throws}): ${parts.join(', ')}${p.scenario ? `; last: ${p.scenario}` : ''}; ${clock(p.elapsed_s)} so far${left}. The page stays live: move on at any time, what is recorded is kept.`;
+      $('progress-fill').style.width = `${p.planned ? (100 * p.thrown) / p.planned : (100 * p.done) / Math.max(1, p.of)}%`;
       body.dataset.recording = `${p.done}/${p.of}`;
       body.dataset.recordingSeen = String(Number(body.dataset.recordingSeen || 0) + 1);
     } else if (p.recorded) {
@@ -192,31 +196,55 @@
     } else if (snap.state !== 'running') {
       prog.hidden = true;
     }
-    if (snap.state === 'running' && p.phase !== 'recording') body.dataset.state = 'playing';
+    if (snap.state === 'running' && p.phase !== 'recording') body.dataset.state = p.phase === 'bank' ? 'bank' : 'playing';
     const r = snap.result || {};
     if (r.summary) drawAnswer(r);
     const why = (p.why || r.stopped) ? ` (stopped: ${p.why || r.stopped})` : '';
-    $('status').textContent = `${snap.state}${why}; ${snap.elapsed_s} s`;
+    const doing = snap.state === 'running' && p.phase === 'bank' ? ` (the bank's part: replaying the first ${p.replay} games on ${p.replicates} bootstrap banks)` : '';
+    $('status').textContent = `${snap.state}${why}${doing}; ${snap.elapsed_s} s`;
   }
 
+  // the bank's part of an interval in words: "of which the bank's ±1.2 (the games' ±2.8, in quadrature; ...)"
+  function bankWords(wb, reps, pending) {
+    if (!reps) return "the bank's part not computed (--bank-replicates 0): the interval is the games' alone";
+    if (!wb) return `the bank's part: replaying these games on ${reps} bootstrap banks…`;
+    const on = `${wb.replicates} bootstrap banks, the first ${wb.replayed.toLocaleString('en')} games`;
+    return `of which the bank's ±${pct(wb.bank_half_width)} points (${Math.round(100 * wb.bank_share)} % of the variance) and the games' ±${pct(wb.games_half_width)}, added in quadrature; ${on}${pending || !wb.complete ? ', updating…' : ''}`;
+  }
+  // an interval's half-width: the two parts in quadrature (as the stop rule reads it), else half its width
+  const halfWidth = (iv) => (iv.bank_half_width !== undefined && iv.bank_half_width !== null ? Math.hypot(iv.games_half_width, iv.bank_half_width) : (iv.hi - iv.lo) / 2);
+
   function drawAnswer(r) {
-    const w = r.summary.won;
+    const w = r.summary.won, wb = r.summary.won_with_bank, reps = r.bank_replicates;
+    const iv = wb || w;  // the interval shown: with the bank's part once it is there
     $('winrate-value').textContent = `${pct(w.rate)} %`;
-    $('winrate-interval').textContent = `95 % interval [${pct(w.lo)}, ${pct(w.hi)}] (±${pct((w.hi - w.lo) / 2)} points)`;
+    $('winrate-interval').textContent = `95 % interval [${pct(iv.lo)}, ${pct(iv.hi)}] (±${pct(halfWidth(iv))} points)`;
+    $('winrate-bank').textContent = bankWords(wb, reps, false);
     $('winrate-n').textContent = `${r.n.toLocaleString('en')} games, ${w.count.toLocaleString('en')} won`;
     const bar = $('winrate-bar');
-    bar.querySelector('.ci').style.left = `${100 * w.lo}%`;
-    bar.querySelector('.ci').style.width = `${100 * (w.hi - w.lo)}%`;
+    bar.querySelector('.ci').style.left = `${100 * iv.lo}%`;
+    bar.querySelector('.ci').style.width = `${100 * (iv.hi - iv.lo)}%`;
+    const g0 = Math.max(0, w.rate - (wb ? wb.games_half_width : (w.rate - w.lo))), g1 = Math.min(1, w.rate + (wb ? wb.games_half_width : (w.hi - w.rate)));
+    bar.querySelector('.ci-games').style.left = `${100 * g0}%`;
+    bar.querySelector('.ci-games').style.width = `${100 * (g1 - g0)}%`;
     bar.querySelector('.pt').style.left = `calc(${100 * w.rate}% - 1px)`;
-    Object.assign($('winrate').dataset, { rate: w.rate, lo: w.lo, hi: w.hi, n: r.n, count: w.count });
+    bar.dataset.tip = `${pct(w.rate)} %: 95 % interval [${pct(iv.lo)}, ${pct(iv.hi)}] (light), the games' part alone [${pct(g0)}, ${pct(g1)}] (dark)`;
+    const ds = $('winrate').dataset;
+    Object.assign(ds, { rate: w.rate, lo: iv.lo, hi: iv.hi, half: halfWidth(iv), n: r.n, count: w.count, gamesLo: w.lo, gamesHi: w.hi });
+    if (wb) Object.assign(ds, { bankHalf: wb.bank_half_width, gamesHalf: wb.games_half_width, replicates: wb.replicates, replayed: wb.replayed, bankComplete: wb.complete ? 1 : 0 });
+    else for (const k of ['bankHalf', 'gamesHalf', 'replicates', 'replayed', 'bankComplete']) delete ds[k];
     const d = r.difference;
     if (d && S.baseline) {
       const sign = d.value > 0 ? '+' : '';
+      const dv = d.with_bank || d;
       $('difference-value').textContent = `${sign}${pct(d.value)} points`;
-      $('difference-interval').textContent = `95 % interval [${pct(d.lo)}, ${pct(d.hi)}] on ${d.n.toLocaleString('en')} paired games`;
-      $('baseline-text').textContent = `baseline: ${pct(r.baseline_won.rate)} % [${pct(r.baseline_won.lo)}, ${pct(r.baseline_won.hi)}] on the same games`;
-      Object.assign($('difference').dataset, { value: d.value, lo: d.lo, hi: d.hi, n: d.n });
+      $('difference-interval').textContent = `95 % interval [${pct(dv.lo)}, ${pct(dv.hi)}] (±${pct(halfWidth(dv))} points) on ${d.n.toLocaleString('en')} paired games`;
+      $('difference-bank').textContent = bankWords(d.with_bank, reps, false);
+      $('baseline-text').textContent = `baseline: ${pct(r.baseline_won.rate)} % [${pct(r.baseline_won.lo)}, ${pct(r.baseline_won.hi)}] on the same games (the games' part)`;
+      Object.assign($('difference').dataset, { value: d.value, lo: dv.lo, hi: dv.hi, n: d.n, gamesLo: d.lo, gamesHi: d.hi });
+      if (d.with_bank) $('difference').dataset.bankHalf = d.with_bank.bank_half_width;
     }
+    drawBankPart(wb, reps, r);
     drawCharts(r);
     drawRestsOn(r.rests_on);
   }
@@ -295,6 +323,15 @@
     body.dataset.charts = String(Number(body.dataset.charts || 0) + 1);
   }
 
+  function drawBankPart(wb, reps, r) {
+    const p = $('bank-part');
+    if (!reps) { p.textContent = 'Not computed (the studio was started with --bank-replicates 0).'; return; }
+    const head = `Each bank entry is a sample of its scenario's throws. The first games are replayed on ${reps} bootstrap banks (every entry's throws drawn again with replacement, the same shuffles and throw streams), as dfsim game does; the spread of their win rates is the bank's part, added to the games' own in quadrature.`;
+    if (!wb) { p.textContent = `${head} Replaying…`; return; }
+    const vals = wb.replicate_values.map((v) => `${pct(v)} %`).join(', ');
+    p.textContent = `${head} On the first ${wb.replayed.toLocaleString('en')} of ${r.n.toLocaleString('en')} games: ${vals}; the bank's half-width ±${pct(wb.bank_half_width)} points, ${Math.round(100 * wb.bank_share)} % of the interval's variance.`;
+  }
+
   function drawRestsOn(ro) {
     if (!ro) return;
     $('command').textContent = ro.command;
@@ -340,6 +377,7 @@
     $('unpin').hidden = true;
     $('difference-value').textContent = 'no baseline';
     $('difference-interval').textContent = '';
+    $('difference-bank').textContent = '';
     $('baseline-text').textContent = '';
     delete body.dataset.baseline;
     play();

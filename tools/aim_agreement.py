@@ -1,0 +1,221 @@
+"""Successive halving against the exhaustive search: do the two aimed-release solves choose techniques
+whose hit rates agree within the solve's own stopping tolerance? Paired on the same fresh throws.
+
+    nice -n 19 python tools/aim_agreement.py [--throws 2000] [--scenario SHOT/SKILL ...] [--json out.json]
+
+The aim solve (sim/engine/aim.py, `AimSolver.solve`) searches the ballistic grid, then each kept
+point's ways of leaving the hand, by successive halving: every candidate thrown 4 reference throws, the
+better half on to 8, then 16, before the two finalists are ranked on 32-128 paired throws. The
+exhaustive search here takes the same candidates and the same steps with the halving taken out: every
+ballistic candidate thrown the full 16 reference throws and the best two kept, each kept point's ways
+of leaving the hand beside them each thrown 16 as well, the best two ranked by the same finals. (Within a rung a
+candidate stops once it provably cannot be among those kept: exact, so it is the choice all 16 throws
+would give.) Reference throw i of a technique is the same throw in both searches, so a throw both ask
+for is made once; each search counts the throws it asked for.
+
+Both choices are then thrown N fresh times (the thrower's real throws: spread and biases, seed
+FRESH_SEED, throw k the same draws for both: paired): their hit rates and the paired difference with
+its 95 % interval. The solve's own stopping tolerance: its finals stop once the leader's paired lead
+exceeds NOMINAL_SEPARATION_SE standard errors, or at NOMINAL_MAX_FINAL_REFS throws, where two
+candidates still that close differ by less than the solve can tell; so
+tolerance = NOMINAL_SEPARATION_SE x sd(per-throw difference) / sqrt(NOMINAL_MAX_FINAL_REFS), the sd
+of the two choices' difference measured on the fresh throws. Verdict: "same" (one technique: identical
+throws), "within" (the difference's 95 % interval inside +-tolerance), "point within" (the difference
+inside, its interval reaching beyond: more throws would tell), "outside". The question that matters
+for the halving is one-sided: is its choice worse than the exhaustive one by more than the tolerance?
+"no worse" when the difference's 95 % interval stays above -tolerance. Exit status 1 if any choice of
+the halving is worse beyond the tolerance.
+
+Scenarios (SCENARIOS): the hero d8 on the magma board, at the three skills, for four shots that span
+what the solve must find: `standard` (the plain aimed throw every game starts from), `firewall` (a
+prop between hand and board: the lob must bounce before the wall and clear it, a narrow optimum the
+grid's elevations straddle), `lava` (the bounce must land on a mat before the board: the bounce point,
+not the board, decides) and `far` (the long release, whose faster throw has the largest speed error:
+the flattest landscape, where halving on few throws is most at risk). The skills span the spread that
+decides which technique is most reliable: the expert's tight one separates candidates sharply, the
+novice's broad one leaves many close. The other shots (combined, prop and template-aimed ones) are
+the same search over other landscapes, left out to keep the run within about ten minutes on one core
+under nice (20-40 s a scenario at 2,000 fresh throws per choice on a loaded 2-core machine);
+`--scenario` picks others (SHOT/SKILL, e.g. volcano/casual; SHOT may be NAME+NAME).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sim.engine import aim as A  # noqa: E402
+from sim.engine.hand import Technique  # noqa: E402
+
+SHOTS = ("standard", "firewall", "lava", "far")
+SKILLS = ("novice", "casual", "expert")
+SCENARIOS = [f"{shot}/{skill}" for shot in SHOTS for skill in SKILLS]
+FRESH_SEED = 20250611  # the fresh throws' root seed (not the solve's NOMINAL_REF_SEED: other draws)
+Z95 = 1.959964
+
+
+class SharedThrows:
+    """The solver's reference throws, each made once and counted per search: throw i of a technique is
+    deterministic, so the two searches may share it; `asked` counts what the search under way asked."""
+
+    def __init__(self, solver: A.AimSolver) -> None:
+        self.real = solver.reference_values
+        self.rows: dict[tuple[Technique, int], np.ndarray] = {}
+        self.asked = 0
+        self.thrown = 0
+
+    def __call__(self, aim, technique, refs=A.NOMINAL_REFS, skill=None, start=0) -> np.ndarray:
+        out = []
+        for i in range(start, start + refs):
+            row = self.rows.get((technique, i))
+            if row is None:
+                row = self.rows[(technique, i)] = self.real(aim, technique, 1, skill, start=i)[0]
+                self.thrown += 1
+            out.append(row)
+        self.asked += refs
+        return np.array(out).reshape(len(out), 2)
+
+
+def exhaustive(solver: A.AimSolver, aim) -> Technique:
+    """The solve with the halving taken out (the module docstring): every candidate of each stage thrown
+    NOMINAL_REFS reference throws, the best kept, the same finals."""
+    grid = solver.grid(aim)
+    if not grid:
+        return solver.solve(aim, None)
+    values: dict[Technique, np.ndarray] = {}
+    kept = solver.halve(aim, grid, values, None, A.BALLISTIC_KEPT, (A.NOMINAL_REFS,))
+    second = [
+        Technique(point.speed_mps, point.elevation_deg, grip, spin, axis)
+        for point in kept
+        for grip, spin, axis in solver.hand_options()
+        if (grip, spin, axis) != (point.grip, point.spin_rps, point.spin_axis)
+    ]
+    finalists = solver.halve(aim, kept + second, values, None, A.NOMINAL_FINALISTS, (A.NOMINAL_REFS,))
+    return solver.final_choice(aim, finalists, None, [values[c] for c in finalists])
+
+
+def hits(th, technique: Technique, n: int) -> np.ndarray:
+    """Fresh throws 0..n-1 of FRESH_SEED with this technique: hit or not."""
+    th.set_nominal(technique)
+    return np.array([th.throw(FRESH_SEED, k).outcome.result == "hit" for k in range(n)], dtype=float)
+
+
+def agreement(name: str, n: int) -> dict[str, Any]:
+    """Both solves of one scenario and their choices' paired hit rates."""
+    from sim.engine.worlds import build_thrower
+    from sim.specs.scenario import Scenario
+
+    shot, skill = name.split("/")
+    t0 = time.process_time()
+    th = build_thrower(Scenario.build(board="magma", dice=["hero-d8"], shots=shot.split("+"), skill=skill))
+    solver, aim = th.aim, th.aim_point()
+    shared = SharedThrows(solver)
+    solver.reference_values = shared  # type: ignore[method-assign]
+    with th._solving_world():  # the world as the solve sees it (what Thrower.technique does)
+        halving = solver.solve(aim, None)
+        asked_h, shared.asked = shared.asked, 0
+        full = exhaustive(solver, aim)
+        asked_e = shared.asked
+    solve_s = time.process_time() - t0
+    a = hits(th, halving, n)
+    b = a if full == halving else hits(th, full, n)
+    th.physics.close()
+    d = a - b
+    sd = float(d.std(ddof=1)) if n > 1 else 0.0
+    diff, half = float(d.mean()), Z95 * sd / math.sqrt(n)
+    tol = A.NOMINAL_SEPARATION_SE * sd / math.sqrt(A.NOMINAL_MAX_FINAL_REFS)
+    if full == halving:
+        verdict = "same"
+    elif abs(diff) + half <= tol:
+        verdict = "within"
+    elif abs(diff) <= tol:
+        verdict = "point within"
+    else:
+        verdict = "outside"
+    return {
+        "scenario": name,
+        "halving": halving.to_json(),
+        "exhaustive": full.to_json(),
+        "refs_halving": asked_h,
+        "refs_exhaustive": asked_e,
+        "refs_made": shared.thrown,
+        "throws": n,
+        "hit_halving": float(a.mean()),
+        "hit_exhaustive": float(b.mean()),
+        "difference": diff,
+        "difference_lo": diff - half,
+        "difference_hi": diff + half,
+        "tolerance": tol,
+        "verdict": verdict,
+        "no_worse": diff - half >= -tol,  # the halving's choice not worse beyond the tolerance
+        "cpu_s": round(time.process_time() - t0, 1),
+        "solve_cpu_s": round(solve_s, 1),
+    }
+
+
+def technique_text(t: list) -> str:
+    speed, elevation, grip, spin, axis = t
+    return f"{float(speed):.2f} m/s {float(elevation):.0f} deg {grip} {float(spin):g} {axis}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The markdown table of the note."""
+    lines = [
+        "| scenario | halving: refs | exhaustive: refs | same choice | hit rate, halving | hit rate, exhaustive "
+        "| difference [95 %] | tolerance | verdict | halving no worse |",
+        "| --- | ---: | ---: | --- | ---: | ---: | --- | ---: | --- | --- |",
+    ]
+    for r in rows:
+        same = "yes" if r["verdict"] == "same" else "no"
+        lines.append(
+            f"| {r['scenario']} | {r['refs_halving']} | {r['refs_exhaustive']} | {same} | "
+            f"{100 * r['hit_halving']:.1f} % | {100 * r['hit_exhaustive']:.1f} % | "
+            f"{100 * r['difference']:+.1f} [{100 * r['difference_lo']:+.1f}, {100 * r['difference_hi']:+.1f}] | "
+            f"+-{100 * r['tolerance']:.1f} | {r['verdict']} | {'yes' if r['no_worse'] else 'no'} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--throws", type=int, default=2000, help="fresh throws per choice (default 2000)")
+    ap.add_argument("--scenario", action="append", help="SHOT/SKILL (default: the eight of SCENARIOS)")
+    ap.add_argument("--json", help="also write the rows to this file")
+    a = ap.parse_args()
+    if a.throws < 2:
+        ap.error("--throws must be at least 2")
+    names = a.scenario or SCENARIOS
+    t0 = time.perf_counter()
+    rows = []
+    for k, name in enumerate(names, 1):
+        print(f"[{k}/{len(names)}] {name}: two solves, then {a.throws} fresh throws per choice "
+              f"({time.perf_counter() - t0:.0f} s so far)", file=sys.stderr, flush=True)
+        r = agreement(name, a.throws)
+        print(f"    halving {technique_text(r['halving'])} ({r['refs_halving']} refs), exhaustive "
+              f"{technique_text(r['exhaustive'])} ({r['refs_exhaustive']} refs): {r['verdict']} "
+              f"({r['cpu_s']:.0f} s CPU)", file=sys.stderr, flush=True)
+        rows.append(r)
+    print(table(rows))
+    h = sum(r["refs_halving"] for r in rows) / len(rows)
+    e = sum(r["refs_exhaustive"] for r in rows) / len(rows)
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in ("same", "within", "point within", "outside")}
+    print(f"\nreference throws asked per solve: halving {h:.0f}, exhaustive {e:.0f} (ratio {h / e:.2f}); verdicts: "
+          + ", ".join(f"{v} {c}" for v, c in counts.items())
+          + f"; the halving's choice no worse beyond the tolerance in {sum(r['no_worse'] for r in rows)} of "
+          f"{len(rows)}; {a.throws} fresh throws per choice; {time.perf_counter() - t0:.0f} s")
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1))
+    return 0 if all(r["no_worse"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
