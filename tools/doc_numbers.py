@@ -218,8 +218,9 @@ def game_win_rates(work: Path) -> str:
 
 # the ladder's blocks (docs/game.md): one study run feeds the win rates, strong's gain and what Hard costs
 LADDER_THROWS = 500  # throws per bank scenario in the ladder's blocks
+STRONG_TUNE_GAMES = 1500  # the designer's question under strong: games in all (hundreds of rollouts each)
 LADDER_STUDY = ("--parties 3-casual 4-casual 3-expert --difficulties normal hard inferno --life -8 0 "
-                "--games 2000 --strong-games 1000 --strong-games-lost 200")
+                "--games 2000 --strong-games 400 --strong-games-lost 100")
 RUNG_ORDER = ("first-time", "classic", "default", "strong")
 DIFFICULTIES = ("normal", "hard", "inferno")
 
@@ -241,7 +242,7 @@ def _ladder(work: Path) -> dict:
         kept = json.loads(out.read_text())
         if kept.get("command", "").startswith(args) and kept.get("complete"):
             return kept  # else the study resumes after the cells the file holds
-    sh(f"{sys.executable} studies/policy_ladder.py {args} --bank {bank} --out {out}", ROOT, timeout=86400)
+    sh(f"{sys.executable} studies/policy_ladder.py {args} --bank {bank} --out {out} --workers 2", ROOT, timeout=86400)
     return json.loads(out.read_text())
 
 
@@ -339,7 +340,8 @@ def ladder_designer(work: Path) -> str:
     cmd = ("dfsim tune --game base --set difficulty=hard --set party.size=4 --set house_rules.extra_white_dice=0:7 "
            "--integer --target 0.5")
     lines = [f"The designer's question per rung (`{cmd} --policy RUNG`, and with `--set "
-             "house_rules.monster_life_bonus=-8`; a bank of "
+             f"house_rules.monster_life_bonus=-8`; `strong` with `--budget {STRONG_TUNE_GAMES}` games in all, its "
+             "games costing hundreds of rollouts each; a bank of "
              f"{LADDER_THROWS} throws per scenario; made by `python tools/doc_numbers.py --only ladder-designer`): "
              "the number of extra white dice that makes Hard a coin flip for four casual heroes, with its 95 % "
              "interval, or \"not bracketed\" with the win rate at both ends of the range:", "",
@@ -347,19 +349,24 @@ def ladder_designer(work: Path) -> str:
     for rung in RUNG_ORDER:
         cells = []
         for extra in ("", " --set house_rules.monster_life_bonus=-8"):
-            full = f"{cmd}{extra} --policy {rung} --bank {bank} --bank-throws {LADDER_THROWS}"
-            cells.append(_tune_cell(tune_answer(full)))
+            budget = f" --budget {STRONG_TUNE_GAMES}" if rung == "strong" else ""
+            full = f"{cmd}{extra} --policy {rung}{budget} --bank {bank} --bank-throws {LADDER_THROWS}"
+            kept = work / f"designer-{rung}{'-life-8' if extra else ''}.txt"  # a second make reuses it
+            if not (kept.is_file() and kept.read_text().startswith(full + "\n")):
+                kept.write_text(full + "\n" + tune_answer(full) + "\n")
+            cells.append(_tune_cell(kept.read_text().splitlines()[1]))
         lines.append(f"| {rung} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def game_house_rules(work: Path) -> str:
     bank = game_bank(work)
-    args = "--games 2000 --strong-games 500 --party 4-casual --difficulty normal --life 0 -8"
+    args = "--games 2000 --strong-games 300 --party 4-casual --difficulty normal --life 0 -8"
     args += f" --bank-throws {LADDER_THROWS}"
     out = work / "game-house-rules.json"  # kept: a second make of the block in the same work folder reuses it
     if not (out.is_file() and json.loads(out.read_text()).get("command", "").startswith(args)):
-        sh(f"{sys.executable} studies/game_house_rules.py {args} --bank {bank} --out {out}", ROOT, timeout=86400)
+        sh(f"{sys.executable} studies/game_house_rules.py {args} --bank {bank} --out {out} --workers 2", ROOT,
+           timeout=86400)
     rows = json.loads(out.read_text())["rows"]
     heads = [(r["life"], r["policy"], r["games"]) for r in rows]
     lines = [f"`python studies/game_house_rules.py {args}` (a bank of {LADDER_THROWS} throws per scenario; made "
