@@ -41,9 +41,9 @@ def main() -> None:
     alias = die_alias(spec.throws.colored_die, spec.throws.white_die)
     play(lambda s: run_games(spec, s, a.games, "default"), bank, spec.seed, alias)  # the bank, complete
     for p in a.policy:
-        play(lambda s, p=p: run_games(spec, s, a.policy_games, p, progress=False), bank, spec.seed, alias)
+        play(lambda s, p=p: run_games(spec, s, a.policy_games, p), bank, spec.seed, alias)
     src = BankSource(bank, spec.seed, alias=alias)
-    run_games(spec, src, 50, "default")  # warm: tables read, plans built
+    run_games(spec, src, min(50, a.games), "default")  # warm: tables read, plans built (games the bank covers)
     w0, c0 = time.perf_counter(), time.process_time()
     res = run_games(spec, src, a.games, "default")
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
@@ -55,7 +55,7 @@ def main() -> None:
     per_default = cpu / a.games
     for p in a.policy:
         c0 = time.process_time()
-        run_games(spec, src, a.policy_games, p, progress=False)
+        run_games(spec, src, a.policy_games, p)
         per = (time.process_time() - c0) / a.policy_games
         out[f"{p}_cpu_s_per_game"] = round(per, 4)
         out[f"{p}_x_default"] = round(per / per_default, 1)

@@ -60,7 +60,7 @@ def main() -> None:
     for i, x in enumerate(X):
         spec = base.model_copy()
         game_plan(spec, shifted(decks, dict(zip(names, x))))
-        res, _ = play(lambda s, g=spec: run_games(g, s, a.games, a.policy, progress=False), bank, spec.seed, alias)
+        res, _ = play(lambda s, g=spec: run_games(g, s, a.games, a.policy), bank, spec.seed, alias)
         wins.append(np.mean([r.won for r in res]))
         shops.append(np.mean([r.shops for r in res]))
         el = time.perf_counter() - t0

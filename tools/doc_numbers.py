@@ -170,8 +170,8 @@ def game_bank(work: Path) -> Path:
 
 
 def game_win_rates(work: Path) -> str:
-    bank = game_bank(work)  # 300 throws a scenario, recorded on first use
-    common = f"--bank {bank} --bank-throws 300 --seed 7"
+    bank = game_bank(work)  # the ladder's bank: its throws per scenario, recorded on first use
+    common = f"--bank {bank} --bank-throws {LADDER_THROWS} --seed 7"
 
     def game(sets: str, games: int = 2000) -> dict:
         return json.loads(sh(f"dfsim game base --games {games} {common} {sets} --json", ROOT))["summary"]
@@ -203,7 +203,7 @@ def game_win_rates(work: Path) -> str:
 
     white = answer(f"{tune} --set difficulty=hard --set house_rules.extra_white_dice=0:7 --integer --target 0.5")
     life = answer(f"{tune} --set house_rules.monster_life_bonus=-20:0 --integer --target 0.5")
-    return ("`python tools/doc_numbers.py --only game-win-rates` (a bank of 300 throws per scenario, "
+    return (f"`python tools/doc_numbers.py --only game-win-rates` (a bank of {LADDER_THROWS} throws per scenario, "
             "2,000 games per cell, seed 7, policy default), the whole-game win rate with 95 % Wilson intervals:\n\n"
             + "\n".join(rows) + "\n\n"
             f"Four casual heroes at Normal: {casual['combats']['value']:.1f} combats a game; lost most often at "
@@ -261,10 +261,11 @@ def ladder_win_rates(work: Path) -> str:
     base = strong_base()
     strong_n = int(LADDER_STUDY.split("--strong-games ")[1].split()[0])
     games = int(LADDER_STUDY.split("--games ")[1].split()[0])
+    lost_n = int(LADDER_STUDY.split("--strong-games-lost ")[1].split()[0])
     lines = [f"`python tools/doc_numbers.py --only ladder-win-rates` runs `python studies/policy_ladder.py "
              f"{LADDER_STUDY} --extra {base}` on a bank of {LADDER_THROWS} throws per scenario (seed 1): "
              f"{games:,} games per cell for the rule-based rungs, {strong_n:,} for `strong` (fewer where marked: "
-             "200 where `default` wins under 1 % of its games, so no rung can show a gain). Win rates with 95 % "
+             f"{lost_n} where `default` wins under 1 % of its games, so no rung can show a gain). Win rates with 95 % "
              "Wilson intervals:"]
     for life, title in ((0, "The printed game"), (-8, "Every monster's life -8 (`house_rules.monster_life_bonus=-8`)")):
         lines += ["", f"{title}:", "", "| party | rung | Normal | Hard | Inferno |", "| --- | --- | --- | --- | --- |"]
@@ -361,7 +362,7 @@ def ladder_designer(work: Path) -> str:
 
 def game_house_rules(work: Path) -> str:
     bank = game_bank(work)
-    args = "--games 2000 --strong-games 300 --party 4-casual --difficulty normal --life 0 -8"
+    args = "--games 2000 --strong-games 200 --party 4-casual --difficulty normal --life 0 -8"
     args += f" --bank-throws {LADDER_THROWS}"
     out = work / "game-house-rules.json"  # kept: a second make of the block in the same work folder reuses it
     if not (out.is_file() and json.loads(out.read_text()).get("command", "").startswith(args)):
