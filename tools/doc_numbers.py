@@ -360,10 +360,15 @@ def ladder_designer(work: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+# the house rules played at game level: those the bank answers from the throws it holds (a classification
+# or throw rule needs every scenario recorded again under it, about thirty at the ladder's size)
+GAME_HOUSE_RULES = ("extra_white_dice=1", "extra_white_dice=2", "retrieval_half_damage=true")
+
+
 def game_house_rules(work: Path) -> str:
     bank = game_bank(work)
     args = "--games 2000 --strong-games 200 --party 4-casual --difficulty normal --life 0 -8"
-    args += f" --bank-throws {LADDER_THROWS}"
+    args += f" --rules {' '.join(GAME_HOUSE_RULES)} --bank-throws {LADDER_THROWS}"
     out = work / "game-house-rules.json"  # kept: a second make of the block in the same work folder reuses it
     if not (out.is_file() and json.loads(out.read_text()).get("command", "").startswith(args)):
         sh(f"{sys.executable} studies/game_house_rules.py {args} --bank {bank} --out {out} --workers 2", ROOT,
@@ -373,7 +378,11 @@ def game_house_rules(work: Path) -> str:
     lines = [f"`python studies/game_house_rules.py {args}` (a bank of {LADDER_THROWS} throws per scenario; made "
              "by `python tools/doc_numbers.py --only game-house-rules`): four casual heroes at Normal, each house "
              "rule alone, its paired effect on the win rate against the printed rules (points, Newcombe's "
-             "interval) per rung:", "",
+             "interval) per rung. These are the house rules the bank answers from the throws it already holds; "
+             "a rule that changes how a throw is read or made (holes inactive, bones in the outer section, partial "
+             "templates, no bounce, two bounces) needs every scenario recorded again under it, about thirty "
+             "at this size (`python studies/game_house_rules.py --rules holes_inactive=true ...` does it); its "
+             "effect on a fight is in docs/fights.md:", "",
              "| house rule | " + " | ".join(f"{p}, monster life {life:+d} ({n} games)" for life, p, n in heads) + " |",
              "| --- |" + " --- |" * len(heads),
              "| as printed (win rate) | " + " | ".join(_pct(r["won"]["as printed"]) for r in rows) + " |"]
