@@ -333,10 +333,20 @@ class BankRecorder:
         workers = max(1, ex.workers)
         aims = sum(j.aiming for j in live)
         guess = (aims * aim_s + todo_units * throw_s) / workers
+        upto = ""
+        if bank.throws is None:  # sized by precision: the rule may take each entry up to its widest
+            widest = bank.size.widest()
+            more = [(max(0, widest - j.target), scenario_weight(j.s)) for j in live]
+            if any(n for n, _ in more):
+                worst = guess + sum(n * w for n, w in more) * throw_s / workers
+                upto = (
+                    f" (up to {todo_throws + sum(n for n, _ in more):,} throws, ~{_clock(worst)}, "
+                    "if each needs the rule's widest)"
+                )
         bank.say(
             f"recording {len(live)} scenario{'s' if len(live) != 1 else ''} into {bank.dir} "
             f"({bank.rule_text()}): up to {aims} aim solve{'s' if aims != 1 else ''} and about "
-            f"{todo_throws:,} throws to start, ~{_clock(guess)} on {ex.name} x{workers}"
+            f"{todo_throws:,} throws to start, ~{_clock(guess)} on {ex.name} x{workers}{upto}"
         )
         bar = _Bar(len(live), todo_throws, bank.quiet, aim_s, throw_s, workers, aims, watch, todo_units)
         limit = max(2, 2 * workers)
