@@ -16,8 +16,8 @@ def test_bare_board_is_the_unit_and_measured_sets_are_used_as_measured():
     assert weight(["fireball", "explosion"]) == SET_WEIGHT[frozenset({"explosion", "fireball"})]
 
 
-def test_an_unmeasured_set_is_the_product_and_an_unknown_template_counts_as_armor():
-    assert weight(["fireball", "lava-mat-like"]) == pytest.approx(TEMPLATE_WEIGHT["fireball"] * TEMPLATE_WEIGHT["armor"])
+def test_an_unmeasured_set_is_the_product_and_an_unknown_template_counts_as_a_fireball():
+    assert weight(["armor", "lava-mat-like"]) == pytest.approx(TEMPLATE_WEIGHT["armor"] * TEMPLATE_WEIGHT["fireball"])
 
 
 def test_time_left_after_a_cheap_scenario_prices_the_expensive_one_at_its_weight():
