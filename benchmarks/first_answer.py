@@ -2,7 +2,10 @@
 (`dfsim tune --game base --set difficulty=hard --set party.size=4 --set house_rules.extra_white_dice=0:7
 --integer --target 0.5`) and the quickstart (`dfsim run quickstart`), each from an empty cache and an
 empty bank in a temporary folder, in the same run, as seconds and as multiples of the quickstart's time,
-with the aim solves, reference throws and recorded throws behind each.
+with the aim solves, reference throws and recorded throws behind each, and where a part's bank recording
+went: the workers' seconds per template set (the entries' own `record_seconds`), and the aims' seconds.
+
+    python benchmarks/first_answer.py --breakdown BANK       # only the breakdown of a bank already recorded
 
     python benchmarks/first_answer.py                        # the full sizes (an hour on a busy 2-core box)
     python benchmarks/first_answer.py --parts quickstart game --games 200 --bank-throws 200 --workers 2
@@ -25,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-HOOK = '''
+HOOK = """
 import os, sys
 _path = os.environ.get("DFSIM_BENCH_REFS")
 
@@ -57,10 +60,19 @@ class _Hook:
 
 if _path:
     sys.meta_path.insert(0, _Hook())
-'''
+"""
 
-QUESTION = ["--set", "difficulty=hard", "--set", "party.size=4", "--set", "house_rules.extra_white_dice=0:7",
-            "--integer", "--target", "0.5"]
+QUESTION = [
+    "--set",
+    "difficulty=hard",
+    "--set",
+    "party.size=4",
+    "--set",
+    "house_rules.extra_white_dice=0:7",
+    "--integer",
+    "--target",
+    "0.5",
+]
 
 
 def commands(args: argparse.Namespace) -> dict[str, list[str]]:
@@ -82,8 +94,13 @@ def run_part(name: str, argv: list[str], root: Path, timeout: float | None) -> d
     (home / "hook").mkdir()
     (home / "hook" / "sitecustomize.py").write_text(HOOK)
     refs = home / "refs.txt"
-    env = dict(os.environ, DFSIM_CACHE_DIR=str(home / "cache"), DFSIM_BANK=str(home / "bank"),
-               DFSIM_BENCH_REFS=str(refs), PYTHONPATH=os.pathsep.join([str(home / "hook"), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ,
+        DFSIM_CACHE_DIR=str(home / "cache"),
+        DFSIM_BANK=str(home / "bank"),
+        DFSIM_BENCH_REFS=str(refs),
+        PYTHONPATH=os.pathsep.join([str(home / "hook"), os.environ.get("PYTHONPATH", "")]),
+    )
     cmd = [sys.executable, "-m", "sim.cli", *argv]
     print(f"[{name}] {' '.join(['dfsim', *argv])}", file=sys.stderr, flush=True)
     t0 = time.perf_counter()
@@ -97,24 +114,86 @@ def run_part(name: str, argv: list[str], root: Path, timeout: float | None) -> d
     manifest = home / "quickstart-out" / "manifest.json"
     if manifest.exists():
         recorded += int(json.loads(manifest.read_text()).get("throws", 0) or 0)
-    return {"part": name, "status": proc.returncode, "seconds": round(wall, 1), "aim_solves": aims,
-            "reference_throws": ref_throws, "recorded_throws": recorded,
-            "answer": proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""}
+    return {
+        "part": name,
+        "status": proc.returncode,
+        "seconds": round(wall, 1),
+        "aim_solves": aims,
+        "reference_throws": ref_throws,
+        "recorded_throws": recorded,
+        "answer": proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "",
+        "breakdown": breakdown(home / "bank"),
+    }
+
+
+def breakdown(bank: Path) -> list[dict]:
+    """Where a bank's recording went, per template set on the board: entries, throws, the workers'
+    seconds throwing them (summed over chunks: CPU-like, not wall) and their share, seconds per throw,
+    and the seconds of the entries' aim solves (0 where an aim came from the cache)."""
+    groups: dict[str, dict] = {}
+    for m in sorted(bank.glob("*.json")) if bank.is_dir() else []:
+        entry = json.loads(m.read_text())
+        s = entry.get("scenario", {})
+        name = "+".join(s.get("templates") or []) or "(none)"
+        g = groups.setdefault(
+            name, {"templates": name, "entries": 0, "throws": 0, "seconds": 0.0, "aim_seconds": 0.0}
+        )
+        g["entries"] += 1
+        g["throws"] += int(entry.get("rows", 0))
+        g["seconds"] += float(entry.get("record_seconds", 0.0))
+        g["aim_seconds"] += float(entry.get("aim_seconds", 0.0))
+    total = sum(g["seconds"] for g in groups.values()) or 1.0
+    rows = sorted(groups.values(), key=lambda g: -g["seconds"])
+    for g in rows:
+        g["share"] = round(g["seconds"] / total, 3)
+        g["ms_per_throw"] = round(1000 * g["seconds"] / g["throws"], 1) if g["throws"] else None
+        g["seconds"], g["aim_seconds"] = round(g["seconds"], 1), round(g["aim_seconds"], 1)
+    return rows
+
+
+def print_breakdown(rows: list[dict]) -> None:
+    print(
+        f"  {'templates on the board':<28}{'entries':>8}{'throws':>8}{'worker s':>10}{'share':>7}{'ms/throw':>10}"
+        f"{'aim s':>8}"
+    )
+    for g in rows:
+        print(
+            f"  {g['templates']:<28}{g['entries']:>8}{g['throws']:>8}{g['seconds']:>10.1f}{100 * g['share']:>6.0f}%"
+            f"{g['ms_per_throw'] or 0:>10.1f}{g['aim_seconds']:>8.1f}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--parts", nargs="+", choices=("quickstart", "game", "tune"), default=["quickstart", "game", "tune"])
+    p.add_argument(
+        "--parts", nargs="+", choices=("quickstart", "game", "tune"), default=["quickstart", "game", "tune"]
+    )
     p.add_argument("--games", type=int, default=2000, help="games of `dfsim game base` (default 2000)")
     p.add_argument("--bank-throws", type=int, help="throws per bank scenario (default: the precision rule's)")
     p.add_argument("--budget", type=int, help="the tune's game budget (default: the tuner's)")
-    p.add_argument("--quickstart-throws", type=int, help="cap the quickstart's throws per cell (default: none)")
+    p.add_argument(
+        "--quickstart-throws", type=int, help="cap the quickstart's throws per cell (default: none)"
+    )
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.add_argument("--timeout", type=float, help="seconds before a part is abandoned")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--breakdown", type=Path, metavar="BANK", help="only print where this bank's recording went"
+    )
     args = p.parse_args(argv)
+    if args.breakdown:
+        if not args.breakdown.is_dir():
+            print(f"first_answer: --breakdown {args.breakdown}: no such bank folder", file=sys.stderr)
+            return 2
+        rows = breakdown(args.breakdown)
+        print(json.dumps(rows, indent=1)) if args.json else print_breakdown(rows)
+        return 0
     cmds = commands(args)
-    order = ["quickstart", *[x for x in args.parts if x != "quickstart"]] if "quickstart" in args.parts else args.parts
+    order = (
+        ["quickstart", *[x for x in args.parts if x != "quickstart"]]
+        if "quickstart" in args.parts
+        else args.parts
+    )
     rows = []
     with tempfile.TemporaryDirectory(prefix="dfsim-first-answer-") as tmp:
         for name in order:
@@ -125,13 +204,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"sizes": vars(args), "parts": rows}, indent=1))
         return 0
-    print(f"sizes: games {args.games}, bank throws {args.bank_throws or 'by precision'}, workers {args.workers or 'all'}"
-          f", tune budget {args.budget or 'default'}")
-    print(f"{'part':<11}{'seconds':>9}{'x quickstart':>14}{'aim solves':>12}{'ref throws':>12}{'recorded':>10}  status")
+    print(
+        f"sizes: games {args.games}, bank throws {args.bank_throws or 'by precision'}, workers {args.workers or 'all'}"
+        f", tune budget {args.budget or 'default'}"
+    )
+    print(
+        f"{'part':<11}{'seconds':>9}{'x quickstart':>14}{'aim solves':>12}{'ref throws':>12}{'recorded':>10}  status"
+    )
     for r in rows:
         x = f"{r['x_quickstart']:.2f}" if r["x_quickstart"] is not None else "-"
-        print(f"{r['part']:<11}{r['seconds']:>9.1f}{x:>14}{r['aim_solves']:>12}{r['reference_throws']:>12}"
-              f"{r['recorded_throws']:>10}  {r['status']}")
+        print(
+            f"{r['part']:<11}{r['seconds']:>9.1f}{x:>14}{r['aim_solves']:>12}{r['reference_throws']:>12}"
+            f"{r['recorded_throws']:>10}  {r['status']}"
+        )
+    for r in rows:
+        if r["breakdown"]:
+            print(f"where the {r['part']} part's bank recording went (workers' seconds, summed over chunks):")
+            print_breakdown(r["breakdown"])
     return 0 if all(r["status"] == 0 for r in rows) else 1
 
 

@@ -50,7 +50,8 @@ INNER = {
         "sim.games.throw_bank": "sim.experiments", "sim.games.experiment": "sim.experiments",
         "sim.games.kind": "sim.experiments", "sim.games.report": "sim.experiments",
         "sim.games.figures": "sim.experiments", "sim.games.response": "sim.experiments",
-        "sim.games.bank_size": "sim.specs", "sim.games.bank_uncertainty": "sim.experiments",
+        "sim.games.bank_size": "sim.specs", "sim.games.throw_cost": "sim.specs",
+        "sim.games.bank_uncertainty": "sim.experiments",
         "sim.games.bank_recorder": "sim.experiments", "sim.games.progress": "sim.experiments",
     },
 }

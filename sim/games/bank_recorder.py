@@ -40,6 +40,7 @@ import pyarrow.parquet as pq
 
 from sim.errors import Cancelled, ChunkFailed
 from sim.games.bank_size import CHUNK, Settled
+from sim.games.throw_cost import scenario_weight
 
 if TYPE_CHECKING:
     from sim.experiments.executor import Executor
@@ -321,6 +322,7 @@ class BankRecorder:
         for j in jobs:
             j.aiming = j.prepared is None
         todo_throws = sum(max(0, j.target - j.contiguous) for j in jobs if not j.done)
+        todo_units = sum(max(0, j.target - j.contiguous) * scenario_weight(j.s) for j in jobs if not j.done)
         for j in [j for j in jobs if j.done]:
             self._finish(j)
         live = [j for j in jobs if not j.done]
@@ -330,13 +332,23 @@ class BankRecorder:
         ex, owned = self._executor()
         workers = max(1, ex.workers)
         aims = sum(j.aiming for j in live)
-        guess = (aims * aim_s + todo_throws * throw_s) / workers
+        guess = (aims * aim_s + todo_units * throw_s) / workers
+        upto = ""
+        if bank.throws is None:  # sized by precision: the rule may take each entry up to its widest
+            widest = bank.size.widest()
+            more = [(max(0, widest - j.target), scenario_weight(j.s)) for j in live]
+            if any(n for n, _ in more):
+                worst = guess + sum(n * w for n, w in more) * throw_s / workers
+                upto = (
+                    f" (up to {todo_throws + sum(n for n, _ in more):,} throws, ~{_clock(worst)}, "
+                    "if each needs the rule's widest)"
+                )
         bank.say(
             f"recording {len(live)} scenario{'s' if len(live) != 1 else ''} into {bank.dir} "
             f"({bank.rule_text()}): up to {aims} aim solve{'s' if aims != 1 else ''} and about "
-            f"{todo_throws:,} throws to start, ~{_clock(guess)} on {ex.name} x{workers}"
+            f"{todo_throws:,} throws to start, ~{_clock(guess)} on {ex.name} x{workers}{upto}"
         )
-        bar = _Bar(len(live), todo_throws, bank.quiet, aim_s, throw_s, workers, aims, watch)
+        bar = _Bar(len(live), todo_throws, bank.quiet, aim_s, throw_s, workers, aims, watch, todo_units)
         limit = max(2, 2 * workers)
         pending: dict[int, tuple[Any, _Job]] = {}  # id(task) -> (task, its scenario)
         stopping = False
@@ -386,14 +398,14 @@ class BankRecorder:
                     write_atomic(j.parts_dir / f"{task.start:08d}-{stop:08d}.parquet", table_bytes(table))
                     j.parts[task.start] = (stop, table)
                     j.meta["record_seconds"] = j.meta.get("record_seconds", 0.0) + secs
-                    bar.chunk(table.num_rows, secs, j.text)
+                    bar.chunk(table.num_rows, secs, j.text, scenario_weight(j.s))
                     was = j.target
                     self._advance(j)
                     if j.done:
                         self._finish(j)
                         bar.scenario_done()
                     elif j.target != was:
-                        bar.more(j.target - was)
+                        bar.more(j.target - was, scenario_weight(j.s))
         except KeyboardInterrupt:
             kept = sum(len(j.parts) for j in live if not j.stored)
             bar.close()
@@ -483,7 +495,9 @@ class BankRecorder:
 
 class _Bar:
     """One progress display for the job: scenarios done, throws, the scenario last heard of, time left
-    (aims still to solve and throws still to make, at the rates measured so far)."""
+    (aims still to solve and throws still to make, at the rates measured so far; throws counted in
+    bare-board units, each at its template set's weight, since the cheap scenarios often come back
+    first)."""
 
     def __init__(
         self,
@@ -495,15 +509,17 @@ class _Bar:
         workers: int,
         aims: int,
         watch: Callable[[dict[str, Any]], None] | None = None,
+        units: float | None = None,
     ) -> None:
         from tqdm.auto import tqdm
 
         self.watch = watch
         self.thrown, self.planned = 0, throws  # counted here: a disabled (quiet) tqdm counts nothing
+        self.units_done, self.units_planned = 0.0, float(throws if units is None else units)
         self.scenarios, self.done = scenarios, 0
         self.aim_s, self.throw_s, self.workers, self.aims_left = aim_s, throw_s, workers, aims
         self.aim_seen: list[float] = []
-        self.throw_seen: list[tuple[int, float]] = []
+        self.throw_seen: list[tuple[float, float]] = []  # (bare-board units, seconds)
         self.last = ""
         self.bar = tqdm(
             total=throws,
@@ -520,7 +536,7 @@ class _Bar:
         aim = sum(self.aim_seen) / len(self.aim_seen) if self.aim_seen else self.aim_s
         n = sum(k for k, _ in self.throw_seen)
         per = sum(s for _, s in self.throw_seen) / n if n else self.throw_s
-        return (self.aims_left * aim + max(0, self.planned - self.thrown) * per) / self.workers
+        return (self.aims_left * aim + max(0.0, self.units_planned - self.units_done) * per) / self.workers
 
     def _show(self) -> None:
         aiming = f", aiming {self.aims_left}" if self.aims_left else ""
@@ -558,17 +574,19 @@ class _Bar:
         self.last = f"aimed {text}"
         self._show()
 
-    def chunk(self, throws: int, seconds: float, text: str) -> None:
-        """A chunk of `throws` came back."""
-        self.throw_seen.append((throws, seconds))
+    def chunk(self, throws: int, seconds: float, text: str, weight: float = 1.0) -> None:
+        """A chunk of `throws` came back, each costing `weight` bare-board throws."""
+        self.throw_seen.append((throws * weight, seconds))
         self.thrown += throws
+        self.units_done += throws * weight
         self.bar.update(throws)
         self.last = text
         self._show()
 
-    def more(self, throws: int) -> None:
+    def more(self, throws: int, weight: float = 1.0) -> None:
         """A scenario needs more throws than planned (its precision not yet reached)."""
         self.planned += throws
+        self.units_planned += throws * weight
         self.bar.total = self.planned
         self._show()
 

@@ -37,6 +37,15 @@ class BankSize:
         """The rule as the entry's manifest keeps it."""
         return asdict(self)
 
+    def widest(self) -> int:
+        """The size the hit rate's half-width asks for where it is widest (a hit rate of one half),
+        rounded up to whole chunks, within the floor and cap: before a scenario's first throws, all a
+        recording can promise about how far the rule will take it (the mean damage's half-width is
+        met sooner on the game's scenarios)."""
+        z = NormalDist().inv_cdf(0.5 + self.confidence / 2)
+        need = (z * 0.5 / self.hit_half_width) ** 2
+        return int(min(self.cap, max(self.floor, CHUNK * math.ceil(need / CHUNK))))
+
 
 DEFAULT_SIZE = BankSize()
 

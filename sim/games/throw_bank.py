@@ -49,6 +49,7 @@ from sim.fights.throw_source import ThrowRequest
 from sim.files import command_inputs
 from sim.games.bank_recorder import record_prepare as _record_prepare
 from sim.games.bank_size import CHUNK, DEFAULT_SIZE, BankSize, Settled, exact, settle
+from sim.games.throw_cost import scenario_weight
 from sim.hashing import json_hash
 from sim.rules.outcome import Outcome
 
@@ -399,19 +400,20 @@ class ThrowBank:
             return BankRecorder(self).record(todo, stop, watch)
 
     def history(self) -> tuple[float, float]:
-        """Seconds per aim solve and per throw on one worker, from the entries this bank holds (a first
-        guess when it holds none): the time-left estimate before anything is back."""
+        """Seconds per aim solve and per bare-board throw on one worker, from the entries this bank
+        holds (a first guess when it holds none): the time-left estimate before anything is back. A
+        throw with templates on the board counts at its weight (sim.games.throw_cost)."""
         from sim.games.bank_recorder import GUESS_AIM_S, GUESS_THROW_S
 
-        aims, throws, secs = [], 0, 0.0
+        aims, units, secs = [], 0.0, 0.0
         for m in self.entries()[-50:]:
             if m.get("aim_reference_throws"):
                 aims.append(float(m.get("aim_seconds") or 0.0))
             if m.get("record_seconds"):
-                throws += int(m.get("rows") or 0)
+                units += int(m.get("rows") or 0) * scenario_weight(m.get("scenario") or {})
                 secs += float(m["record_seconds"])
         aim_s = sum(aims) / len(aims) if aims else GUESS_AIM_S
-        return aim_s, (secs / throws if throws else GUESS_THROW_S)
+        return aim_s, (secs / units if units else GUESS_THROW_S)
 
     def table(self, s: dict[str, Any]) -> RecordedTable:
         """The recorded table of a scenario: its entry's first throws up to its size."""

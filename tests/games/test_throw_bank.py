@@ -405,7 +405,32 @@ def test_the_banks_part_shrinks_with_the_bank_and_is_not_the_games_noise_again(t
 
 
 RECORDING = re.compile(r"^recording (\d+) scenarios? into \S+ \(.*\): up to (\d+) aim solves? and about ([\d,]+) "
-                       r"throws to start, ~(\d+:\d\d) on \S+ x\d+$", re.M)
+                       r"throws to start, ~(\d+:\d\d) on \S+ x\d+"
+                       r"(?: \(up to ([\d,]+) throws, ~(\d+:\d\d), if each needs the rule's widest\))?$", re.M)
+
+
+def test_a_recording_sized_by_precision_says_how_far_the_rule_may_take_it(tmp_path, monkeypatch, capsys):
+    """Before its first throw a precision-sized recording cannot know each entry's size: it says the
+    floor's throws and time, and the most the rule can ask (every entry at its widest hit rate, at its
+    template set's cost), which a whole recording stays within."""
+    from sim.cli.main import main
+    from sim.games.bank_size import DEFAULT_SIZE
+
+    use_synthetic_workers(monkeypatch)
+    bank = tmp_path / "bank"
+    assert main(["game", "base", "--games", "10", "--bank", str(bank), "--bank-replicates", "0"]) == 0
+    m = next(RECORDING.finditer(capsys.readouterr().err))
+    scenarios, start, most = int(m.group(1)), int(m.group(3).replace(",", "")), int(m.group(5).replace(",", ""))
+    assert start == scenarios * DEFAULT_SIZE.floor and most == scenarios * DEFAULT_SIZE.widest() > start
+    recorded = [json.loads(f.read_text())["rows"] for f in bank.glob("*.json")]
+    assert len(recorded) >= scenarios and all(DEFAULT_SIZE.floor <= n <= DEFAULT_SIZE.widest() for n in recorded)
+
+
+def test_the_widest_size_is_where_the_rule_settles_a_half_hit_rate():
+    from sim.games.bank_size import DEFAULT_SIZE, settle
+
+    hit = np.arange(DEFAULT_SIZE.cap) % 2 == 0
+    assert settle(hit, np.where(hit, 3.0, 0.0)).throws == DEFAULT_SIZE.widest() == 1100
 
 
 @pytest.mark.parametrize("command", ["game", "tune", "run"])
