@@ -342,7 +342,9 @@ def ladder_designer(work: Path) -> str:
            "--integer --target 0.5")
     lines = [f"The designer's question per rung (`{cmd} --policy RUNG`, and with `--set "
              f"house_rules.monster_life_bonus=-8`; `strong` with `--budget {STRONG_TUNE_GAMES}` games in all, its "
-             "games costing hundreds of rollouts each; a bank of "
+             "games costing hundreds of rollouts each, and `--bank-replicates 0`: its interval is the tune's own, "
+             "without the bank's part, which would replay the values around the answer on 8 bootstrap banks, "
+             "8,000 strong games; a bank of "
              f"{LADDER_THROWS} throws per scenario; made by `python tools/doc_numbers.py --only ladder-designer`): "
              "the number of extra white dice that makes Hard a coin flip for four casual heroes, with its 95 % "
              "interval, or \"not bracketed\" with the win rate at both ends of the range:", "",
@@ -350,7 +352,9 @@ def ladder_designer(work: Path) -> str:
     for rung in RUNG_ORDER:
         cells = []
         for extra in ("", " --set house_rules.monster_life_bonus=-8"):
-            budget = f" --budget {STRONG_TUNE_GAMES}" if rung == "strong" else ""
+            # strong: the bank's part would replay the values around the answer on 8 bootstrap banks
+            # (8,000 strong games, hours): its answer carries the tune's own interval only, said so
+            budget = f" --budget {STRONG_TUNE_GAMES} --bank-replicates 0" if rung == "strong" else ""
             full = f"{cmd}{extra} --policy {rung}{budget} --bank {bank} --bank-throws {LADDER_THROWS}"
             kept = work / f"designer-{rung}{'-life-8' if extra else ''}.txt"  # a second make reuses it
             if not (kept.is_file() and kept.read_text().startswith(full + "\n")):
