@@ -10,6 +10,7 @@ once into the bank folder (default in the user's cache), with progress, then reu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from typing import Any
@@ -205,14 +206,28 @@ def won_with_bank(spec, idx, policy, bank, seed, alias, summary, replicates) -> 
     from sim.experiments.progress import Elapsed
     from sim.games.bank_uncertainty import REPLICATE_GAMES, with_bank
     from sim.games.engine import run_games
+    from sim.games.ladder import policy_label
+    from sim.games.progress import games_bar
 
     sub = range(idx.start, idx.start + min(len(idx), REPLICATE_GAMES))
     won = summary["won"]
+    what = f"the bank's uncertainty: {len(sub)} games on {replicates} bootstrap banks"
     el = Elapsed(sys.stderr)
-    el.start(f"the bank's uncertainty: {len(sub)} games on {replicates} bootstrap banks")
-    try:
+    with contextlib.ExitStack() as stack:
+        # a searching policy's replays take as long as its games did: a bar with the time left
+        tick = stack.enter_context(games_bar(policy, len(sub) * replicates))
+        if tick is None:
+            el.start(what)
+            stack.callback(el.done)
+        else:
+            print(
+                f"{what} ({len(sub) * replicates:,} games of {policy_label(policy)}; --bank-replicates 0 "
+                "skips them)",
+                file=sys.stderr,
+                flush=True,
+            )
         return with_bank(
-            lambda s: run_games(spec, s, sub, policy),
+            lambda s: run_games(spec, s, sub, policy, progress=tick),
             lambda rs: sum(r.won for r in rs) / len(rs),
             bank,
             seed,
@@ -222,8 +237,6 @@ def won_with_bank(spec, idx, policy, bank, seed, alias, summary, replicates) -> 
             replicates,
             games_interval=(won["lo"], won["hi"]),  # each side of Wilson's interval widened on its own
         )
-    finally:
-        el.done()
 
 
 def table_json(t: Any) -> dict[str, Any]:

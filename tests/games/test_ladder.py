@@ -321,3 +321,18 @@ def test_out_of_dice_when_retrieving_would_fell_every_hero_takes_a_white_die(ban
     fatal = [a for a, lives, cost in pol.answers if all(life - cost < 1 for life in lives)]
     assert fatal, pol.answers  # the position was reached
     assert set(fatal) == {"white"}, pol.answers
+
+
+def test_the_banks_part_of_a_strong_game_says_its_games_and_how_to_skip_them(tmp_path, monkeypatch, capsys):
+    """The bank's part replays games on bootstrap banks: for a searching policy that is as long as the
+    games were, so it says how many games and how to skip them, and counts them on a bar (not a
+    silent wait of many minutes)."""
+    from synthetic_bank import use_synthetic_workers
+
+    use_synthetic_workers(monkeypatch)
+    argv = ["game", "base", "--games", "3", "--policy", "strong:rollouts=2,max_rollouts=2",
+            "--bank", str(tmp_path / "bank"), "--bank-throws", "100", "--bank-replicates", "2"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "the bank's uncertainty: 3 games on 2 bootstrap banks (6 games of strong" in err
+    assert "--bank-replicates 0 skips them" in err
