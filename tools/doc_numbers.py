@@ -189,20 +189,8 @@ def game_win_rates(work: Path) -> str:
     lost = max(casual["lost_where"].items(), key=lambda kv: kv[1]["rate"])
     tune = f"dfsim tune --game base {common} --set party.size=4"
 
-    def answer(cmd: str) -> str:
-        """The tune's answer: its first line, or its one-line refusal when no value in the range reaches
-        the target (exit 3: that is an answer too)."""
-        argv = shlex.split(cmd)
-        argv[0] = str(BIN / "dfsim")
-        p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=3600)
-        if p.returncode == 3 and "not inside the response" in p.stderr:
-            return p.stderr.strip().splitlines()[-1]
-        if p.returncode != 0:
-            sys.exit(f"doc_numbers: `{cmd}` exited {p.returncode}: {p.stderr.strip()}")
-        return p.stdout
-
-    white = answer(f"{tune} --set difficulty=hard --set house_rules.extra_white_dice=0:7 --integer --target 0.5")
-    life = answer(f"{tune} --set house_rules.monster_life_bonus=-20:0 --integer --target 0.5")
+    white = tune_answer(f"{tune} --set difficulty=hard --set house_rules.extra_white_dice=0:7 --integer --target 0.5")
+    life = tune_answer(f"{tune} --set house_rules.monster_life_bonus=-20:0 --integer --target 0.5")
     return (f"`python tools/doc_numbers.py --only game-win-rates` (a bank of {LADDER_THROWS} throws per scenario, "
             "2,000 games per cell, seed 7, policy default), the whole-game win rate with 95 % Wilson intervals:\n\n"
             + "\n".join(rows) + "\n\n"
