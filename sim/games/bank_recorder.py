@@ -335,8 +335,7 @@ class BankRecorder:
         guess = (aims * aim_s + todo_units * throw_s) / workers
         upto = ""
         if bank.throws is None:  # sized by precision: the rule may take each entry up to its widest
-            widest = bank.size.widest()
-            more = [(max(0, widest - j.target), scenario_weight(j.s)) for j in live]
+            more = [(max(0, bank.rule(j.s).widest() - j.target), scenario_weight(j.s)) for j in live]
             if any(n for n, _ in more):
                 worst = guess + sum(n * w for n, w in more) * throw_s / workers
                 upto = (

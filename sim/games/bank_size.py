@@ -8,30 +8,65 @@ is decided on prefixes of the throws at checkpoints (the floor, then as many thr
 half-widths so far say are needed, rounded up to whole chunks), so it is a function of the throws
 alone: the same entry gets the same size whatever the number of workers or the order chunks came
 back, and an entry recorded further (grown) keeps the size its first throws decided.
+
+Why an expensive scenario is held to a looser precision: the bank is bought in CPU seconds, and the
+Explosion's welded templates make one of its throws cost ten to thirty bare ones. For a game answer
+that leans on many scenarios alike, the bank's share of its variance is the sum over scenarios of
+each one's variance over its throws, and the throws that make that sum least for the CPU spent are,
+scenario by scenario, in proportion to the spread over the square root of the cost per throw (optimal
+allocation, as in stratified sampling). The rule keeps its own dependence on the spread and takes
+the cost factor from that law: a scenario costing `w` bare throws has its half-widths widened by
+w ** (cost_exponent = 1/4), so it is recorded to 1/sqrt(w) of the throws (its floor and cap alike).
+The entry's manifest keeps the rule it was sized by (`cost_weight` among it); the game's answers
+carry the bank's own sampling error (sim.games.bank_uncertainty), so what the looser entries cost in
+precision shows in every interval.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
 CHUNK = 100  # throws per recorded chunk (and the grid checkpoints are rounded up to)
+MIN_FLOOR = 2 * CHUNK  # the least floor a costly scenario's rule goes down to
 
 
 @dataclass(frozen=True)
 class BankSize:
     """The precision rule: 95 % half-widths on the hit rate and on the mean damage per throw (a miss
-    deals 0), the floor and cap on throws."""
+    deals 0), the floor and cap on throws, for a throw of a bare board; `costed` gives the rule for a
+    scenario whose throws cost more (`cost_exponent`: 0 sizes every scenario alike)."""
 
     hit_half_width: float = 0.03
     damage_half_width: float = 0.3
     floor: int = 400
     cap: int = 4000
     confidence: float = 0.95
+    cost_exponent: float = 0.25
+    cost_weight: float = 1.0  # the throw cost (bare-throw units) this rule was made for by `costed`
+
+    def costed(self, weight: float) -> BankSize:
+        """The rule for a scenario whose throw costs `weight` bare throws: half-widths times
+        weight ** cost_exponent, floor and cap over its square (whole chunks, the floor at least
+        MIN_FLOOR). A weight of 1 or less, or a cost_exponent of 0, leaves the rule as it is."""
+        if self.cost_weight != 1.0:
+            raise ValueError("costed: this rule is already made for a scenario's cost")
+        if weight <= 1.0 or self.cost_exponent == 0.0:
+            return self
+        widen = float(weight) ** self.cost_exponent
+        floor = max(MIN_FLOOR, CHUNK * math.ceil(self.floor / widen**2 / CHUNK))
+        return replace(
+            self,
+            hit_half_width=self.hit_half_width * widen,
+            damage_half_width=self.damage_half_width * widen,
+            floor=min(self.floor, floor),
+            cap=max(min(self.floor, floor), CHUNK * math.ceil(self.cap / widen**2 / CHUNK)),
+            cost_weight=float(weight),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """The rule as the entry's manifest keeps it."""
@@ -108,4 +143,4 @@ def exact(hit: np.ndarray, damage: np.ndarray, throws: int, confidence: float = 
     return Settled(throws, True, "asked", float(h.mean()), hw, float(d.mean()), dw)
 
 
-__all__ = ["BankSize", "DEFAULT_SIZE", "Settled", "settle", "exact", "half_widths", "CHUNK"]
+__all__ = ["BankSize", "DEFAULT_SIZE", "Settled", "settle", "exact", "half_widths", "CHUNK", "MIN_FLOOR"]

@@ -232,10 +232,20 @@ class ThrowBank:
         if self.throws is not None:
             return f"{self.throws:,} throws each, as asked"
         r = self.size
+        costly = (
+            f"; a scenario whose throw costs w bare throws (templates on the board) to w^{r.cost_exponent:g} "
+            "times that, on 1/sqrt(w) of the throws"
+            if r.cost_exponent
+            else ""
+        )
         return (
             f"each until its hit rate is known to +-{100 * r.hit_half_width:g} points and its mean damage "
-            f"to +-{r.damage_half_width:g} (95 %), {r.floor:,}-{r.cap:,} throws"
+            f"to +-{r.damage_half_width:g} (95 %), {r.floor:,}-{r.cap:,} throws{costly}"
         )
+
+    def rule(self, s: dict[str, Any]) -> BankSize:
+        """The precision rule for this scenario: the bank's, made for its throws' cost."""
+        return self.size.costed(scenario_weight(s))
 
     def say(self, text: str) -> None:
         """A line on stderr (unless quiet)."""
@@ -248,7 +258,7 @@ class ThrowBank:
         hit, damage = outcome_arrays(s, rows)
         if self.throws is not None:
             return exact(hit, damage, self.throws, self.size.confidence)
-        return settle(hit, damage, self.size)
+        return settle(hit, damage, self.rule(s))
 
     def forget(self, s: dict[str, Any]) -> None:
         """Drop what is held in memory of the scenario's entry (another process may have changed it)."""
@@ -349,8 +359,8 @@ class ThrowBank:
             "throws": len(records),
             "prepared": prepared,
             "precision": {
-                "rule": self.size.as_dict(),
-                "settled": settle(hit, damage, self.size).as_dict(),
+                "rule": self.rule(s).as_dict(),
+                "settled": settle(hit, damage, self.rule(s)).as_dict(),
             },
             **(meta or {}),
         }

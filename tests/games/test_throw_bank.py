@@ -7,6 +7,7 @@ tested is the bank and the experiment layer, not the physics."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -415,15 +416,20 @@ def test_a_recording_sized_by_precision_says_how_far_the_rule_may_take_it(tmp_pa
     template set's cost), which a whole recording stays within."""
     from sim.cli.main import main
     from sim.games.bank_size import DEFAULT_SIZE
+    from sim.games.throw_cost import scenario_weight
 
     use_synthetic_workers(monkeypatch)
     bank = tmp_path / "bank"
     assert main(["game", "base", "--games", "10", "--bank", str(bank), "--bank-replicates", "0"]) == 0
-    m = next(RECORDING.finditer(capsys.readouterr().err))
-    scenarios, start, most = int(m.group(1)), int(m.group(3).replace(",", "")), int(m.group(5).replace(",", ""))
-    assert start == scenarios * DEFAULT_SIZE.floor and most == scenarios * DEFAULT_SIZE.widest() > start
-    recorded = [json.loads(f.read_text())["rows"] for f in bank.glob("*.json")]
-    assert len(recorded) >= scenarios and all(DEFAULT_SIZE.floor <= n <= DEFAULT_SIZE.widest() for n in recorded)
+    passes = list(RECORDING.finditer(capsys.readouterr().err))
+    total = {k: sum(int(m.group(g).replace(",", "")) for m in passes) for k, g in (("n", 1), ("start", 3), ("most", 5))}
+    entries = [json.loads(f.read_text()) for f in bank.glob("*.json")]
+    rules = [DEFAULT_SIZE.costed(scenario_weight(e["scenario"])) for e in entries]
+    assert len(entries) == total["n"] and any(r.cost_weight > 1 for r in rules)  # Explosion sets among them
+    assert total["start"] == sum(r.floor for r in rules) and total["most"] == sum(r.widest() for r in rules)
+    assert total["most"] > total["start"]
+    for e, r in zip(entries, rules):
+        assert e["precision"]["rule"] == r.as_dict() and r.floor <= e["rows"] <= r.widest()
 
 
 def test_the_widest_size_is_where_the_rule_settles_a_half_hit_rate():
@@ -431,6 +437,25 @@ def test_the_widest_size_is_where_the_rule_settles_a_half_hit_rate():
 
     hit = np.arange(DEFAULT_SIZE.cap) % 2 == 0
     assert settle(hit, np.where(hit, 3.0, 0.0)).throws == DEFAULT_SIZE.widest() == 1100
+
+
+def test_a_costly_scenario_is_sized_to_one_over_the_root_of_its_cost():
+    """Optimal allocation: a scenario whose throw costs w bare throws is held to half-widths w^(1/4)
+    wider, so a half hit rate settles at 1/sqrt(w) of the bare board's throws (whole chunks); its floor
+    and cap alike, the floor not below MIN_FLOOR; a weight of 1 or a cost_exponent of 0 changes nothing."""
+    from sim.games.bank_size import CHUNK, DEFAULT_SIZE, MIN_FLOOR, BankSize, settle
+
+    assert DEFAULT_SIZE.costed(1.0) == DEFAULT_SIZE and BankSize(cost_exponent=0.0).costed(16.0).floor == 400
+    hit = np.arange(DEFAULT_SIZE.cap) % 2 == 0
+    bare = settle(hit, np.where(hit, 3.0, 0.0)).throws
+    for w in (2.0, 7.7, 16.0):
+        r = DEFAULT_SIZE.costed(w)
+        assert r.hit_half_width == pytest.approx(0.03 * w**0.25) and r.cost_weight == w
+        n = settle(hit, np.where(hit, 3.0, 0.0), r).throws
+        assert n == r.widest() and abs(n - bare / w**0.5) <= CHUNK
+        assert r.floor >= MIN_FLOOR and r.cap == CHUNK * math.ceil(4000 / w**0.5 / CHUNK)
+    with pytest.raises(ValueError, match="already"):
+        DEFAULT_SIZE.costed(4.0).costed(4.0)
 
 
 @pytest.mark.parametrize("command", ["game", "tune", "run"])
