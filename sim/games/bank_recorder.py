@@ -430,26 +430,15 @@ class BankRecorder:
         return ex, [ex]
 
     def _next(self, live: list[_Job]) -> tuple[_Job, int, int] | None:
-        """The next chunk: of the costliest scenario (its template set's weight per throw) that has one
-        to give, its lowest; among scenarios of one cost, the lowest chunk.
-
-        Why the costliest first: a pass ends when its last chunk does, and the next pass cannot start
-        before (its scenarios are those the replayed games meet). Handed out cheapest-first or in
-        throw order, an Explosion scenario's last chunks (ten to thirty seconds each, its flips made
-        in them) came last, one worker throwing them while the others waited; longest first, the
-        cheap chunks fill the end. The order changes no throw: chunk k is the same whenever it runs."""
-        best: tuple[float, int] | None = None
-        pick = None
+        """The lowest chunk across the scenarios whose aim is known (scenarios advance together)."""
+        best = None
         for j in live:
             if j.done or j.prepared is None:
                 continue
             r = j.next_chunk()
-            if r is None:
-                continue
-            rank = (-scenario_weight(j.s), r[0])
-            if best is None or rank < best:
-                best, pick = rank, (j, *r)
-        return pick
+            if r is not None and (best is None or r[0] < best[1]):
+                best = (j, *r)
+        return best
 
     def _prepare_task(self, j: _Job) -> Any:
         from sim.experiments.throw_experiment import PrepareTask

@@ -262,29 +262,3 @@ def test_the_banks_part_of_the_interval_covers_the_answer_of_a_larger_bank(tmp_p
           f"bank share {np.mean(shares):.2f}")
     # 95 % nominal: 6 or fewer of 8 has probability 0.006 when the coverage is right
     assert covered >= 7 and np.mean(shares) > 0.3
-
-
-def test_the_costliest_scenario_is_handed_out_first(tmp_path, monkeypatch):
-    """A pass ends with its last chunk: the Explosion's chunks (the costliest per throw) go to the
-    workers before a bare board's, so cheap chunks fill the end; the throws are the same either way."""
-    from sim.games.bank_recorder import BankRecorder
-
-    order: list[tuple[str, int]] = []
-    made = BankRecorder._chunk_task
-
-    def logged(self, j, start, stop):
-        order.append((j.s["templates"][0] if j.s["templates"] else "bare", start))
-        return made(self, j, start, stop)
-
-    monkeypatch.setattr(BankRecorder, "_chunk_task", logged)
-    blast = {**S1, "templates": ["explosion"]}
-    armor = {**S2, "templates": ["armor"]}
-    SyntheticBank(tmp_path / "bank", 100).record([S1, armor, blast])  # aims known: they come with the entries
-    order.clear()
-    bank = SyntheticBank(tmp_path / "bank", 400)
-    bank.record([S1, armor, blast])
-    assert [name for name, _ in order] == ["explosion"] * 3 + ["armor"] * 3 + ["bare"] * 3
-    assert [start for _, start in order] == [100, 200, 300] * 3
-    plain = SyntheticBank(tmp_path / "plain", 400)
-    plain.record([blast])
-    pd.testing.assert_frame_equal(rows_of(bank, blast), rows_of(plain, blast))
