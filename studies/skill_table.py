@@ -1,7 +1,7 @@
 """Hit rates per shot and skill on the same throws, each shot's ceiling, and whether each step of skill is
 clearly better where the ceiling leaves room.
 
-    python studies/skill_table.py [N] [--seed S] [--shot NAME[+NAME...]] ... [--json FILE]
+    python studies/skill_table.py [N] [--seed S] [--shot NAME[+NAME...]] ... [--family K] [--json FILE]
 
 For every built-in shot and every combination the rulebooks name (or the `--shot`s given): throws
 0..N-1 of the seed (default 300, seed 2024) at novice, casual and expert on common random numbers, each
@@ -55,9 +55,17 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--shot", action="append", help="NAME or NAME+NAME (default: every shot and combination)")
     p.add_argument("--json", help="also write the rows to this file")
+    p.add_argument("--family", type=int, metavar="K",
+                   help="Bonferroni over K comparisons (default: this command's own): a shot measured again "
+                        "on its own, held to the level of the whole family it belongs to")
     a = p.parse_args()
     scenes = [tuple(s.split("+")) for s in a.shot] if a.shot else all_scenes()
-    comparisons = len(scenes) * (len(SKILLS) - 1)
+    own = len(scenes) * (len(SKILLS) - 1)
+    if a.family is not None and a.family < own:
+        print(f"skill_table: --family: {a.family} is fewer than this command's own {own} comparisons",
+              file=sys.stderr)
+        return 2
+    comparisons = own if a.family is None else a.family
     print(f"{'shot':<22} " + " ".join(f"{s:>7}" for s in SKILLS) + f" {'ceiling':>7}  steps (paired diff, "
           f"family-wise 95 % lower bound; * = required by the ceiling)", flush=True)
     rows, failing = [], []

@@ -65,3 +65,24 @@ def test_the_expert_firewall_technique_is_a_lob_bouncing_before_the_wall():
     wall_x = th.ctx.props["firewall"].position[0]
     assert elev >= 0.0
     assert bounce_x < wall_x - 0.03  # at least a die's length of table before the wall
+
+
+def test_a_shot_measured_on_its_own_is_held_to_its_family(tmp_path):
+    """`studies/skill_table.py --family K` widens each step's interval to Bonferroni over K comparisons
+    (a shot measured again held to the whole family's level); fewer than the command's own: exit 2,
+    one line, before any throw."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "studies" / "skill_table.py"
+    bad = subprocess.run([sys.executable, str(script), "10", "--shot", "elbow", "--family", "1"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--family" in bad.stderr
+    from sim.studies.skill_order import skill_steps
+
+    rng = np.random.default_rng(3)
+    hits = {s: rng.random(400) < p for s, p in zip(SKILLS, (0.2, 0.3, 0.4))}
+    own, family = skill_steps(("x",), hits, 2), skill_steps(("x",), hits, 20)
+    for a, b in zip(own, family):
+        assert b.difference.lo < a.difference.lo and b.difference.value == a.difference.value
