@@ -161,6 +161,18 @@ def print_breakdown(rows: list[dict]) -> None:
             f"  {g['templates']:<28}{g['entries']:>8}{g['throws']:>8}{g['seconds']:>10.1f}{100 * g['share']:>6.0f}%"
             f"{g['ms_per_throw'] or 0:>10.1f}{g['aim_seconds']:>8.1f}"
         )
+    chunks, aims = sum(g["seconds"] for g in rows), sum(g["aim_seconds"] for g in rows)
+    throws = sum(g["throws"] for g in rows)
+    print(
+        f"  {'all':<28}{sum(g['entries'] for g in rows):>8}{throws:>8}{chunks:>10.1f}{100:>6.0f}%"
+        f"{1000 * chunks / throws if throws else 0:>10.1f}{aims:>8.1f}"
+    )
+
+
+def busy(rows: list[dict], seconds: float, workers: int) -> float:
+    """The share of the workers' wall time (the part's seconds times the workers) spent in chunks and
+    aim solves: near 1, the recording was the work itself and only less work makes it shorter."""
+    return sum(g["seconds"] + g["aim_seconds"] for g in rows) / max(1e-9, seconds * workers)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,6 +233,11 @@ def main(argv: list[str] | None = None) -> int:
         if r["breakdown"]:
             print(f"where the {r['part']} part's bank recording went (workers' seconds, summed over chunks):")
             print_breakdown(r["breakdown"])
+            workers = args.workers or os.cpu_count() or 1
+            print(
+                f"  chunks and aims filled {100 * busy(r['breakdown'], r['seconds'], workers):.0f} % of the "
+                f"part's {r['seconds']:.0f} s on {workers} workers (the rest: games, bootstrap banks, start-up)"
+            )
     return 0 if all(r["status"] == 0 for r in rows) else 1
 
 
