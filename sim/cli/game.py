@@ -192,9 +192,11 @@ def cmd_game(args: argparse.Namespace) -> int:
     else:
         text = format_summary(head, summary)
         if "won_with_bank" in summary:
-            from sim.games.bank_uncertainty import interval_text
+            from sim.games.bank_uncertainty import bank_advice, interval_text
 
             text += "\nwin rate with the bank's own uncertainty: " + interval_text(summary["won_with_bank"])
+            advice = bank_advice(summary["won_with_bank"], args.bank_throws)
+            text += f"\n{advice}" if advice else ""
         print(text)
     sys.stdout.flush()
     return 0

@@ -172,7 +172,25 @@ def interval_text(d: dict[str, Any], unit: float = 100.0, suffix: str = " %") ->
     )
 
 
+def bank_advice(d: dict[str, Any], throws: int | None) -> str:
+    """What narrows the answer, when the bank's part is the larger one ('' when it is not): more games
+    would not, a larger bank would (each entry's part shrinks as the root of its throws)."""
+    if not d.get("bank_half_width", 0.0) > d.get("games_half_width", 0.0):
+        return ""
+    now = (
+        f"this answer read {throws:,} throws of each entry"
+        if throws
+        else "the entries were sized by the precision rule"
+    )
+    return (
+        "the bank's part is the larger: more games will not narrow this answer much, a larger bank will "
+        f"(four times the throws about halves its part; --bank-throws N grows every entry to N "
+        f"throws, {now})"
+    )
+
+
 __all__ = [
+    "bank_advice",
     "BootstrapSource",
     "on_replicate",
     "replicate_values",

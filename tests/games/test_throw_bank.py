@@ -135,6 +135,27 @@ def test_dfsim_game_says_which_part_of_the_interval_comes_from_the_bank(tmp_path
     assert "win rate with the bank's own uncertainty" in capsys.readouterr().out
 
 
+def test_when_the_bank_dominates_dfsim_game_says_a_larger_bank_narrows_the_answer(tmp_path, monkeypatch, capsys):
+    """More games cannot narrow an answer whose interval is mostly the bank's: the line after it says
+    so, and how to grow the bank; it is absent when the games' part is the larger."""
+    from sim.cli.main import main
+    from sim.games.bank_uncertainty import bank_advice
+
+    assert bank_advice({"bank_half_width": 0.02, "games_half_width": 0.03}, None) == ""
+    said = bank_advice({"bank_half_width": 0.06, "games_half_width": 0.02}, 500)
+    assert "larger bank" in said and "--bank-throws" in said and "500 throws of each entry" in said
+    assert "precision rule" in bank_advice({"bank_half_width": 0.06, "games_half_width": 0.02}, None)
+    use_synthetic_workers(monkeypatch)
+    argv = ["game", "base", "--games", "400", "--bank", str(tmp_path / "bank"), "--bank-throws", "20",
+            "--bank-replicates", "4", "--set", "house_rules.monster_life_bonus=-8"]
+    assert main([*argv, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)["summary"]["won_with_bank"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert ("more games will not narrow" in out) == (d["bank_half_width"] > d["games_half_width"])
+    assert d["bank_half_width"] > d["games_half_width"]  # 20 throws an entry: the bank's part is the larger
+
+
 def test_the_banks_part_widens_each_side_of_the_games_interval():
     """Near 0 the games' (Wilson) interval is lopsided: a bank that adds nothing leaves it as it is, and
     a bank part widens each side in quadrature with that side."""
