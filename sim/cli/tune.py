@@ -377,10 +377,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
             f"  {c['fight']}: monster life {c['monster_life_at_answer']} [{lo_life}, {hi_life}] at the answer"
         )
     if "with_bank" in res.context:
-        from sim.games.response import with_bank_text
+        from sim.games.response import tune_bank_advice, with_bank_text
 
-        text = with_bank_text(res.context["with_bank"], path, res.integer)
-        print(f"  with the bank's own uncertainty: {text}")
+        w = res.context["with_bank"]
+        print(f"  with the bank's own uncertainty: {with_bank_text(w, path, res.integer)}")
+        advice = tune_bank_advice(w, args.bank_throws)
+        if advice:
+            print(f"  {advice}")
     for note in res.notes:
         print(f"  note: {note}")
     print(f"  {'value':>12} {'n':>6} {'successes':>9}  rate [{100 * res.confidence:g} % interval]")

@@ -174,6 +174,18 @@ def _slope(points: list, i: int) -> float:
     return (points[hi].fit - points[lo].fit) / dx if dx else 0.0
 
 
+def tune_bank_advice(d: dict[str, Any], throws: int | None) -> str:
+    """`bank_advice` for a tune: its own interval's half-width (in the setting's units) against the
+    bank's part ('' when the bank's is not the larger, or unbounded)."""
+    from sim.games.bank_uncertainty import bank_advice
+
+    if d.get("bank_half_width") is None:
+        return ""
+    lo, hi = d["tune_interval"]
+    own = {"bank_half_width": d["bank_half_width"], "games_half_width": (hi - lo) / 2}
+    return bank_advice(own, throws).replace("more games", "a larger budget")
+
+
 def with_bank_text(d: dict[str, Any], setting: str, integer: bool) -> str:
     """'house_rules.extra_white_dice = 3 [1, 6] (95 %; the tune's own [2, 4], the bank's +-1.3: its
     win rate +-2.1 points at the answer, 8 bootstrap banks)'."""

@@ -366,6 +366,14 @@ def test_the_tunes_answer_carries_the_banks_part_of_its_interval(tmp_path, monke
     assert main([*TUNE, "--bank", str(tmp_path / "b"), "--bank-throws", "50", "--bank-replicates", "3"]) == 0
     out = capsys.readouterr().out
     assert "with the bank's own uncertainty" in out and "the bank's +-" in out and "3 bootstrap banks" in out
+    from sim.games.response import tune_bank_advice
+
+    assert main([*TUNE, "--bank", str(tmp_path / "b"), "--bank-throws", "50"]) == 0  # the JSON run's answer
+    out = capsys.readouterr().out
+    dominates = w["bank_half_width"] > (w["tune_interval"][1] - w["tune_interval"][0]) / 2
+    assert ("a larger bank will" in out) == dominates == bool(tune_bank_advice(w, 50))
+    said = tune_bank_advice({**w, "bank_half_width": 9.0, "tune_interval": [-4, -2]}, 50)
+    assert said.startswith("the bank's part is the larger: a larger budget will not") and "50 throws" in said
     assert main([*TUNE, "--bank", str(tmp_path / "b"), "--bank-throws", "50", "--bank-replicates", "0",
                  "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
