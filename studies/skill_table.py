@@ -49,6 +49,16 @@ def ceiling_hits(shots: tuple[str, ...], n: int, seed: int) -> np.ndarray:
     return np.array([th.throw(seed, k).outcome.result == "hit" for k in range(n)])
 
 
+def family_size(own: int, asked: int | None) -> int:
+    """The comparisons the Bonferroni correction covers: this command's own, or the whole family's
+    when `--family` names it (never fewer than the command's own)."""
+    if asked is None:
+        return own
+    if asked < own:
+        raise ValueError(f"{asked} is fewer than this command's own {own} comparisons")
+    return asked
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("n", type=int, nargs="?", default=300)
@@ -60,12 +70,11 @@ def main() -> int:
                         "on its own, held to the level of the whole family it belongs to")
     a = p.parse_args()
     scenes = [tuple(s.split("+")) for s in a.shot] if a.shot else all_scenes()
-    own = len(scenes) * (len(SKILLS) - 1)
-    if a.family is not None and a.family < own:
-        print(f"skill_table: --family: {a.family} is fewer than this command's own {own} comparisons",
-              file=sys.stderr)
+    try:
+        comparisons = family_size(len(scenes) * (len(SKILLS) - 1), a.family)
+    except ValueError as exc:
+        print(f"skill_table: --family: {exc}", file=sys.stderr)
         return 2
-    comparisons = own if a.family is None else a.family
     print(f"{'shot':<22} " + " ".join(f"{s:>7}" for s in SKILLS) + f" {'ceiling':>7}  steps (paired diff, "
           f"family-wise 95 % lower bound; * = required by the ceiling)", flush=True)
     rows, failing = [], []

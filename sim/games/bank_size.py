@@ -51,20 +51,21 @@ class BankSize:
 
     def costed(self, weight: float) -> BankSize:
         """The rule for a scenario whose throw costs `weight` bare throws: half-widths times
-        weight ** cost_exponent, floor and cap over its square (whole chunks, the floor at least
-        MIN_FLOOR). A weight of 1 or less, or a cost_exponent of 0, leaves the rule as it is."""
+        weight ** cost_exponent, floor and cap divided by the square of that (whole chunks, the floor
+        at least MIN_FLOOR or the rule's own, whichever is less). A weight of 1 or less, or a
+        cost_exponent of 0, leaves the rule as it is."""
         if self.cost_weight != 1.0:
             raise ValueError("costed: this rule is already made for a scenario's cost")
         if weight <= 1.0 or self.cost_exponent == 0.0:
             return self
         widen = float(weight) ** self.cost_exponent
-        floor = max(MIN_FLOOR, CHUNK * math.ceil(self.floor / widen**2 / CHUNK))
+        floor = min(self.floor, max(MIN_FLOOR, CHUNK * math.ceil(self.floor / widen**2 / CHUNK)))
         return replace(
             self,
             hit_half_width=self.hit_half_width * widen,
             damage_half_width=self.damage_half_width * widen,
-            floor=min(self.floor, floor),
-            cap=max(min(self.floor, floor), CHUNK * math.ceil(self.cap / widen**2 / CHUNK)),
+            floor=floor,
+            cap=max(floor, CHUNK * math.ceil(self.cap / widen**2 / CHUNK)),
             cost_weight=float(weight),
         )
 

@@ -172,9 +172,10 @@ def interval_text(d: dict[str, Any], unit: float = 100.0, suffix: str = " %") ->
     )
 
 
-def bank_advice(d: dict[str, Any], throws: int | None) -> str:
-    """What narrows the answer, when the bank's part is the larger one ('' when it is not): more games
-    would not, a larger bank would (each entry's part shrinks as the root of its throws)."""
+def bank_advice(d: dict[str, Any], throws: int | None, more: str = "more games") -> str:
+    """What narrows the answer, when the bank's part is the larger one ('' when it is not): `more` (of
+    what the answer was made from) would not, a larger bank would (each entry's part shrinks as the
+    root of its throws)."""
     if not d.get("bank_half_width", 0.0) > d.get("games_half_width", 0.0):
         return ""
     now = (
@@ -183,7 +184,7 @@ def bank_advice(d: dict[str, Any], throws: int | None) -> str:
         else "the entries were sized by the precision rule"
     )
     return (
-        "the bank's part is the larger: more games will not narrow this answer much, a larger bank will "
+        f"the bank's part is the larger: {more} will not narrow this answer much, a larger bank will "
         f"(four times the throws about halves its part; --bank-throws N grows every entry to N "
         f"throws, {now})"
     )

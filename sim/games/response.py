@@ -183,7 +183,7 @@ def tune_bank_advice(d: dict[str, Any], throws: int | None) -> str:
         return ""
     lo, hi = d["tune_interval"]
     own = {"bank_half_width": d["bank_half_width"], "games_half_width": (hi - lo) / 2}
-    return bank_advice(own, throws).replace("more games", "a larger budget")
+    return bank_advice(own, throws, more="a larger budget")
 
 
 def with_bank_text(d: dict[str, Any], setting: str, integer: bool) -> str:

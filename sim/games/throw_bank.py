@@ -234,7 +234,7 @@ class ThrowBank:
         r = self.size
         costly = (
             f"; a scenario whose throw costs w bare throws (templates on the board) to w^{r.cost_exponent:g} "
-            "times that, on 1/sqrt(w) of the throws"
+            f"times that, on 1/w^{2 * r.cost_exponent:g} of the throws"
             if r.cost_exponent
             else ""
         )
@@ -347,6 +347,7 @@ class ThrowBank:
         with contextlib.suppress(SpecError):
             old = self.manifest(s)
         hit, damage = outcome_arrays(s, records)
+        rule = self.rule(s)
         body = {
             "format": BANK_FORMAT,
             "key": key,
@@ -359,8 +360,8 @@ class ThrowBank:
             "throws": len(records),
             "prepared": prepared,
             "precision": {
-                "rule": self.rule(s).as_dict(),
-                "settled": settle(hit, damage, self.rule(s)).as_dict(),
+                "rule": rule.as_dict(),
+                "settled": settle(hit, damage, rule).as_dict(),
             },
             **(meta or {}),
         }

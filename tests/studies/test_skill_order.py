@@ -79,6 +79,14 @@ def test_a_shot_measured_on_its_own_is_held_to_its_family(tmp_path):
     bad = subprocess.run([sys.executable, str(script), "10", "--shot", "elbow", "--family", "1"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--family" in bad.stderr
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("skill_table", script)
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    assert table.family_size(2, None) == 2 and table.family_size(2, 20) == 20
+    with pytest.raises(ValueError, match="fewer"):
+        table.family_size(18, 2)
     from sim.studies.skill_order import skill_steps
 
     rng = np.random.default_rng(3)
