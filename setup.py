@@ -57,7 +57,7 @@ class BuildThrowLoop(build_ext):
 
 
 setup(
-    ext_modules=[Extension(LOOP, sources=["sim/world/native/throwloop.c"], include_dirs=["sim/world/native"], libraries=["m"],
+    ext_modules=[Extension(LOOP, sources=["sim/world/native/throwloop.c", "sim/world/native/plateflight.c"], include_dirs=["sim/world/native"], libraries=["m"],
                            extra_compile_args=FLAGS, optional=True)],
     cmdclass={"build_ext": BuildThrowLoop},
 )

@@ -189,6 +189,7 @@ class _Library:
         try:
             dll = ctypes.CDLL(str(self.path))
             size = dll.dfsim_loop_size()
+            dll.dfsim_plate_flight  # noqa: B018 (a build from before the plate flight: reinstall)
         except (OSError, AttributeError) as exc:
             self.error = f"{self.path.name} does not load ({str(exc).splitlines()[0]})"
             return
@@ -213,6 +214,7 @@ class _Library:
         self.cp_dist = np.ctypeslib.as_array(s.cp_dist)
         self.prev_names = np.ctypeslib.as_array(s.prev_names)
         self.buffers: tuple = ()
+        self.plate_flight: Callable[[Sequence[float], np.ndarray], np.ndarray] | None = None
 
 
 @functools.lru_cache(maxsize=1)
@@ -249,6 +251,32 @@ def active() -> bool:
             file=sys.stderr,
         )
     return False
+
+
+def plate_flight() -> Callable[[Sequence[float], np.ndarray], np.ndarray] | None:
+    """The compiled free flight of a flipped template (sim/world/native/plateflight.c; `fly` in
+    sim/world/flight.py is the reference): constants and outline corners in, [x, v, q, t, turned] out.
+    None when throws run the Python loop (`active`), so that one switch picks both."""
+    if not active():
+        return None
+    lib = _library()
+    run = lib.plate_flight
+    if run is None:
+        fn = lib.dll.dfsim_plate_flight
+        fn.restype = _I
+        fn.argtypes = [_PD, _I, _PD, _I, _PD]
+
+        def run(consts: Sequence[float], outline: np.ndarray) -> np.ndarray:
+            p = np.array(consts, dtype=float)
+            out = np.zeros(12)
+            pd, od, xd = (a.ctypes.data_as(_PD) for a in (p, outline, out))
+            steps = fn(pd, len(p), od, len(outline), xd)
+            if steps < 0:
+                raise RuntimeError(f"the compiled plate flight refused its {len(p)} constants")
+            return out
+
+        lib.plate_flight = run
+    return run
 
 
 @contextlib.contextmanager

@@ -32,6 +32,35 @@ def lowest_z(spec: TemplateSpec, position_m, rot: np.ndarray) -> float:
     return float(position_m[2] + z.min() - h * abs(rot[2, 2]))
 
 
+# ---------------------------------------------------------------- where a flight ends
+@dataclass(frozen=True)
+class CentreDown:
+    """The flight ends once the plate falls with its centre at or below `level` (m)."""
+
+    level: float
+
+    def __call__(self, s: FlightState) -> bool:
+        return bool(s.v[2] < 0 and s.x[2] <= self.level)
+
+
+@dataclass(frozen=True)
+class LowestDown:
+    """The flight ends once the plate falls with its lowest point below `level` (m): the hand-over to
+    the engine. `reach` (the outline's radius plus half the thickness) skips the exact lowest point
+    while the centre is clear of the level by more than that."""
+
+    level: float
+    reach: float
+    spec: TemplateSpec
+
+    def __call__(self, s: FlightState) -> bool:
+        return bool(
+            s.v[2] < 0
+            and s.x[2] - self.reach < self.level
+            and lowest_z(self.spec, s.x, quat_to_matrix(s.q)) < self.level
+        )
+
+
 # ---------------------------------------------------------------- free flight
 @dataclass
 class FlightState:
@@ -108,7 +137,15 @@ def fly(
     Written on plain floats: a flip's flight is ~700 steps of four derivative evaluations each, and
     numpy's per-call cost on 3-vectors made the arithmetic most of a flipped-template throw's time.
     `until` is asked before every step, as before.
+
+    With `until` a CentreDown or LowestDown, no samples asked for and the compiled loop active
+    (sim/world/compiled.py, `DFSIM_LOOP`), the same steps run compiled (sim/world/native/plateflight.c),
+    to the same bits.
     """
+    if not record and isinstance(until, (CentreDown, LowestDown)):
+        done = _compiled_fly(spec, state, aero, dt, until, max_t)
+        if done is not None:
+            return done
     ix, iy, iz = (1.0 / float(c) for c in spec.inertia_diagonal)
     g = GRAVITY
     m = spec.mass_kg
@@ -181,4 +218,38 @@ def fly(
         t,
         turned,
         samples,
+    )
+
+
+def _compiled_fly(
+    spec: TemplateSpec,
+    state: FlightState,
+    aero: Aero,
+    dt: float,
+    until: CentreDown | LowestDown,
+    max_t: float,
+):
+    """`fly` in the compiled plugin; None when the compiled loop is not the one running."""
+    from sim.world import compiled
+
+    run = compiled.plate_flight()
+    if run is None:
+        return None
+    ix, iy, iz = (1.0 / float(c) for c in spec.inertia_diagonal)
+    lowest = isinstance(until, LowestDown)
+    reach = until.reach if isinstance(until, LowestDown) else 0.0
+    consts = (
+        ix, iy, iz, GRAVITY, spec.mass_kg, *(float(c) for c in state.L),
+        1.0 if aero.on else 0.0, aero.k_face, aero.k_edge, dt, max_t,
+        *(float(c) for c in state.x), *(float(c) for c in state.v), *(float(c) for c in state.q),
+        1.0 if lowest else 0.0, until.level, reach,
+        spec.thickness_m / 2 if lowest else 0.0,
+    )  # fmt: skip
+    outline = np.ascontiguousarray(np.asarray(spec.local_outline.exterior.coords)[:-1], dtype=float)
+    out = run(consts, outline if lowest else np.zeros((0, 2)))
+    return (
+        FlightState(out[0:3].copy(), out[3:6].copy(), out[6:10].copy(), state.L.copy()),
+        float(out[10]),
+        float(out[11]),
+        [],
     )

@@ -47,7 +47,7 @@ from sim.specs.physics import PhysicsSettings
 from sim.specs.template import PlacedTemplate, TemplateSpec, second_moments
 from sim.vectors import matmul, norm, row_norms
 from sim.world.contacts import deepest_overlap, touches
-from sim.world.flight import Aero, FlightState, fly, lowest_z
+from sim.world.flight import Aero, CentreDown, FlightState, LowestDown, fly
 from sim.world.physics import Physics, pb  # pb imported silenced there
 from sim.world.steprate import StepRate, fastest_point_speed, inside_world
 from sim.world.welded import WeldedPiece
@@ -456,7 +456,7 @@ class FlipWorld:
                 st,
                 Aero(spec, p),
                 1.0 / 500.0,
-                lambda s: s.v[2] < 0 and s.x[2] <= top,
+                CentreDown(top),
                 max_t=4.0,
                 record=False,
             )
@@ -565,9 +565,7 @@ class FlipWorld:
             st,
             aero,
             1.0 / p.flight_hz,
-            lambda s: (
-                s.v[2] < 0 and s.x[2] - reach < hand_z and lowest_z(spec, s.x, quat_to_matrix(s.q)) < hand_z
-            ),
+            LowestDown(hand_z, reach, spec),
             max_t=p.max_time_s,
             record=False,
         )
