@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SpecError
-from sim.games.bank_uncertainty import REPLICATE_GAMES
+from sim.games.bank_uncertainty import REPLICATE_GAMES, bank_advice
 from sim.games.throw_bank import ThrowBank, default_bank_dir
 from sim.studio.jobs import Job
 from sim.studio.session import Player, Setting, answer, refuse_unknown
@@ -199,6 +199,9 @@ def play_job(player: Player, setting: Setting, baseline: Setting | None, rule: S
         b = player.tally(baseline) if baseline is not None else None
         ans = answer(t, b, replicates=reps)
         ans["bank_replicates"] = reps
+        wb = ans.get("summary", {}).get("won_with_bank")
+        if wb is not None and wb.get("complete"):  # as `dfsim game` says it under its answer
+            ans["bank_advice"] = bank_advice(wb, bank.throws)
         ans["rests_on"] = {
             "bank": str(bank.dir),
             "bank_throws": bank.throws if bank.throws is not None else "by precision",

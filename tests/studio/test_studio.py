@@ -30,6 +30,7 @@ import pytest
 
 from sim.cli.main import main
 from sim.fights.house_rules import HouseRules
+from sim.games.bank_uncertainty import bank_advice
 from sim.games.spec import GameOptions
 from sim.studio.api import Studio
 from sim.studio.library import Library
@@ -372,6 +373,8 @@ def test_the_answer_is_dfsim_games_on_the_same_seeds(studio, capsys):
     assert sum(n for _, n in r["charts"]["titles"]) == 150 and r["charts"]["survival"][0] == 1.0
     # the bank's part: the same 150 games replayed on the same 8 bootstrap banks as dfsim game's
     _same_bank_part(r["summary"]["won_with_bank"], cli["won_with_bank"])
+    # and what would narrow it, as dfsim game says under its answer ('' when the games' part is the larger)
+    assert r["bank_advice"] == bank_advice(cli["won_with_bank"], BANK_THROWS)
 
 
 def test_another_seed_is_the_seed_of_the_shuffles_too(studio, capsys):
@@ -590,6 +593,9 @@ def test_the_page_in_chromium(studio, capsys, tmp_path):
         assert wb["bank_half_width"] == pytest.approx(moved["bankHalf"]) and wb["bank_half_width"] > 0
         shown = b.evaluate("document.getElementById('winrate-bank').textContent")
         assert f"of which the bank's ±{100 * wb['bank_half_width']:.1f} points" in shown, shown
+        advice = bank_advice(wb, BANK_THROWS)
+        said = b.evaluate("document.getElementById('winrate-advice').textContent")
+        assert said == (advice[0].upper() + advice[1:] + "." if advice else ""), said
         half = (wb["games_half_width"] ** 2 + wb["bank_half_width"] ** 2) ** 0.5
         assert f"±{100 * half:.1f} points" in b.evaluate("document.getElementById('winrate-interval').textContent")
 

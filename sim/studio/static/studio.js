@@ -220,6 +220,8 @@
     $('winrate-value').textContent = `${pct(w.rate)} %`;
     $('winrate-interval').textContent = `95 % interval [${pct(iv.lo)}, ${pct(iv.hi)}] (±${pct(halfWidth(iv))} points)`;
     $('winrate-bank').textContent = bankWords(wb, reps, false);
+    // when the bank's part is the larger, what would narrow the answer (dfsim game's line under it)
+    $('winrate-advice').textContent = r.bank_advice ? r.bank_advice.charAt(0).toUpperCase() + r.bank_advice.slice(1) + '.' : '';
     $('winrate-n').textContent = `${r.n.toLocaleString('en')} games, ${w.count.toLocaleString('en')} won`;
     const bar = $('winrate-bar');
     bar.querySelector('.ci').style.left = `${100 * iv.lo}%`;
