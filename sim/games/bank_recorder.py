@@ -48,10 +48,20 @@ if TYPE_CHECKING:
 PARTS = ".parts"
 LOCKS = ".locks"
 AIM_FILE = "aim.json"
-# first guesses of the time left, before this bank has any history (measured on a 2-core laptop:
-# an aim solve of a plain shot, and one throw of a casual hero die; templates cost more)
-GUESS_AIM_S = 20.0
-GUESS_THROW_S = 0.02
+# first guesses of the time left, before this bank has any history: an aim solve of the base game's
+# casual shots (49.8 s over its 7 solves) and one bare-board throw of a casual die (5.4 ms), on a worker
+# of a quiet 2-core machine (benchmarks/first_answer.py's breakdown); templates cost more
+GUESS_AIM_S = 7.0
+GUESS_THROW_S = 0.0055
+
+
+def aim_group(inputs: dict[str, Any]) -> str:
+    """The aimed release a scenario throws, as a key: scenarios with the same one (dice of one body,
+    flipped templates or none: sim/specs/scenario.py `board_aim_key`) solve it once between them."""
+    from sim.specs.scenario import Scenario
+
+    sc = Scenario.build(**inputs)
+    return sc.aim_key if any(t.aim for t in sc.templates) else sc.board_aim_key
 
 
 # --------------------------------------------------------------------------------------------
@@ -332,7 +342,9 @@ class BankRecorder:
         ex, owned = self._executor()
         workers = max(1, ex.workers)
         aims = sum(j.aiming for j in live)
-        guess = (aims * aim_s + todo_units * throw_s) / workers
+        # scenarios sharing an aimed release solve it once (the others read it from the cache)
+        solves = len({aim_group(j.exp.cells[0].inputs) for j in live if j.aiming})
+        guess = (solves * aim_s + todo_units * throw_s) / workers
         upto = ""
         if bank.throws is None:  # sized by precision: the rule may take each entry up to its widest
             more = [(max(0, bank.rule(j.s).widest() - j.target), scenario_weight(j.s)) for j in live]
@@ -344,10 +356,13 @@ class BankRecorder:
                 )
         bank.say(
             f"recording {len(live)} scenario{'s' if len(live) != 1 else ''} into {bank.dir} "
-            f"({bank.rule_text()}): up to {aims} aim solve{'s' if aims != 1 else ''} and about "
+            f"({bank.rule_text()}): up to {solves} aim solve{'s' if solves != 1 else ''}"
+            f"{f' for {aims} scenarios' if aims != solves else ''} and about "
             f"{todo_throws:,} throws to start, ~{_clock(guess)} on {ex.name} x{workers}{upto}"
         )
-        bar = _Bar(len(live), todo_throws, bank.quiet, aim_s, throw_s, workers, aims, watch, todo_units)
+        # the bar counts scenarios still aiming: each at its share of the solves, until aims come back
+        per_aim = aim_s * solves / aims if aims else aim_s
+        bar = _Bar(len(live), todo_throws, bank.quiet, per_aim, throw_s, workers, aims, watch, todo_units)
         limit = max(2, 2 * workers)
         pending: dict[int, tuple[Any, _Job]] = {}  # id(task) -> (task, its scenario)
         stopping = False

@@ -262,3 +262,19 @@ def test_the_banks_part_of_the_interval_covers_the_answer_of_a_larger_bank(tmp_p
           f"bank share {np.mean(shares):.2f}")
     # 95 % nominal: 6 or fewer of 8 has probability 0.006 when the coverage is right
     assert covered >= 7 and np.mean(shares) > 0.3
+
+
+def test_scenarios_sharing_an_aimed_release_count_as_one_solve():
+    """The first line's aim solves: dice of one body and flipped templates share one aimed release
+    (the solve is made once, the others read it), another shot or skill does not, nor a template
+    aimed at."""
+    from sim.games.bank_recorder import aim_group
+
+    base = {"board": "magma", "shots": ["standard"], "skill": "casual"}
+    hero = aim_group({**base, "dice": ["hero-d8"]})
+    assert aim_group({**base, "dice": ["iron-d8"]}) == aim_group({**base, "dice": ["boulder-d8"]}) == hero
+    assert aim_group({**base, "dice": ["hero-d8"], "templates": [{"name": "explosion", "flip": True}]}) == hero
+    assert aim_group({**base, "dice": ["hero-d8"], "shots": ["far"]}) != hero
+    assert aim_group({**base, "dice": ["hero-d8"], "skill": "expert"}) != hero
+    laid = [{"name": "fireball", "x_mm": 60, "y_mm": 0, "aim": True}]
+    assert aim_group({**base, "dice": ["hero-d8"], "templates": laid}) != hero

@@ -434,9 +434,10 @@ def test_the_banks_part_shrinks_with_the_bank_and_is_not_the_games_noise_again(t
     assert part[50] > 4 * part[2000] > 0 and part[2000] < games_hw, part
 
 
-RECORDING = re.compile(r"^recording (\d+) scenarios? into \S+ \(.*\): up to (\d+) aim solves? and about ([\d,]+) "
+RECORDING = re.compile(r"^recording (?P<n>\d+) scenarios? into \S+ \(.*\): up to (?P<solves>\d+) aim solves?"
+                       r"(?: for (?P<aiming>\d+) scenarios)? and about (?P<start>[\d,]+) "
                        r"throws to start, ~(\d+:\d\d) on \S+ x\d+"
-                       r"(?: \(up to ([\d,]+) throws, ~(\d+:\d\d), if each needs the rule's widest\))?$", re.M)
+                       r"(?: \(up to (?P<most>[\d,]+) throws, ~(\d+:\d\d), if each needs the rule's widest\))?$", re.M)
 
 
 def test_a_recording_sized_by_precision_says_how_far_the_rule_may_take_it(tmp_path, monkeypatch, capsys):
@@ -451,7 +452,7 @@ def test_a_recording_sized_by_precision_says_how_far_the_rule_may_take_it(tmp_pa
     bank = tmp_path / "bank"
     assert main(["game", "base", "--games", "10", "--bank", str(bank), "--bank-replicates", "0"]) == 0
     passes = list(RECORDING.finditer(capsys.readouterr().err))
-    total = {k: sum(int(m.group(g).replace(",", "")) for m in passes) for k, g in (("n", 1), ("start", 3), ("most", 5))}
+    total = {k: sum(int(m.group(g).replace(",", "")) for m in passes) for k, g in (("n", "n"), ("start", "start"), ("most", "most"))}
     entries = [json.loads(f.read_text()) for f in bank.glob("*.json")]
     rules = [DEFAULT_SIZE.costed(scenario_weight(e["scenario"])) for e in entries]
     assert len(entries) == total["n"] and any(r.cost_weight > 1 for r in rules)  # Explosion sets among them
@@ -511,7 +512,9 @@ def test_every_command_that_records_a_bank_says_what_and_how_long_first(command,
     firsts = list(RECORDING.finditer(err))
     assert firsts, err[:2000]
     for m in firsts:  # every pass that records says so first, then its bar follows
-        assert int(m.group(1)) >= 1 and int(m.group(3).replace(",", "")) >= 100 * int(m.group(1))
+        assert int(m.group("n")) >= 1 and int(m.group("start").replace(",", "")) >= 100 * int(m.group("n"))
+        if m.group("aiming"):  # scenarios sharing an aimed release: fewer solves than scenarios to aim
+            assert 1 <= int(m.group("solves")) < int(m.group("aiming"))
         after = err[m.end():].split("recording ", 1)[0]
         assert re.search(r"\d+/\d+ scenarios", after) and re.search(r"/\d+ throws", after) and "left" in after
     # the first line comes before the first bar; the bar names the scenario it last heard of
