@@ -139,7 +139,7 @@ def record_with_progress(job: Job, bank: ThrowBank, scenarios: list[dict[str, An
             k, aims = state["of"], state["aiming"]
             sys.stderr.write(
                 f"dfsim studio: recording {k} scenario{'s' if k != 1 else ''} into {bank.dir}: about "
-                f"{state['planned']:,} throws and {aims} aim solve{'s' if aims != 1 else ''}, "
+                f"{state['planned']:,} throws, {aims} scenario{'s' if aims != 1 else ''} to aim, "
                 f"~{_clock(state['left_s'])}\n"
             )
             sys.stderr.flush()

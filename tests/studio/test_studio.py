@@ -469,7 +469,7 @@ def test_a_missing_scenario_is_recorded_with_progress(studio, capsys):
     assert all(p["thrown"] <= p["planned"] for p in seen if "thrown" in p)
     assert snap["progress"]["phase"] == "done" and [e for _, e in snap["events"] if e.startswith("recorded")]
     err = capsys.readouterr().err
-    passes = re.findall(r"dfsim studio: recording (\d+) scenarios? into .*: about [\d,]+ throws and \d+ aim solves?, "
+    passes = re.findall(r"dfsim studio: recording (\d+) scenarios? into .*: about [\d,]+ throws, \d+ scenarios? to aim, "
                         r"~\d+:\d\d\n", err)
     assert sum(int(k) for k in passes) == len(recorded), err  # one line per recording, before it
     assert err.count("dfsim studio: recording ended after") == len(passes)
