@@ -31,15 +31,16 @@ Each throw's record gains: `tpl_flips`, `tpl_flip_damage` (1 per landing touchin
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from sim.engine.flip_bank import BankEntry, FlipBank, FlipTally
+from sim.engine.flip_bank import CACHE_KIND, BankEntry, FlipBank, FlipTally, bank_stem
 from sim.engine.thrower import Thrower, ThrowResult
 from sim.rules.outcome import Outcome
 from sim.rules.templates import PARTIAL_OPTIONS, partial_counts
 from sim.specs.flip import FlipProfile
+from sim.specs.scenario import Scenario
 from sim.specs.template import PlacedTemplate, TemplateSpec, flat_pose, load_template
 from sim.specs.template_setup import TemplateSetup
 from sim.trace import DieRest
@@ -288,19 +289,8 @@ class TemplateLayer:
         return self._banked
 
     def bank_key(self, thrower: Thrower) -> list:
-        """What the bank's flips depend on (sim/engine/flip_bank.py): board, materials, props,
-        templates (laid at their settled poses), the rule choosing the flipped ones, the flip profile,
-        the size; the code and the machine are the disk cache's salt."""
-        sc = thrower.scenario
-        d = sc.describe()
-        return [
-            "flip-bank",
-            sc.flip_bank,
-            {k: d.get(k) for k in ("board", "materials", "props", "templates")},
-            sc.rules.template_already_on_board,
-            [[t.id, list(t.position_m), list(t.orientation_xyzw)] for t in self._laid()],
-            FlipProfile().model_dump(mode="json"),
-        ]
+        """What the bank's flips depend on (`flip_bank_key`, with the laid templates' settled poses)."""
+        return flip_bank_key(thrower.scenario, self._laid())
 
     def bank(self, thrower: Thrower) -> FlipBank:
         """This scenario's flip bank, its entries flipped here (in this layer's flip worlds) when first
@@ -327,6 +317,37 @@ class TemplateLayer:
         cols = _template_columns(result, thrower, self.last_tally)
         cols["tpl_left_on_board"] = len(self.left)  # flip entries not flipped: already there (Rule T4)
         return cols
+
+
+def flip_bank_key(scenario: Scenario, laid: Sequence[PlacedTemplate] = ()) -> list:
+    """What a scenario's flip bank's flips depend on (sim/engine/flip_bank.py): board, materials, props,
+    templates (the laid ones at their settled poses), the rule choosing the flipped ones, the flip
+    profile, the size; the code and the machine are the disk cache's salt."""
+    d = scenario.describe()
+    return [
+        "flip-bank",
+        scenario.flip_bank,
+        {k: d.get(k) for k in ("board", "materials", "props", "templates")},
+        scenario.rules.template_already_on_board,
+        [[t.id, list(t.position_m), list(t.orientation_xyzw)] for t in laid],
+        FlipProfile().model_dump(mode="json"),
+    ]
+
+
+def flips_on_disk(scenario: Scenario) -> tuple[str, int, int] | None:
+    """For a scenario whose every template is flipped from its flip bank (as a game's bank scenarios
+    are), without a world: the bank's name, its size and how many of its entries this machine holds
+    (a recording's time estimate counts the others). None when its flips come from no bank, or the
+    bank's key needs a world (templates laid, whose settled poses key it)."""
+    from sim import diskcache
+
+    if not scenario.templates or scenario.flip_bank <= 0 or not all(t.flip for t in scenario.templates):
+        return None
+    if any(getattr(spec.jitter, f) for spec in props_at_flip(scenario) for f in _PLACEMENT_SPREADS):
+        return None
+    key = flip_bank_key(scenario)
+    held = sum(diskcache.entry_path(CACHE_KIND, [key, j]).exists() for j in range(scenario.flip_bank))
+    return bank_stem(key), scenario.flip_bank, held
 
 
 def install_flip_bank(thrower: Thrower, value: Any) -> None:

@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from sim.errors import Cancelled, ChunkFailed
 from sim.games.bank_size import CHUNK, Settled
-from sim.games.throw_cost import scenario_weight
+from sim.games.throw_cost import flip_session_weight, fresh_flips, scenario_weight
 
 if TYPE_CHECKING:
     from sim.experiments.executor import Executor
@@ -60,8 +60,45 @@ def aim_group(inputs: dict[str, Any]) -> str:
     flipped templates or none: sim/specs/scenario.py `board_aim_key`) solve it once between them."""
     from sim.specs.scenario import Scenario
 
-    sc = Scenario.build(**inputs)
-    return sc.aim_key if any(t.aim for t in sc.templates) else sc.board_aim_key
+    return _aim_group_of(Scenario.build(**inputs))
+
+
+def _aim_group_of(sc: Any) -> str:
+    return str(sc.aim_key if any(t.aim for t in sc.templates) else sc.board_aim_key)
+
+
+def flip_units(jobs: list[tuple[Any, dict[str, Any], int]]) -> list[float]:
+    """The flip sessions `throws` more throws of each (scenario, bank scenario dict, throws) will make, in
+    bare-throw units: scenarios flipping from one flip bank share its entries (and those this machine
+    holds already are made), so a bank's expected new entries (`fresh_flips`) are spread over its
+    scenarios by their throws. A flip is a fixed cost of a template set's first throws on a machine,
+    which the throw weights leave out (sim/games/throw_cost.py)."""
+    from sim.engine.templates import flips_on_disk
+
+    out = [0.0] * len(jobs)
+    groups: dict[str, tuple[int, int, float, list[tuple[int, int]]]] = {}
+    for i, (sc, s, throws) in enumerate(jobs):
+        held = flips_on_disk(sc) if throws > 0 else None
+        if held is None:
+            continue
+        stem, size, have = held
+        g = groups.setdefault(stem, (size, have, flip_session_weight(s.get("templates") or ()), []))
+        g[3].append((i, throws))
+    for size, have, weight_, members in groups.values():
+        total = sum(n for _, n in members)
+        units = fresh_flips(total, size, have) * weight_
+        for i, n in members:
+            out[i] = units * n / total
+    return out
+
+
+def _scenario(j: _Job) -> Any:
+    """A job's Scenario, built once (a few ms; tens with templates)."""
+    if j.scenario is None:
+        from sim.specs.scenario import Scenario
+
+        j.scenario = Scenario.build(**j.exp.cells[0].inputs)
+    return j.scenario
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,6 +204,8 @@ class _Job:
     parts: dict[int, tuple[int, pa.Table]] = field(default_factory=dict)  # start -> (stop, table)
     running: dict[int, int] = field(default_factory=dict)  # start -> stop of chunks in flight
     aiming: bool = False
+    scenario: Any = None  # its Scenario, built once in this process (`_scenario`)
+    unit_weight: float = 1.0  # a throw in bare-throw units, this recording's flips spread over its throws
     target: int = 0
     state: Settled | None = None
     done: bool = False  # its size is settled (its entry is being, or has been, stored)
@@ -331,27 +370,35 @@ class BankRecorder:
         bank = self.bank
         for j in jobs:
             j.aiming = j.prepared is None
-        todo_throws = sum(max(0, j.target - j.contiguous) for j in jobs if not j.done)
-        todo_units = sum(max(0, j.target - j.contiguous) * scenario_weight(j.s) for j in jobs if not j.done)
         for j in [j for j in jobs if j.done]:
             self._finish(j)
         live = [j for j in jobs if not j.done]
         if not live:
             return
+        todo = [max(0, j.target - j.contiguous) for j in live]
+        todo_throws = sum(todo)
+        # each throw at its template set's weight, and the flip sessions the recording will make
+        flips = flip_units([(_scenario(j), j.s, n) for j, n in zip(live, todo, strict=True)])
+        for j, n, f in zip(live, todo, flips, strict=True):
+            j.unit_weight = scenario_weight(j.s) + (f / n if n else 0.0)
+            j.meta["flip_units"] = j.meta.get("flip_units", 0.0) + f  # bank.history's per-unit time
+        todo_units = sum(n * j.unit_weight for j, n in zip(live, todo, strict=True))
         aim_s, throw_s = bank.history()
         ex, owned = self._executor()
         workers = max(1, ex.workers)
         aims = sum(j.aiming for j in live)
         # scenarios sharing an aimed release solve it once (the others read it from the cache)
-        solves = len({aim_group(j.exp.cells[0].inputs) for j in live if j.aiming})
+        solves = len({_aim_group_of(_scenario(j)) for j in live if j.aiming})
         guess = (solves * aim_s + todo_units * throw_s) / workers
         upto = ""
         if bank.throws is None:  # sized by precision: the rule may take each entry up to its widest
-            more = [(max(0, bank.rule(j.s).widest() - j.target), scenario_weight(j.s)) for j in live]
-            if any(n for n, _ in more):
-                worst = guess + sum(n * w for n, w in more) * throw_s / workers
+            widest = [max(n, bank.rule(j.s).widest() - j.contiguous) for j, n in zip(live, todo, strict=True)]
+            wide_flips = flip_units([(_scenario(j), j.s, n) for j, n in zip(live, widest, strict=True)])
+            if sum(widest) > todo_throws:
+                worst_units = sum(n * scenario_weight(j.s) for j, n in zip(live, widest, strict=True))
+                worst = (solves * aim_s + (worst_units + sum(wide_flips)) * throw_s) / workers
                 upto = (
-                    f" (up to {todo_throws + sum(n for n, _ in more):,} throws, ~{_clock(worst)}, "
+                    f" (up to {sum(widest):,} throws, ~{_clock(worst)}, "
                     "if each needs the rule's widest)"
                 )
         bank.say(
@@ -412,7 +459,7 @@ class BankRecorder:
                     write_atomic(j.parts_dir / f"{task.start:08d}-{stop:08d}.parquet", table_bytes(table))
                     j.parts[task.start] = (stop, table)
                     j.meta["record_seconds"] = j.meta.get("record_seconds", 0.0) + secs
-                    bar.chunk(table.num_rows, secs, j.text, scenario_weight(j.s))
+                    bar.chunk(table.num_rows, secs, j.text, j.unit_weight)
                     was = j.target
                     self._advance(j)
                     if j.done:

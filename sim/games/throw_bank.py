@@ -413,7 +413,8 @@ class ThrowBank:
     def history(self) -> tuple[float, float]:
         """Seconds per aim solve and per bare-board throw on one worker, from the entries this bank
         holds (a first guess when it holds none): the time-left estimate before anything is back. A
-        throw with templates on the board counts at its weight (sim.games.throw_cost)."""
+        throw with templates on the board counts at its weight (sim.games.throw_cost), and the flip
+        sessions its recording was expected to make at theirs."""
         from sim.games.bank_recorder import GUESS_AIM_S, GUESS_THROW_S
 
         aims, units, secs = [], 0.0, 0.0
@@ -422,6 +423,7 @@ class ThrowBank:
                 aims.append(float(m.get("aim_seconds") or 0.0))
             if m.get("record_seconds"):
                 units += int(m.get("rows") or 0) * scenario_weight(m.get("scenario") or {})
+                units += float(m.get("flip_units") or 0.0)  # the flip sessions it made (expected)
                 secs += float(m["record_seconds"])
         aim_s = sum(aims) / len(aims) if aims else GUESS_AIM_S
         return aim_s, (secs / units if units else GUESS_THROW_S)
