@@ -413,12 +413,21 @@ class BankRecorder:
         limit = max(2, 2 * workers)
         pending: dict[int, tuple[Any, _Job]] = {}  # id(task) -> (task, its scenario)
         stopping = False
+        # one scenario of each aimed release solves it; the others of its group are sent once it is
+        # back, and read it from the cache (sent together, two workers would solve one release twice)
+        followers: dict[str, list[_Job]] = {}
+        for j in live:
+            if j.aiming:
+                followers.setdefault(_aim_group_of(_scenario(j)), []).append(j)
+
+        def send_prepare(j: _Job) -> None:
+            t = self._prepare_task(j)
+            pending[id(t)] = (t, j)
+            ex.submit(t, bank.prepare_fn)
+
         try:
-            for j in live:
-                if j.aiming:
-                    t = self._prepare_task(j)
-                    pending[id(t)] = (t, j)
-                    ex.submit(t, bank.prepare_fn)
+            for group in followers.values():
+                send_prepare(group.pop(0))
             while not all(j.done for j in live):
                 stopping = stopping or (should_stop is not None and should_stop())
                 # stopped: an executor of our own is closed at once (its running chunks abandoned);
@@ -449,6 +458,8 @@ class BankRecorder:
                 if task.chunk < 0:
                     self._aimed(j, value)
                     bar.aimed(float(value.get("seconds", 0.0)), j.text)
+                    for follower in followers.pop(_aim_group_of(_scenario(j)), []):
+                        send_prepare(follower)
                 else:
                     table, secs = value
                     stop = j.running.pop(task.start)

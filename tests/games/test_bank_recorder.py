@@ -278,3 +278,34 @@ def test_scenarios_sharing_an_aimed_release_count_as_one_solve():
     assert aim_group({**base, "dice": ["hero-d8"], "skill": "expert"}) != hero
     laid = [{"name": "fireball", "x_mm": 60, "y_mm": 0, "aim": True}]
     assert aim_group({**base, "dice": ["hero-d8"], "templates": laid}) != hero
+
+
+def test_one_scenario_of_each_aimed_release_solves_it_before_the_others_are_sent(tmp_path, monkeypatch):
+    """Scenarios sharing an aimed release: the first is sent alone; the others once its aim is back (they
+    read it from the cache), so two workers never solve one release at once."""
+    from synthetic_bank import synthetic_prepare
+
+    from sim.games.bank_recorder import BankRecorder, aim_group
+
+    events: list[tuple[str, str]] = []
+
+    def prepare(task):
+        events.append(("sent", aim_group(task.inputs)))
+        return synthetic_prepare(task)
+
+    aimed = BankRecorder._aimed
+
+    def on_aimed(self, j, value):
+        events.append(("back", aim_group(j.exp.cells[0].inputs)))
+        return aimed(self, j, value)
+
+    monkeypatch.setattr(SyntheticBank, "prepare_fn", staticmethod(prepare))
+    monkeypatch.setattr(BankRecorder, "_aimed", on_aimed)
+    scenarios = [{**S1, "die": d} for d in ("hero-d8", "iron-d8", "boulder-d8")] + [{**S1, "shots": ["far"]}]
+    SyntheticBank(tmp_path / "bank", 100).record(scenarios)
+    groups = {aim_group({"board": "magma", "dice": [s["die"]], "shots": s["shots"], "skill": "casual"}) for s in scenarios}
+    assert len(groups) == 2 and len([e for e in events if e[0] == "sent"]) == 4
+    assert {g for _, g in events[:2]} == groups and all(kind == "sent" for kind, _ in events[:2])  # leaders first
+    for i, (kind, g) in enumerate(events):
+        if kind == "sent" and i >= 2:  # a follower: its group's aim came back before it was sent
+            assert ("back", g) in events[:i]
