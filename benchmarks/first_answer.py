@@ -3,7 +3,9 @@
 --integer --target 0.5`) and the quickstart (`dfsim run quickstart`), each from an empty cache and an
 empty bank in a temporary folder, in the same run, as seconds and as multiples of the quickstart's time,
 with the aim solves, reference throws and recorded throws behind each, and where a part's bank recording
-went: the workers' seconds per template set (the entries' own `record_seconds`), and the aims' seconds.
+went: the workers' seconds per template set (the entries' own `record_seconds`), and the aims' seconds;
+and, for each recording pass the command's display showed, its first line's estimate (every entry at
+its floor, and at the rule's widest) against the time the pass took (its bar's last elapsed time).
 
     python benchmarks/first_answer.py --breakdown BANK       # only the breakdown of a bank already recorded
 
@@ -22,9 +24,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -104,7 +108,16 @@ def run_part(name: str, argv: list[str], root: Path, timeout: float | None) -> d
     cmd = [sys.executable, "-m", "sim.cli", *argv]
     print(f"[{name}] {' '.join(['dfsim', *argv])}", file=sys.stderr, flush=True)
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=home, env=env, timeout=timeout, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, cwd=home, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err: list[str] = []  # the command's display, passed on as it comes and kept to read its passes
+    tee = threading.Thread(target=_tee, args=(proc.stderr, err), daemon=True)
+    tee.start()
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    tee.join()
     wall = time.perf_counter() - t0
     aims = len(list((home / "cache" / "aim").glob("*.json"))) if (home / "cache" / "aim").is_dir() else 0
     ref_throws = sum(int(x) for x in refs.read_text().split()) if refs.exists() else 0
@@ -121,9 +134,58 @@ def run_part(name: str, argv: list[str], root: Path, timeout: float | None) -> d
         "aim_solves": aims,
         "reference_throws": ref_throws,
         "recorded_throws": recorded,
-        "answer": proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "",
+        "answer": out.strip().splitlines()[-1] if out.strip() else "",
         "breakdown": breakdown(home / "bank"),
+        "passes": recording_passes("".join(err)),
     }
+
+
+def _tee(stream, kept: list[str]) -> None:
+    """Copy a child's stderr to ours as it comes (its bars redraw with carriage returns) and keep it."""
+    while True:
+        chunk = stream.read(256)
+        if not chunk:
+            return
+        kept.append(chunk)
+        sys.stderr.write(chunk)
+        sys.stderr.flush()
+
+
+PASS = re.compile(
+    r"recording (?P<n>\d+) scenarios? into .*?~(?P<floor>\d+:\d\d) on \S+ x\d+"
+    r"(?: \(up to [\d,]+ throws, ~(?P<widest>\d+:\d\d), if each needs the rule's widest\))?"
+)
+ELAPSED = re.compile(r"throws \[(?P<t>(?:\d+:)?\d+:\d\d)[,\]]")
+
+
+def _clock(seconds: int) -> str:
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _seconds(clock: str) -> int:
+    s = 0
+    for part in clock.split(":"):
+        s = 60 * s + int(part)
+    return s
+
+
+def recording_passes(text: str) -> list[dict]:
+    """Each recording pass a command's display shows: its scenarios, the first line's estimate (every
+    entry at its floor, and at the rule's widest) and the time its bar last showed (the pass's own)."""
+    starts = list(PASS.finditer(text))
+    out = []
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
+        times = ELAPSED.findall(text[m.end() : end])
+        out.append(
+            {
+                "scenarios": int(m.group("n")),
+                "estimate_s": _seconds(m.group("floor")),
+                "widest_s": _seconds(m.group("widest")) if m.group("widest") else None,
+                "took_s": _seconds(times[-1]) if times else None,
+            }
+        )
+    return out
 
 
 def breakdown(bank: Path) -> list[dict]:
@@ -229,6 +291,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['part']:<11}{r['seconds']:>9.1f}{x:>14}{r['aim_solves']:>12}{r['reference_throws']:>12}"
             f"{r['recorded_throws']:>10}  {r['status']}"
         )
+    for r in rows:
+        if r["passes"]:
+            print(f"the {r['part']} part's recording passes: the first line's estimate against the time each took")
+            for i, p in enumerate(r["passes"], 1):
+                wide = f" to {_clock(p['widest_s'])}" if p["widest_s"] is not None else ""
+                took = _clock(p["took_s"]) if p["took_s"] is not None else "?"
+                print(f"  pass {i}: {p['scenarios']:>3} scenario{'s' if p['scenarios'] != 1 else ' '}, estimated {_clock(p['estimate_s'])}{wide}, took {took}")
     for r in rows:
         if r["breakdown"]:
             print(f"where the {r['part']} part's bank recording went (workers' seconds, summed over chunks):")
