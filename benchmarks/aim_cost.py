@@ -10,7 +10,8 @@ Solves each built-in aimed shot (on the magma board with the hero d8) at each sk
 technique it chose, then the mean per solve. With `--other`, the other checkout (its `sim` first on the
 path, in its own interpreter) solves the same scenarios, and the table gives both counts and their
 ratio. The count is the solve's own: its progress observer is called before every reference throw and
-once at the end with (made, made).
+once at the end with (made, made). This checkout's solves also say where their throws went: the
+ballistic grid, the ways of leaving the hand at its kept points, the finalists' ranking.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ for shot in shots:
             seen[0] = max(seen[0], made)
         t0 = time.process_time()
         technique = th.nominal(progress=count)
+        stages = [list(x) for x in getattr(th.aim, "stages", [])]  # a checkout from before: none
         print(json.dumps({"shot": shot, "skill": skill, "refs": seen[0], "cpu_s": time.process_time() - t0,
-                          "technique": [repr(x) for x in technique]}), flush=True)
+                          "technique": [repr(x) for x in technique], "stages": stages}), flush=True)
         th.physics.close()
 """
 
@@ -112,6 +114,13 @@ def main() -> int:
                 line += f" {t:6d} {m / t if t else float('nan'):6.2f}"
             print(line)
     n = len(shots) * len(skills)
+    stages: dict[str, list[int]] = {}
+    for row in mine.values():
+        for name, _candidates, made in row.get("stages", []):
+            stages.setdefault(name, []).append(made)
+    if stages:  # where this checkout's solves spend their reference throws
+        print("this checkout's stages, mean reference throws per solve: " + ", ".join(
+            f"{name} {sum(v) / len(v):.0f}" for name, v in stages.items()))
     summary = f"mean per solve: this {tot_mine / n:.0f}"
     if theirs:
         summary += f", other {tot_theirs / n:.0f}, ratio {tot_mine / max(1, tot_theirs):.2f}"

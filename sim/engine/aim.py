@@ -106,6 +106,9 @@ class AimSolver:
         # reference throw and once at the end with both equal; None = off
         self.progress: Callable[[int, int], None] | None = None
         self._made, self._at_most = 0, 0  # the solve under way: reference throws made, at most
+        # the last solve's stages, read out for the cost benchmark (benchmarks/aim_cost.py --stages):
+        # (stage, candidates, reference throws made in it)
+        self.stages: list[tuple[str, int, int]] = []
         self.solved: dict[tuple, Technique] = {}  # solved here or read from disk, by key
         self.given: dict[tuple, Technique] = {}  # handed to this solver (`give`), by key
 
@@ -202,15 +205,21 @@ class AimSolver:
             + NOMINAL_FINALISTS * NOMINAL_MAX_FINAL_REFS
         )
         values: dict[Technique, np.ndarray] = {}
+        self.stages = []
         kept = self.halve(aim, grid, values, skill, BALLISTIC_KEPT, BALLISTIC_RUNGS)
+        self.stages.append(("ballistic", len(grid), self._made))
         second = [
             Technique(point.speed_mps, point.elevation_deg, grip, spin, axis)
             for point in kept
             for grip, spin, axis in options
             if (grip, spin, axis) != (point.grip, point.spin_rps, point.spin_axis)
         ]
+        made = self._made
         finalists = self.halve(aim, kept + second, values, skill, NOMINAL_FINALISTS)
+        self.stages.append(("technique", len(kept) + len(second), self._made - made))
+        made = self._made
         choice = self.final_choice(aim, finalists, skill, [values[c] for c in finalists])
+        self.stages.append(("final", len(finalists), self._made - made))
         if self.progress is not None:
             self.progress(self._made, self._made)
         return choice

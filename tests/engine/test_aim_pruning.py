@@ -111,6 +111,11 @@ def test_the_solve_chooses_what_every_reference_throw_would_choose(landscape, ob
     aim = (0.0, 0.0)
     assert solvers["bounded"].solve(aim, None) == _exhaustive(solvers["full"], aim)
     assert counts["bounded"][0] <= counts["full"][0]
+    # the stages read out (benchmarks/aim_cost.py) are the solve's throws, stage by stage
+    stages = solvers["bounded"].stages
+    assert [name for name, _, _ in stages] == ["ballistic", "technique", "final"]
+    assert sum(made for _, _, made in stages) == counts["bounded"][0] and stages[0][2] > 0
+    assert stages[0][1] == len(solvers["bounded"].grid(aim)) and stages[2][1] == A.NOMINAL_FINALISTS
     if landscape == "peak" and objective != "damage":  # the bound bites where candidates differ
         assert counts["bounded"][0] < counts["full"][0], counts
 
