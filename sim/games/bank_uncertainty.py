@@ -34,8 +34,9 @@ REPLICATE_GAMES = 500  # games replayed per bootstrap bank at most (the first on
 
 class BootstrapSource(BankSource):
     """A bank source whose every table is bootstrap replicate `replicate` of its entry, seeded by
-    `bank_seed` (default: the game seed), the replicate and the entry, so the same replicate is the
-    same bank every time: give one `bank_seed` to sources of other throw seeds (a tune's batches, an
+    `bank_seed` (default: the game seed), the replicate and the entry's scenario (its throws' own seed,
+    not the code's salt: a code change that throws the same resamples the same), so the same replicate
+    is the same bank every time: give one `bank_seed` to sources of other throw seeds (a tune's batches, an
     experiment's variants) and they all play on the same bootstrap bank.
     Discovering by default: a replicate's games may go where the answer's did not."""
 
@@ -60,7 +61,7 @@ class BootstrapSource(BankSource):
             return None
         b = self._boot.get(id(t))
         if b is None:
-            entry = int(str(getattr(t, "bank_key", "0"))[:12] or "0", 16)
+            entry = int(str(getattr(t, "replicate_key", "0"))[:12] or "0", 16)
             rng = np.random.default_rng([self.bank_seed, self.replicate, entry])
             b = self._boot[id(t)] = t.bootstrap(rng)
         return b

@@ -457,6 +457,9 @@ class ThrowBank:
             noise=1.0,
         )
         t.bank_key = key  # type: ignore[attr-defined]
+        # what seeds its bootstrap copies (sim/games/bank_uncertainty.py): the scenario alone, as its
+        # throws are, not the code's salt, so a code change that throws the same resamples the same
+        t.replicate_key = scenario_seed_key(s)  # type: ignore[attr-defined]
         t.bank_size = st  # type: ignore[attr-defined]
         self._tables[key] = t
         return t
