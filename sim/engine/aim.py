@@ -106,7 +106,7 @@ class AimSolver:
         # reference throw and once at the end with both equal; None = off
         self.progress: Callable[[int, int], None] | None = None
         self._made, self._at_most = 0, 0  # the solve under way: reference throws made, at most
-        # the last solve's stages, read out for the cost benchmark (benchmarks/aim_cost.py --stages):
+        # the last solve's stages, read out for the cost benchmark (benchmarks/aim_cost.py):
         # (stage, candidates, reference throws made in it)
         self.stages: list[tuple[str, int, int]] = []
         self.solved: dict[tuple, Technique] = {}  # solved here or read from disk, by key

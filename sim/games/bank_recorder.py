@@ -67,19 +67,17 @@ def _aim_group_of(sc: Any) -> str:
     return str(sc.aim_key if any(t.aim for t in sc.templates) else sc.board_aim_key)
 
 
-def flip_units(jobs: list[tuple[Any, dict[str, Any], int]]) -> list[float]:
-    """The flip sessions `throws` more throws of each (scenario, bank scenario dict, throws) will make, in
-    bare-throw units: scenarios flipping from one flip bank share its entries (and those this machine
-    holds already are made), so a bank's expected new entries (`fresh_flips`) are spread over its
-    scenarios by their throws. A flip is a fixed cost of a template set's first throws on a machine,
-    which the throw weights leave out (sim/games/throw_cost.py)."""
-    from sim.engine.templates import flips_on_disk
-
+def flip_units(jobs: list[tuple[tuple[str, int, int] | None, dict[str, Any], int]]) -> list[float]:
+    """The flip sessions `throws` more throws of each (its flip bank as `flips_on_disk` gives it, bank
+    scenario dict, throws) will make, in bare-throw units: scenarios flipping from one flip bank share
+    its entries (and those this machine holds already are made), so a bank's expected new entries
+    (`fresh_flips`) are spread over its scenarios by their throws. A flip is a fixed cost of a
+    template set's first throws on a machine, which the throw weights leave out
+    (sim/games/throw_cost.py)."""
     out = [0.0] * len(jobs)
     groups: dict[str, tuple[int, int, float, list[tuple[int, int]]]] = {}
-    for i, (sc, s, throws) in enumerate(jobs):
-        held = flips_on_disk(sc) if throws > 0 else None
-        if held is None:
+    for i, (held, s, throws) in enumerate(jobs):
+        if held is None or throws <= 0:
             continue
         stem, size, have = held
         g = groups.setdefault(stem, (size, have, flip_session_weight(s.get("templates") or ()), []))
@@ -378,7 +376,10 @@ class BankRecorder:
         todo = [max(0, j.target - j.contiguous) for j in live]
         todo_throws = sum(todo)
         # each throw at its template set's weight, and the flip sessions the recording will make
-        flips = flip_units([(_scenario(j), j.s, n) for j, n in zip(live, todo, strict=True)])
+        from sim.engine.templates import flips_on_disk
+
+        held = [flips_on_disk(_scenario(j)) for j in live]  # read once: a stat per entry of each bank
+        flips = flip_units([(h, j.s, n) for h, j, n in zip(held, live, todo, strict=True)])
         for j, n, f in zip(live, todo, flips, strict=True):
             j.unit_weight = scenario_weight(j.s) + (f / n if n else 0.0)
             j.meta["flip_units"] = j.meta.get("flip_units", 0.0) + f  # bank.history's per-unit time
@@ -393,7 +394,7 @@ class BankRecorder:
         upto = ""
         if bank.throws is None:  # sized by precision: the rule may take each entry up to its widest
             widest = [max(n, bank.rule(j.s).widest() - j.contiguous) for j, n in zip(live, todo, strict=True)]
-            wide_flips = flip_units([(_scenario(j), j.s, n) for j, n in zip(live, widest, strict=True)])
+            wide_flips = flip_units([(h, j.s, n) for h, j, n in zip(held, live, widest, strict=True)])
             if sum(widest) > todo_throws:
                 worst_units = sum(n * scenario_weight(j.s) for j, n in zip(live, widest, strict=True))
                 worst = (solves * aim_s + (worst_units + sum(wide_flips)) * throw_s) / workers

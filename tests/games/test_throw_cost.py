@@ -66,7 +66,8 @@ def test_a_recordings_flips_are_shared_by_the_scenarios_of_one_flip_bank_and_tho
     iron = Scenario.build(**base, dice=["iron-d8"], templates=expl)
     bare = Scenario.build(**base, dice=["hero-d8"])
     s = {"templates": ["explosion"]}
-    got = flip_units([(hero, s, 300), (iron, s, 100), (bare, {"templates": []}, 500)])
+    got = flip_units([(flips_on_disk(hero), s, 300), (flips_on_disk(iron), s, 100),
+                      (flips_on_disk(bare), {"templates": []}, 500)])
     w = FLIP_SESSION_WEIGHT[frozenset({"explosion"})]
     assert got[0] == pytest.approx(0.75 * fresh_flips(400, 256, 0) * w)
     assert got[1] == pytest.approx(0.25 * fresh_flips(400, 256, 0) * w) and got[2] == 0.0
@@ -81,7 +82,7 @@ def test_a_recordings_flips_are_shared_by_the_scenarios_of_one_flip_bank_and_tho
     for j in range(64):
         diskcache.store(CACHE_KIND, [flip_bank_key(hero), j], [[0] * 9, []], "test")
     assert flips_on_disk(hero)[1:] == (256, 64) == flips_on_disk(iron)[1:]
-    assert flip_units([(hero, s, 300)])[0] == pytest.approx(fresh_flips(300, 256, 64) * w)
+    assert flip_units([(flips_on_disk(hero), s, 300)])[0] == pytest.approx(fresh_flips(300, 256, 64) * w)
 
 
 def test_a_banks_history_prices_its_entries_throws_at_their_weight_and_their_flips(tmp_path, monkeypatch):
