@@ -110,14 +110,21 @@ def run_part(name: str, argv: list[str], root: Path, timeout: float | None) -> d
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=home, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err: list[str] = []  # the command's display, passed on as it comes and kept to read its passes
+    # each pipe has one reader: `communicate` would read (and close) stderr under the tee's feet, taking
+    # part of the display the passes are read from
     tee = threading.Thread(target=_tee, args=(proc.stderr, err), daemon=True)
     tee.start()
+    kept_out: list[str] = []
+    reader = threading.Thread(target=lambda: kept_out.append(proc.stdout.read()), daemon=True)
+    reader.start()
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         raise
     tee.join()
+    reader.join()
+    out = "".join(kept_out)
     wall = time.perf_counter() - t0
     aims = len(list((home / "cache" / "aim").glob("*.json"))) if (home / "cache" / "aim").is_dir() else 0
     ref_throws = sum(int(x) for x in refs.read_text().split()) if refs.exists() else 0
