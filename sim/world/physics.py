@@ -690,6 +690,20 @@ class Physics:
             self.client.changeDynamics(b, -1, activationState=pb.ACTIVATION_STATE_ENABLE_SLEEPING)
             self.client.changeDynamics(b, -1, activationState=pb.ACTIVATION_STATE_SLEEP)
 
+    def wake(self, name: BodyName) -> list[int]:
+        """Wake a sleeping free body (a welded solid: every piece and its anchor), as Bullet does when an
+        awake body's bounding box overlaps it; its PyBullet bodies. For measuring what an awake body
+        costs a step (benchmarks/awake_templates.py): a throw never wakes one itself."""
+        bodies = self._every_body(name)
+        for b in bodies:
+            self.client.changeDynamics(b, -1, activationState=pb.ACTIVATION_STATE_WAKE_UP)
+        return bodies
+
+    def welded_joints(self, name: BodyName) -> int:
+        """The fixed joints holding a welded solid together (0 for any other body)."""
+        welded = self._welded.get(name)
+        return 0 if welded is None else len(welded.joints)
+
     def forget_contacts(self, names: list[BodyName] | None = None) -> None:
         """Start these free bodies (default: every free body, in registration order) afresh in the
         broadphase: drop all their pairs and cached contacts, and size their broadphase boxes to their
