@@ -1,6 +1,7 @@
 """What a template lying on the board costs a step, asleep and awake, and where an awake step goes.
 
-Usage: python benchmarks/awake_templates.py [--steps 1000] [--profile-steps 200] [--seed 4004] [--json]
+Usage: python benchmarks/awake_templates.py [--steps 1000] [--profile-steps 200] [--seed 4004]
+                                             [--throws 60] [--json]
 
 For the template sets a game's throw bank records (Armor, Fireball, Explosion, Armor + Fireball,
 Armor + Explosion + Fireball; magma board, hero d8, standard shot, casual), the templates are laid at
@@ -11,6 +12,11 @@ not). Prints CPU microseconds per step of this process for both and their ratio 
 step, and, from Bullet's own profile timings (`STATE_LOGGING_PROFILE_TIMINGS`) over `--profile-steps`
 awake steps, the shares of the constraint solver, the narrowphase contact tests and the bounding-box
 update, with the contact points and fixed joints the solver meets.
+
+Then, with `--throws N` (default 60), N throws of the Explosion set (the flip bank filled first, so no
+flip is timed) split by what happened to the templates: a throw whose die touched one, one that never
+touched one but ran longer than twice the bare board's median throw (its die's box overlapped a
+template's and woke it), and the rest; each group's count, mean CPU ms and share of the time.
 
 Why: the first game answer's recording is dominated by the Explosion sets (their flips and throws are
 stepped with the welded pieces awake); this says which part of Bullet a cheaper Explosion would have to
@@ -110,17 +116,62 @@ def measure(names: list[str], steps: int, profile_steps: int, seed: int) -> dict
     }
 
 
+def explosion_throws(n: int, seed: int) -> dict:
+    """N throws of the Explosion set and of the bare board (the same draws), the Explosion's grouped by
+    what the templates did (the module docstring)."""
+    from sim.engine.templates import TemplateLayer
+
+    times: dict[str, list[tuple[bool, float]]] = {}
+    scenes: list[tuple[str, dict[str, Any]]] = [
+        ("bare", {}),
+        ("explosion", {"templates": [{"name": "explosion", "flip": True}]}),
+    ]
+    for name, extra in scenes:
+        th = build_thrower(Scenario.build(**BASE, **extra))
+        th.nominal()
+        for c in th.components:
+            if isinstance(c, TemplateLayer) and c.banked(th):
+                c.bank(th).fill()
+        rows = []
+        for k in range(n):
+            r = th.throw(seed, k)
+            touched = any(e.other.startswith("template") for e in r.trace.events)
+            rows.append((touched, th.last_stats.loop_cpu_s * 1e3))
+        times[name] = rows
+        th.physics.close()
+    bare = sorted(ms for _t, ms in times["bare"])[n // 2]
+    groups: dict[str, list[float]] = {"touched": [], "woken, untouched": [], "asleep": []}
+    for touched, ms in times["explosion"]:
+        key = "touched" if touched else "woken, untouched" if ms > 2 * bare else "asleep"
+        groups[key].append(ms)
+    total = sum(ms for _t, ms in times["explosion"])
+    return {
+        "throws": n,
+        "bare_median_ms": bare,
+        "groups": {
+            k: {
+                "throws": len(v),
+                "mean_ms": sum(v) / len(v) if v else 0.0,
+                "share": sum(v) / total if total else 0.0,
+            }
+            for k, v in groups.items()
+        },
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=1000, help="steps timed asleep, then awake")
     ap.add_argument("--profile-steps", type=int, default=200, help="awake steps read from Bullet's timings")
     ap.add_argument("--seed", type=int, default=4004)
+    ap.add_argument("--throws", type=int, default=60, help="Explosion throws split by what the templates did")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rows = [measure(s, a.steps, a.profile_steps, a.seed) for s in SETS]
     bare = rows[0]["asleep_us"]
+    throws = explosion_throws(a.throws, a.seed) if a.throws > 0 else None
     if a.json:
-        print(json.dumps({"steps": a.steps, "bare_us": bare, "sets": rows}))
+        print(json.dumps({"steps": a.steps, "bare_us": bare, "sets": rows, "explosion_throws": throws}))
         return 0
     print(
         f"CPU us per step of this process ({a.steps} steps each), x the bare board's ({bare:.1f} us, the die parked)"
@@ -137,6 +188,14 @@ def main() -> int:
             f"  {r['set']:<26} {r['asleep_us']:8.1f} {r['awake_us']:8.1f} {r['awake_us'] / bare:7.1f}  "
             f"{r['bodies']:6d} {r['contacts']:8d} {r['joints']:6d}  {shares}"
         )
+    if throws:
+        print(
+            f"{throws['throws']} Explosion throws (a bare board's median throw: {throws['bare_median_ms']:.1f} ms CPU):"
+        )
+        for k, g in throws["groups"].items():
+            print(
+                f"  {k:<18} {g['throws']:4d} throws  {g['mean_ms']:7.1f} ms each  {100 * g['share']:3.0f} % of the time"
+            )
     return 0
 
 
