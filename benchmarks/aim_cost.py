@@ -40,10 +40,10 @@ for shot in shots:
         def count(made, at_most):
             seen[0] = max(seen[0], made)
         t0 = time.process_time()
-        technique = th.nominal(progress=count)
+        technique = th.technique(progress=count).to_json()  # speed, elevation, grip, spin, axis
         stages = [list(x) for x in getattr(th.aim, "stages", [])]  # a checkout from before: none
         print(json.dumps({"shot": shot, "skill": skill, "refs": seen[0], "cpu_s": time.process_time() - t0,
-                          "technique": [repr(x) for x in technique], "stages": stages}), flush=True)
+                          "technique": technique, "stages": stages}), flush=True)
         th.physics.close()
 """
 

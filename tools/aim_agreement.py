@@ -13,13 +13,19 @@ candidate stops once it provably cannot be among those kept: exact, so it is the
 would give.) Reference throw i of a technique is the same throw in both searches, so a throw both ask
 for is made once; each search counts the throws it asked for.
 
+With `--against BEFORE.json` (the rows `python benchmarks/aim_cost.py --root OTHER_CHECKOUT --json
+BEFORE.json` kept: each built-in solve's technique under another version of the solve), the second
+choice is that version's technique instead of the exhaustive search's: does this solve choose as well
+as the other? Every solve of the file is compared unless `--scenario` picks some.
+
 Both choices are then thrown N fresh times (the thrower's real throws: spread and biases, seed
 FRESH_SEED, throw k the same draws for both: paired): their hit rates and the paired difference with
-its 95 % interval. The solve's own stopping tolerance: its finals stop once the leader's paired lead
-exceeds NOMINAL_SEPARATION_SE standard errors, or at NOMINAL_MAX_FINAL_REFS throws, where two
-candidates still that close differ by less than the solve can tell; so
-tolerance = NOMINAL_SEPARATION_SE x sd(per-throw difference) / sqrt(NOMINAL_MAX_FINAL_REFS), the sd
-of the two choices' difference measured on the fresh throws. Verdict: "same" (one technique: identical
+its 95 % interval. The solve's stopping tolerance: its finals stop once the leader's paired lead
+exceeds NOMINAL_SEPARATION_SE standard errors, or at TOLERANCE_REFS throws (128, the finals' cap),
+where two candidates still that close differ by less than the solve can tell; so tolerance =
+NOMINAL_SEPARATION_SE x sd(per-throw difference) / sqrt(TOLERANCE_REFS), the sd of the two choices'
+difference measured on the fresh throws. It is held at 128 whatever cap a changed solve takes: a
+lower cap would widen the yardstick it is judged by. Verdict: "same" (one technique: identical
 throws), "within" (the difference's 95 % interval inside +-tolerance), "point within" (the difference
 inside, its interval reaching beyond: more throws would tell), "outside". The question that matters
 for the halving is one-sided: is its choice worse than the exhaustive one by more than the tolerance?
@@ -60,6 +66,7 @@ SHOTS = ("standard", "firewall", "lava", "far")
 SKILLS = ("novice", "casual", "expert")
 SCENARIOS = [f"{shot}/{skill}" for shot in SHOTS for skill in SKILLS]
 FRESH_SEED = 20250611  # the fresh throws' root seed (not the solve's NOMINAL_REF_SEED: other draws)
+TOLERANCE_REFS = 128  # the finals' cap that sets the tolerance (the module docstring)
 Z95 = 1.959964
 
 
@@ -109,8 +116,9 @@ def hits(th, technique: Technique, n: int) -> np.ndarray:
     return np.array([th.throw(FRESH_SEED, k).outcome.result == "hit" for k in range(n)], dtype=float)
 
 
-def agreement(name: str, n: int) -> dict[str, Any]:
-    """Both solves of one scenario and their choices' paired hit rates."""
+def agreement(name: str, n: int, before: tuple[Technique, int] | None = None) -> dict[str, Any]:
+    """Both solves of one scenario and their choices' paired hit rates; with `before` (another version's
+    technique and its reference throws), that technique in place of the exhaustive search's."""
     from sim.engine.worlds import build_thrower
     from sim.specs.scenario import Scenario
 
@@ -123,8 +131,11 @@ def agreement(name: str, n: int) -> dict[str, Any]:
     with th._solving_world():  # the world as the solve sees it (what Thrower.technique does)
         halving = solver.solve(aim, None)
         asked_h, shared.asked = shared.asked, 0
-        full = exhaustive(solver, aim)
-        asked_e = shared.asked
+        if before is None:
+            full = exhaustive(solver, aim)
+            asked_e = shared.asked
+        else:
+            full, asked_e = before
     solve_s = time.process_time() - t0
     a = hits(th, halving, n)
     b = a if full == halving else hits(th, full, n)
@@ -132,7 +143,7 @@ def agreement(name: str, n: int) -> dict[str, Any]:
     d = a - b
     sd = float(d.std(ddof=1)) if n > 1 else 0.0
     diff, half = float(d.mean()), Z95 * sd / math.sqrt(n)
-    tol = A.NOMINAL_SEPARATION_SE * sd / math.sqrt(A.NOMINAL_MAX_FINAL_REFS)
+    tol = A.NOMINAL_SEPARATION_SE * sd / math.sqrt(TOLERANCE_REFS)
     if full == halving:
         verdict = "same"
     elif abs(diff) + half <= tol:
@@ -167,10 +178,10 @@ def technique_text(t: list) -> str:
     return f"{float(speed):.2f} m/s {float(elevation):.0f} deg {grip} {float(spin):g} {axis}"
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    """The markdown table of the note."""
+def table(rows: list[dict[str, Any]], other: str = "exhaustive") -> str:
+    """The markdown table of the note (`other`: what the halving is compared with)."""
     lines = [
-        "| scenario | halving: refs | exhaustive: refs | same choice | hit rate, halving | hit rate, exhaustive "
+        f"| scenario | halving: refs | {other}: refs | same choice | hit rate, halving | hit rate, {other} "
         "| difference [95 %] | tolerance | verdict | halving no worse |",
         "| --- | ---: | ---: | --- | ---: | ---: | --- | ---: | --- | --- |",
     ]
@@ -185,30 +196,47 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--throws", type=int, default=2000, help="fresh throws per choice (default 2000)")
     ap.add_argument("--scenario", action="append", help="SHOT/SKILL (default: the eight of SCENARIOS)")
     ap.add_argument("--json", help="also write the rows to this file")
-    a = ap.parse_args()
+    ap.add_argument("--against", help="benchmarks/aim_cost.py --json rows of another version of the solve")
+    a = ap.parse_args(argv)
     if a.throws < 2:
         ap.error("--throws must be at least 2")
-    names = a.scenario or SCENARIOS
+    befores: dict[str, tuple[Technique, int]] = {}
+    if a.against:
+        try:
+            for r in json.loads(Path(a.against).read_text())["this"]:
+                t = Technique.from_json(r["technique"])
+                if t is None:
+                    raise ValueError(f"{r['shot']}/{r['skill']}: technique is not [speed, elevation, grip, spin, axis]")
+                befores[f"{r['shot']}/{r['skill']}"] = (t, int(r["refs"]))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"aim_agreement: {a.against}: {exc}", file=sys.stderr)
+            return 2
+    names = a.scenario or (list(befores) if a.against else SCENARIOS)
+    missing = [x for x in names if a.against and x not in befores]
+    if missing:
+        print(f"aim_agreement: {a.against}: no solve of {', '.join(missing)}", file=sys.stderr)
+        return 2
+    other = "before" if a.against else "exhaustive"
     t0 = time.perf_counter()
     rows = []
     for k, name in enumerate(names, 1):
         print(f"[{k}/{len(names)}] {name}: two solves, then {a.throws} fresh throws per choice "
               f"({time.perf_counter() - t0:.0f} s so far)", file=sys.stderr, flush=True)
-        r = agreement(name, a.throws)
-        print(f"    halving {technique_text(r['halving'])} ({r['refs_halving']} refs), exhaustive "
+        r = agreement(name, a.throws, befores.get(name))
+        print(f"    halving {technique_text(r['halving'])} ({r['refs_halving']} refs), {other} "
               f"{technique_text(r['exhaustive'])} ({r['refs_exhaustive']} refs): {r['verdict']} "
               f"({r['cpu_s']:.0f} s CPU)", file=sys.stderr, flush=True)
         rows.append(r)
-    print(table(rows))
+    print(table(rows, other))
     h = sum(r["refs_halving"] for r in rows) / len(rows)
     e = sum(r["refs_exhaustive"] for r in rows) / len(rows)
     counts = {v: sum(r["verdict"] == v for r in rows) for v in ("same", "within", "point within", "outside")}
-    print(f"\nreference throws asked per solve: halving {h:.0f}, exhaustive {e:.0f} (ratio {h / e:.2f}); verdicts: "
+    print(f"\nreference throws asked per solve: halving {h:.0f}, {other} {e:.0f} (ratio {h / e:.2f}); verdicts: "
           + ", ".join(f"{v} {c}" for v, c in counts.items())
           + f"; the halving's choice no worse beyond the tolerance in {sum(r['no_worse'] for r in rows)} of "
           f"{len(rows)}; {a.throws} fresh throws per choice; {time.perf_counter() - t0:.0f} s")

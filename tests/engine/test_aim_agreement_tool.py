@@ -1,0 +1,52 @@
+"""tools/aim_agreement.py --against: this solve's choice against another version's, kept by
+benchmarks/aim_cost.py --json; a file that does not read is one line and exit status 2."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "aim_agreement.py"
+
+
+@pytest.fixture(scope="module")
+def tool():
+    spec = importlib.util.spec_from_file_location("aim_agreement_tool", TOOL)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["aim_agreement_tool"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _kept(path: Path, technique: list) -> Path:
+    path.write_text(json.dumps({"this": [{"shot": "flip", "skill": "casual", "refs": 300, "technique": technique}]}))
+    return path
+
+
+def test_against_this_solves_own_choice_is_the_same(tool, tmp_path, capsys):
+    from sim.engine.worlds import build_thrower
+    from sim.specs.scenario import Scenario
+
+    th = build_thrower(Scenario.build(board="magma", dice=["hero-d8"], shots=["flip"], skill="casual"))
+    own = th.technique().to_json()
+    th.physics.close()
+    out = tmp_path / "rows.json"
+    assert tool.main(["--against", str(_kept(tmp_path / "b.json", own)), "--throws", "10", "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["scenario"] == "flip/casual" and row["verdict"] == "same" and row["refs_exhaustive"] == 300
+    assert "| before: refs |" in capsys.readouterr().out
+
+
+def test_a_file_that_does_not_read(tool, tmp_path, capsys):
+    bad = _kept(tmp_path / "b.json", [1.0, 10.0, "random"])
+    assert tool.main(["--against", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "technique is not" in err[0]
+    assert tool.main(["--against", str(tmp_path / "none.json")]) == 2
+    good = _kept(tmp_path / "c.json", [1.5, 10.0, "random", 0.0, "lateral"])
+    assert tool.main(["--against", str(good), "--scenario", "standard/expert"]) == 2
+    assert "no solve of standard/expert" in capsys.readouterr().err
