@@ -16,9 +16,11 @@ NOMINAL_MAX_FINAL_REFS=64`, values as JSON). The solver is a real one (its grid 
 scenario); only its reference throws are read from the table, and a throw the table lacks is thrown
 then, in the scenario's world as the solve sees it, and kept: the replay is exact. Per scenario: the
 reference throws the solve asked for and the kept solve's, and, where the choices differ, their paired
-difference on HELD_OUT reference throws (indices no solve asks for) with its 95 % interval and the
-solve's stopping tolerance (NOMINAL_SEPARATION_SE x sd / sqrt(TOLERANCE_REFS), as
-tools/aim_agreement.py has it). The reference throws leave out the thrower's biases: the final word on
+difference on `--held N` held-out reference throws (128; indices from HELD_OUT_START, which no solve
+asks for) with its 95 % interval and the solve's stopping tolerance (NOMINAL_SEPARATION_SE x sd /
+sqrt(TOLERANCE_REFS), as tools/aim_agreement.py has it); the summary counts the choices surely worse
+(the whole interval below -tolerance) and surely better than the kept ones, and those whose difference
+alone is beyond the tolerance. The reference throws leave out the thrower's biases: the final word on
 a design is tools/aim_agreement.py's fresh throws; this is how to find the design worth that run.
 Exit status 2 for a folder, file or setting that does not read.
 """
@@ -43,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sim.engine import aim as A  # noqa: E402
 from sim.engine.hand import Hand, Technique  # noqa: E402
 
-HELD_OUT = range(1000, 1128)  # reference throws no solve asks for: the choices' yardstick
+HELD_OUT_START = 1000  # reference throws from here on no solve asks for: the choices' yardstick
 TOLERANCE_REFS = 128  # the finals' cap behind the stopping tolerance (tools/aim_agreement.py)
 TOP_POINTS = 3  # collect: the ballistic points whose every way of leaving the hand is thrown `--wide` times
 Z95 = 1.959964
@@ -226,7 +228,7 @@ def settings(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def replay_one(table: Table, cls: type[A.AimSolver]) -> dict[str, Any]:
+def replay_one(table: Table, cls: type[A.AimSolver], held: int = 128) -> dict[str, Any]:
     """One solve replayed on a table, and its choice against the kept one on the held-out throws."""
     sc = _scenario(table.shot, table.skill)
 
@@ -255,7 +257,8 @@ def replay_one(table: Table, cls: type[A.AimSolver]) -> dict[str, Any]:
         "thrown": 0,  # reference throws the table lacked, thrown for this replay
     }
     if not row["same"]:
-        d = table.rows(choice, HELD_OUT)[:, 0] - table.rows(table.choice, HELD_OUT)[:, 0]
+        out = range(HELD_OUT_START, HELD_OUT_START + held)
+        d = table.rows(choice, out)[:, 0] - table.rows(table.choice, out)[:, 0]
         sd = float(d.std(ddof=1))
         half = Z95 * sd / math.sqrt(len(d))
         row.update(
@@ -268,7 +271,9 @@ def replay_one(table: Table, cls: type[A.AimSolver]) -> dict[str, Any]:
     return row
 
 
-def replay(folder: Path, cls: type[A.AimSolver], consts: dict[str, Any]) -> list[dict[str, Any]]:
+def replay(
+    folder: Path, cls: type[A.AimSolver], consts: dict[str, Any], held: int = 128
+) -> list[dict[str, Any]]:
     """Every table of the folder replayed under `consts` (set for the run, then put back)."""
     paths = sorted(folder.glob("*.json"))
     if not paths:
@@ -280,7 +285,7 @@ def replay(folder: Path, cls: type[A.AimSolver], consts: dict[str, Any]) -> list
         for k, v in consts.items():
             setattr(A, k, v)
         for table in tables:
-            rows.append(replay_one(table, cls))
+            rows.append(replay_one(table, cls, held))
             if table.thrown:
                 table.write()  # what was thrown now is kept for the next replay
             table.close()
@@ -303,13 +308,15 @@ def report(rows: list[dict[str, Any]]) -> str:
         lines.append(f"{r['scenario']:<30} {r['refs']:5d} {r['kept_refs']:5d}  {what}")
     refs = sum(r["refs"] for r in rows) / len(rows)
     kept = sum(r["kept_refs"] for r in rows) / len(rows)
-    worse = sum(r["lo"] < -r["tolerance"] for r in rows if not r["same"])
-    better = sum(r["hi"] > r["tolerance"] for r in rows if not r["same"])
+    differ = [r for r in rows if not r["same"]]
+    worse = sum(r["hi"] < -r["tolerance"] for r in differ)
+    better = sum(r["lo"] > r["tolerance"] for r in differ)
+    beyond = sum(abs(r["difference"]) > r["tolerance"] for r in differ)
     mean = sum(r["difference"] for r in rows) / len(rows)
     lines.append(
         f"mean per solve: {refs:.0f} reference throws against the kept solves' {kept:.0f} ({refs / kept:.2f}); "
-        f"same choice in {sum(r['same'] for r in rows)} of {len(rows)}; mean difference {100 * mean:+.2f} points; "
-        f"interval reaching below -tolerance in {worse}, above +tolerance in {better}"
+        f"same choice in {len(rows) - len(differ)} of {len(rows)}; mean difference {100 * mean:+.2f} points; "
+        f"surely worse than the tolerance in {worse}, surely better in {better}; difference beyond it in {beyond}"
     )
     return "\n".join(lines)
 
@@ -328,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("folder", type=Path)
     r.add_argument("--design", help="FILE.py:CLASS, a subclass of sim.engine.aim.AimSolver")
     r.add_argument("--set", action="append", default=[], help="NAME=VALUE: a constant of sim/engine/aim.py")
+    r.add_argument("--held", type=int, default=128, help="held-out reference throws per differing choice")
     r.add_argument("--json", type=Path, help="also write the rows here")
     a = ap.parse_args(argv)
     try:
@@ -343,7 +351,9 @@ def main(argv: list[str] | None = None) -> int:
                 solves = [(s, k) for s, k in solves if k in a.skill]
             collect(a.folder, solves, a.wide)
             return 0
-        rows = replay(a.folder, load_design(a.design), settings(a.set))
+        if a.held < 2:
+            raise Unreadable("--held: at least 2 throws")
+        rows = replay(a.folder, load_design(a.design), settings(a.set), a.held)
     except Unreadable as exc:
         print(f"aim_replay: {exc}", file=sys.stderr)
         return 2
