@@ -3,7 +3,7 @@
     python tools/aim_replay.py replay DIR --design tools/aim_designs/technique_first.py:TechniqueFirst
 
 Why: thrown the shot's own way, a shot's ballistic points hit at close, often rare rates (the expert's
-Firewall Shot: 8-28 % over its 24 points), so the solve in sim/engine/aim.py ranks them on up to 32
+Firewall Shot: 0-28 % over its 24 points), so the solve in sim/engine/aim.py ranks them on up to 32
 throws each (its rungs scaled to the rate) before it searches the hand at the best two; a side-spun
 vertex grip takes the best of them to 90 %. This design searches the hand first and ranks the points
 where they differ:
