@@ -13,6 +13,9 @@ candidate stops once it provably cannot be among those kept: exact, so it is the
 would give.) Reference throw i of a technique is the same throw in both searches, so a throw both ask
 for is made once; each search counts the throws it asked for.
 
+With `--design FILE.py:CLASS` (a subclass of AimSolver, as tools/aim_replay.py takes it: the designs
+in tools/aim_designs/), that design's solve stands in for this one.
+
 With `--against BEFORE.json` (the rows `python benchmarks/aim_cost.py --root OTHER_CHECKOUT --json
 BEFORE.json` kept: each built-in solve's technique under another version of the solve), the second
 choice is that version's technique instead of the exhaustive search's: does this solve choose as well
@@ -48,6 +51,7 @@ under nice (20-40 s a scenario at 2,000 fresh throws per choice on a loaded 2-co
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import sys
@@ -116,16 +120,21 @@ def hits(th, technique: Technique, n: int) -> np.ndarray:
     return np.array([th.throw(FRESH_SEED, k).outcome.result == "hit" for k in range(n)], dtype=float)
 
 
-def agreement(name: str, n: int, before: tuple[Technique, int] | None = None) -> dict[str, Any]:
+def agreement(
+    name: str, n: int, before: tuple[Technique, int] | None = None, design: type[A.AimSolver] | None = None
+) -> dict[str, Any]:
     """Both solves of one scenario and their choices' paired hit rates; with `before` (another version's
-    technique and its reference throws), that technique in place of the exhaustive search's."""
+    technique and its reference throws), that technique in place of the exhaustive search's; with
+    `design` (a subclass of AimSolver), its solve in place of this one."""
     from sim.engine.worlds import build_thrower
     from sim.specs.scenario import Scenario
 
     shot, skill = name.split("/")
     t0 = time.process_time()
-    th = build_thrower(Scenario.build(board="magma", dice=["hero-d8"], shots=shot.split("+"), skill=skill))
+    th = build_thrower(Scenario.build(board="magma", dice=["hero-d8"], shots=tuple(shot.split("+")), skill=skill))
     solver, aim = th.aim, th.aim_point()
+    if design is not None:
+        solver.__class__ = design  # the same solver (its scenario, hand and throws), the design's steps
     shared = SharedThrows(solver)
     solver.reference_values = shared  # type: ignore[method-assign]
     with th._solving_world():  # the world as the solve sees it (what Thrower.technique does)
@@ -202,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenario", action="append", help="SHOT/SKILL (default: the eight of SCENARIOS)")
     ap.add_argument("--json", help="also write the rows to this file")
     ap.add_argument("--against", help="benchmarks/aim_cost.py --json rows of another version of the solve")
+    ap.add_argument("--design", help="FILE.py:CLASS, a subclass of AimSolver solving in place of this one")
     a = ap.parse_args(argv)
     if a.throws < 2:
         ap.error("--throws must be at least 2")
@@ -222,12 +232,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"aim_agreement: {a.against}: no solve of {', '.join(missing)}", file=sys.stderr)
         return 2
     other = "before" if a.against else "exhaustive"
+    design = None
+    if a.design:
+        spec = importlib.util.spec_from_file_location("aim_replay", Path(__file__).with_name("aim_replay.py"))
+        assert spec is not None and spec.loader is not None
+        replay = importlib.util.module_from_spec(spec)
+        sys.modules["aim_replay"] = replay
+        spec.loader.exec_module(replay)
+        try:
+            design = replay.load_design(a.design)
+        except replay.Unreadable as exc:
+            print(f"aim_agreement: {exc}", file=sys.stderr)
+            return 2
     t0 = time.perf_counter()
     rows = []
     for k, name in enumerate(names, 1):
         print(f"[{k}/{len(names)}] {name}: two solves, then {a.throws} fresh throws per choice "
               f"({time.perf_counter() - t0:.0f} s so far)", file=sys.stderr, flush=True)
-        r = agreement(name, a.throws, befores.get(name))
+        r = agreement(name, a.throws, befores.get(name), design)
         print(f"    halving {technique_text(r['halving'])} ({r['refs_halving']} refs), {other} "
               f"{technique_text(r['exhaustive'])} ({r['refs_exhaustive']} refs): {r['verdict']} "
               f"({r['cpu_s']:.0f} s CPU)", file=sys.stderr, flush=True)

@@ -50,3 +50,23 @@ def test_a_file_that_does_not_read(tool, tmp_path, capsys):
     good = _kept(tmp_path / "c.json", [1.5, 10.0, "random", 0.0, "lateral"])
     assert tool.main(["--against", str(good), "--scenario", "standard/expert"]) == 2
     assert "no solve of standard/expert" in capsys.readouterr().err
+
+
+def test_a_design_stands_in_for_this_solve(tool, tmp_path):
+    design = tmp_path / "design.py"
+    design.write_text(
+        "from sim.engine.aim import AimSolver\n\n\n"
+        "class NoFinals(AimSolver):\n"
+        "    def final_choice(self, aim, finalists, skill, screened):\n"
+        "        return finalists[-1]  # the runner-up of the halving, unranked\n"
+    )
+    kept = _kept(tmp_path / "b.json", [1.5, 10.0, "random", 0.0, "lateral"])
+    out = tmp_path / "rows.json"
+    args = ["--against", str(kept), "--throws", "4", "--json", str(out)]
+    # exit 1 would say a choice is worse than the made-up one beyond the tolerance: an answer too
+    assert tool.main([*args, "--design", f"{design}:NoFinals"]) in (0, 1)
+    with_design = json.loads(out.read_text())[0]
+    assert tool.main(args) in (0, 1)
+    plain = json.loads(out.read_text())[0]
+    assert with_design["refs_halving"] < plain["refs_halving"]  # the design's solve made the choice
+    assert tool.main([*args, "--design", f"{design}:Nope"]) == 2
