@@ -96,6 +96,26 @@ def _private_cache_dir(tmp_path_factory):
         os.environ["DFSIM_CACHE_DIR"] = old
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def load_script():
+    """Load a script of the repository that is not a package module (a benchmark, a tool) by its path from
+    the repository's root, registered under `name` (a dataclass in it looks its module up)."""
+    import importlib.util
+    import sys
+
+    def load(relative: str, name: str):
+        spec = importlib.util.spec_from_file_location(name, REPO / relative)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        return mod
+
+    return load
+
+
 @pytest.fixture
 def run_notebook(monkeypatch):
     """Execute notebooks/NAME top to bottom with these environment settings; its code cells' outputs,

@@ -66,6 +66,26 @@ def built_in() -> list[tuple[str, str]]:
     return [(shot, skill) for shot in mod.aimed_shots() for skill in mod.SKILLS]
 
 
+def chosen(
+    solves: list[tuple[str, str]], shots: list[str] | None, skills: list[str] | None
+) -> list[tuple[str, str]]:
+    """The built-in solves `--shot` and `--skill` pick (a shot NAME+NAME is a set, at every skill); a name
+    that is no aimed built-in shot, or no skill, is refused rather than collecting nothing."""
+    known_shots = list(dict.fromkeys(s for s, _k in solves))
+    known_skills = list(dict.fromkeys(k for _s, k in solves))
+    for name in shots or []:
+        parts = name.split("+")
+        if name not in known_shots and not (len(parts) > 1 and all(p in known_shots for p in parts)):
+            raise Unreadable(
+                f"--shot: {name!r} is not an aimed built-in shot (one of {', '.join(known_shots)})"
+            )
+    for name in skills or []:
+        if name not in known_skills:
+            raise Unreadable(f"--skill: {name!r} is not one of {', '.join(known_skills)}")
+    picked = shots or known_shots
+    return [(s, k) for s in picked for k in known_skills if not skills or k in skills]
+
+
 def _scenario(shot: str, skill: str) -> Any:
     from sim.specs.scenario import Scenario
 
@@ -342,14 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.command == "collect":
             if a.wide < 1:
                 raise Unreadable("--wide: at least 1 throw")
-            solves = built_in()
-            if a.shot:
-                solves = [(s, k) for s, k in solves if s in a.shot] + [
-                    (s, k) for s in a.shot if "+" in s for k in ("novice", "casual", "expert")
-                ]
-            if a.skill:
-                solves = [(s, k) for s, k in solves if k in a.skill]
-            collect(a.folder, solves, a.wide)
+            collect(a.folder, chosen(built_in(), a.shot, a.skill), a.wide)
             return 0
         if a.held < 2:
             raise Unreadable("--held: at least 2 throws")

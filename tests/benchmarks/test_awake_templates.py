@@ -3,25 +3,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "awake_templates.py"
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("awake_templates_bench", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 def _event(ts: float, kind: str, name: str) -> str:
     return f'{{"cat":"timing","pid":1,"tid":0,"ts":{ts:.3f} ,"ph":"{kind}","name":"{name}","args":{{}}}},\n'
 
 
-def test_the_split_sums_each_scope_per_step(tmp_path):
-    at = _module()
+def test_the_split_sums_each_scope_per_step(tmp_path, load_script):
+    at = load_script("benchmarks/awake_templates.py", "awake_templates_bench")
     text = '{"traceEvents":[\n'
     for k, t in enumerate((0.0, 100.0)):  # two steps: aabbs 5 and 7, narrowphase 20, solver 30 and 40
         text += _event(t + 1, "B", f"updateAabbs{10 * k + 1}") + _event(

@@ -3,21 +3,9 @@ estimate (entries at their floor, and at the rule's widest) and the time the pas
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "first_answer.py"
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("first_answer_bench", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_each_pass_is_its_estimate_and_the_time_its_bar_last_showed():
-    fa = _module()
+def test_each_pass_is_its_estimate_and_the_time_its_bar_last_showed(load_script):
+    fa = load_script("benchmarks/first_answer.py", "first_answer_bench")
     text = (
         "recording 11 scenarios into /tmp/b (each until ...): up to 7 aim solves for 11 scenarios and about 4,200 "
         "throws to start, ~0:52 on local x2 (up to 11,200 throws, ~1:20, if each needs the rule's widest)\n"

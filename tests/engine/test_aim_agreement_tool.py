@@ -3,23 +3,15 @@ benchmarks/aim_cost.py --json; a file that does not read is one line and exit st
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "aim_agreement.py"
-
 
 @pytest.fixture(scope="module")
-def tool():
-    spec = importlib.util.spec_from_file_location("aim_agreement_tool", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["aim_agreement_tool"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def tool(load_script):
+    return load_script("tools/aim_agreement.py", "aim_agreement_tool")
 
 
 def _kept(path: Path, technique: list) -> Path:

@@ -4,9 +4,7 @@ it lacks thrown then) chooses and counts what the same change solving in the wor
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,16 +13,10 @@ from sim.engine import aim as A
 from sim.engine.worlds import build_thrower
 from sim.specs.scenario import Scenario
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "aim_replay.py"
-
 
 @pytest.fixture(scope="module")
-def tool():
-    spec = importlib.util.spec_from_file_location("aim_replay", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["aim_replay"] = mod  # its dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+def tool(load_script):
+    return load_script("tools/aim_replay.py", "aim_replay")
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +106,15 @@ def test_the_technique_first_design_replays_and_puts_the_constants_back(tool, ke
     (row,) = tool.replay(folder, tool.load_design(f"{design}:TechniqueFirst"), {})
     assert (A.RUNG_SCALE_MAX, A.NOMINAL_MAX_FINAL_REFS) == before
     assert 0 < row["refs"] < row["kept_refs"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [(["--shot", "nope"], "not an aimed built-in shot"), (["--skill", "pro"], "--skill: 'pro' is not one of")],
+)
+def test_collect_refuses_a_shot_or_skill_it_does_not_know(tool, tmp_path, args, says, capsys):
+    assert tool.main(["collect", str(tmp_path / "none"), *args]) == 2
+    assert says in capsys.readouterr().err and not (tmp_path / "none").exists()
+    assert tool.chosen([("far", "casual"), ("far", "expert"), ("lava", "casual")], ["far+lava"], ["casual"]) == [
+        ("far+lava", "casual")
+    ]
