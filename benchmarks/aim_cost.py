@@ -10,8 +10,8 @@ Solves each built-in aimed shot (on the magma board with the hero d8) at each sk
 technique it chose, then the mean per solve. With `--other`, the other checkout (its `sim` first on the
 path, in its own interpreter) solves the same scenarios, and the table gives both counts and their
 ratio. The count is the solve's own: its progress observer is called before every reference throw and
-once at the end with (made, made). This checkout's solves also say where their throws went: the
-ballistic grid, the ways of leaving the hand at its kept points, the finalists' ranking.
+once at the end with (made, made). This checkout's solves also say where their throws went, step by
+step (`AimSolver.stages`: the pilot, the hand, the points, the hand again, the finals).
 """
 
 from __future__ import annotations

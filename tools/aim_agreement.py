@@ -3,18 +3,18 @@ whose hit rates agree within the solve's own stopping tolerance? Paired on the s
 
     nice -n 19 python tools/aim_agreement.py [--throws 2000] [--scenario SHOT/SKILL ...] [--json out.json]
 
-The aim solve (sim/engine/aim.py, `AimSolver.solve`) searches the ballistic grid, then each kept
-point's ways of leaving the hand, by successive halving: every candidate thrown 4 reference throws, the
-better half on to 8, then 16, before the two finalists are ranked on 32-128 paired throws. The
-exhaustive search here takes the same candidates and the same steps with the halving taken out: every
-ballistic candidate thrown the full 16 reference throws and the best two kept, each kept point's ways
-of leaving the hand beside them each thrown 16 as well, the best two ranked by the same finals. (Within a rung a
-candidate stops once it provably cannot be among those kept: exact, so it is the choice all 16 throws
-would give.) Reference throw i of a technique is the same throw in both searches, so a throw both ask
-for is made once; each search counts the throws it asked for.
+The aim solve (sim/engine/aim.py, `AimSolver.solve`) searches in five steps (a pilot over the
+ballistic points thrown the shot's own way, every way of leaving the hand at the pilot point, the better
+share of the points thrown that way, every way again at the best two, the finals) by successive
+halving: every candidate thrown 4 reference throws, the better half on to 8, then 16 (and 32 for the
+hand and the points), before the two finalists are ranked on 32-48 paired throws. The exhaustive search
+here takes the same steps with the halving taken out: every candidate of a step thrown that step's last
+rung (16 or 32 reference throws), the best kept, the same finals. (Within a rung a candidate stops once
+it provably cannot be among those kept: exact, so it is the choice all the rung's throws would give.)
+Reference throw i of a technique is the same throw in both searches, so a throw both ask for is made
+once; each search counts the throws it asked for.
 
-With `--design FILE.py:CLASS` (a subclass of AimSolver, as tools/aim_replay.py takes it: the designs
-in tools/aim_designs/), that design's solve stands in for this one.
+With `--design FILE.py:CLASS` (a subclass of AimSolver, as tools/aim_replay.py takes it), that design's solve stands in for this one.
 
 With `--against BEFORE.json` (the rows `python benchmarks/aim_cost.py --root OTHER_CHECKOUT --json
 BEFORE.json` kept: each built-in solve's technique under another version of the solve), the second
@@ -97,21 +97,18 @@ class SharedThrows:
 
 
 def exhaustive(solver: A.AimSolver, aim) -> Technique:
-    """The solve with the halving taken out (the module docstring): every candidate of each stage thrown
-    NOMINAL_REFS reference throws, the best kept, the same finals."""
-    grid = solver.grid(aim)
-    if not grid:
-        return solver.solve(aim, None)
-    values: dict[Technique, np.ndarray] = {}
-    kept = solver.halve(aim, grid, values, None, A.BALLISTIC_KEPT, (A.NOMINAL_REFS,))
-    second = [
-        Technique(point.speed_mps, point.elevation_deg, grip, spin, axis)
-        for point in kept
-        for grip, spin, axis in solver.hand_options()
-        if (grip, spin, axis) != (point.grip, point.spin_rps, point.spin_axis)
-    ]
-    finalists = solver.halve(aim, kept + second, values, None, A.NOMINAL_FINALISTS, (A.NOMINAL_REFS,))
-    return solver.final_choice(aim, finalists, None, [values[c] for c in finalists])
+    """The solve with the halving taken out (the module docstring): every candidate of each step thrown
+    that step's last rung of reference throws, the best kept, the same finals."""
+    one_rung = {"PILOT_RUNGS": A.PILOT_RUNGS[-1:], "HALVING_RUNGS": A.HALVING_RUNGS[-1:],
+                "AGAIN_RUNGS": A.AGAIN_RUNGS[-1:]}
+    old = {k: getattr(A, k) for k in one_rung}
+    try:
+        for k, v in one_rung.items():
+            setattr(A, k, v)
+        return A.AimSolver.solve(solver, aim, None)
+    finally:
+        for k, v in old.items():
+            setattr(A, k, v)
 
 
 def hits(th, technique: Technique, n: int) -> np.ndarray:

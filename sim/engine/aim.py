@@ -6,19 +6,27 @@ reference throws: the thrower's own spread around it, the same draws for every c
 biases left out (they are what the thrower does not know about); the best scores best at the
 objective, then rests closest to the aim point.
 
-The space is searched coarse to fine by successive halving, so that the cost stays below the grid's:
-first the ballistic grid (a bounce at each of NOMINAL_GAP_FACTORS of the shot's gap before the board
-edge, at each elevation, the ballistic speed that reaches it) thrown the shot's own way (its grip and
-spin); then, at each of the BALLISTIC_KEPT best ballistic points, every way of leaving the hand the
-shot's limits allow (grips, spins: none, back, top and side: the best point for a held grip is often
-not the best for a die that leaves as it lies, so the second stage does not search the first's winner
-alone); each stage throws every candidate HALVING_RUNGS[0] reference throws and keeps the better half
-for the next rung of throws, the rungs first scaled to the stage's hit rate (`rung_scale`: a stage of
-rare hits ranks its candidates on more throws, or its ranking is close to a draw). The last
-NOMINAL_FINALISTS are ranked again on more throws, doubling while
-the leader's paired lead is within its noise (`final_choice`, exact: a finalist stops throwing once it
-provably ranks below the leading two).
-The ballistic stage halts at its second rung (BALLISTIC_RUNGS): its survivors throw on in the second.
+The space is searched by successive halving (`halve`: every candidate thrown a rung of reference
+throws, the better half thrown to the next rung), the way of leaving the hand first. Thrown the shot's
+own way (its grip and spin), a shot's ballistic points (a bounce at each of NOMINAL_GAP_FACTORS of the
+shot's gap before the board edge, at each elevation, the ballistic speed that reaches it) often hit
+at close and rare rates, and the way the die leaves the hand lifts them far apart (a side-spun vertex
+grip takes an expert's Firewall Shot from 28 % to 90 %). So the solve:
+
+1. pilot: halves the ballistic points thrown the shot's own way (PILOT_RUNGS) to one;
+2. hand: halves every way of leaving the hand at the pilot point (grips, spins: none, back, top and
+   side; HALVING_RUNGS) to one;
+3. points: halves the better POINTS_SEARCHED share of the ballistic points (by the pilot's first rung)
+   thrown that way to NOMINAL_FINALISTS: the points poor thrown the shot's way are rarely the best
+   thrown the chosen way;
+4. hand again: halves every way at the AGAIN_POINTS best points of step 3 (AGAIN_RUNGS) to
+   NOMINAL_FINALISTS: the pilot point's best way is not always the best way elsewhere;
+5. final: the best NOMINAL_FINALISTS of steps 3 and 4, on the throws all of them hold, ranked again on
+   more throws, doubling while the leader's paired lead is within its noise (`final_choice`).
+
+Each halving is exact: a candidate stops throwing within a rung once it provably ranks below the ones
+that go on. About half the reference throws of a ballistic-first search with rate-scaled rungs, its
+choices as good within the finals' stopping tolerance (docs/physics.md, "The aimed release").
 
 The solver throws nothing itself: it is given the thrower's throw function and hand
 (sim/engine/hand.py), so it knows no world. Solved techniques are kept on disk per machine
@@ -58,30 +66,27 @@ NOMINAL_VOID_MISS_M = 9.0
 NOMINAL_MISS_PER_HIT_M = 100.0
 # successive halving: the reference throws every candidate of a stage has made at each rung; after each
 # rung the better half (by score on those throws) goes on, until a stage's survivors are few enough. The
-# ballistic stage stops at its second rung: its survivors throw on in the second stage
-HALVING_RUNGS = (4, 8, 16)
-BALLISTIC_RUNGS = HALVING_RUNGS[:2]
-NOMINAL_REFS = HALVING_RUNGS[-1]  # the throws the second stage's survivors have made (unscaled)
-# rate-scaled rungs: a stage's rungs are multiplied by the power of two (at most RUNG_SCALE_MAX) at which
-# NOMINAL_REFS throws become enough to hold RUNG_EXPECTED_HITS expected hits (or misses, whichever is
-# rarer) at the stage's rate, measured on a pilot (every candidate's first HALVING_RUNGS[0] throws). At
-# a 12 % rate sixteen throws hold two hits and the ranking is close to a draw; at 50 % they hold eight
-RUNG_EXPECTED_HITS = 8.0
-RUNG_SCALE_MAX = 4
-# the ballistic points kept from the first stage (each one's ways of leaving the hand are searched in the
-# second)
-BALLISTIC_KEPT = 2
+# pilot (the ballistic points thrown the shot's own way) and the second search of the hand stop at 16:
+# their survivors meet more throws in the later stages and the finals
+HALVING_RUNGS = (4, 8, 16, 32)
+PILOT_RUNGS = HALVING_RUNGS[:3]
+AGAIN_RUNGS = HALVING_RUNGS[:3]
+NOMINAL_REFS = HALVING_RUNGS[-1]  # the throws a stage's survivors have made at most
+# the share of the ballistic points thrown the chosen way (step 3), the better by the pilot's first rung,
+# and the points of step 3 whose every way of leaving the hand is thrown again (step 4)
+POINTS_SEARCHED = 0.65
+AGAIN_POINTS = 2
 # the second stage's spins besides the shot's own: none, backspin and topspin of this rate about the
 # lateral axis, side spin of this rate; each clipped into the shot's spin limits
 TECHNIQUE_SPIN_RPS = 4.0
 # the finalists are ranked again on NOMINAL_FINAL_REFS (the same first throws and more): the choice of the
-# best of many on sixteen noisy throws alone favours the luckiest candidate. While the leader's paired lead
+# best of many on a few noisy throws alone favours the luckiest candidate. While the leader's paired lead
 # over the runner-up is within NOMINAL_SEPARATION_SE standard errors, the finalists throw twice as many
 # reference throws, up to NOMINAL_MAX_FINAL_REFS (where two candidates are still that close, they differ
-# by less than the thrower could tell: a standard error of the lead of ~4 points)
+# by less than the thrower could tell: a standard error of the lead of ~7 points)
 NOMINAL_FINALISTS = 2
 NOMINAL_FINAL_REFS = 32
-NOMINAL_MAX_FINAL_REFS = 128
+NOMINAL_MAX_FINAL_REFS = 48
 NOMINAL_SEPARATION_SE = 2.0
 NOMINAL_GAP_FACTORS = (0.5, 1.0, 1.5, 2.5)
 NOMINAL_ELEVATIONS_DEG = (-10.0, 10.0, 25.0, 40.0, 55.0)
@@ -190,33 +195,51 @@ class AimSolver:
         self.given.clear()
 
     def solve(self, aim: tuple[float, float], skill: SkillSpec | None) -> Technique:
-        """Solve the technique: the ballistic grid thrown the shot's way, halved to BALLISTIC_KEPT; each
-        kept point's ways of leaving the hand, halved to NOMINAL_FINALISTS; those ranked again
-        (`final_choice`)."""
+        """Solve the technique: the module docstring's five steps (pilot, hand, points, hand again,
+        final); each step's reference throws are read out in `stages`."""
         grid = self.grid(aim)
         if not grid:
             rel = self.scenario.shot.release
             return shot_technique(self.scenario, rel.speed_mps, rel.elevation_deg)
         options = self.hand_options()
+        searched = max(NOMINAL_FINALISTS, round(len(grid) * POINTS_SEARCHED))
         self._made = 0
         self._at_most = (
-            len(grid) * BALLISTIC_RUNGS[-1] * RUNG_SCALE_MAX
-            + len(options) * BALLISTIC_KEPT * NOMINAL_REFS * RUNG_SCALE_MAX
+            len(grid) * PILOT_RUNGS[-1]
+            + (len(options) + searched) * HALVING_RUNGS[-1]
+            + AGAIN_POINTS * len(options) * AGAIN_RUNGS[-1]
             + NOMINAL_FINALISTS * NOMINAL_MAX_FINAL_REFS
         )
         values: dict[Technique, np.ndarray] = {}
         self.stages = []
-        kept = self.halve(aim, grid, values, skill, BALLISTIC_KEPT, BALLISTIC_RUNGS)
-        self.stages.append(("ballistic", len(grid), self._made))
-        second = [
-            Technique(point.speed_mps, point.elevation_deg, grip, spin, axis)
-            for point in kept
-            for grip, spin, axis in options
-            if (grip, spin, axis) != (point.grip, point.spin_rps, point.spin_axis)
+        keep = NOMINAL_FINALISTS
+
+        def ways(p: Technique) -> list[Technique]:
+            return [Technique(p.speed_mps, p.elevation_deg, g, r, ax) for g, r, ax in options]
+
+        def stage(name: str, candidates: list[Technique], n: int, rungs: tuple[int, ...]) -> list[Technique]:
+            made = self._made
+            out = self.halve(aim, candidates, values, skill, n, rungs)
+            self.stages.append((name, len(dict.fromkeys(candidates)), self._made - made))
+            return out
+
+        pilot = stage("pilot", grid, 1, PILOT_RUNGS)[0]
+        way = stage("hand", ways(pilot), 1, HALVING_RUNGS)[0]
+        ranked = sorted(grid, key=lambda p: (_score_of(values[p][: PILOT_RUNGS[0]]), p))
+        points = [
+            Technique(p.speed_mps, p.elevation_deg, way.grip, way.spin_rps, way.spin_axis)
+            for p in ranked[:searched]
         ]
-        made = self._made
-        finalists = self.halve(aim, kept + second, values, skill, NOMINAL_FINALISTS)
-        self.stages.append(("technique", len(kept) + len(second), self._made - made))
+        best = stage("points", points, keep, HALVING_RUNGS)
+        again_candidates = [w for p in best[:AGAIN_POINTS] for w in ways(p)]
+        again = stage("hand again", again_candidates, keep, AGAIN_RUNGS)
+        # the finalists: the best of both, on the throws every survivor of the two stages holds
+        common = min(
+            rung_reached(len(dict.fromkeys(points)), keep, HALVING_RUNGS),
+            rung_reached(len(dict.fromkeys(again_candidates)), keep, AGAIN_RUNGS),
+        )
+        pool = list(dict.fromkeys(best + again))
+        finalists = sorted(pool, key=lambda c: (_score_of(values[c][:common]), c))[:keep]
         made = self._made
         choice = self.final_choice(aim, finalists, skill, [values[c] for c in finalists])
         self.stages.append(("final", len(finalists), self._made - made))
@@ -254,9 +277,8 @@ class AimSolver:
         """Successive halving: every candidate thrown to `rungs[0]` reference throws, ranked by its score
         on them, the better half thrown to the next rung, ..., the best `keep` after the last rung (best
         first). Throws already made (`values`, by technique, extended in place) are not made again;
-        every candidate is ranked on the same throws (paired). The rungs are first scaled to the stage's
-        rate (`rung_scale` of a pilot: every candidate's first `rungs[0]` throws, made in full), so
-        that a stage of rare hits ranks its candidates on enough of them.
+        every candidate is ranked on the same throws (paired). Every candidate's first `rungs[0]`
+        throws are made in full (the solve ranks the ballistic points on them again, step 3).
 
         Exact, not a heuristic: a candidate stops throwing within a rung once as many candidates as go on
         scored strictly better than the best it can still reach (`_best_possible`; not for "damage",
@@ -271,8 +293,7 @@ class AimSolver:
             if k < rungs[0]:
                 more = self.reference_values(aim, c, rungs[0] - k, skill, start=k)
                 values[c] = more if have is None else np.vstack([have, more])
-        scale = rung_scale([values[c][: rungs[0]] for c in alive])
-        for rung in (r * scale for r in rungs):
+        for rung in rungs:
             n_next = len(alive) if len(alive) <= keep else max(keep, math.ceil(len(alive) / 2))
             full: list[float] = []  # the scores of the candidates thrown to the rung, ascending
             done: list[Technique] = []
@@ -450,21 +471,14 @@ def ballistic_speed(distance_m: float, height_m: float, elevation_deg: float) ->
     return math.sqrt(GRAVITY * distance_m * distance_m / denom)
 
 
-def rung_scale(pilot: list[np.ndarray]) -> int:
-    """How many times a stage's rungs are multiplied: the smallest power of two, at most RUNG_SCALE_MAX,
-    at which that many times NOMINAL_REFS throws of the pilot's rate hold RUNG_EXPECTED_HITS of its
-    rarer outcome (hits
-    at a low rate, misses at a high one). The rate is the pilot's share of throws of any value (a hit,
-    or for "damage" any damage) over every candidate, so it depends on the pilot alone."""
-    throws = np.concatenate([p[:, 0] for p in pilot]) if pilot else np.zeros(0)
-    if len(throws) == 0:
-        return 1
-    rate = float((throws > 0).mean())
-    rarer = min(rate, 1.0 - rate)
-    scale = 1
-    while scale < RUNG_SCALE_MAX and scale * NOMINAL_REFS * rarer < RUNG_EXPECTED_HITS:
-        scale *= 2
-    return scale
+def rung_reached(n: int, keep: int, rungs: tuple[int, ...]) -> int:
+    """The rung a halving of n candidates to `keep` stops at (`AimSolver.halve`: the better half after
+    each rung, until `keep` are left or the rungs end): every survivor holds that many throws."""
+    for rung in rungs:
+        n = n if n <= keep else max(keep, -(-n // 2))
+        if n <= keep:
+            return rung
+    return rungs[-1]
 
 
 def _best_possible(per_throw: np.ndarray, refs: int) -> float:

@@ -20,21 +20,17 @@ from sim.vectors import norm
 
 
 def _halved(solver: AimSolver, aim, candidates, values, keep, rungs):
-    """Successive halving written out: the pilot (every candidate's first rung) sets the rungs' scale,
-    then all thrown to each scaled rung, the better half (paired scores on the same throws, ties by
-    technique) kept, the best `keep` after the last rung."""
+    """Successive halving written out: all thrown to each rung, the better half (paired scores on the
+    same throws, ties by technique) kept, the best `keep` after the last rung."""
     alive = list(dict.fromkeys(candidates))
-    for c in alive:
-        if c not in values:
-            values[c] = solver.reference_values(aim, c, rungs[0])
-    scale = A.rung_scale([values[c][: rungs[0]] for c in alive])
-    for rung in (r * scale for r in rungs):
+    for rung in rungs:
         for c in alive:
             if c not in values:
                 values[c] = solver.reference_values(aim, c, rung)
             elif len(values[c]) < rung:
-                values[c] = np.vstack([values[c], solver.reference_values(aim, c, rung - len(values[c]),
-                                                                          start=len(values[c]))])
+                values[c] = np.vstack(
+                    [values[c], solver.reference_values(aim, c, rung - len(values[c]), start=len(values[c]))]
+                )
         alive.sort(key=lambda c: (_score_of(values[c][:rung]), c))
         if len(alive) <= keep:
             break
@@ -42,19 +38,47 @@ def _halved(solver: AimSolver, aim, candidates, values, keep, rungs):
     return alive[:keep]
 
 
-def _exhaustive(solver: AimSolver, aim: tuple[float, float]) -> A.Technique:
-    """The solve with every reference throw made: the two halving stages, then the finalists on every
-    batch in full."""
+def _five_steps(solver: AimSolver, aim, pilot_rungs, rungs, again_rungs) -> A.Technique:
+    """The solve's five steps written out (sim/engine/aim.py), each halving by `_halved`, the finals
+    on every batch in full."""
     values: dict = {}
-    kept = _halved(solver, aim, solver.grid(aim), values, A.BALLISTIC_KEPT, A.BALLISTIC_RUNGS)
-    second = [A.Technique(p.speed_mps, p.elevation_deg, g, r, ax) for p in kept for g, r, ax in solver.hand_options()]
-    finalists = _halved(solver, aim, kept + second, values, A.NOMINAL_FINALISTS, A.HALVING_RUNGS)
+    grid = solver.grid(aim)
+    keep = A.NOMINAL_FINALISTS
+
+    def ways(p):
+        return [A.Technique(p.speed_mps, p.elevation_deg, g, r, ax) for g, r, ax in solver.hand_options()]
+
+    pilot = _halved(solver, aim, grid, values, 1, pilot_rungs)[0]
+    way = _halved(solver, aim, ways(pilot), values, 1, rungs)[0]
+    ranked = sorted(grid, key=lambda p: (_score_of(values[p][: pilot_rungs[0]]), p))
+    searched = ranked[: max(keep, round(len(grid) * A.POINTS_SEARCHED))]
+    points = [
+        A.Technique(p.speed_mps, p.elevation_deg, way.grip, way.spin_rps, way.spin_axis) for p in searched
+    ]
+    best = _halved(solver, aim, points, values, keep, rungs)
+    again_candidates = [w for p in best[: A.AGAIN_POINTS] for w in ways(p)]
+    again = _halved(solver, aim, again_candidates, values, keep, again_rungs)
+    common = min(
+        A.rung_reached(len(set(points)), keep, rungs),
+        A.rung_reached(len(set(again_candidates)), keep, again_rungs),
+    )
+    pool = list(dict.fromkeys(best + again))
+    finalists = sorted(pool, key=lambda c: (_score_of(values[c][:common]), c))[:keep]
     refs = A.NOMINAL_FINAL_REFS
     while True:
-        full = [np.vstack([values[c][: min(len(values[c]), refs)],
-                           solver.reference_values(aim, c, refs - min(len(values[c]), refs),
-                                                   start=min(len(values[c]), refs))])
-                if len(values[c]) < refs else values[c][:refs] for c in finalists]
+        full = [
+            np.vstack(
+                [
+                    values[c][: min(len(values[c]), refs)],
+                    solver.reference_values(
+                        aim, c, refs - min(len(values[c]), refs), start=min(len(values[c]), refs)
+                    ),
+                ]
+            )
+            if len(values[c]) < refs
+            else values[c][:refs]
+            for c in finalists
+        ]
         scores = [_score_of(v) for v in full]
         order = sorted(range(len(finalists)), key=lambda i: (scores[i], finalists[i]))
         if len(order) < 2 or refs >= A.NOMINAL_MAX_FINAL_REFS:
@@ -66,14 +90,23 @@ def _exhaustive(solver: AimSolver, aim: tuple[float, float]) -> A.Technique:
         refs += min(refs, A.NOMINAL_MAX_FINAL_REFS - refs)
 
 
+def _exhaustive(solver: AimSolver, aim: tuple[float, float]) -> A.Technique:
+    """The solve with every reference throw made: its rungs, no bound."""
+    return _five_steps(solver, aim, A.PILOT_RUNGS, A.HALVING_RUNGS, A.AGAIN_RUNGS)
+
+
 LANDSCAPES = {  # hit chance of a release by its speed (m/s), elevation (deg) and spin (rad/s, the vector)
-    "peak": lambda v, el, w: 0.75 * math.exp(-((v - 2.0) ** 2) / 0.3 - (el - 20.0) ** 2 / 300.0)
-    + (0.2 if abs(w[2]) > 10.0 else 0.0),  # side spin helps
+    "peak": lambda v, el, w: (
+        0.75 * math.exp(-((v - 2.0) ** 2) / 0.3 - (el - 20.0) ** 2 / 300.0)
+        + (0.2 if abs(w[2]) > 10.0 else 0.0)
+    ),  # side spin helps
     "alike": lambda v, el, w: 0.5,
     "never": lambda v, el, w: 0.0,
     "close": lambda v, el, w: 0.55 + 0.03 * math.sin(3.0 * v + el / 10.0),
-    # rare hits: the rungs are scaled up (`rung_scale`) and the bound still must not change the choice
-    "rare": lambda v, el, w: 0.06 + 0.1 * math.exp(-((v - 2.0) ** 2) / 0.5) + (0.08 if abs(w[2]) > 10.0 else 0.0),
+    # rare hits: few candidates ever separate, and the bound still must not change the choice
+    "rare": lambda v, el, w: (
+        0.06 + 0.1 * math.exp(-((v - 2.0) ** 2) / 0.5) + (0.08 if abs(w[2]) > 10.0 else 0.0)
+    ),
 }
 
 
@@ -113,38 +146,26 @@ def test_the_solve_chooses_what_every_reference_throw_would_choose(landscape, ob
     assert counts["bounded"][0] <= counts["full"][0]
     # the stages read out (benchmarks/aim_cost.py) are the solve's throws, stage by stage
     stages = solvers["bounded"].stages
-    assert [name for name, _, _ in stages] == ["ballistic", "technique", "final"]
+    assert [name for name, _, _ in stages] == ["pilot", "hand", "points", "hand again", "final"]
     assert sum(made for _, _, made in stages) == counts["bounded"][0] and stages[0][2] > 0
-    assert stages[0][1] == len(solvers["bounded"].grid(aim)) and stages[2][1] == A.NOMINAL_FINALISTS
+    grid = solvers["bounded"].grid(aim)
+    assert stages[0][1] == len(grid) and stages[1][1] == len(solvers["bounded"].hand_options())
+    assert stages[2][1] == max(A.NOMINAL_FINALISTS, round(len(grid) * A.POINTS_SEARCHED))
+    assert stages[4][1] == A.NOMINAL_FINALISTS
     if landscape == "peak" and objective != "damage":  # the bound bites where candidates differ
         assert counts["bounded"][0] < counts["full"][0], counts
 
 
-def _tool():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "tools" / "aim_agreement.py"
-    spec = importlib.util.spec_from_file_location("aim_agreement", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.parametrize("landscape", sorted(LANDSCAPES))
-def test_the_agreement_tools_exhaustive_search_is_the_solve_without_the_halving(landscape):
-    """tools/aim_agreement.py: its exhaustive search is the solve's stages with every candidate thrown
-    the full NOMINAL_REFS (written out here, no bound), and the throws it shares with the halving
+def test_the_agreement_tools_exhaustive_search_is_the_solve_without_the_halving(landscape, load_script):
+    """tools/aim_agreement.py: its exhaustive search is the solve's steps with every candidate of a step
+    thrown the step's last rung (written out here, no bound), and the throws it shares with the halving
     solve (each made once) change neither choice."""
-    tool = _tool()
+    tool = load_script("tools/aim_agreement.py", "aim_agreement")
     sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
     aim = (0.0, 0.0)
     plain = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], [0]))
-    values: dict = {}
-    kept = _halved(plain, aim, plain.grid(aim), values, A.BALLISTIC_KEPT, (A.NOMINAL_REFS,))
-    second = [A.Technique(p.speed_mps, p.elevation_deg, g, r, ax) for p in kept for g, r, ax in plain.hand_options()]
-    finalists = _halved(plain, aim, kept + second, values, A.NOMINAL_FINALISTS, (A.NOMINAL_REFS,))
-    written = plain.final_choice(aim, finalists, None, [values[c] for c in finalists])
+    written = _five_steps(plain, aim, A.PILOT_RUNGS[-1:], A.HALVING_RUNGS[-1:], A.AGAIN_RUNGS[-1:])
     made = [0]
     shared_solver = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], made))
     shared = tool.SharedThrows(shared_solver)
@@ -152,32 +173,11 @@ def test_the_agreement_tools_exhaustive_search_is_the_solve_without_the_halving(
     halving = shared_solver.solve(aim, None)
     asked_h, shared.asked = shared.asked, 0
     assert tool.exhaustive(shared_solver, aim) == written
+    assert (A.PILOT_RUNGS, A.HALVING_RUNGS, A.AGAIN_RUNGS) == (
+        (4, 8, 16),
+        (4, 8, 16, 32),
+        (4, 8, 16),
+    )  # put back
     lone = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], [0]))
     assert halving == lone.solve(aim, None)
     assert made[0] == shared.thrown < asked_h + shared.asked  # shared throws were made once
-
-
-def _pilot(rate: float, n: int = 400) -> list[np.ndarray]:
-    """A pilot whose throws hit at exactly `rate` (first column), split over candidates of 4 throws."""
-    hits = np.zeros(n)
-    hits[: round(rate * n)] = 1.0
-    return [np.column_stack([hits[i : i + 4], np.ones(4)]) for i in range(0, n, 4)]
-
-
-@pytest.mark.parametrize(
-    ("rate", "scale"),
-    [(0.5, 1), (0.4, 2), (0.25, 2), (0.2, 4), (0.12, 4), (0.0, A.RUNG_SCALE_MAX), (0.75, 2), (0.9, A.RUNG_SCALE_MAX)],
-)
-def test_rungs_grow_until_the_rarer_outcome_is_expected_often_enough(rate, scale):
-    # the smallest power of two s with s * NOMINAL_REFS * min(rate, 1 - rate) >= RUNG_EXPECTED_HITS, capped
-    assert A.rung_scale(_pilot(rate)) == scale
-
-
-def test_a_stage_of_rare_hits_is_screened_on_more_throws():
-    sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
-    made = {}
-    for name in ("alike", "rare"):
-        count = [0]
-        AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[name], count)).solve((0.0, 0.0), None)
-        made[name] = count[0]
-    assert made["rare"] > 1.3 * made["alike"], made  # 793 against 543 when written

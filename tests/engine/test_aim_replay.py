@@ -5,7 +5,6 @@ it lacks thrown then) chooses and counts what the same change solving in the wor
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -94,18 +93,6 @@ def test_a_design_from_a_file(tool, kept, tmp_path, capsys):
     assert rows[0]["refs"] < rows[0]["kept_refs"]
     assert tool.main(["replay", str(kept), "--design", f"{design}:Missing"]) == 2
     assert "no subclass of AimSolver named Missing" in capsys.readouterr().err
-
-
-def test_the_technique_first_design_replays_and_puts_the_constants_back(tool, kept, tmp_path):
-    folder = tmp_path / "copy"
-    folder.mkdir()
-    for p in kept.glob("*.json"):
-        (folder / p.name).write_text(p.read_text())
-    design = Path(__file__).resolve().parents[2] / "tools" / "aim_designs" / "technique_first.py"
-    before = (A.RUNG_SCALE_MAX, A.NOMINAL_MAX_FINAL_REFS)
-    (row,) = tool.replay(folder, tool.load_design(f"{design}:TechniqueFirst"), {})
-    assert (A.RUNG_SCALE_MAX, A.NOMINAL_MAX_FINAL_REFS) == before
-    assert 0 < row["refs"] < row["kept_refs"]
 
 
 @pytest.mark.parametrize(
