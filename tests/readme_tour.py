@@ -37,6 +37,10 @@ SMALL = {
     "dfsim run experiments/template-odds.toml": ["--max-throws", "24", "--workers", "2", "--variants",
                                                  "none-casual,weak-point.laid-*-casual,weak-point.flip-casual,"
                                                  "fireball.flip-casual"],
+    # the fight's throws at full size (4,000 throws, about 15 s on two workers beside their four aims):
+    # the tour tunes monster life on them to a coin flip, and on 24 throws a shot's hit rate is anywhere
+    # within about +-16 points, the fight's win rate with it, and the coin flip may fall outside the range
+    "dfsim run fight-throws": ["--workers", "2"],
     "dfsim run": ["--max-throws", "24", "--workers", "2"],  # a fight experiment: --max-fights too
     "dfsim fight reference --records": ["--fights", "300"],
     # one fight, every throw simulated (several: tests/fights/test_fight_physics.py; its progress: tests/fights/test_fight_cli.py)

@@ -49,9 +49,9 @@ PARTS = ".parts"
 LOCKS = ".locks"
 AIM_FILE = "aim.json"
 # first guesses of the time left, before this bank has any history: an aim solve of the base game's
-# casual shots (49.8 s over its 7 solves) and one bare-board throw of a casual die (5.4 ms), on a worker
+# casual shots (24.6 s over its 7 solves) and one bare-board throw of a casual die (5.4 ms), on a worker
 # of a quiet 2-core machine (benchmarks/first_answer.py's breakdown); templates cost more
-GUESS_AIM_S = 7.0
+GUESS_AIM_S = 3.5
 GUESS_THROW_S = 0.0055
 
 
