@@ -14,7 +14,8 @@ it provably cannot be among those kept: exact, so it is the choice all the rung'
 Reference throw i of a technique is the same throw in both searches, so a throw both ask for is made
 once; each search counts the throws it asked for.
 
-With `--design FILE.py:CLASS` (a subclass of AimSolver, as tools/aim_replay.py takes it), that design's solve stands in for this one.
+With `--design FILE.py:CLASS` (a subclass of AimSolver, as tools/aim_replay.py takes it), that
+design's solve stands in for this one.
 
 With `--against BEFORE.json` (the rows `python benchmarks/aim_cost.py --root OTHER_CHECKOUT --json
 BEFORE.json` kept: each built-in solve's technique under another version of the solve), the second
@@ -58,6 +59,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 
@@ -99,16 +101,9 @@ class SharedThrows:
 def exhaustive(solver: A.AimSolver, aim) -> Technique:
     """The solve with the halving taken out (the module docstring): every candidate of each step thrown
     that step's last rung of reference throws, the best kept, the same finals."""
-    one_rung = {"PILOT_RUNGS": A.PILOT_RUNGS[-1:], "HALVING_RUNGS": A.HALVING_RUNGS[-1:],
-                "AGAIN_RUNGS": A.AGAIN_RUNGS[-1:]}
-    old = {k: getattr(A, k) for k in one_rung}
-    try:
-        for k, v in one_rung.items():
-            setattr(A, k, v)
+    one_rung = {name: getattr(A, name)[-1:] for name in ("PILOT_RUNGS", "HALVING_RUNGS", "AGAIN_RUNGS")}
+    with mock.patch.multiple(A, **one_rung):
         return A.AimSolver.solve(solver, aim, None)
-    finally:
-        for k, v in old.items():
-            setattr(A, k, v)
 
 
 def hits(th, technique: Technique, n: int) -> np.ndarray:

@@ -294,7 +294,7 @@ class AimSolver:
                 more = self.reference_values(aim, c, rungs[0] - k, skill, start=k)
                 values[c] = more if have is None else np.vstack([have, more])
         for rung in rungs:
-            n_next = len(alive) if len(alive) <= keep else max(keep, math.ceil(len(alive) / 2))
+            n_next = _survivors(len(alive), keep)
             full: list[float] = []  # the scores of the candidates thrown to the rung, ascending
             done: list[Technique] = []
             # the most promising first (the best partial mean), so that the bar is high early
@@ -475,10 +475,16 @@ def rung_reached(n: int, keep: int, rungs: tuple[int, ...]) -> int:
     """The rung a halving of n candidates to `keep` stops at (`AimSolver.halve`: the better half after
     each rung, until `keep` are left or the rungs end): every survivor holds that many throws."""
     for rung in rungs:
-        n = n if n <= keep else max(keep, -(-n // 2))
+        n = _survivors(n, keep)
         if n <= keep:
             return rung
     return rungs[-1]
+
+
+def _survivors(n: int, keep: int) -> int:
+    """How many of n candidates a rung of the halving keeps: the better half, never fewer than `keep`
+    (all of them when they are `keep` or fewer already)."""
+    return n if n <= keep else max(keep, math.ceil(n / 2))
 
 
 def _best_possible(per_throw: np.ndarray, refs: int) -> float:

@@ -162,6 +162,7 @@ def test_the_agreement_tools_exhaustive_search_is_the_solve_without_the_halving(
     thrown the step's last rung (written out here, no bound), and the throws it shares with the halving
     solve (each made once) change neither choice."""
     tool = load_script("tools/aim_agreement.py", "aim_agreement")
+    rungs = (A.PILOT_RUNGS, A.HALVING_RUNGS, A.AGAIN_RUNGS)
     sc = Scenario.build(board="magma", dice=["hero-d8"], shots=["standard"], skill="casual")
     aim = (0.0, 0.0)
     plain = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], [0]))
@@ -173,11 +174,7 @@ def test_the_agreement_tools_exhaustive_search_is_the_solve_without_the_halving(
     halving = shared_solver.solve(aim, None)
     asked_h, shared.asked = shared.asked, 0
     assert tool.exhaustive(shared_solver, aim) == written
-    assert (A.PILOT_RUNGS, A.HALVING_RUNGS, A.AGAIN_RUNGS) == (
-        (4, 8, 16),
-        (4, 8, 16, 32),
-        (4, 8, 16),
-    )  # put back
+    assert (A.PILOT_RUNGS, A.HALVING_RUNGS, A.AGAIN_RUNGS) == rungs  # put back
     lone = AimSolver(sc, Hand(sc), _synthetic_throw(LANDSCAPES[landscape], [0]))
     assert halving == lone.solve(aim, None)
     assert made[0] == shared.thrown < asked_h + shared.asked  # shared throws were made once
