@@ -35,7 +35,7 @@ from sim.specs.skill import SPREADS, SkillSpec, load_skill
 def rate(th, tech: Technique, aim, skill: SkillSpec, seed: int, n: int) -> np.ndarray:
     """Whether each of throws 0..n-1 hit, thrown by `skill`'s spreads around the fixed technique."""
     return np.array([
-        th.replay(th.hand.releases(Draw.for_throw(seed, k), tech, aim, skill=skill), seed, k).outcome.result
+        th.replay(th.hand.releases(Draw.for_throw(seed, k), tech, aim, skill=skill), seed, k, skill).outcome.result
         == "hit"
         for k in range(n)
     ])

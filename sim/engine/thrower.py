@@ -206,6 +206,8 @@ class Thrower:
 
         self.props = build_props(self.physics, sc)
         self._prop_draw: tuple[int, int] | None = None
+        # the skill of the releases `replay` throws, when not the scenario's (held props follow it)
+        self._prop_skill: SkillSpec | None = None
         self.last_stats = StepStats()  # where the last throw's steps went (sim/world/stepper.py)
         # the rebound calibration depends on the world only, built before any throw: cached per machine
         # under the world's key (not the skill's, nor the rules')
@@ -320,16 +322,22 @@ class Thrower:
             c.prepare(self, seed, index)
         self._prop_draw = (int(seed), int(index))
 
-    def replay(self, releases: list[Release] | None, seed: int, index: int) -> ThrowResult:
+    def replay(
+        self, releases: list[Release] | None, seed: int, index: int, skill: SkillSpec | None = None
+    ) -> ThrowResult:
         """Throw (seed, index) in its prepared state; with `releases`, those exact releases instead of the
-        drawn ones (a stored throw thrown again: the same record, bit for bit, when they are its own)."""
+        drawn ones (a stored throw thrown again: the same record, bit for bit, when they are its own).
+        `skill`: the skill `releases` were drawn with when it is not the scenario's (`release_for`'s
+        `skill`), so that props held by the thrower are held as steadily as that skill holds them."""
         self.prepare(seed, index)
+        self._prop_skill = skill
         try:
             if releases is None:
-                releases = self.release_for(Draw.for_throw(seed, index))
+                releases = self.release_for(Draw.for_throw(seed, index), skill)
             res = self.throw_releases(list(releases))
         finally:
             self._prop_draw = None
+            self._prop_skill = None
         res.seed, res.index = int(seed), int(index)
         for c in self.components:
             res.extra.update(c.record_columns(self, res))
@@ -345,7 +353,7 @@ class Thrower:
         active = self.die_names[: len(releases)]
         for name in self.die_names[len(releases) :]:
             ph.park(name)
-        self.props.start(self._prop_draw)
+        self.props.start(self._prop_draw, self._prop_skill)
         for name, r in zip(active, releases):
             ph.set_state(name, r.position_m, r.orientation_xyzw, r.velocity_mps, r.spin_radps)
         # the throw loop (adaptive flight, rest test; sim/world/stepper.py); step counts kept for the bench

@@ -228,7 +228,7 @@ class _Simulator:
         dirs: Counter[str] = Counter()
         for k in range(self.n):
             releases = th.release_for(Draw.for_throw(self.seed, k), skill=skill)
-            o = th.replay(releases, self.seed, k).outcome
+            o = th.replay(releases, self.seed, k, skill).outcome
             counts[_category(o, self.tally)] += 1
             if o.result != "hit" and o.reason == "off-board":
                 dirs[direction(o.position_mm)] += 1

@@ -85,7 +85,7 @@ def hits_on_common_throws(
         hits = np.zeros(n, dtype=bool)
         for k in range(n):
             releases = th.release_for(Draw.for_throw(seed, k), skill)
-            hits[k] = th.replay(releases, seed, k).outcome.result == "hit"
+            hits[k] = th.replay(releases, seed, k, skill).outcome.result == "hit"
         out[name] = hits
     return out
 

@@ -36,6 +36,7 @@ from sim.specs.prop import (
     matrix_to_quat,
     rot_matrix,
 )
+from sim.specs.skill import SkillSpec
 from sim.vectors import matmul
 from sim.world.mesh import extrude
 from sim.world.solids import box_hull, revolved_pieces
@@ -94,16 +95,19 @@ class PropWorld:
         self.physics.add_static_solid(name, pieces, material, pos, quat)
 
     # ---- per throw ----
-    def start(self, draw: tuple | None) -> None:
+    def start(self, draw: tuple | None, skill: SkillSpec | None = None) -> None:
         """Put every prop at its placement for a throw: the nominal one (draw None, exact releases),
-        or jittered by the throw's prop stream (seed, index)."""
+        or jittered by the throw's prop stream (seed, index). A prop held by the thrower is as steady as
+        `skill`, the skill the throw's releases were drawn with (default: the scenario's): a study that
+        throws one world's draws with several skills must hold the Waterfall or the Cup with each."""
         rng = rng_for(draw[0], draw[1], STREAM_PROPS) if draw not in (None, _BUILDING) else None
         ph = self.physics
+        steadiness = (skill or self.scenario.skill).speed_sd_frac
         for pp in self.props.values():
             j = pp.spec.jitter
             z = rng.standard_normal(6) if rng is not None else np.zeros(6)
             if j.scale_with_skill:
-                z = z * (self.scenario.skill.speed_sd_frac / j.skill_reference_speed_sd_frac)
+                z = z * (steadiness / j.skill_reference_speed_sd_frac)
             pp.position = (
                 pp.nominal_position + np.array([j.x_sd_mm * z[0], j.y_sd_mm * z[1], j.z_sd_mm * z[2]]) * MM
             )

@@ -336,3 +336,23 @@ def test_props_held_by_the_thrower_are_as_steady_as_the_thrower():
             vals.append(ramp.tilt_deg - ramp.nominal_tilt_deg)
         tilts[skill] = np.std(vals)
     assert tilts["novice"] > 2 * tilts["expert"] > 0
+
+
+def test_a_held_prop_follows_the_skill_the_releases_were_drawn_with():
+    """A study throwing one world's draws with several skills (skill order, fit-skill, spread cost) holds
+    the Waterfall as each of them does: the expert's draws replayed in a novice's world land where the
+    expert's own world lands them, and the ramp tilts by the expert's share of the novice's jitter."""
+    from sim.seeding import Draw
+    from sim.specs.skill import load_skill
+
+    expert, novice = load_skill("expert"), load_skill("novice")
+    th = thrower_for(Scenario.build(shots=["waterfall"], skill="novice"))
+    ramp = th.ctx.props["waterfall"]
+    th.props.start((3, 1))
+    as_novice = ramp.tilt_deg - ramp.nominal_tilt_deg
+    th.props.start((3, 1), expert)
+    as_expert = ramp.tilt_deg - ramp.nominal_tilt_deg
+    assert as_novice != 0 and as_expert == pytest.approx(as_novice * expert.speed_sd_frac / novice.speed_sd_frac)
+    borrowed = [th.replay(th.release_for(Draw.for_throw(3, k), expert), 3, k, expert).outcome for k in range(3)]
+    own = thrower_for(Scenario.build(shots=["waterfall"], skill="expert"))
+    assert [own.throw(3, k).outcome for k in range(3)] == borrowed
