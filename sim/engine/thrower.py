@@ -180,7 +180,21 @@ class Thrower:
         # the release model and the technique's solver (it throws through this world's throw function)
         self.hand = Hand(scenario)
         self.aim = AimSolver(scenario, self.hand, self._reference_throw)
-        sc = scenario
+        self._prop_draw: tuple[int, int] | None = None
+        # the skill of the releases `replay` throws, when not the scenario's (held props follow it)
+        self._prop_skill: SkillSpec | None = None
+        self.last_stats = StepStats()  # where the last throw's steps went (sim/world/stepper.py)
+        self._build_world()
+        # A scene with loose pieces (the Smash Shot's Stone Wall) carried some of its world's history
+        # into a throw in its last digits (the cause in Bullet is not found), so its records followed
+        # the order a world threw them in and the number of workers. Each of its throws is made in a
+        # world built afresh, as a world's first throw: reproducible by construction, at a build's
+        # cost (a few bare throws) each. Not with templates attached (their components own bodies).
+        self._fresh_each_throw = any(rebuild is not None for _, _, rebuild in self.props.dynamic)
+
+    def _build_world(self) -> None:
+        """The PyBullet world of the scenario: table, board, dice, props, the rebound calibration."""
+        sc = self.scenario
         self.physics = Physics(sc.physics, sc.materials)
         table_material = sc.board.table_material if sc.board else sc.shots[0].table_material
         self.physics.add_table(table_material, board=sc.board)
@@ -205,10 +219,6 @@ class Thrower:
         from sim.world.props import build_props  # props of the shots; none for plain shots
 
         self.props = build_props(self.physics, sc)
-        self._prop_draw: tuple[int, int] | None = None
-        # the skill of the releases `replay` throws, when not the scenario's (held props follow it)
-        self._prop_skill: SkillSpec | None = None
-        self.last_stats = StepStats()  # where the last throw's steps went (sim/world/stepper.py)
         # the rebound calibration depends on the world only, built before any throw: cached per machine
         # under the world's key (not the skill's, nor the rules')
         self.physics.finalize_materials(cache_key=[sc.world_key, "Thrower"] if self.disk_cache else None)
@@ -218,6 +228,14 @@ class Thrower:
         self.ctx = RequirementContext(
             board=sc.board, rules=sc.rules, props=self.props.props, die_reach_m=reach
         )
+
+    def _afresh(self) -> None:
+        """Before a throw of a scene with loose pieces: the world built again (see `_fresh_each_throw`).
+        Always, the first throw too: the first world of a scene may have calibrated its rebounds by
+        dropping dice in it, the next ones read the calibration from the cache and drop none."""
+        if self._fresh_each_throw and not self.components:
+            self.physics.close()
+            self._build_world()
 
     # ---------------- releases ----------------
     def attach(self, component: Component) -> None:
@@ -265,6 +283,7 @@ class Thrower:
                 self._solving = False
 
     def _reference_throw(self, releases: list[Release]) -> Outcome:
+        self._afresh()
         return self.throw_releases(releases).outcome
 
     def technique(
@@ -329,6 +348,7 @@ class Thrower:
         drawn ones (a stored throw thrown again: the same record, bit for bit, when they are its own).
         `skill`: the skill `releases` were drawn with when it is not the scenario's (`release_for`'s
         `skill`), so that props held by the thrower are held as steadily as that skill holds them."""
+        self._afresh()
         self.prepare(seed, index)
         self._prop_skill = skill
         try:
